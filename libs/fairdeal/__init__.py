@@ -1,0 +1,48 @@
+"""Fair deal: the server-seed commitment and the exact deck recipe (RULES.md §6).
+
+Pure functions and values, standard library only, no I/O.
+"""
+
+from fairdeal.recipe import (
+    DECK_SIZES,
+    DRAND_VALUE_SIZE,
+    MAX_DEAL,
+    MAX_ROUND,
+    MAX_SEATS,
+    SEAT_SEED_SIZE,
+    SERVER_SEED_SIZE,
+    DealNumberError,
+    DeckInputs,
+    DeckSizeError,
+    Drand,
+    DrandError,
+    RecipeError,
+    SeatCountError,
+    SeatSeedError,
+    ServerSeedError,
+    Shuffler,
+    commitment,
+    deck,
+)
+
+__all__ = [
+    "DECK_SIZES",
+    "DRAND_VALUE_SIZE",
+    "MAX_DEAL",
+    "MAX_ROUND",
+    "MAX_SEATS",
+    "SEAT_SEED_SIZE",
+    "SERVER_SEED_SIZE",
+    "DealNumberError",
+    "DeckInputs",
+    "DeckSizeError",
+    "Drand",
+    "DrandError",
+    "RecipeError",
+    "SeatCountError",
+    "SeatSeedError",
+    "ServerSeedError",
+    "Shuffler",
+    "commitment",
+    "deck",
+]

@@ -1,0 +1,159 @@
+"""The ``belot`` command: one entry point, a subcommand per tool.
+
+Bad input is a one-line message on stderr and exit status 2; nothing is printed to
+stdout then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+import orjson
+
+from belot.cards import to_codes
+from fairdeal import (
+    DRAND_VALUE_SIZE,
+    MAX_DEAL,
+    MAX_ROUND,
+    MAX_SEATS,
+    SEAT_SEED_SIZE,
+    SERVER_SEED_SIZE,
+    DeckInputs,
+    Drand,
+    RecipeError,
+    Shuffler,
+    commitment,
+)
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input on the command line: printed on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse prints the whole usage block; one line that names the problem and
+        # where to read more is easier to act on.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def parse_hex(flag: str, text: str, sizes: tuple[int, ...]) -> bytes:
+    """Hex digits (an optional ``0x``) of one of ``sizes`` bytes; raises :class:`UsageError`."""
+    digits = text[2:] if text[:2].lower() == "0x" else text
+    if any(c not in "0123456789abcdefABCDEF" for c in digits) or len(digits) % 2:
+        raise UsageError(f"{flag} {text!r} is not hexadecimal (an even number of 0-9 a-f)")
+    value = bytes.fromhex(digits)
+    if len(value) not in sizes:
+        want = " or ".join(str(s) for s in sizes)
+        raise UsageError(f"{flag} is {len(value)} bytes, it must be {want} bytes")
+    return value
+
+
+def parse_int(flag: str, text: str, high: int) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise UsageError(f"{flag} {text!r} is not a whole number") from None
+    if not 0 <= value <= high:
+        raise UsageError(f"{flag} {value} is outside 0..{high}")
+    return value
+
+
+def _deck_inputs(args: argparse.Namespace) -> DeckInputs:
+    server_seed = parse_hex("--server-seed", args.server_seed, (SERVER_SEED_SIZE,))
+    seats = args.seat_seed or []
+    if not seats:
+        raise UsageError("give at least one --seat-seed ('' for a seat that sent no seed)")
+    if len(seats) > MAX_SEATS:
+        raise UsageError(f"{len(seats)} seats: the recipe takes at most {MAX_SEATS}")
+    seat_seeds = tuple(
+        parse_hex(f"--seat-seed #{n + 1}", s, (0, SEAT_SEED_SIZE)) for n, s in enumerate(seats)
+    )
+    if (args.drand_round is None) != (args.drand_value is None):
+        raise UsageError("--drand-round and --drand-value go together: give both or neither")
+    drand = None
+    if args.drand_round is not None:
+        drand = Drand(
+            parse_int("--drand-round", args.drand_round, MAX_ROUND),
+            parse_hex("--drand-value", args.drand_value, (DRAND_VALUE_SIZE,)),
+        )
+    return DeckInputs(server_seed, seat_seeds, drand)
+
+
+def cmd_deck(args: argparse.Namespace) -> int:
+    inputs = _deck_inputs(args)
+    k = parse_int("--deal", args.deal, MAX_DEAL)
+    cards = to_codes(Shuffler(inputs).deck(k, args.cards))
+    if args.json:
+        sys.stdout.write(orjson.dumps(cards).decode() + "\n")
+    else:
+        sys.stdout.write(" ".join(cards) + "\n")
+    return 0
+
+
+def cmd_commit(args: argparse.Namespace) -> int:
+    seed = parse_hex("--server-seed", args.server_seed, (SERVER_SEED_SIZE,))
+    sys.stdout.write(commitment(seed).hex() + "\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="belot", description="The belot platform's command-line tools.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    deck = sub.add_parser(
+        "deck",
+        help="print a deal's deck from the fair-deal inputs",
+        description=(
+            "Recompute deal K's deck with the recipe of RULES.md section 6 and print it, "
+            "top card first. Cards are rank (7 8 9 T J Q K A) then suit (C D H S)."
+        ),
+    )
+    deck.add_argument(
+        "--server-seed", required=True, metavar="HEX", help="the revealed server seed, 32 bytes"
+    )
+    deck.add_argument(
+        "--seat-seed",
+        action="append",
+        metavar="HEX",
+        help="a seat's seed, 16 bytes, or '' for a seat that sent none; repeat in seat order",
+    )
+    deck.add_argument(
+        "--deal", required=True, metavar="K", help="deal number from 0 (redeals count)"
+    )
+    deck.add_argument("--drand-round", metavar="N", help="drand round (with --drand-value)")
+    deck.add_argument(
+        "--drand-value", metavar="HEX", help="drand randomness, 32 bytes (with --drand-round)"
+    )
+    deck.add_argument("--cards", type=int, choices=(32, 24), default=32, help="deck size")
+    deck.add_argument("--json", action="store_true", help="print a JSON array")
+    deck.set_defaults(handler=cmd_deck)
+
+    commit = sub.add_parser(
+        "commit",
+        help="print the commitment SHA-256(server seed)",
+        description="Print the commitment to a server seed: SHA-256 of its 32 bytes, in hex.",
+    )
+    commit.add_argument("--server-seed", required=True, metavar="HEX", help="32 bytes")
+    commit.set_defaults(handler=cmd_commit)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except (UsageError, RecipeError) as exc:
+        sys.stderr.write(f"belot {args.command}: error: {exc}\n")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
