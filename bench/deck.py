@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fairdeal import DeckInputs, Drand, Shuffler  # noqa: E402
-from tests.reference_recipe import shuffle  # noqa: E402
+from fairdeal import DeckInputs, Drand, Shuffler
+from tests.reference_recipe import shuffle
 
 TARGET = 0.30
 INPUTS = DeckInputs(

@@ -246,6 +246,7 @@ class Shuffler:
             return tuple(bytes(deck).translate(None, _SEVENS_AND_EIGHTS))  # type: ignore[arg-type]
         return tuple(deck)
 
+
 def deck(
     server_seed: bytes,
     seat_seeds: Sequence[bytes],
