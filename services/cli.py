@@ -27,6 +27,7 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
+from services import drand_cmd
 
 EXIT_USAGE = 2
 
@@ -141,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commit.add_argument("--server-seed", required=True, metavar="HEX", help="32 bytes")
     commit.set_defaults(handler=cmd_commit)
+
+    drand_cmd.register(sub)
     return parser
 
 
@@ -150,8 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
-    except (UsageError, RecipeError) as exc:
-        sys.stderr.write(f"belot {args.command}: error: {exc}\n")
+    except (UsageError, RecipeError, drand_cmd.UsageError) as exc:
+        sub = getattr(args, "drand_command", None)
+        name = f"{args.command} {sub}" if sub else args.command
+        sys.stderr.write(f"belot {name}: error: {exc}\n")
         return EXIT_USAGE
 
 
