@@ -1,0 +1,457 @@
+"""The fair deal of one match as an event-sourced aggregate (RULES.md §6), pure.
+
+The randomness service decides commands against this state and appends the events; the
+verifier replays the same events. Times are unix seconds from the service's clock,
+passed in (no clock here). The server seed itself never enters this state until
+:class:`ServerSeedRevealed`: the service keeps it in its private store and hands in
+only the commitment.
+
+Order of events for a match::
+
+    ServerSeedCommitted                      public: the commitment, the seats, the window
+    SeatSeedReceived*                        private to the seat until the window closes
+    SeedWindowClosed                         public: every seat's seed (absent ones empty)
+    DrandRoundNamed                          public: the first round after the seeds were in
+    DrandBeaconVerified | DrandFallback      public: the value, or round 0 / zeros and why
+    DrandBeaconLate?                         public: a value that came after the fallback
+    DeckIssued*                              public: deal numbers whose deck went out
+    ServerSeedRevealed                       public, only once the match has ended
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, Final
+
+from fairdeal.chains import CHAINS
+from fairdeal.recipe import (
+    DRAND_VALUE_SIZE,
+    MAX_DEAL,
+    MAX_SEATS,
+    SEAT_SEED_SIZE,
+    SERVER_SEED_SIZE,
+    DeckInputs,
+    Drand,
+)
+
+#: RULES.md §6.4: the match falls back when drand's value is this late.
+DRAND_GRACE_SECONDS: Final = 5.0
+
+PUBLIC: Final = "public"
+
+
+def seat_visibility(seat: int) -> str:
+    return f"seat:{seat}"
+
+
+# --- events -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat of the match: a human (``player`` sends the seed) or a bot (sends none)."""
+
+    seat: int
+    player: str | None  # None for a bot
+
+    @property
+    def is_human(self) -> bool:
+        return self.player is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSeedCommitted:
+    TYPE: ClassVar[str] = "ServerSeedCommitted"
+    match_id: str
+    commitment: bytes
+    seats: tuple[SeatSpec, ...]
+    chain: str
+    window_closes_at: float
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSeedReceived:
+    TYPE: ClassVar[str] = "SeatSeedReceived"
+    seat: int
+    seed: bytes
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeedWindowClosed:
+    TYPE: ClassVar[str] = "SeedWindowClosed"
+    seat_seeds: tuple[bytes, ...]  # in seat order, b"" for a bot or a seat that sent none
+    missing: tuple[int, ...]  # human seats that sent no seed in time
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DrandRoundNamed:
+    TYPE: ClassVar[str] = "DrandRoundNamed"
+    chain: str
+    round: int
+    due_at: float
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DrandBeaconVerified:
+    TYPE: ClassVar[str] = "DrandBeaconVerified"
+    round: int
+    signature: bytes
+    randomness: bytes
+    previous_signature: bytes | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DrandFallback:
+    TYPE: ClassVar[str] = "DrandFallback"
+    round: int  # the round that was named and did not arrive in time
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DrandBeaconLate:
+    TYPE: ClassVar[str] = "DrandBeaconLate"
+    round: int
+    signature: bytes
+    randomness: bytes
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DeckIssued:
+    TYPE: ClassVar[str] = "DeckIssued"
+    deal: int
+    cards: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSeedRevealed:
+    TYPE: ClassVar[str] = "ServerSeedRevealed"
+    server_seed: bytes
+    at: float
+
+
+FairnessEvent = (
+    ServerSeedCommitted
+    | SeatSeedReceived
+    | SeedWindowClosed
+    | DrandRoundNamed
+    | DrandBeaconVerified
+    | DrandFallback
+    | DrandBeaconLate
+    | DeckIssued
+    | ServerSeedRevealed
+)
+
+EVENT_TYPES: Final[dict[str, type[Any]]] = {
+    cls.TYPE: cls
+    for cls in (
+        ServerSeedCommitted,
+        SeatSeedReceived,
+        SeedWindowClosed,
+        DrandRoundNamed,
+        DrandBeaconVerified,
+        DrandFallback,
+        DrandBeaconLate,
+        DeckIssued,
+        ServerSeedRevealed,
+    )
+}
+
+
+def visibility(event: FairnessEvent) -> str:
+    """Who may see the event while the match runs: a seat's own seed is private to it
+    until the window closes (then SeedWindowClosed shows all); everything else is public."""
+    if isinstance(event, SeatSeedReceived):
+        return seat_visibility(event.seat)
+    return PUBLIC
+
+
+# --- codec: JSON-able payloads, bytes as hex ----------------------------------------
+
+
+def to_payload(event: FairnessEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(event):
+        out[f.name] = _encode(getattr(event, f.name))
+    return out
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, SeatSpec):
+        return {"seat": value.seat, "player": value.player}
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def from_payload(event_type: str, payload: dict[str, Any]) -> FairnessEvent:
+    """Rebuild an event; raises FairnessError on an unknown type or a malformed payload."""
+    cls = EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise FairnessError("unknown_event", f"unknown fairness event type {event_type!r}")
+    try:
+        kwargs = {f.name: payload[f.name] for f in fields(cls)}
+        for name in ("commitment", "seed", "signature", "randomness", "server_seed"):
+            if name in kwargs:
+                kwargs[name] = bytes.fromhex(kwargs[name])
+        if "previous_signature" in kwargs and kwargs["previous_signature"] is not None:
+            kwargs["previous_signature"] = bytes.fromhex(kwargs["previous_signature"])
+        if cls is ServerSeedCommitted:
+            kwargs["seats"] = tuple(SeatSpec(s["seat"], s["player"]) for s in kwargs["seats"])
+        if cls is SeedWindowClosed:
+            kwargs["seat_seeds"] = tuple(bytes.fromhex(s) for s in kwargs["seat_seeds"])
+            kwargs["missing"] = tuple(kwargs["missing"])
+        event: FairnessEvent = cls(**kwargs)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FairnessError("bad_payload", f"{event_type}: {exc}") from None
+    return event
+
+
+# --- errors -------------------------------------------------------------------------
+
+
+class FairnessError(ValueError):
+    """A command the fair-deal rules refuse; ``code`` is stable, the message plain words."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --- state --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fairness:
+    match_id: str = ""
+    commitment: bytes = b""
+    seats: tuple[SeatSpec, ...] = ()
+    chain: str = ""
+    window_closes_at: float = 0.0
+    received: dict[int, bytes] = field(default_factory=dict)
+    seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
+    seeds_in_at: float | None = None
+    drand_round: int | None = None
+    drand_due_at: float | None = None
+    drand: Drand | None = None  # the value dealt from (None: not yet, or fallback)
+    drand_signature: bytes | None = None
+    fallback: bool = False
+    decks_issued: tuple[int, ...] = ()
+    server_seed: bytes | None = None  # only once revealed
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self.match_id)
+
+    @property
+    def is_window_closed(self) -> bool:
+        return self.seat_seeds is not None
+
+    @property
+    def is_drand_resolved(self) -> bool:
+        return self.drand is not None or self.fallback
+
+    @property
+    def is_revealed(self) -> bool:
+        return self.server_seed is not None
+
+    def deck_inputs(self, server_seed: bytes) -> DeckInputs:
+        """The recipe's inputs, once fixed; the caller brings the server seed."""
+        if self.seat_seeds is None or not self.is_drand_resolved:
+            raise FairnessError("inputs_not_fixed", "the seeds or the drand value are not in yet")
+        return DeckInputs(server_seed, self.seat_seeds, self.drand)
+
+
+def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
+    match event:
+        case ServerSeedCommitted():
+            return replace(
+                state,
+                match_id=event.match_id,
+                commitment=event.commitment,
+                seats=event.seats,
+                chain=event.chain,
+                window_closes_at=event.window_closes_at,
+            )
+        case SeatSeedReceived():
+            return replace(state, received={**state.received, event.seat: event.seed})
+        case SeedWindowClosed():
+            return replace(state, seat_seeds=event.seat_seeds, seeds_in_at=event.at)
+        case DrandRoundNamed():
+            return replace(state, drand_round=event.round, drand_due_at=event.due_at)
+        case DrandBeaconVerified():
+            return replace(
+                state, drand=Drand(event.round, event.randomness), drand_signature=event.signature
+            )
+        case DrandFallback():
+            return replace(state, fallback=True)
+        case DrandBeaconLate():
+            return state
+        case DeckIssued():
+            return replace(state, decks_issued=(*state.decks_issued, event.deal))
+        case ServerSeedRevealed():
+            return replace(state, server_seed=event.server_seed)
+    raise FairnessError("unknown_event", f"cannot apply {type(event).__name__}")
+
+
+def replay(events: list[FairnessEvent]) -> Fairness:
+    state = Fairness()
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+# --- decisions ----------------------------------------------------------------------
+
+
+def open_match(
+    state: Fairness,
+    match_id: str,
+    commitment: bytes,
+    seats: tuple[SeatSpec, ...],
+    chain: str,
+    window_seconds: float,
+    now: float,
+) -> list[FairnessEvent]:
+    """Commit to the server seed. When no seat is human the window closes at once."""
+    if state.is_open:
+        raise FairnessError("match_exists", f"match {state.match_id} is already open")
+    if len(commitment) != 32:
+        raise FairnessError("bad_commitment", "a commitment is a 32-byte SHA-256")
+    if not 1 <= len(seats) <= MAX_SEATS or [s.seat for s in seats] != list(range(len(seats))):
+        raise FairnessError("bad_seats", "seats must be numbered 0, 1, 2, ... (1 to 255 of them)")
+    if window_seconds <= 0:
+        raise FairnessError("bad_window", "the seed window must be a positive number of seconds")
+    opened = ServerSeedCommitted(match_id, commitment, seats, chain, now + window_seconds, now)
+    events: list[FairnessEvent] = [opened]
+    if not any(s.is_human for s in seats):
+        events += _close_window(evolve(state, opened), now)
+    return events
+
+
+def submit_seed(
+    state: Fairness, seat: int, player: str, seed: bytes, now: float
+) -> list[FairnessEvent]:
+    """A human seat's seed, from that seat's own player, once, while the window is open."""
+    if not state.is_open:
+        raise FairnessError("unknown_match", "no such match")
+    if not 0 <= seat < len(state.seats):
+        raise FairnessError("unknown_seat", f"the match has no seat {seat}")
+    spec = state.seats[seat]
+    if not spec.is_human:
+        raise FairnessError("bot_seat", f"seat {seat} is a bot's: it sends no seed")
+    if spec.player != player:
+        raise FairnessError("not_your_seat", f"seat {seat} is not yours")
+    if len(seed) != SEAT_SEED_SIZE:
+        raise FairnessError(
+            "seed_wrong_length", f"a seat seed is {SEAT_SEED_SIZE} bytes, this one is {len(seed)}"
+        )
+    if state.is_window_closed or now >= state.window_closes_at:
+        raise FairnessError("seed_window_closed", "the seed window has closed")
+    if seat in state.received:
+        raise FairnessError("seed_already_sent", f"seat {seat} has already sent its seed")
+    events: list[FairnessEvent] = [SeatSeedReceived(seat, seed, now)]
+    after = evolve(state, events[0])
+    if all(s.seat in after.received for s in state.seats if s.is_human):
+        events += _close_window(after, now)
+    return events
+
+
+def close_window_if_due(state: Fairness, now: float) -> list[FairnessEvent]:
+    """Close the seed window once its time has come; missing seeds are recorded absent."""
+    if not state.is_open or state.is_window_closed or now < state.window_closes_at:
+        return []
+    return _close_window(state, now)
+
+
+def _close_window(state: Fairness, now: float) -> list[FairnessEvent]:
+    seeds = tuple(state.received.get(s.seat, b"") for s in state.seats)
+    missing = tuple(s.seat for s in state.seats if s.is_human and s.seat not in state.received)
+    chain = CHAINS[state.chain]
+    round_ = chain.next_round_after(now)
+    return [
+        SeedWindowClosed(seeds, missing, now),
+        DrandRoundNamed(chain.name, round_, float(chain.time_of_round(round_)), now),
+    ]
+
+
+def beacon_arrived(
+    state: Fairness,
+    round_: int,
+    signature: bytes,
+    randomness: bytes,
+    previous_signature: bytes | None,
+    now: float,
+) -> list[FairnessEvent]:
+    """A verified beacon for the named round (the caller verified its signature)."""
+    if state.drand_round is None or round_ != state.drand_round:
+        raise FairnessError("wrong_round", f"round {round_} is not the round named")
+    if len(randomness) != DRAND_VALUE_SIZE:
+        raise FairnessError("bad_randomness", "drand randomness is 32 bytes")
+    if state.drand is not None:
+        return []
+    if state.fallback:
+        return [DrandBeaconLate(round_, signature, randomness, now)]
+    assert state.drand_due_at is not None
+    if now >= state.drand_due_at + DRAND_GRACE_SECONDS:
+        return [
+            DrandFallback(round_, "the value came after the round was due + 5 s", now),
+            DrandBeaconLate(round_, signature, randomness, now),
+        ]
+    return [DrandBeaconVerified(round_, signature, randomness, previous_signature, now)]
+
+
+def fallback_if_due(state: Fairness, now: float, reason: str) -> list[FairnessEvent]:
+    """Fall back (round 0, zeros) once the named round is due + 5 s without a value."""
+    if state.drand_round is None or state.is_drand_resolved:
+        return []
+    assert state.drand_due_at is not None
+    if now < state.drand_due_at + DRAND_GRACE_SECONDS:
+        return []
+    return [DrandFallback(state.drand_round, reason, now)]
+
+
+def issue_deck(state: Fairness, deal: int, cards: int, now: float) -> list[FairnessEvent]:
+    """Record that deal ``deal``'s deck went out; only once the inputs are fixed."""
+    if not state.is_open:
+        raise FairnessError("unknown_match", "no such match")
+    if not state.is_window_closed or not state.is_drand_resolved:
+        raise FairnessError("inputs_not_fixed", "the seeds or the drand value are not in yet")
+    if state.is_revealed:
+        raise FairnessError("match_over", "the match has ended: no more decks")
+    if not 0 <= deal <= MAX_DEAL:
+        raise FairnessError("bad_deal", f"deal number {deal} is outside 0..2^32-1")
+    if cards not in (32, 24):
+        raise FairnessError("bad_cards", "a deck has 32 or 24 cards")
+    if deal in state.decks_issued:
+        return []
+    return [DeckIssued(deal, cards, now)]
+
+
+def reveal(
+    state: Fairness, server_seed: bytes, match_ended: bool, now: float
+) -> list[FairnessEvent]:
+    """Reveal the server seed, only once the match has ended, and only the committed one."""
+    if not state.is_open:
+        raise FairnessError("unknown_match", "no such match")
+    if not match_ended:
+        raise FairnessError("match_not_ended", "the server seed is revealed only at match end")
+    if (
+        len(server_seed) != SERVER_SEED_SIZE
+        or hashlib.sha256(server_seed).digest() != state.commitment
+    ):
+        raise FairnessError("seed_mismatch", "that seed does not match the commitment")
+    if state.is_revealed:
+        return []
+    return [ServerSeedRevealed(server_seed, now)]

@@ -1,0 +1,230 @@
+"""The fair-deal aggregate: RULES.md §6's steps, decided and replayed (no I/O, no clock)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from fairdeal import Shuffler
+from fairdeal.chains import QUICKNET
+from fairdeal.fairness import (
+    DRAND_GRACE_SECONDS,
+    DeckIssued,
+    DrandBeaconLate,
+    DrandBeaconVerified,
+    DrandFallback,
+    DrandRoundNamed,
+    Fairness,
+    FairnessError,
+    SeatSeedReceived,
+    SeatSpec,
+    SeedWindowClosed,
+    ServerSeedCommitted,
+    ServerSeedRevealed,
+    beacon_arrived,
+    close_window_if_due,
+    evolve,
+    fallback_if_due,
+    from_payload,
+    issue_deck,
+    open_match,
+    replay,
+    reveal,
+    submit_seed,
+    to_payload,
+    visibility,
+)
+
+SEED = bytes(range(32))
+COMMIT = hashlib.sha256(SEED).digest()
+T0 = float(QUICKNET.time_of_round(1000)) + 0.5  # mid-round: next round is 1001
+SEATS = (SeatSpec(0, "ann"), SeatSpec(1, None), SeatSpec(2, "bob"), SeatSpec(3, None))
+ANN, BOB = b"\x01" * 16, b"\x02" * 16
+
+
+class Match:
+    """Decide and apply in one step, keeping every event (as the service does)."""
+
+    def __init__(self) -> None:
+        self.state = Fairness()
+        self.events: list = []
+
+    def do(self, events: list) -> list:
+        for e in events:
+            self.state = evolve(self.state, e)
+        self.events += events
+        return events
+
+
+def opened(seats=SEATS, window=30.0) -> Match:
+    m = Match()
+    m.do(open_match(m.state, "m1", COMMIT, seats, "quicknet", window, T0))
+    return m
+
+
+def test_commitment_comes_first_and_is_public() -> None:
+    m = opened()
+    (e,) = m.events
+    assert isinstance(e, ServerSeedCommitted) and e.commitment == COMMIT
+    assert visibility(e) == "public"
+    assert e.window_closes_at == T0 + 30
+
+
+def test_seeds_close_the_window_when_every_human_is_in() -> None:
+    m = opened()
+    first = m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    assert [type(e) for e in first] == [SeatSeedReceived]
+    assert visibility(first[0]) == "seat:0", "private to its seat until the window closes"
+    last = m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 2))
+    assert [type(e) for e in last] == [SeatSeedReceived, SeedWindowClosed, DrandRoundNamed]
+    closed, named = last[1], last[2]
+    assert closed.seat_seeds == (ANN, b"", BOB, b"") and closed.missing == ()
+    # the first round after the seeds are in: its value is unknown at that moment
+    assert named.round == QUICKNET.round_at(T0 + 2) + 1
+    assert named.due_at == QUICKNET.time_of_round(named.round) > T0 + 2
+
+
+def test_all_bot_match_closes_the_window_at_once() -> None:
+    m = opened(seats=(SeatSpec(0, None), SeatSpec(1, None)))
+    assert [type(e) for e in m.events] == [ServerSeedCommitted, SeedWindowClosed, DrandRoundNamed]
+
+
+def test_window_timeout_records_missing_seeds_as_absent() -> None:
+    m = opened(window=10)
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    assert close_window_if_due(m.state, T0 + 9.99) == []
+    closed = m.do(close_window_if_due(m.state, T0 + 10))
+    assert closed[0].seat_seeds == (ANN, b"", b"", b"") and closed[0].missing == (2,)
+
+
+BAD_SEEDS = {
+    "seed of 15 bytes": (0, "ann", b"\x00" * 15, "seed_wrong_length"),
+    "seed of 17 bytes": (0, "ann", b"\x00" * 17, "seed_wrong_length"),
+    "someone else's seat": (0, "bob", ANN, "not_your_seat"),
+    "a bot's seat": (1, "ann", ANN, "bot_seat"),
+    "no such seat": (7, "ann", ANN, "unknown_seat"),
+}
+
+
+@pytest.mark.parametrize("seat,player,seed,code", BAD_SEEDS.values(), ids=BAD_SEEDS.keys())
+def test_bad_seed_is_refused(seat, player, seed, code) -> None:
+    m = opened()
+    with pytest.raises(FairnessError) as err:
+        submit_seed(m.state, seat, player, seed, T0 + 1)
+    assert err.value.code == code
+
+
+def test_second_seed_from_a_seat_is_refused() -> None:
+    m = opened()
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    with pytest.raises(FairnessError) as err:
+        submit_seed(m.state, 0, "ann", b"\x09" * 16, T0 + 2)
+    assert err.value.code == "seed_already_sent"
+
+
+def test_seed_after_the_window_is_refused() -> None:
+    m = opened(window=10)
+    with pytest.raises(FairnessError) as err:
+        submit_seed(m.state, 0, "ann", ANN, T0 + 10)
+    assert err.value.code == "seed_window_closed"
+    m.do(close_window_if_due(m.state, T0 + 10))
+    with pytest.raises(FairnessError) as err:
+        submit_seed(m.state, 2, "bob", BOB, T0 + 10.5)
+    assert err.value.code == "seed_window_closed"
+
+
+def seeded() -> Match:
+    m = opened()
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1))
+    return m
+
+
+def test_beacon_in_time_is_dealt_from() -> None:
+    m = seeded()
+    due = m.state.drand_due_at
+    assert m.do(fallback_if_due(m.state, due + DRAND_GRACE_SECONDS - 0.01, "x")) == []
+    (e,) = m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 1))
+    assert isinstance(e, DrandBeaconVerified)
+    assert m.state.drand is not None and m.state.drand.value == b"r" * 32
+
+
+def test_fallback_at_due_plus_5_and_late_value_recorded_not_used() -> None:
+    m = seeded()
+    due = m.state.drand_due_at
+    (fb,) = m.do(fallback_if_due(m.state, due + DRAND_GRACE_SECONDS, "relays silent"))
+    assert isinstance(fb, DrandFallback) and fb.round == m.state.drand_round
+    (late,) = m.do(
+        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 9)
+    )
+    assert isinstance(late, DrandBeaconLate)
+    assert m.state.drand is None and m.state.fallback
+    inputs = m.state.deck_inputs(SEED)
+    assert inputs.drand is None  # dealt from round 0 and zeros
+
+
+def test_value_arriving_after_the_deadline_is_a_fallback() -> None:
+    m = seeded()
+    due = m.state.drand_due_at
+    events = m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 6))
+    assert [type(e) for e in events] == [DrandFallback, DrandBeaconLate]
+
+
+def test_beacon_for_another_round_is_refused() -> None:
+    m = seeded()
+    with pytest.raises(FairnessError) as err:
+        beacon_arrived(m.state, m.state.drand_round + 1, b"s" * 48, b"r" * 32, None, T0 + 3)
+    assert err.value.code == "wrong_round"
+
+
+def test_decks_only_once_inputs_are_fixed_and_each_recorded_once() -> None:
+    m = opened()
+    with pytest.raises(FairnessError) as err:
+        issue_deck(m.state, 0, 32, T0)
+    assert err.value.code == "inputs_not_fixed"
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1))
+    with pytest.raises(FairnessError):
+        issue_deck(m.state, 0, 32, T0 + 2)  # drand not resolved yet
+    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3))
+    assert [type(e) for e in m.do(issue_deck(m.state, 0, 32, T0 + 4))] == [DeckIssued]
+    assert m.do(issue_deck(m.state, 0, 32, T0 + 5)) == []
+    m.do(issue_deck(m.state, 1, 32, T0 + 6))
+    assert m.state.decks_issued == (0, 1)
+    deck = Shuffler(m.state.deck_inputs(SEED)).deck(1)
+    assert len(deck) == 32
+
+
+def test_reveal_only_at_match_end_and_only_the_committed_seed() -> None:
+    m = seeded()
+    with pytest.raises(FairnessError) as err:
+        reveal(m.state, SEED, match_ended=False, now=T0 + 50)
+    assert err.value.code == "match_not_ended"
+    with pytest.raises(FairnessError) as err:
+        reveal(m.state, bytes(32), match_ended=True, now=T0 + 50)
+    assert err.value.code == "seed_mismatch"
+    (e,) = m.do(reveal(m.state, SEED, match_ended=True, now=T0 + 50))
+    assert isinstance(e, ServerSeedRevealed) and e.server_seed == SEED
+    assert reveal(m.state, SEED, match_ended=True, now=T0 + 51) == []
+    with pytest.raises(FairnessError):
+        issue_deck(m.state, 5, 32, T0 + 52)
+
+
+def test_events_round_trip_through_payloads_and_replay_rebuilds_state() -> None:
+    m = seeded()
+    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3))
+    m.do(issue_deck(m.state, 0, 24, T0 + 4))
+    m.do(reveal(m.state, SEED, match_ended=True, now=T0 + 60))
+    decoded = [from_payload(type(e).TYPE, to_payload(e)) for e in m.events]
+    assert decoded == m.events
+    assert replay(decoded) == m.state
+
+
+def test_malformed_payload_is_a_clear_error() -> None:
+    with pytest.raises(FairnessError) as err:
+        from_payload("SeatSeedReceived", {"seat": 0, "seed": "zz", "at": 1.0})
+    assert err.value.code == "bad_payload"
+    with pytest.raises(FairnessError) as err:
+        from_payload("Nope", {})
+    assert err.value.code == "unknown_event"
