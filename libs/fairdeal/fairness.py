@@ -1,10 +1,10 @@
 """The fair deal of one match as an event-sourced aggregate (RULES.md §6), pure.
 
 The randomness service decides commands against this state and appends the events; the
-verifier replays the same events. Times are unix seconds from the service's clock,
-passed in (no clock here). The server seed itself never enters this state until
-:class:`ServerSeedRevealed`: the service keeps it in its private store and hands in
-only the commitment.
+verifier replays the same events. Times are whole unix milliseconds from the service's
+clock, passed in (no clock here; integers because the event log hashes exact JSON).
+The server seed itself never enters this state until :class:`ServerSeedRevealed`: the
+service keeps it in its private store and hands in only the commitment.
 
 Order of events for a match::
 
@@ -36,7 +36,7 @@ from fairdeal.recipe import (
 )
 
 #: RULES.md §6.4: the match falls back when drand's value is this late.
-DRAND_GRACE_SECONDS: Final = 5.0
+DRAND_GRACE_MS: Final = 5_000
 
 PUBLIC: Final = "public"
 
@@ -67,8 +67,8 @@ class ServerSeedCommitted:
     commitment: bytes
     seats: tuple[SeatSpec, ...]
     chain: str
-    window_closes_at: float
-    at: float
+    window_closes_at_ms: int
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ class SeatSeedReceived:
     TYPE: ClassVar[str] = "SeatSeedReceived"
     seat: int
     seed: bytes
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ class SeedWindowClosed:
     TYPE: ClassVar[str] = "SeedWindowClosed"
     seat_seeds: tuple[bytes, ...]  # in seat order, b"" for a bot or a seat that sent none
     missing: tuple[int, ...]  # human seats that sent no seed in time
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +92,8 @@ class DrandRoundNamed:
     TYPE: ClassVar[str] = "DrandRoundNamed"
     chain: str
     round: int
-    due_at: float
-    at: float
+    due_at_ms: int
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,7 @@ class DrandBeaconVerified:
     signature: bytes
     randomness: bytes
     previous_signature: bytes | None
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,7 @@ class DrandFallback:
     TYPE: ClassVar[str] = "DrandFallback"
     round: int  # the round that was named and did not arrive in time
     reason: str
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +120,7 @@ class DrandBeaconLate:
     round: int
     signature: bytes
     randomness: bytes
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,14 +128,14 @@ class DeckIssued:
     TYPE: ClassVar[str] = "DeckIssued"
     deal: int
     cards: int
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class ServerSeedRevealed:
     TYPE: ClassVar[str] = "ServerSeedRevealed"
     server_seed: bytes
-    at: float
+    at_ms: int
 
 
 FairnessEvent = (
@@ -238,12 +238,12 @@ class Fairness:
     commitment: bytes = b""
     seats: tuple[SeatSpec, ...] = ()
     chain: str = ""
-    window_closes_at: float = 0.0
+    window_closes_at_ms: int = 0
     received: dict[int, bytes] = field(default_factory=dict)
     seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
-    seeds_in_at: float | None = None
+    seeds_in_at_ms: int | None = None
     drand_round: int | None = None
-    drand_due_at: float | None = None
+    drand_due_at_ms: int | None = None
     drand: Drand | None = None  # the value dealt from (None: not yet, or fallback)
     drand_signature: bytes | None = None
     fallback: bool = False
@@ -282,14 +282,14 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
                 commitment=event.commitment,
                 seats=event.seats,
                 chain=event.chain,
-                window_closes_at=event.window_closes_at,
+                window_closes_at_ms=event.window_closes_at_ms,
             )
         case SeatSeedReceived():
             return replace(state, received={**state.received, event.seat: event.seed})
         case SeedWindowClosed():
-            return replace(state, seat_seeds=event.seat_seeds, seeds_in_at=event.at)
+            return replace(state, seat_seeds=event.seat_seeds, seeds_in_at_ms=event.at_ms)
         case DrandRoundNamed():
-            return replace(state, drand_round=event.round, drand_due_at=event.due_at)
+            return replace(state, drand_round=event.round, drand_due_at_ms=event.due_at_ms)
         case DrandBeaconVerified():
             return replace(
                 state, drand=Drand(event.round, event.randomness), drand_signature=event.signature
@@ -321,8 +321,8 @@ def open_match(
     commitment: bytes,
     seats: tuple[SeatSpec, ...],
     chain: str,
-    window_seconds: float,
-    now: float,
+    window_ms: int,
+    now_ms: int,
 ) -> list[FairnessEvent]:
     """Commit to the server seed. When no seat is human the window closes at once."""
     if state.is_open:
@@ -331,17 +331,19 @@ def open_match(
         raise FairnessError("bad_commitment", "a commitment is a 32-byte SHA-256")
     if not 1 <= len(seats) <= MAX_SEATS or [s.seat for s in seats] != list(range(len(seats))):
         raise FairnessError("bad_seats", "seats must be numbered 0, 1, 2, ... (1 to 255 of them)")
-    if window_seconds <= 0:
-        raise FairnessError("bad_window", "the seed window must be a positive number of seconds")
-    opened = ServerSeedCommitted(match_id, commitment, seats, chain, now + window_seconds, now)
+    if window_ms <= 0:
+        raise FairnessError("bad_window", "the seed window must be a positive time")
+    if chain not in CHAINS:
+        raise FairnessError("unknown_chain", f"no drand chain named {chain!r}")
+    opened = ServerSeedCommitted(match_id, commitment, seats, chain, now_ms + window_ms, now_ms)
     events: list[FairnessEvent] = [opened]
     if not any(s.is_human for s in seats):
-        events += _close_window(evolve(state, opened), now)
+        events += _close_window(evolve(state, opened), now_ms)
     return events
 
 
 def submit_seed(
-    state: Fairness, seat: int, player: str, seed: bytes, now: float
+    state: Fairness, seat: int, player: str, seed: bytes, now_ms: int
 ) -> list[FairnessEvent]:
     """A human seat's seed, from that seat's own player, once, while the window is open."""
     if not state.is_open:
@@ -357,32 +359,32 @@ def submit_seed(
         raise FairnessError(
             "seed_wrong_length", f"a seat seed is {SEAT_SEED_SIZE} bytes, this one is {len(seed)}"
         )
-    if state.is_window_closed or now >= state.window_closes_at:
+    if state.is_window_closed or now_ms >= state.window_closes_at_ms:
         raise FairnessError("seed_window_closed", "the seed window has closed")
     if seat in state.received:
         raise FairnessError("seed_already_sent", f"seat {seat} has already sent its seed")
-    events: list[FairnessEvent] = [SeatSeedReceived(seat, seed, now)]
+    events: list[FairnessEvent] = [SeatSeedReceived(seat, seed, now_ms)]
     after = evolve(state, events[0])
     if all(s.seat in after.received for s in state.seats if s.is_human):
-        events += _close_window(after, now)
+        events += _close_window(after, now_ms)
     return events
 
 
-def close_window_if_due(state: Fairness, now: float) -> list[FairnessEvent]:
+def close_window_if_due(state: Fairness, now_ms: int) -> list[FairnessEvent]:
     """Close the seed window once its time has come; missing seeds are recorded absent."""
-    if not state.is_open or state.is_window_closed or now < state.window_closes_at:
+    if not state.is_open or state.is_window_closed or now_ms < state.window_closes_at_ms:
         return []
-    return _close_window(state, now)
+    return _close_window(state, now_ms)
 
 
-def _close_window(state: Fairness, now: float) -> list[FairnessEvent]:
+def _close_window(state: Fairness, now_ms: int) -> list[FairnessEvent]:
     seeds = tuple(state.received.get(s.seat, b"") for s in state.seats)
     missing = tuple(s.seat for s in state.seats if s.is_human and s.seat not in state.received)
     chain = CHAINS[state.chain]
-    round_ = chain.next_round_after(now)
+    round_ = chain.next_round_after(now_ms / 1000)
     return [
-        SeedWindowClosed(seeds, missing, now),
-        DrandRoundNamed(chain.name, round_, float(chain.time_of_round(round_)), now),
+        SeedWindowClosed(seeds, missing, now_ms),
+        DrandRoundNamed(chain.name, round_, chain.time_of_round(round_) * 1000, now_ms),
     ]
 
 
@@ -392,7 +394,7 @@ def beacon_arrived(
     signature: bytes,
     randomness: bytes,
     previous_signature: bytes | None,
-    now: float,
+    now_ms: int,
 ) -> list[FairnessEvent]:
     """A verified beacon for the named round (the caller verified its signature)."""
     if state.drand_round is None or round_ != state.drand_round:
@@ -402,27 +404,27 @@ def beacon_arrived(
     if state.drand is not None:
         return []
     if state.fallback:
-        return [DrandBeaconLate(round_, signature, randomness, now)]
-    assert state.drand_due_at is not None
-    if now >= state.drand_due_at + DRAND_GRACE_SECONDS:
+        return [DrandBeaconLate(round_, signature, randomness, now_ms)]
+    assert state.drand_due_at_ms is not None
+    if now_ms >= state.drand_due_at_ms + DRAND_GRACE_MS:
         return [
-            DrandFallback(round_, "the value came after the round was due + 5 s", now),
-            DrandBeaconLate(round_, signature, randomness, now),
+            DrandFallback(round_, "the value came after the round was due + 5 s", now_ms),
+            DrandBeaconLate(round_, signature, randomness, now_ms),
         ]
-    return [DrandBeaconVerified(round_, signature, randomness, previous_signature, now)]
+    return [DrandBeaconVerified(round_, signature, randomness, previous_signature, now_ms)]
 
 
-def fallback_if_due(state: Fairness, now: float, reason: str) -> list[FairnessEvent]:
+def fallback_if_due(state: Fairness, now_ms: int, reason: str) -> list[FairnessEvent]:
     """Fall back (round 0, zeros) once the named round is due + 5 s without a value."""
     if state.drand_round is None or state.is_drand_resolved:
         return []
-    assert state.drand_due_at is not None
-    if now < state.drand_due_at + DRAND_GRACE_SECONDS:
+    assert state.drand_due_at_ms is not None
+    if now_ms < state.drand_due_at_ms + DRAND_GRACE_MS:
         return []
-    return [DrandFallback(state.drand_round, reason, now)]
+    return [DrandFallback(state.drand_round, reason, now_ms)]
 
 
-def issue_deck(state: Fairness, deal: int, cards: int, now: float) -> list[FairnessEvent]:
+def issue_deck(state: Fairness, deal: int, cards: int, now_ms: int) -> list[FairnessEvent]:
     """Record that deal ``deal``'s deck went out; only once the inputs are fixed."""
     if not state.is_open:
         raise FairnessError("unknown_match", "no such match")
@@ -436,11 +438,11 @@ def issue_deck(state: Fairness, deal: int, cards: int, now: float) -> list[Fairn
         raise FairnessError("bad_cards", "a deck has 32 or 24 cards")
     if deal in state.decks_issued:
         return []
-    return [DeckIssued(deal, cards, now)]
+    return [DeckIssued(deal, cards, now_ms)]
 
 
 def reveal(
-    state: Fairness, server_seed: bytes, match_ended: bool, now: float
+    state: Fairness, server_seed: bytes, match_ended: bool, now_ms: int
 ) -> list[FairnessEvent]:
     """Reveal the server seed, only once the match has ended, and only the committed one."""
     if not state.is_open:
@@ -454,4 +456,4 @@ def reveal(
         raise FairnessError("seed_mismatch", "that seed does not match the commitment")
     if state.is_revealed:
         return []
-    return [ServerSeedRevealed(server_seed, now)]
+    return [ServerSeedRevealed(server_seed, now_ms)]

@@ -9,7 +9,7 @@ import pytest
 from fairdeal import Shuffler
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import (
-    DRAND_GRACE_SECONDS,
+    DRAND_GRACE_MS,
     DeckIssued,
     DrandBeaconLate,
     DrandBeaconVerified,
@@ -38,7 +38,7 @@ from fairdeal.fairness import (
 
 SEED = bytes(range(32))
 COMMIT = hashlib.sha256(SEED).digest()
-T0 = float(QUICKNET.time_of_round(1000)) + 0.5  # mid-round: next round is 1001
+T0 = QUICKNET.time_of_round(1000) * 1000 + 500  # mid-round (ms): next round is 1001
 SEATS = (SeatSpec(0, "ann"), SeatSpec(1, None), SeatSpec(2, "bob"), SeatSpec(3, None))
 ANN, BOB = b"\x01" * 16, b"\x02" * 16
 
@@ -57,7 +57,7 @@ class Match:
         return events
 
 
-def opened(seats=SEATS, window=30.0) -> Match:
+def opened(seats=SEATS, window=30_000) -> Match:
     m = Match()
     m.do(open_match(m.state, "m1", COMMIT, seats, "quicknet", window, T0))
     return m
@@ -68,21 +68,21 @@ def test_commitment_comes_first_and_is_public() -> None:
     (e,) = m.events
     assert isinstance(e, ServerSeedCommitted) and e.commitment == COMMIT
     assert visibility(e) == "public"
-    assert e.window_closes_at == T0 + 30
+    assert e.window_closes_at_ms == T0 + 30_000
 
 
 def test_seeds_close_the_window_when_every_human_is_in() -> None:
     m = opened()
-    first = m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    first = m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1000))
     assert [type(e) for e in first] == [SeatSeedReceived]
     assert visibility(first[0]) == "seat:0", "private to its seat until the window closes"
-    last = m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 2))
+    last = m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 2000))
     assert [type(e) for e in last] == [SeatSeedReceived, SeedWindowClosed, DrandRoundNamed]
     closed, named = last[1], last[2]
     assert closed.seat_seeds == (ANN, b"", BOB, b"") and closed.missing == ()
     # the first round after the seeds are in: its value is unknown at that moment
-    assert named.round == QUICKNET.round_at(T0 + 2) + 1
-    assert named.due_at == QUICKNET.time_of_round(named.round) > T0 + 2
+    assert named.round == QUICKNET.round_at((T0 + 2000) / 1000) + 1
+    assert named.due_at_ms == QUICKNET.time_of_round(named.round) * 1000 > T0 + 2000
 
 
 def test_all_bot_match_closes_the_window_at_once() -> None:
@@ -91,10 +91,10 @@ def test_all_bot_match_closes_the_window_at_once() -> None:
 
 
 def test_window_timeout_records_missing_seeds_as_absent() -> None:
-    m = opened(window=10)
-    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
-    assert close_window_if_due(m.state, T0 + 9.99) == []
-    closed = m.do(close_window_if_due(m.state, T0 + 10))
+    m = opened(window=10_000)
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1000))
+    assert close_window_if_due(m.state, T0 + 9990) == []
+    closed = m.do(close_window_if_due(m.state, T0 + 10000))
     assert closed[0].seat_seeds == (ANN, b"", b"", b"") and closed[0].missing == (2,)
 
 
@@ -111,52 +111,54 @@ BAD_SEEDS = {
 def test_bad_seed_is_refused(seat, player, seed, code) -> None:
     m = opened()
     with pytest.raises(FairnessError) as err:
-        submit_seed(m.state, seat, player, seed, T0 + 1)
+        submit_seed(m.state, seat, player, seed, T0 + 1000)
     assert err.value.code == code
 
 
 def test_second_seed_from_a_seat_is_refused() -> None:
     m = opened()
-    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1000))
     with pytest.raises(FairnessError) as err:
-        submit_seed(m.state, 0, "ann", b"\x09" * 16, T0 + 2)
+        submit_seed(m.state, 0, "ann", b"\x09" * 16, T0 + 2000)
     assert err.value.code == "seed_already_sent"
 
 
 def test_seed_after_the_window_is_refused() -> None:
-    m = opened(window=10)
+    m = opened(window=10_000)
     with pytest.raises(FairnessError) as err:
-        submit_seed(m.state, 0, "ann", ANN, T0 + 10)
+        submit_seed(m.state, 0, "ann", ANN, T0 + 10000)
     assert err.value.code == "seed_window_closed"
-    m.do(close_window_if_due(m.state, T0 + 10))
+    m.do(close_window_if_due(m.state, T0 + 10000))
     with pytest.raises(FairnessError) as err:
-        submit_seed(m.state, 2, "bob", BOB, T0 + 10.5)
+        submit_seed(m.state, 2, "bob", BOB, T0 + 10500)
     assert err.value.code == "seed_window_closed"
 
 
 def seeded() -> Match:
     m = opened()
-    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
-    m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1))
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1000))
+    m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1000))
     return m
 
 
 def test_beacon_in_time_is_dealt_from() -> None:
     m = seeded()
-    due = m.state.drand_due_at
-    assert m.do(fallback_if_due(m.state, due + DRAND_GRACE_SECONDS - 0.01, "x")) == []
-    (e,) = m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 1))
+    due = m.state.drand_due_at_ms
+    assert m.do(fallback_if_due(m.state, due + DRAND_GRACE_MS - 1, "x")) == []
+    (e,) = m.do(
+        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 1000)
+    )
     assert isinstance(e, DrandBeaconVerified)
     assert m.state.drand is not None and m.state.drand.value == b"r" * 32
 
 
 def test_fallback_at_due_plus_5_and_late_value_recorded_not_used() -> None:
     m = seeded()
-    due = m.state.drand_due_at
-    (fb,) = m.do(fallback_if_due(m.state, due + DRAND_GRACE_SECONDS, "relays silent"))
+    due = m.state.drand_due_at_ms
+    (fb,) = m.do(fallback_if_due(m.state, due + DRAND_GRACE_MS, "relays silent"))
     assert isinstance(fb, DrandFallback) and fb.round == m.state.drand_round
     (late,) = m.do(
-        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 9)
+        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 9000)
     )
     assert isinstance(late, DrandBeaconLate)
     assert m.state.drand is None and m.state.fallback
@@ -166,15 +168,17 @@ def test_fallback_at_due_plus_5_and_late_value_recorded_not_used() -> None:
 
 def test_value_arriving_after_the_deadline_is_a_fallback() -> None:
     m = seeded()
-    due = m.state.drand_due_at
-    events = m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 6))
+    due = m.state.drand_due_at_ms
+    events = m.do(
+        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 6000)
+    )
     assert [type(e) for e in events] == [DrandFallback, DrandBeaconLate]
 
 
 def test_beacon_for_another_round_is_refused() -> None:
     m = seeded()
     with pytest.raises(FairnessError) as err:
-        beacon_arrived(m.state, m.state.drand_round + 1, b"s" * 48, b"r" * 32, None, T0 + 3)
+        beacon_arrived(m.state, m.state.drand_round + 1, b"s" * 48, b"r" * 32, None, T0 + 3000)
     assert err.value.code == "wrong_round"
 
 
@@ -183,14 +187,14 @@ def test_decks_only_once_inputs_are_fixed_and_each_recorded_once() -> None:
     with pytest.raises(FairnessError) as err:
         issue_deck(m.state, 0, 32, T0)
     assert err.value.code == "inputs_not_fixed"
-    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1))
-    m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1))
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1000))
+    m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1000))
     with pytest.raises(FairnessError):
-        issue_deck(m.state, 0, 32, T0 + 2)  # drand not resolved yet
-    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3))
-    assert [type(e) for e in m.do(issue_deck(m.state, 0, 32, T0 + 4))] == [DeckIssued]
-    assert m.do(issue_deck(m.state, 0, 32, T0 + 5)) == []
-    m.do(issue_deck(m.state, 1, 32, T0 + 6))
+        issue_deck(m.state, 0, 32, T0 + 2000)  # drand not resolved yet
+    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3000))
+    assert [type(e) for e in m.do(issue_deck(m.state, 0, 32, T0 + 4000))] == [DeckIssued]
+    assert m.do(issue_deck(m.state, 0, 32, T0 + 5000)) == []
+    m.do(issue_deck(m.state, 1, 32, T0 + 6000))
     assert m.state.decks_issued == (0, 1)
     deck = Shuffler(m.state.deck_inputs(SEED)).deck(1)
     assert len(deck) == 32
@@ -199,24 +203,27 @@ def test_decks_only_once_inputs_are_fixed_and_each_recorded_once() -> None:
 def test_reveal_only_at_match_end_and_only_the_committed_seed() -> None:
     m = seeded()
     with pytest.raises(FairnessError) as err:
-        reveal(m.state, SEED, match_ended=False, now=T0 + 50)
+        reveal(m.state, SEED, match_ended=False, now_ms=T0 + 50000)
     assert err.value.code == "match_not_ended"
     with pytest.raises(FairnessError) as err:
-        reveal(m.state, bytes(32), match_ended=True, now=T0 + 50)
+        reveal(m.state, bytes(32), match_ended=True, now_ms=T0 + 50000)
     assert err.value.code == "seed_mismatch"
-    (e,) = m.do(reveal(m.state, SEED, match_ended=True, now=T0 + 50))
+    (e,) = m.do(reveal(m.state, SEED, match_ended=True, now_ms=T0 + 50000))
     assert isinstance(e, ServerSeedRevealed) and e.server_seed == SEED
-    assert reveal(m.state, SEED, match_ended=True, now=T0 + 51) == []
+    assert reveal(m.state, SEED, match_ended=True, now_ms=T0 + 51000) == []
     with pytest.raises(FairnessError):
-        issue_deck(m.state, 5, 32, T0 + 52)
+        issue_deck(m.state, 5, 32, T0 + 52000)
 
 
 def test_events_round_trip_through_payloads_and_replay_rebuilds_state() -> None:
     m = seeded()
-    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3))
-    m.do(issue_deck(m.state, 0, 24, T0 + 4))
-    m.do(reveal(m.state, SEED, match_ended=True, now=T0 + 60))
-    decoded = [from_payload(type(e).TYPE, to_payload(e)) for e in m.events]
+    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3000))
+    m.do(issue_deck(m.state, 0, 24, T0 + 4000))
+    m.do(reveal(m.state, SEED, match_ended=True, now_ms=T0 + 60000))
+    payloads = [to_payload(e) for e in m.events]
+    # the event log hashes exact JSON and refuses floats: times are integer milliseconds
+    assert not [v for p in payloads for v in p.values() if isinstance(v, float)]
+    decoded = [from_payload(type(e).TYPE, p) for e, p in zip(m.events, payloads, strict=True)]
     assert decoded == m.events
     assert replay(decoded) == m.state
 
