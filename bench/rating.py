@@ -35,7 +35,7 @@ The Brier score of the win probability (a draw counts as half a win) is reported
 it rewards calibrated probabilities, not only the right side. Updates per second: the
 time spent in each model's update calls alone, over every rated match of the run.
 
-    python bench/rating.py [--players 100] [--matches 2000] [--tail 500] [--seeds 8]
+    python bench/rating.py [--players 100] [--matches 2000] [--tail 500] [--seeds 20]
                            [--draw-rate 0.03] [--quick]
 
 TrueSkill and Glicko-2 come from the ``bench`` extra (``pip install -e '.[bench]'``,
@@ -64,6 +64,8 @@ from openskill.models import (
     ThurstoneMostellerFull,
     ThurstoneMostellerPart,
 )
+
+import rating
 
 try:
     import trueskill
@@ -199,8 +201,8 @@ class OpenSkill:
         teams = [[self._get(i) for i in m.a], [self._get(i) for i in m.b]]
         new = self.model.rate(teams, ranks=ranks)
         for side, team in zip((m.a, m.b), new, strict=True):
-            for i, rating in zip(side, team, strict=True):
-                self.r[i] = rating
+            for i, new_rating in zip(side, team, strict=True):
+                self.r[i] = new_rating
 
     def estimate(self, i: int) -> float:
         return float(self._get(i).mu)
@@ -230,8 +232,8 @@ class TrueSkill:
         groups = [tuple(self._get(i) for i in m.a), tuple(self._get(i) for i in m.b)]
         new = self.env.rate(groups, ranks=ranks)
         for side, team in zip((m.a, m.b), new, strict=True):
-            for i, rating in zip(side, team, strict=True):
-                self.r[i] = rating
+            for i, new_rating in zip(side, team, strict=True):
+                self.r[i] = new_rating
 
     def estimate(self, i: int) -> float:
         return float(self._get(i).mu)
@@ -279,8 +281,47 @@ class Glicko2:
         return float(self._get(i).rating)
 
 
+class Core:
+    """This repository's rating core (libs/rating) on the same matches: eligibility,
+    decide and evolve, events included, as the service will run it. Its predictions are
+    the chosen model's, so its row must equal that model's; it adds the cost of the
+    aggregate (evolve returns a new state per event)."""
+
+    def __init__(self) -> None:
+        self.state = rating.empty()
+        self.n = 0
+
+    def _skills(self, side: tuple[int, ...]) -> tuple[rating.Skill, ...]:
+        pool = self.state.pools.get("bench")
+        s = self.state.settings
+        out = []
+        for i in side:
+            known = pool.players.get(str(i)) if pool is not None else None
+            out.append(
+                rating.Skill(known.mu, known.sigma) if known else rating.Skill(s.mu, s.sigma)
+            )
+        return tuple(out)
+
+    def p_a_wins(self, m: Match) -> float:
+        return rating.win_probability(self.state.settings, (self._skills(m.a), self._skills(m.b)))
+
+    def update(self, m: Match) -> None:
+        self.n += 1
+        seats: list[rating.Seat] = []
+        for k in range(len(m.a)):  # partners opposite: side A on even seats
+            seats += [rating.Seat(2 * k, str(m.a[k])), rating.Seat(2 * k + 1, str(m.b[k]))]
+        winner = (0, 1, None)[m.outcome]
+        summary = rating.MatchSummary(f"m{self.n}", "bench", tuple(seats), winner, True, None, 0.0)
+        for event in rating.decide(self.state, summary):
+            self.state = rating.evolve(self.state, event)
+
+    def estimate(self, i: int) -> float:
+        return rating.rating_of(self.state, "bench", str(i))
+
+
 def raters(strengths: Sequence[float], link: str) -> dict[str, Callable[[], Rater]]:
     out: dict[str, Callable[[], Rater]] = {
+        "rating core (PlackettLuce)": Core,
         "OpenSkill PlackettLuce": lambda: OpenSkill(PlackettLuce),
         "OpenSkill BradleyTerryFull": lambda: OpenSkill(BradleyTerryFull),
         "OpenSkill BradleyTerryPart": lambda: OpenSkill(BradleyTerryPart),
@@ -387,7 +428,7 @@ def main() -> int:
     parser.add_argument("--matches", type=int, default=2000)
     parser.add_argument("--tail", type=int, default=500)
     parser.add_argument("--window", type=int, default=500)
-    parser.add_argument("--seeds", type=int, default=8)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--draw-rate", type=float, default=0.03)
     parser.add_argument("--quick", action="store_true", help="2 seeds, for a smoke run")
     args = parser.parse_args()
@@ -419,6 +460,7 @@ def main() -> int:
             summary[case] = results
             print_case(case, results, statistics.fmean(draws_seen), args)
     print_summary(summary)
+    provisional_period(max(2, seeds // 4), args.players, args.draw_rate)
     return 0
 
 
@@ -475,6 +517,61 @@ def print_summary(summary: dict[str, dict[str, Result]]) -> None:
             + f"{statistics.fmean(accs):>8.1%}{brier:>8.4f}{rank_r:>8.3f}"
             + f"{rates[0]:>11}{rates[1]:>11}"
         )
+
+    # Paired: the same matches for every model, so the per-run difference from Elo has a
+    # far smaller spread than either accuracy alone.
+    base = "Elo K=32 (baseline)"
+    print(f"\n== held-out accuracy minus {base}'s on the same matches, mean ± standard error")
+    for name in names:
+        if name == base:
+            continue
+        diffs = [
+            a - b
+            for c in cases
+            for a, b in zip(summary[c][name].tail, summary[c][base].tail, strict=True)
+        ]
+        mean, se = mean_se(diffs)
+        print(f"{name:<34}{mean * 100:>+7.2f} ± {se * 100:.2f} points over {len(diffs)} runs")
+
+
+def provisional_period(seeds: int, players: int, draws: float) -> None:
+    """How long the provisional mark lasts, and whether RD tells the truth: a longer season
+    (100 games a player) through the rating core, logistic link, everyone new at the start.
+    At each checkpoint: the share of players no longer provisional, the median RD, and the
+    actual error of the displayed ratings (root mean square of display minus true strength,
+    after removing their mean difference: the scale is anchored at 1500 only on average)."""
+    checkpoints = (10, 20, 30, 40, 60, 80, 100)
+    print(
+        "\n== the provisional mark (RD >= 110) in a new pool, rating core, logistic link, "
+        f"{seeds} seeds: share established / median RD / actual RMS error, by games a player"
+    )
+    print(f"{'':<6}" + "".join(f"{g:>18}" for g in checkpoints))
+    s = rating.DEFAULT_SETTINGS
+    for per_side, label in ((1, "1v1"), (2, "2v2")):
+        cells: dict[int, list[tuple[float, float, float]]] = {g: [] for g in checkpoints}
+        for seed in range(seeds):
+            rng = random.Random(f"belot-rating-bench/provisional/{label}/{seed}")
+            strengths = population(rng, players)
+            per_match = 2 * per_side
+            n = max(checkpoints) * players // per_match
+            core = Core()
+            for k, m in enumerate(simulate(rng, strengths, n, per_side, "logistic", draws)):
+                core.update(m)
+                done = (k + 1) * per_match
+                if done % players == 0 and done // players in cells:
+                    pool = core.state.pools["bench"]
+                    ps = [pool.players[str(i)] for i in range(players)]
+                    rds = [rating.rating_deviation(s, p.sigma) for p in ps]
+                    errs = [rating.display(s, p.mu) - strengths[int(p.player)] for p in ps]
+                    off = statistics.fmean(errs)
+                    rms = math.sqrt(statistics.fmean((e - off) ** 2 for e in errs))
+                    est = sum(not rating.is_provisional(s, rd) for rd in rds) / players
+                    cells[done // players].append((est, statistics.median(rds), rms))
+        row = []
+        for g in checkpoints:
+            est, rd, rms = (statistics.fmean(c[j] for c in cells[g]) for j in range(3))
+            row.append(f"{est:>6.0%} {rd:>5.0f} {rms:>5.0f}")
+        print(f"{label:<6}" + "".join(f"{r:>18}" for r in row))
 
 
 if __name__ == "__main__":

@@ -107,14 +107,12 @@ def _not_rated(summary: MatchSummary, verdict: Unrated) -> MatchNotRated:
 
 
 def _rate(settings: RatingSettings, pool: Pool | None, match: RatedMatch) -> MatchRated:
-    side_size = len(match.sides[0])
-
     def before(player: str) -> Skill:
         known = pool.players.get(player) if pool is not None else None
         if known is None:
             return Skill(settings.mu, settings.sigma)
         idle = match.at - known.last_at
-        return Skill(known.mu, sigma_after_idle(settings, known.sigma, idle, side_size))
+        return Skill(known.mu, sigma_after_idle(settings, known.sigma, idle))
 
     old = (
         tuple(before(p) for p in match.sides[0]),
@@ -132,8 +130,8 @@ def _rate(settings: RatingSettings, pool: Pool | None, match: RatedMatch) -> Mat
                     was.sigma,
                     now.mu,
                     now.sigma,
-                    round_half_up(display(settings, was.mu, side_size)),
-                    round_half_up(display(settings, now.mu, side_size)),
+                    round_half_up(display(settings, was.mu)),
+                    round_half_up(display(settings, now.mu)),
                 )
             )
     return MatchRated(

@@ -72,24 +72,22 @@ def win_probability(
     return float(model.predict_win(teams)[0])
 
 
-def display(settings: RatingSettings, mu: float, side_size: int) -> float:
+def display(settings: RatingSettings, mu: float) -> float:
     """The Elo-like rating players see; a newcomer (mu = settings.mu) shows display_center."""
-    return settings.display_center + settings.points_per_mu(side_size) * (mu - settings.mu)
+    return settings.display_center + settings.points_per_mu * (mu - settings.mu)
 
 
-def rating_deviation(settings: RatingSettings, sigma: float, side_size: int) -> float:
+def rating_deviation(settings: RatingSettings, sigma: float) -> float:
     """Sigma on the display scale (lichess's RD)."""
-    return settings.points_per_mu(side_size) * sigma
+    return settings.points_per_mu * sigma
 
 
-def sigma_after_idle(
-    settings: RatingSettings, sigma: float, idle_seconds: float, side_size: int
-) -> float:
+def sigma_after_idle(settings: RatingSettings, sigma: float, idle_seconds: float) -> float:
     """Sigma after ``idle_seconds`` without a rated match: sigma^2 + c^2 t (Glicko), never
     above a newcomer's sigma nor below where it was. Time running backwards (events from
     two clocks) counts as no time."""
     days = max(0.0, idle_seconds) / SECONDS_PER_DAY
-    c2 = settings.rd_variance_per_day / settings.points_per_mu(side_size) ** 2
+    c2 = settings.rd_variance_per_day / settings.points_per_mu**2
     grown = math.sqrt(sigma * sigma + c2 * days)
     return max(sigma, min(grown, settings.sigma))
 

@@ -3,19 +3,22 @@
 The model works in the library's units (mu, sigma: 25 and 25/3 for a newcomer). Players
 see an Elo-like scale, and every threshold they can see is stated on that scale:
 
-- **display rating** = ``display_center + points_per_mu(n) * (mu - mu)``, so a newcomer shows
-  1500. ``points_per_mu(n)`` gives display differences Elo's meaning under the model's own
-  likelihood: for established players (sigma near 0) on sides of ``n`` players, the
-  Plackett-Luce and Bradley-Terry models expect side A to beat side B with probability
-  ``1 / (1 + exp(-(sum mu_A - sum mu_B) / (beta * sqrt(2n))))``, and Elo says
-  ``1 / (1 + 10^(-D/400))``, D being the difference of the sides' mean display ratings.
-  Both agree when ``points_per_mu(n) = (400 / ln 10) * sqrt(n / 2) / beta``: 29.48 points
-  per mu one-against-one, 41.69 two-against-two (beta = 25/6). So a 400-point gap means
-  10 to 1 in either kind of pool, as players expect.
-- **RD** (rating deviation, lichess's word) = ``points_per_mu(n) * sigma``.
+- **display rating** = ``display_center + points_per_mu * (mu - settings.mu)``, so a
+  newcomer shows 1500. ``points_per_mu`` gives display differences Elo's meaning under the
+  model's own likelihood: for two established players (sigma near 0) one against one,
+  Plackett-Luce (and Bradley-Terry) expect A to beat B with probability
+  ``1 / (1 + exp(-(mu_A - mu_B) / (beta * sqrt 2)))``, and Elo says ``1 / (1 + 10^(-D/400))``
+  for a display gap D. Both agree when ``points_per_mu = (400 / ln 10) / (beta * sqrt 2)``
+  = 29.48 (beta = 25/6): a 400-point gap means 10 to 1, as players expect.
+  Two against two, the same scale is kept, so that a rating means the same in every pool
+  and one RD threshold serves all; the model sums the partners' mu and doubles the
+  performance noise, so there a gap D between the sides' mean ratings carries the odds
+  Elo gives to a gap of D * sqrt 2 (a 400-point gap between sides is about 26 to 1).
+- **RD** (rating deviation, lichess's word) = ``points_per_mu * sigma``; a newcomer's is 246.
 - **provisional** while RD >= ``provisional_rd`` = 110, lichess's threshold
-  (lila ``Glicko.provisionalDeviation``), the same number in the same kind of points.
-- **inactivity**: sigma^2 grows by ``rd_variance_per_day / points_per_mu(n)^2`` per day
+  (lila ``Glicko.provisionalDeviation``), the same number in the same kind of points
+  (sigma >= 3.73).
+- **inactivity**: sigma^2 grows by ``rd_variance_per_day / points_per_mu^2`` per day
   without a rated match (Glicko's ``c^2 t``), capped at the newcomer's sigma. The default
   turns an established RD of 50 provisional again after 180 days away.
 - **leaderboards** list players who are not provisional and played a rated match in the
@@ -67,9 +70,10 @@ class RatingSettings:
         if self.rd_variance_per_day < 0 or self.leaderboard_active_days < 0:
             raise ValueError("inactivity growth and the activity window cannot be negative")
 
-    def points_per_mu(self, side_size: int) -> float:
-        """Display points per unit of mu in a pool whose sides have ``side_size`` players."""
-        return ELO_POINTS_PER_LOGIT * math.sqrt(side_size / 2.0) / self.beta
+    @property
+    def points_per_mu(self) -> float:
+        """Display points per unit of mu (the module docstring says why this value)."""
+        return ELO_POINTS_PER_LOGIT / (math.sqrt(2.0) * self.beta)
 
 
 DEFAULT_SETTINGS: Final = RatingSettings()

@@ -35,14 +35,14 @@ def rating_of(state: RatingState, pool: str, player: str) -> float:
     known = p.players.get(player) if p is not None else None
     if p is None or known is None:
         return state.settings.display_center
-    return display(state.settings, known.mu, p.side_size)
+    return display(state.settings, known.mu)
 
 
-def rd_at(state: RatingState, pool: Pool, player: PlayerRating, now: float) -> float:
+def rd_at(state: RatingState, player: PlayerRating, now: float) -> float:
     """The player's display RD at ``now``, inactivity included."""
     s = state.settings
-    sigma = sigma_after_idle(s, player.sigma, now - player.last_at, pool.side_size)
-    return rating_deviation(s, sigma, pool.side_size)
+    sigma = sigma_after_idle(s, player.sigma, now - player.last_at)
+    return rating_deviation(s, sigma)
 
 
 def is_provisional(settings: RatingSettings, rd: float) -> bool:
@@ -69,7 +69,7 @@ def leaderboard(state: RatingState, pool: str, now: float) -> tuple[Row, ...]:
     eligible = [
         player
         for player in p.players.values()
-        if now - player.last_at <= window and not is_provisional(s, rd_at(state, p, player, now))
+        if now - player.last_at <= window and not is_provisional(s, rd_at(state, player, now))
     ]
     return _rank(state, p, eligible, now)
 
@@ -86,8 +86,8 @@ def _rank(
     s = state.settings
     lines = []
     for player in players:
-        rd = rd_at(state, pool, player, now)
-        rating = round_half_up(display(s, player.mu, pool.side_size))
+        rd = rd_at(state, player, now)
+        rating = round_half_up(display(s, player.mu))
         lines.append(
             (rating, player.player, round_half_up(rd), player.games, is_provisional(s, rd))
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 
 import pytest
@@ -23,12 +24,14 @@ from rating import (
     Seat,
     Unrated,
     decide,
+    display,
     eligibility,
     empty,
     evolve,
     from_payload,
     history,
     leaderboard,
+    rating_deviation,
     rating_of,
     replay,
     standings,
@@ -156,8 +159,8 @@ def test_pool_keeps_its_side_size() -> None:
 def test_two_against_two_updates_each_player() -> None:
     state, (event,) = play(empty(), summary("m1", ["a", "b", "c", "d"]))
     assert isinstance(event, MatchRated)
-    # The manual's 2v2 values, on the display scale: 1500 + 41.69 * 1.9643 = 1582.
-    assert [c.rating_after for c in event.changes] == [1582, 1582, 1418, 1418]
+    # The manual's 2v2 values, on the display scale: 1500 + 29.48 * 1.9643 = 1558.
+    assert [c.rating_after for c in event.changes] == [1558, 1558, 1442, 1442]
     assert [c.player for c in event.changes] == ["a", "c", "b", "d"]
     # Now a and c are unequal: their next update differs.
     state, _ = play(state, summary("m2", ["a", "e", "f", "g"], 0, at=T0 + 60))
@@ -185,15 +188,17 @@ def test_rating_of_unknown_player_or_pool_is_the_newcomers() -> None:
 
 
 def test_display_scale_gives_elo_meaning() -> None:
-    # settings.py: with sigma ~ 0, a 400-point gap of side means is 10:1 odds under the
-    # Plackett-Luce likelihood, for one or two players a side.
-    import math
-
+    # settings.py: with sigma ~ 0, a 400-point gap is 10:1 under the Plackett-Luce
+    # likelihood one against one; two against two, a gap D of side means is Elo's D*sqrt 2.
     s = DEFAULT_SETTINGS
-    for n in (1, 2):
-        dmu = 400.0 / s.points_per_mu(n)  # mean mu gap per player giving 400 points
+    assert s.points_per_mu == pytest.approx(29.4809, abs=1e-4)
+    assert display(s, s.mu) == 1500.0 and rating_deviation(s, s.sigma) == pytest.approx(
+        245.68, abs=0.01
+    )
+    for n, elo_gap in ((1, 400.0), (2, 400.0 * math.sqrt(2))):
+        dmu = 400.0 / s.points_per_mu  # per player
         p = 1.0 / (1.0 + math.exp(-(n * dmu) / (s.beta * math.sqrt(2 * n))))
-        assert p == pytest.approx(10 / 11)
+        assert p == pytest.approx(1.0 / (1.0 + 10 ** (-elo_gap / 400)))
 
 
 # --- idempotency --------------------------------------------------------------------------
@@ -288,14 +293,14 @@ def test_codec_rejects_unknown_type_and_schema() -> None:
 
 def test_sigma_grows_with_inactivity_and_is_capped() -> None:
     s = DEFAULT_SETTINGS
-    k = s.points_per_mu(1)
+    k = s.points_per_mu
     established = 50.0 / k  # RD 50
-    assert sigma_after_idle(s, established, 0.0, 1) == established
-    assert sigma_after_idle(s, established, -DAY, 1) == established  # clocks disagree
-    grown = sigma_after_idle(s, established, 180 * DAY, 1)
+    assert sigma_after_idle(s, established, 0.0) == established
+    assert sigma_after_idle(s, established, -DAY) == established  # clocks disagree
+    grown = sigma_after_idle(s, established, 180 * DAY)
     assert grown * k == pytest.approx(110.0)  # settings.py: RD 50 -> 110 in 180 days
-    assert sigma_after_idle(s, established, 10 * 365 * DAY, 1) == s.sigma  # the cap
-    assert sigma_after_idle(s, s.sigma, 30 * DAY, 1) == s.sigma
+    assert sigma_after_idle(s, established, 10 * 365 * DAY) == s.sigma  # the cap
+    assert sigma_after_idle(s, s.sigma, 30 * DAY) == s.sigma
 
 
 FIELD = ["a", "o1", "o2", "o3", "o4", "o5"]
