@@ -6,7 +6,14 @@ Every model sees the same matches in the same run, so the figures compare like w
 - TrueSkill (the ``trueskill`` package, Microsoft's factor-graph algorithm), defaults;
 - Glicko-2 (the ``glicko2`` package), one rating period per match, as lichess does;
 - plain Elo, K = 32: the reference point, written here in a few lines;
-- the oracle: the hidden strengths themselves, the ceiling no model can pass.
+- the oracle: the hidden strengths themselves, the ceiling no model can pass;
+- this repository's rating core (libs/rating: eligibility, decide, evolve, events) running
+  the chosen model: its predictions must equal that model's row; its speed is the
+  service's, aggregate included.
+
+A last section follows the rating core through a longer season (100 games a player) to
+show how long the provisional mark lasts, and whether the RD it rests on is honest (the
+median RD next to the actual error of the displayed ratings against the true strengths).
 
 The players. 100 per run: 10 at each of the three bot levels (fixed strengths 1200, 1500
 and 1800 on the Elo scale: the easy, medium and hard AI of RULES.md §4, simulated, the

@@ -7,7 +7,10 @@ twice, or an event stored twice, counts once.
 
 Cost: ``evolve`` copies the touched pool's tables and the set of seen match ids (it
 returns a new state and never changes the old one); ``replay`` copies them once for the
-whole run, so rebuilding from the log is linear in the number of events.
+whole run, so rebuilding from the log is linear in the number of events. ``decide`` reads
+only the seated players' records, the pool's side size and whether the match id was seen,
+so a service may hand it a state holding just those (loaded from its projection) and
+get the same events as from the whole table.
 """
 
 from __future__ import annotations

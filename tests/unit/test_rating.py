@@ -15,6 +15,7 @@ from rating import (
     MatchNotRated,
     MatchRated,
     MatchSummary,
+    Pool,
     RatedMatch,
     RatingEventError,
     RatingSettings,
@@ -378,3 +379,19 @@ def test_history_lists_partners_and_opponents() -> None:
 def test_settings_refuse_unknown_model() -> None:
     with pytest.raises(ValueError, match="unknown rating model"):
         RatingSettings(model="Elo")
+
+
+def test_decide_needs_only_the_matchs_players() -> None:
+    # The service can load just the seated players' rows and whether the match id was
+    # seen, instead of whole pools: decide gives the same events (ledger.py).
+    _, live = random_season(13, 200)
+    club = live.pools["club"]
+    seated = sorted(club.players)[:4]
+    m = summary("new", list(seated), 1, at=T0 + 900 * DAY)
+    partial = RatingState(
+        live.settings,
+        {"club": Pool("club", club.side_size, {p: club.players[p] for p in seated}, {})},
+        frozenset(),
+    )
+    assert decide(partial, m) == decide(live, m)
+    assert isinstance(decide(live, m)[0], MatchRated)
