@@ -318,7 +318,7 @@ class Core:
         for k in range(len(m.a)):  # partners opposite: side A on even seats
             seats += [rating.Seat(2 * k, str(m.a[k])), rating.Seat(2 * k + 1, str(m.b[k]))]
         winner = (0, 1, None)[m.outcome]
-        summary = rating.MatchSummary(f"m{self.n}", "bench", tuple(seats), winner, True, None, 0.0)
+        summary = rating.MatchSummary(f"m{self.n}", "bench", tuple(seats), winner, True, None, 0)
         for event in rating.decide(self.state, summary):
             self.state = rating.evolve(self.state, event)
 

@@ -41,8 +41,9 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class MatchSummary:
-    """A match as the table service reports it when it ends. ``finished_at`` is the time the
-    match ended (unix seconds, from the table service's clock: this package reads none)."""
+    """A match as the table service reports it when it ends. ``finished_at_ms`` is the time
+    the match ended (unix milliseconds, from the table service's clock: this package reads
+    none)."""
 
     match_id: str
     ruleset: str  # the rating pool
@@ -50,7 +51,7 @@ class MatchSummary:
     winner: int | None  # winning side 0 or 1; None: no winner (a draw, if finished)
     finished: bool  # played to its end
     leaver: int | None  # the first seat that left the match, if any
-    finished_at: float
+    finished_at_ms: int
     rated: bool = True  # the table was opened as rated
 
 
@@ -78,7 +79,7 @@ class RatedMatch:
     sides: tuple[tuple[str, ...], tuple[str, ...]]
     winner: int | None
     left_by: str | None
-    at: float
+    at_ms: int
 
 
 def side_of(seat: int) -> int:
@@ -105,7 +106,7 @@ def eligibility(summary: MatchSummary) -> RatedMatch | Unrated:
     else:
         winner, left_by = summary.winner, None
     return RatedMatch(
-        summary.match_id, summary.ruleset, sides, winner, left_by, summary.finished_at
+        summary.match_id, summary.ruleset, sides, winner, left_by, summary.finished_at_ms
     )
 
 

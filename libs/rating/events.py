@@ -45,7 +45,7 @@ class MatchRated:
     winner: int | None  # side 0 or 1; None: a draw
     left_by: str | None  # the player whose leaving decided the match
     changes: tuple[PlayerChange, ...]  # side 0's players, then side 1's, in seat order
-    at: float  # when the match ended (unix seconds)
+    at_ms: int  # when the match ended (unix milliseconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ class MatchNotRated:
     pool: str
     reason: str  # eligibility.Reason
     detail: str
-    at: float
+    at_ms: int
 
 
 RatingEvent = MatchRated | MatchNotRated
@@ -68,16 +68,35 @@ EVENT_TYPES: Final[dict[str, type[MatchRated] | type[MatchNotRated]]] = {
 
 
 def to_payload(event: RatingEvent) -> dict[str, Any]:
-    """The event as JSON-able data (floats survive JSON exactly: Python writes repr)."""
+    """The event as JSON data without floats: the log refuses them, since libraries print
+    floats differently and its hash chain needs exact bytes. mu and sigma are written as
+    the shortest decimal text that reads back to the same float (Python's repr), so
+    a replay rebuilds exactly the state the live service had."""
     out: dict[str, Any] = {"schema": event.SCHEMA}
     for f in fields(event):
         value = getattr(event, f.name)
         if f.name == "changes":
-            value = [{g.name: getattr(c, g.name) for g in fields(c)} for c in value]
+            value = [{g.name: _encode(getattr(c, g.name)) for g in fields(c)} for c in value]
         elif f.name == "sides":
             value = [list(side) for side in value]
         out[f.name] = value
     return out
+
+
+def _encode(value: object) -> object:
+    return repr(value) if isinstance(value, float) else value
+
+
+def _change(data: dict[str, Any]) -> PlayerChange:
+    for name in _FLOAT_FIELDS:
+        text = data[name]
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a decimal string")
+        data = {**data, name: float(text)}
+    return PlayerChange(**data)
+
+
+_FLOAT_FIELDS: Final = ("mu_before", "sigma_before", "mu_after", "sigma_after")
 
 
 def from_payload(event_type: str, payload: dict[str, Any]) -> RatingEvent:
@@ -94,7 +113,7 @@ def from_payload(event_type: str, payload: dict[str, Any]) -> RatingEvent:
         if cls is MatchRated:
             a, b = data["sides"]
             data["sides"] = (tuple(a), tuple(b))
-            data["changes"] = tuple(PlayerChange(**c) for c in data["changes"])
+            data["changes"] = tuple(_change(c) for c in data["changes"])
         return cls(**data)
     except (KeyError, TypeError, ValueError) as exc:
         raise RatingEventError(f"{event_type}: malformed payload ({exc})") from exc

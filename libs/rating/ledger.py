@@ -33,7 +33,7 @@ class Result(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class PlayerRating:
-    """A player's rating in one pool, as of ``last_at`` (before any inactivity since)."""
+    """A player's rating in one pool, as of ``last_at_ms`` (before any inactivity since)."""
 
     player: str
     mu: float
@@ -42,7 +42,7 @@ class PlayerRating:
     wins: int
     draws: int
     losses: int
-    last_at: float
+    last_at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class HistoryEntry:
     """One rated match in a player's history."""
 
     match_id: str
-    at: float
+    at_ms: int
     result: Result
     partners: tuple[str, ...]
     opponents: tuple[str, ...]
@@ -105,7 +105,11 @@ def decide(state: RatingState, summary: MatchSummary) -> tuple[RatingEvent, ...]
 
 def _not_rated(summary: MatchSummary, verdict: Unrated) -> MatchNotRated:
     return MatchNotRated(
-        summary.match_id, summary.ruleset, verdict.reason.value, verdict.detail, summary.finished_at
+        summary.match_id,
+        summary.ruleset,
+        verdict.reason.value,
+        verdict.detail,
+        summary.finished_at_ms,
     )
 
 
@@ -114,7 +118,7 @@ def _rate(settings: RatingSettings, pool: Pool | None, match: RatedMatch) -> Mat
         known = pool.players.get(player) if pool is not None else None
         if known is None:
             return Skill(settings.mu, settings.sigma)
-        idle = match.at - known.last_at
+        idle = match.at_ms - known.last_at_ms
         return Skill(known.mu, sigma_after_idle(settings, known.sigma, idle))
 
     old = (
@@ -145,7 +149,7 @@ def _rate(settings: RatingSettings, pool: Pool | None, match: RatedMatch) -> Mat
         match.winner,
         match.left_by,
         tuple(changes),
-        match.at,
+        match.at_ms,
     )
 
 
@@ -216,7 +220,7 @@ class _Builder:
                 wins + (result is Result.WIN),
                 draws + (result is Result.DRAW),
                 losses + (result is Result.LOSS),
-                event.at,
+                event.at_ms,
             )
             own = event.sides[change.side]
             entries = history.get(change.player, ())
@@ -225,7 +229,7 @@ class _Builder:
             entries.append(
                 HistoryEntry(
                     event.match_id,
-                    event.at,
+                    event.at_ms,
                     result,
                     tuple(p for p in own if p != change.player),
                     event.sides[1 - change.side],

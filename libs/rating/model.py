@@ -21,7 +21,7 @@ from openskill.models import (
     ThurstoneMostellerPart,
 )
 
-from rating.settings import SECONDS_PER_DAY, RatingSettings
+from rating.settings import MS_PER_DAY, RatingSettings
 
 _MODEL_CLASSES: dict[str, Any] = {
     "PlackettLuce": PlackettLuce,
@@ -82,11 +82,11 @@ def rating_deviation(settings: RatingSettings, sigma: float) -> float:
     return settings.points_per_mu * sigma
 
 
-def sigma_after_idle(settings: RatingSettings, sigma: float, idle_seconds: float) -> float:
-    """Sigma after ``idle_seconds`` without a rated match: sigma^2 + c^2 t (Glicko), never
+def sigma_after_idle(settings: RatingSettings, sigma: float, idle_ms: int) -> float:
+    """Sigma after ``idle_ms`` milliseconds without a rated match: sigma^2 + c^2 t (Glicko), never
     above a newcomer's sigma nor below where it was. Time running backwards (events from
     two clocks) counts as no time."""
-    days = max(0.0, idle_seconds) / SECONDS_PER_DAY
+    days = max(0, idle_ms) / MS_PER_DAY
     c2 = settings.rd_variance_per_day / settings.points_per_mu**2
     grown = math.sqrt(sigma * sigma + c2 * days)
     return max(sigma, min(grown, settings.sigma))

@@ -34,7 +34,8 @@ from typing import Final
 #: Elo's scale: 400 points per factor of 10 in the odds, i.e. 400/ln 10 points per logit.
 ELO_POINTS_PER_LOGIT: Final = 400.0 / math.log(10.0)
 
-SECONDS_PER_DAY: Final = 86_400.0
+#: Times are whole unix milliseconds, as in every event of the log (its JSON has no floats).
+MS_PER_DAY: Final = 86_400_000
 
 #: The OpenSkill (Weng-Lin) models this package can run; the chosen one is the default.
 MODELS: Final = (

@@ -1,8 +1,9 @@
 """What the rating service shows: a pool's table and leaderboard, a player's history, and
 the look-up the tournament service uses for tie-breaks and seeding.
 
-Read-time inactivity: a table is read "as of" a time the caller passes in, and each
-player's RD and provisional mark include the growth since their last rated match.
+Read-time inactivity: a table is read "as of" a time the caller passes in (``now_ms``,
+unix milliseconds), and each player's RD and provisional mark include the growth since
+their last rated match.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from rating.ledger import HistoryEntry, PlayerRating, Pool, RatingState
 from rating.model import display, rating_deviation, round_half_up, sigma_after_idle
-from rating.settings import SECONDS_PER_DAY, RatingSettings
+from rating.settings import MS_PER_DAY, RatingSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +39,10 @@ def rating_of(state: RatingState, pool: str, player: str) -> float:
     return display(state.settings, known.mu)
 
 
-def rd_at(state: RatingState, player: PlayerRating, now: float) -> float:
-    """The player's display RD at ``now``, inactivity included."""
+def rd_at(state: RatingState, player: PlayerRating, now_ms: int) -> float:
+    """The player's display RD at ``now_ms``, inactivity included."""
     s = state.settings
-    sigma = sigma_after_idle(s, player.sigma, now - player.last_at)
+    sigma = sigma_after_idle(s, player.sigma, now_ms - player.last_at_ms)
     return rating_deviation(s, sigma)
 
 
@@ -50,28 +51,29 @@ def is_provisional(settings: RatingSettings, rd: float) -> bool:
     return rd >= settings.provisional_rd
 
 
-def standings(state: RatingState, pool: str, now: float) -> tuple[Row, ...]:
+def standings(state: RatingState, pool: str, now_ms: int) -> tuple[Row, ...]:
     """Every rated player of the pool, best first, each with the provisional mark."""
     p = state.pools.get(pool)
     if p is None:
         return ()
-    return _rank(state, p, p.players.values(), now)
+    return _rank(state, p, p.players.values(), now_ms)
 
 
-def leaderboard(state: RatingState, pool: str, now: float) -> tuple[Row, ...]:
-    """The public leaderboard: established players (not provisional at ``now``) with a
-    rated match in the pool within ``leaderboard_active_days`` of ``now``."""
+def leaderboard(state: RatingState, pool: str, now_ms: int) -> tuple[Row, ...]:
+    """The public leaderboard: established players (not provisional at ``now_ms``) with a
+    rated match in the pool within ``leaderboard_active_days`` of ``now_ms``."""
     p = state.pools.get(pool)
     if p is None:
         return ()
     s = state.settings
-    window = s.leaderboard_active_days * SECONDS_PER_DAY
+    window = s.leaderboard_active_days * MS_PER_DAY
     eligible = [
         player
         for player in p.players.values()
-        if now - player.last_at <= window and not is_provisional(s, rd_at(state, player, now))
+        if now_ms - player.last_at_ms <= window
+        and not is_provisional(s, rd_at(state, player, now_ms))
     ]
-    return _rank(state, p, eligible, now)
+    return _rank(state, p, eligible, now_ms)
 
 
 def history(state: RatingState, pool: str, player: str) -> tuple[HistoryEntry, ...]:
@@ -81,12 +83,12 @@ def history(state: RatingState, pool: str, player: str) -> tuple[HistoryEntry, .
 
 
 def _rank(
-    state: RatingState, pool: Pool, players: Iterable[PlayerRating], now: float
+    state: RatingState, pool: Pool, players: Iterable[PlayerRating], now_ms: int
 ) -> tuple[Row, ...]:
     s = state.settings
     lines = []
     for player in players:
-        rd = rd_at(state, player, now)
+        rd = rd_at(state, player, now_ms)
         rating = round_half_up(display(s, player.mu))
         lines.append(
             (rating, player.player, round_half_up(rd), player.games, is_provisional(s, rd))

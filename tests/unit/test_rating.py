@@ -41,8 +41,8 @@ from rating import (
 from rating.events import RatingEvent
 from rating.model import sigma_after_idle
 
-DAY = 86_400.0
-T0 = 1_700_000_000.0
+DAY = 86_400_000  # milliseconds
+T0 = 1_700_000_000_000
 
 
 def summary(
@@ -52,7 +52,7 @@ def summary(
     *,
     finished: bool = True,
     leaver: int | None = None,
-    at: float = T0,
+    at: int = T0,
     ruleset: str = "club",
     rated: bool = True,
 ) -> MatchSummary:
@@ -238,7 +238,7 @@ def random_season(seed: int, n: int = 300) -> tuple[list[RatingEvent], RatingSta
     events: list[RatingEvent] = []
     at = T0
     for k in range(n):
-        at += rng.uniform(0, 3 * DAY)
+        at += rng.randrange(3 * DAY)
         ruleset, size = rng.choice([("club", 4), ("gambler", 2)])
         seats: list[str | None] = list(rng.sample(players, size))
         roll = rng.random()
@@ -278,6 +278,26 @@ def test_replay_with_duplicates_in_the_log() -> None:
     assert replay(doubled) == live
 
 
+def test_payloads_hold_no_floats() -> None:
+    # The log refuses floats in payloads (its hash chain needs bytes every JSON library
+    # reproduces); mu and sigma travel as exact decimal text.
+    events, _ = random_season(17, 40)
+
+    def walk(value: object) -> None:
+        assert not isinstance(value, float), value
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for e in events:
+        walk(to_payload(e))
+    rated = next(e for e in events if isinstance(e, MatchRated))
+    assert to_payload(rated)["changes"][0]["mu_after"] == repr(rated.changes[0].mu_after)
+
+
 def test_codec_rejects_unknown_type_and_schema() -> None:
     events, _ = random_season(3, 10)
     payload = to_payload(events[0])
@@ -296,7 +316,7 @@ def test_sigma_grows_with_inactivity_and_is_capped() -> None:
     s = DEFAULT_SETTINGS
     k = s.points_per_mu
     established = 50.0 / k  # RD 50
-    assert sigma_after_idle(s, established, 0.0) == established
+    assert sigma_after_idle(s, established, 0) == established
     assert sigma_after_idle(s, established, -DAY) == established  # clocks disagree
     grown = sigma_after_idle(s, established, 180 * DAY)
     assert grown * k == pytest.approx(110.0)  # settings.py: RD 50 -> 110 in 180 days
@@ -314,7 +334,7 @@ def established_state(games: int = 240) -> tuple[RatingState, float]:
     state = empty()
     at = T0
     for k in range(games):
-        at = T0 + k * 600
+        at = T0 + k * 600_000
         pair = rng.sample(FIELD, 2)
         state, _ = play(state, summary(f"m{k}", pair, rng.choice([0, 1]), at=at, ruleset="gambler"))
     return state, at
@@ -348,7 +368,7 @@ def test_inactivity_makes_a_rating_provisional_again_and_drops_it_from_the_board
 
 def test_inactivity_widens_the_next_update() -> None:
     state, last = established_state()
-    soon, _ = play(state, summary("x1", ["a", "o1"], 1, at=last + 600, ruleset="gambler"))
+    soon, _ = play(state, summary("x1", ["a", "o1"], 1, at=last + 600_000, ruleset="gambler"))
     late, _ = play(state, summary("x1", ["a", "o1"], 1, at=last + 200 * DAY, ruleset="gambler"))
     before = rating_of(state, "gambler", "a")
     assert before - rating_of(late, "gambler", "a") > before - rating_of(soon, "gambler", "a")
