@@ -6,7 +6,7 @@ players). Pure: no I/O, no clock (times come in as data), no randomness.
     verdict = eligibility(summary)              # rated? how? (eligibility.py)
     events = decide(state, summary)             # MatchRated / MatchNotRated / () if seen
     state = evolve(state, event)                # or replay(events)
-    leaderboard(state, "club", now); history(state, "club", player)
+    leaderboard(state, "club", now_ms); history(state, "club", player)
     rating_of(state, "club", player)            # tournament tie-breaks and seeding
 """
 
@@ -42,7 +42,7 @@ from rating.ledger import (
 )
 from rating.model import Skill, display, rating_deviation, sigma_after_idle, win_probability
 from rating.settings import DEFAULT_SETTINGS, MODELS, RatingSettings
-from rating.views import Row, history, is_provisional, leaderboard, rating_of, standings
+from rating.views import Row, history, is_provisional, leaderboard, rating_of, rd_at, standings
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -77,6 +77,7 @@ __all__ = [
     "leaderboard",
     "rating_deviation",
     "rating_of",
+    "rd_at",
     "replay",
     "side_of",
     "sigma_after_idle",

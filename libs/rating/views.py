@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rating.ledger import HistoryEntry, PlayerRating, Pool, RatingState
+from rating.ledger import HistoryEntry, PlayerRating, RatingState
 from rating.model import display, rating_deviation, round_half_up, sigma_after_idle
 from rating.settings import MS_PER_DAY, RatingSettings
 
@@ -56,7 +56,7 @@ def standings(state: RatingState, pool: str, now_ms: int) -> tuple[Row, ...]:
     p = state.pools.get(pool)
     if p is None:
         return ()
-    return _rank(state, p, p.players.values(), now_ms)
+    return _rank(state, p.players.values(), now_ms)
 
 
 def leaderboard(state: RatingState, pool: str, now_ms: int) -> tuple[Row, ...]:
@@ -73,7 +73,7 @@ def leaderboard(state: RatingState, pool: str, now_ms: int) -> tuple[Row, ...]:
         if now_ms - player.last_at_ms <= window
         and not is_provisional(s, rd_at(state, player, now_ms))
     ]
-    return _rank(state, p, eligible, now_ms)
+    return _rank(state, eligible, now_ms)
 
 
 def history(state: RatingState, pool: str, player: str) -> tuple[HistoryEntry, ...]:
@@ -82,9 +82,7 @@ def history(state: RatingState, pool: str, player: str) -> tuple[HistoryEntry, .
     return () if p is None else p.history.get(player, ())
 
 
-def _rank(
-    state: RatingState, pool: Pool, players: Iterable[PlayerRating], now_ms: int
-) -> tuple[Row, ...]:
+def _rank(state: RatingState, players: Iterable[PlayerRating], now_ms: int) -> tuple[Row, ...]:
     s = state.settings
     lines = []
     for player in players:
