@@ -25,7 +25,12 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+# The bench extra: the rating models bench/rating.py compares OpenSkill with.
+$(VENV)/.bench-installed: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $@
+
+bench: $(VENV)/.bench-installed
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 up:
