@@ -148,6 +148,7 @@ def start(
     ratings: Ratings | None = None,
     rng: random.Random | None = None,
     manual: Sequence[str] | None = None,
+    forbidden: Collection[frozenset[str]] = (),
 ) -> list[TournamentEvent]:
     """Fix the seeding (and teams, and a round-robin's schedule); for formats with rounds
     also pair round 1 (the same as ``pair_next_round(state, 1, …)``).
@@ -174,7 +175,7 @@ def start(
             roundrobin.rotating_partners(order) if s.rotate_partners else roundrobin.schedule(order)
         )
     started = Started(order, teams, schedule, None, now)
-    return [started, *pair_next_round(evolve(state, started), 1, now, ratings)]
+    return [started, *pair_next_round(evolve(state, started), 1, now, ratings, forbidden=forbidden)]
 
 
 def pair_next_round(
@@ -207,7 +208,7 @@ def pair_next_round(
     if round_no != len(state.rounds) + 1:
         raise WrongRound(f"the next round is round {len(state.rounds) + 1}")
     if not state.is_started:
-        return start(state, now, ratings, rng, manual)
+        return start(state, now, ratings, rng, manual, forbidden)
     current = state.current
     if current is not None and not state.is_round_complete(current):
         raise RoundInProgress(f"round {current.number} is still being played")
