@@ -53,7 +53,7 @@ def test_a_floater_meets_the_nearest_group() -> None:
     # a 2, b 1, d 1, c 0: b-d have room in their group; a floats down, c up
     pts = points(run)
     assert sum(abs(pts[x] - pts[y]) for x, y in run.pairs()) == 2
-    assert all("a" != x or y != "c" for x, y in run.pairs())  # no rematch
+    assert all(x != "a" or y != "c" for x, y in run.pairs())  # no rematch
 
 
 def test_never_the_same_opponent_twice() -> None:
