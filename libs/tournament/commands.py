@@ -247,12 +247,18 @@ def _round_robin(state: Tournament, round_no: int) -> tuple[list[Pairing], _End]
     return [Pairing(k, p.a, p.b) for k, p in enumerate(games + byes, 1)], None
 
 
-def _swiss(
-    state: Tournament, round_no: int, ratings: Ratings, forbidden: Collection[frozenset[str]]
-) -> tuple[list[Pairing], _End]:
-    rounds = state.settings.rounds
-    if round_no > rounds:
-        return [], (ALL_ROUNDS_PLAYED, f"all {rounds} rounds have been played")
+@dataclass(frozen=True, slots=True)
+class SwissInputs:
+    """What a Swiss round is paired from: the entrants still playing, best placed first,
+    their points, whom each has met, and who has sat out."""
+
+    ranked: list[str]
+    points: dict[str, int]
+    met: dict[str, set[str]]
+    had_bye: set[str]
+
+
+def swiss_inputs(state: Tournament, round_no: int, ratings: Ratings) -> SwissInputs:
     table = standings(state, ratings)
     ranked = [row.entrant for row in table if state.is_active(row.entrant)]
     if round_no == 1:
@@ -270,10 +276,20 @@ def _swiss(
                     met[x].update(p.b)
                 for y in p.b:
                     met[y].update(p.a)
+    return SwissInputs(ranked, points, met, had_bye)
+
+
+def _swiss(
+    state: Tournament, round_no: int, ratings: Ratings, forbidden: Collection[frozenset[str]]
+) -> tuple[list[Pairing], _End]:
+    rounds = state.settings.rounds
+    if round_no > rounds:
+        return [], (ALL_ROUNDS_PLAYED, f"all {rounds} rounds have been played")
+    given = swiss_inputs(state, round_no, ratings)
     try:
-        found = swiss.pair(ranked, points, met, had_bye, forbidden)
+        found = swiss.pair(given.ranked, given.points, given.met, given.had_bye, forbidden)
     except NoValidPairing as exc:
-        reason = TOO_FEW_TO_PAIR if len(ranked) < 2 else NO_VALID_PAIRING
+        reason = TOO_FEW_TO_PAIR if len(given.ranked) < 2 else NO_VALID_PAIRING
         return [], (reason, f"round {round_no} cannot be paired: {exc.message}")
     pairings = [Pairing(k, (x,), (y,)) for k, (x, y) in enumerate(found.pairs, 1)]
     if found.bye is not None:

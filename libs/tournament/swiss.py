@@ -57,6 +57,9 @@ class SwissRound:
 
     pairs: tuple[tuple[str, str], ...]
     bye: str | None
+    #: The matching's total cost (lower is better): comparable between two pairings of
+    #: the same standings, e.g. the restricted graph's and the full graph's.
+    cost: int = 0
     #: True when the restricted graph had no perfect matching and the full one was used.
     widened: bool = False
 
@@ -86,7 +89,7 @@ def pair(
             return found
         widened = graph.match(None)
         if widened is not None:
-            return SwissRound(widened.pairs, widened.bye, widened=True)
+            return SwissRound(widened.pairs, widened.bye, widened.cost, widened=True)
     else:
         found = graph.match(None)
         if found is not None:
@@ -179,10 +182,15 @@ class _Graph:
             return None
         pairs: list[tuple[int, int]] = []
         bye = None
+        cost = 0
         for u, v in mate:
             if BYE in (u, v):
-                bye = self.ranked[v if u == BYE else u]
+                sitter = v if u == BYE else u
+                bye = self.ranked[sitter]
+                cost += self.Q * (self.n - 1 - sitter)
             else:
                 pairs.append((min(u, v), max(u, v)))
+                cost += self.cost(u, v)
         pairs.sort()
-        return SwissRound(tuple((self.ranked[i], self.ranked[j]) for i, j in pairs), bye)
+        named = tuple((self.ranked[i], self.ranked[j]) for i, j in pairs)
+        return SwissRound(named, bye, cost)
