@@ -32,7 +32,7 @@ from tournament import swiss  # noqa: E402
 from tournament.settings import Format, Outcome, Settings  # noqa: E402
 from tournament.state import Tournament, evolve  # noqa: E402
 
-T0 = 1_700_000_000.0
+T0 = 1_700_000_000_000  # unix milliseconds
 RESULTS = [(Outcome.WIN, Outcome.LOSS), (Outcome.LOSS, Outcome.WIN), (Outcome.DRAW, Outcome.DRAW)]
 
 
@@ -54,7 +54,7 @@ def play(n: int, seed: int, full: bool) -> dict:
     state = apply(state, c.start(state, T0, ratings)[:1])
     times, matching, widened, compare = [], [], 0, None
     for r in range(1, rounds + 1):
-        now = T0 + r * 4000
+        now_ms = T0 + r * 4_000_000
         given = c.swiss_inputs(state, r, ratings)
         args = (given.ranked, given.points, given.met, given.had_bye)
         start = time.perf_counter()
@@ -66,14 +66,14 @@ def play(n: int, seed: int, full: bool) -> dict:
             exact = swiss.pair(*args, window=None)
             compare = (r, time.perf_counter() - start, restricted.cost == exact.cost)
         start = time.perf_counter()
-        events = c.pair_next_round(state, r, now, ratings)
+        events = c.pair_next_round(state, r, now_ms, ratings)
         times.append(time.perf_counter() - start)
         state = apply(state, events)
         assert not state.is_finished, state.finished
         for m in state.current.matches:
             if not m.pairing.is_bye:
                 a, b = rng.choice(RESULTS)
-                state = apply(state, c.record_result(state, r, m.pairing.match, a, b, now))
+                state = apply(state, c.record_result(state, r, m.pairing.match, a, b, now_ms))
     return {
         "rounds": rounds,
         "times": times,

@@ -10,17 +10,18 @@ from tournament.settings import Format, Outcome, Settings
 from tournament.state import Match, Tournament, evolve
 
 W, D, L = Outcome.WIN, Outcome.DRAW, Outcome.LOSS
-T0 = 1_700_000_000.0
+T0 = 1_700_000_000_000  # unix milliseconds
+SECOND = 1000
 
 
 class Run:
-    def __init__(self, settings: Settings, entrants: Iterable[str] = (), now: float = T0):
+    def __init__(self, settings: Settings, entrants: Iterable[str] = (), now_ms: int = T0):
         self.state = Tournament()
         self.events: list = []
-        self.now = now
-        self.do(c.create(self.state, "t1", settings, now))
+        self.now_ms = now_ms
+        self.do(c.create(self.state, "t1", settings, now_ms))
         for e in entrants:
-            self.do(c.enter(self.state, e, now))
+            self.do(c.enter(self.state, e, now_ms))
 
     def do(self, events: list) -> list:
         for e in events:
@@ -29,7 +30,7 @@ class Run:
         return events
 
     def pair(self, **kw) -> list:
-        return self.do(c.pair_next_round(self.state, len(self.state.rounds) + 1, self.now, **kw))
+        return self.do(c.pair_next_round(self.state, len(self.state.rounds) + 1, self.now_ms, **kw))
 
     def pairs(self, round_no: int | None = None) -> list[tuple[str, ...]]:
         """Round ``round_no``'s (default: the current) pairings as ('a', 'b') or ('a',)."""
@@ -57,7 +58,7 @@ class Run:
                 m.pairing.match,
                 a,
                 b,
-                self.now,
+                self.now_ms,
                 a_points=pa,
                 b_points=pb,
                 game=len(m.games) + 1,

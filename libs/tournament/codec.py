@@ -95,8 +95,6 @@ def _decode(hint: Any, value: Any) -> Any:
         return hint(**kwargs)
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint(value)
-    if hint is float and isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
     if hint in (int, str, bool) and type(value) is hint:
         return value
     raise TypeError(f"expected {getattr(hint, '__name__', hint)}, got {value!r}")

@@ -5,12 +5,12 @@ tournament service calls, one function per command:
     create, enter, withdraw, start, pair_next_round, record_result, no_show,
     round_timeout, record_ladder_match, finish_if_due        (and the query deadlines)
 
-Nothing here reads a clock or draws randomness: ``now`` is the service's time, ratings
-come through a port (a mapping; 1500 for the unknown), and a random seeding uses the
-``random.Random`` the caller seeded. Repeating a command that already took effect appends
-nothing where the repeat is harmless (pairing a round already paired, a result already
-recorded, a no-show already recorded, a withdrawal already made); otherwise the command
-raises a TournamentError subclass with a stable code.
+Nothing here reads a clock or draws randomness: ``now_ms`` is the service's time (whole
+unix milliseconds), ratings come through a port (a mapping; 1500 for the unknown), and a
+random seeding uses the ``random.Random`` the caller seeded. Repeating a command that
+already took effect appends nothing where the repeat is harmless (pairing a round already
+paired, a result already recorded, a no-show already recorded, a withdrawal already
+made); otherwise the command raises a TournamentError subclass with a stable code.
 """
 
 from __future__ import annotations
@@ -80,25 +80,25 @@ _VALID_OUTCOMES = {
 
 
 def create(
-    state: Tournament, tournament_id: str, settings: Settings, now: float
+    state: Tournament, tournament_id: str, settings: Settings, now_ms: int
 ) -> list[TournamentEvent]:
     """Open a tournament. Raises TournamentExists, BadSettings."""
     if state.is_created:
         raise TournamentExists(f"tournament {state.id} already exists")
     if not tournament_id:
         raise UnknownTournament("a tournament needs an id")
-    return [TournamentCreated(tournament_id, settings.validated(), now)]
+    return [TournamentCreated(tournament_id, settings.validated(), now_ms)]
 
 
 def enter(
-    state: Tournament, player: str, now: float, ratings: Ratings | None = None
+    state: Tournament, player: str, now_ms: int, ratings: Ratings | None = None
 ) -> list[TournamentEvent]:
     """Register a player. Formats with rounds take entries until they start; a ladder
     until it ends. Raises RegistrationClosed, AlreadyEntered, TournamentFull,
     RatingOutOfBand, NotEntered (an id that cannot be an entrant)."""
     _require_open(state)
     s = state.settings
-    if state.is_started and (s.has_rounds or _ladder_over(state, now)):
+    if state.is_started and (s.has_rounds or _ladder_over(state, now_ms)):
         raise RegistrationClosed("registration closed when the tournament started")
     if not player or (s.table_size == 4 and player.startswith(TEAM_PREFIX)):
         raise NotEntered(f"{player!r} cannot be an entrant's id")
@@ -114,11 +114,11 @@ def enter(
             f"a rating of {r:g} is outside the tournament's band "
             f"({_band(s.min_rating)} to {_band(s.max_rating)})"
         )
-    return [Entered(player, now)]
+    return [Entered(player, now_ms)]
 
 
 def withdraw(
-    state: Tournament, who: str, now: float, ratings: Ratings | None = None
+    state: Tournament, who: str, now_ms: int, ratings: Ratings | None = None
 ) -> list[TournamentEvent]:
     """Withdraw a player (their team, where teams play). They keep their score, are not
     paired again, and lose the match they are in if it is undecided. When nobody is left
@@ -127,7 +127,7 @@ def withdraw(
     if not state.is_started:
         if who not in state.entered:
             raise NotEntered(f"{who} has not entered")
-        return [Withdrew(who, now)]
+        return [Withdrew(who, now_ms)]
     entrant = state.entrant_of(who)
     if entrant is None or entrant not in state.status:
         raise NotEntered(f"{who} is not in this tournament")
@@ -135,16 +135,16 @@ def withdraw(
         return []
     if state.status[entrant] is Status.OUT:
         raise NotInPlay(f"{entrant} is already out of the tournament")
-    events: list[TournamentEvent] = [Withdrew(entrant, now)]
+    events: list[TournamentEvent] = [Withdrew(entrant, now_ms)]
     after = evolve(state, events[0])
     if not after.active:
-        events.append(_finish(after, ALL_WITHDREW, "every entrant has withdrawn", now, ratings))
+        events.append(_finish(after, ALL_WITHDREW, "every entrant has withdrawn", now_ms, ratings))
     return events
 
 
 def start(
     state: Tournament,
-    now: float,
+    now_ms: int,
     ratings: Ratings | None = None,
     rng: random.Random | None = None,
     manual: Sequence[str] | None = None,
@@ -161,7 +161,7 @@ def start(
     s = state.settings
     players = seed_order(state.entered, s.seeding, ratings or {}, rng, manual)
     if s.format is Format.LADDER:
-        return [Started(players, (), (), ladder.window_end(now, s.ladder_days), now)]
+        return [Started(players, (), (), ladder.window_end(now_ms, s.ladder_days), now_ms)]
     needed = 4 if s.table_size == 4 else 2
     if len(players) < needed:
         raise NotEnoughEntrants(f"{len(players)} entered; this format needs at least {needed}")
@@ -174,14 +174,17 @@ def start(
         schedule = (
             roundrobin.rotating_partners(order) if s.rotate_partners else roundrobin.schedule(order)
         )
-    started = Started(order, teams, schedule, None, now)
-    return [started, *pair_next_round(evolve(state, started), 1, now, ratings, forbidden=forbidden)]
+    started = Started(order, teams, schedule, None, now_ms)
+    return [
+        started,
+        *pair_next_round(evolve(state, started), 1, now_ms, ratings, forbidden=forbidden),
+    ]
 
 
 def pair_next_round(
     state: Tournament,
     round_no: int,
-    now: float,
+    now_ms: int,
     ratings: Ratings | None = None,
     rng: random.Random | None = None,
     manual: Sequence[str] | None = None,
@@ -208,7 +211,7 @@ def pair_next_round(
     if round_no != len(state.rounds) + 1:
         raise WrongRound(f"the next round is round {len(state.rounds) + 1}")
     if not state.is_started:
-        return start(state, now, ratings, rng, manual, forbidden)
+        return start(state, now_ms, ratings, rng, manual, forbidden)
     current = state.current
     if current is not None and not state.is_round_complete(current):
         raise RoundInProgress(f"round {current.number} is still being played")
@@ -219,8 +222,8 @@ def pair_next_round(
     else:
         pairings, end = _elimination(state, round_no)
     if end is not None:
-        return [_finish(state, end[0], end[1], now, ratings)]
-    return [RoundPaired(round_no, tuple(pairings), now + s.round_seconds, now)]
+        return [_finish(state, end[0], end[1], now_ms, ratings)]
+    return [RoundPaired(round_no, tuple(pairings), now_ms + s.round_ms, now_ms)]
 
 
 _End = tuple[str, str] | None
@@ -332,7 +335,7 @@ def record_result(
     match: int,
     a: Outcome,
     b: Outcome,
-    now: float,
+    now_ms: int,
     a_points: int = 0,
     b_points: int = 0,
     game: int = 1,
@@ -355,7 +358,9 @@ def record_result(
     if m is None or m.pairing.is_bye or not m.pairing.a:
         raise UnknownMatch(f"round {round_no} has no match {match} to play")
     absent = tuple(dict.fromkeys(state.entrant_of(w) or w for w in no_show))
-    event = MatchReported(round_no, match, game, a, b, a_points, b_points, absent, timed_out, now)
+    event = MatchReported(
+        round_no, match, game, a, b, a_points, b_points, absent, timed_out, now_ms
+    )
     if game <= len(m.games):
         earlier = m.games[game - 1]
         if (earlier.a, earlier.b, earlier.a_points, earlier.b_points) == (
@@ -389,7 +394,7 @@ def record_result(
     return [event]
 
 
-def no_show(state: Tournament, who: str, now: float) -> list[TournamentEvent]:
+def no_show(state: Tournament, who: str, now_ms: int) -> list[TournamentEvent]:
     """``who`` (a player, or their team) did not take the seat within the seat window of
     its table opening: out of the tournament, the match lost. Once is enough: a repeat
     appends nothing. Raises NotInPlay, SeatWindowOpen."""
@@ -403,51 +408,51 @@ def no_show(state: Tournament, who: str, now: float) -> list[TournamentEvent]:
     if found is None:
         raise NotInPlay(f"{entrant} has no match waiting for them")
     round_, m = found
-    due = m.opened_at + state.settings.seat_seconds
-    if now < due:
-        raise SeatWindowOpen(f"the seat window is open for {due - now:g} more seconds")
-    return [SeatNoShow(round_.number, m.pairing.match, entrant, now)]
+    due = m.opened_at_ms + state.settings.seat_window_ms
+    if now_ms < due:
+        raise SeatWindowOpen(f"the seat window is open for {(due - now_ms) / 1000:g} more seconds")
+    return [SeatNoShow(round_.number, m.pairing.match, entrant, now_ms)]
 
 
 def round_timeout(
-    state: Tournament, now: float, never_seated: Collection[str] = ()
+    state: Tournament, now_ms: int, never_seated: Collection[str] = ()
 ) -> list[TournamentEvent]:
     """Once the current round's time is up, every undecided match is lost by both sides,
     except that a side that never turned up (``never_seated``, players or entrants)
     alone loses. Before the time, or with nothing undecided, appends nothing."""
     _require_open(state)
     round_ = state.current
-    if round_ is None or round_.timed_out or now < round_.ends_at:
+    if round_ is None or round_.timed_out or now_ms < round_.ends_at_ms:
         return []
     undecided = state.undecided(round_)
     if not undecided:
         return []
     in_play = {e for m in undecided for e in m.pairing.entrants}
     absent = {state.entrant_of(w) or w for w in never_seated} & in_play
-    return [RoundTimedOut(round_.number, tuple(e for e in state.order if e in absent), now)]
+    return [RoundTimedOut(round_.number, tuple(e for e in state.order if e in absent), now_ms)]
 
 
 def record_ladder_match(
     state: Tournament,
     match_id: str,
     outcomes: Mapping[str, Outcome],
-    played_at: float,
-    now: float,
+    played_at_ms: int,
+    now_ms: int,
     left: Collection[str] = (),
     ruleset: str | None = None,
 ) -> list[TournamentEvent]:
-    """A rated match from the lobby, finished at ``played_at``: each entrant in it scores
+    """A rated match from the lobby, finished at ``played_at_ms``: each entrant in it scores
     its outcome (leaving it is a loss). Matches outside the window, of another ruleset,
     with no entrant in them, or already recorded append nothing; a withdrawn entrant's
     matches after the withdrawal do not count. Raises WrongFormat, NotStarted."""
     _require_open(state)
     if state.settings.format is not Format.LADDER:
         raise WrongFormat("only a ladder scores matches from the lobby")
-    if not state.is_started or state.started_at is None or state.ladder_ends_at is None:
+    if not state.is_started or state.started_at_ms is None or state.ladder_ends_at_ms is None:
         raise NotStarted("the ladder has not started")
     if ruleset is not None and ruleset != state.settings.ruleset:
         return []
-    if not ladder.in_window(played_at, state.started_at, state.ladder_ends_at):
+    if not ladder.in_window(played_at_ms, state.started_at_ms, state.ladder_ends_at_ms):
         return []
     if any(r.match_id == match_id for r in state.ladder):
         return []
@@ -455,22 +460,22 @@ def record_ladder_match(
     for player, outcome in outcomes.items():
         if player not in state.status:
             continue
-        if not ladder.counts_for(played_at, state.withdrawn_at.get(player)):
+        if not ladder.counts_for(played_at_ms, state.withdrawn_at_ms.get(player)):
             continue
         scores.append(LadderScore(player, outcome, player in left))
     if not scores:
         return []
-    return [LadderMatchReported(match_id, tuple(scores), played_at, now)]
+    return [LadderMatchReported(match_id, tuple(scores), played_at_ms, now_ms)]
 
 
 def finish_if_due(
-    state: Tournament, now: float, ratings: Ratings | None = None
+    state: Tournament, now_ms: int, ratings: Ratings | None = None
 ) -> list[TournamentEvent]:
     """A ladder finishes when its days are over; other formats finish by pairing."""
-    if not state.is_created or state.is_finished or not _ladder_over(state, now):
+    if not state.is_created or state.is_finished or not _ladder_over(state, now_ms):
         return []
     days = state.settings.ladder_days
-    return [_finish(state, LADDER_ENDED, f"the ladder's {days} days are over", now, ratings)]
+    return [_finish(state, LADDER_ENDED, f"the ladder's {days} days are over", now_ms, ratings)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,7 +483,7 @@ class Deadline:
     """A moment the service must wake for: ``kind`` is "seat" (check who sat down at
     ``round``/``match``), "round" (round_timeout) or "ladder" (finish_if_due)."""
 
-    at: float
+    at_ms: int
     kind: str
     round: int = 0
     match: int = 0
@@ -490,18 +495,19 @@ def deadlines(state: Tournament) -> list[Deadline]:
     if not state.is_started or state.is_finished:
         return []
     out = []
-    if state.ladder_ends_at is not None:
-        out.append(Deadline(state.ladder_ends_at, "ladder"))
+    if state.ladder_ends_at_ms is not None:
+        out.append(Deadline(state.ladder_ends_at_ms, "ladder"))
     round_ = state.current
     if round_ is not None and not round_.timed_out:
         undecided = state.undecided(round_)
         if undecided:
-            out.append(Deadline(round_.ends_at, "round", round_.number))
-        seat = state.settings.seat_seconds
+            out.append(Deadline(round_.ends_at_ms, "round", round_.number))
+        seat = state.settings.seat_window_ms
         out += [
-            Deadline(m.opened_at + seat, "seat", round_.number, m.pairing.match) for m in undecided
+            Deadline(m.opened_at_ms + seat, "seat", round_.number, m.pairing.match)
+            for m in undecided
         ]
-    return sorted(out, key=lambda d: (d.at, d.kind, d.match))
+    return sorted(out, key=lambda d: (d.at_ms, d.kind, d.match))
 
 
 # --- helpers ------------------------------------------------------------------------
@@ -514,16 +520,16 @@ def _require_open(state: Tournament) -> None:
         raise AlreadyFinished("the tournament has finished")
 
 
-def _ladder_over(state: Tournament, now: float) -> bool:
-    return state.ladder_ends_at is not None and now >= state.ladder_ends_at
+def _ladder_over(state: Tournament, now_ms: int) -> bool:
+    return state.ladder_ends_at_ms is not None and now_ms >= state.ladder_ends_at_ms
 
 
-def _band(value: float | None) -> str:
+def _band(value: int | None) -> str:
     return "any" if value is None else f"{value:g}"
 
 
 def _finish(
-    state: Tournament, reason: str, detail: str, now: float, ratings: Ratings | None
+    state: Tournament, reason: str, detail: str, now_ms: int, ratings: Ratings | None
 ) -> TournamentFinished:
     order = tuple(row.entrant for row in standings(state, ratings))
-    return TournamentFinished(reason, detail, order, now)
+    return TournamentFinished(reason, detail, order, now_ms)

@@ -12,8 +12,9 @@ A tournament's stream, in order::
     LadderMatchReported*              ladder only: a rated match from the lobby
     TournamentFinished                why it ended, and the final order
 
-Times are unix seconds from the service's clock, carried in the events: the core never
-reads a clock, so a deadline is data (a round's ``ends_at``, a table's opening time)
+Times are whole unix milliseconds from the service's clock (integers: the event log
+hashes exact JSON and refuses floats), carried in the events: the core never
+reads a clock, so a deadline is data (a round's ``ends_at_ms``, a table's opening time)
 that survives a restart of the service.
 """
 
@@ -69,7 +70,7 @@ class TournamentCreated:
     SCHEMA: ClassVar[int] = 1
     tournament_id: str
     settings: Settings
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ class Entered:
     TYPE: ClassVar[str] = "Entered"
     SCHEMA: ClassVar[int] = 1
     entrant: str
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ class Withdrew:
     TYPE: ClassVar[str] = "Withdrew"
     SCHEMA: ClassVar[int] = 1
     entrant: str
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,20 +102,20 @@ class Started:
     #: Round-robin: every round's pairings, drawn before round 1 and never changed.
     schedule: tuple[tuple[Pairing, ...], ...]
     #: Ladder: the end of its window; None for formats with rounds.
-    ends_at: float | None
-    at: float
+    ends_at_ms: int | None
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class RoundPaired:
-    """A round's matches; every table opens now, and the round ends at ``ends_at``."""
+    """A round's matches; every table opens now_ms, and the round ends at ``ends_at_ms``."""
 
     TYPE: ClassVar[str] = "RoundPaired"
     SCHEMA: ClassVar[int] = 1
     round: int
     pairings: tuple[Pairing, ...]
-    ends_at: float
-    at: float
+    ends_at_ms: int
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,7 @@ class MatchReported:
     b_points: int
     no_show: tuple[str, ...]
     timed_out: bool
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +151,7 @@ class SeatNoShow:
     round: int
     match: int
     entrant: str
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,7 @@ class RoundTimedOut:
     SCHEMA: ClassVar[int] = 1
     round: int
     never_seated: tuple[str, ...]
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +175,8 @@ class LadderMatchReported:
     SCHEMA: ClassVar[int] = 1
     match_id: str
     scores: tuple[LadderScore, ...]
-    played_at: float
-    at: float
+    played_at_ms: int
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +189,7 @@ class TournamentFinished:
     reason: str
     detail: str
     standings: tuple[str, ...]
-    at: float
+    at_ms: int
 
 
 TournamentEvent = (

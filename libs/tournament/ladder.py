@@ -12,21 +12,21 @@ tournament's game from the lobby scores win/draw/loss points.
 from __future__ import annotations
 
 from tournament.events import LadderScore
-from tournament.settings import SECONDS_PER_DAY, Outcome
+from tournament.settings import MS_PER_DAY, Outcome
 
 
-def window_end(started_at: float, days: int) -> float:
-    return started_at + days * SECONDS_PER_DAY
+def window_end(started_at_ms: int, days: int) -> int:
+    return started_at_ms + days * MS_PER_DAY
 
 
-def in_window(played_at: float, started_at: float, ends_at: float) -> bool:
+def in_window(played_at_ms: int, started_at_ms: int, ends_at_ms: int) -> bool:
     """A match counts when it finished within [start, end)."""
-    return started_at <= played_at < ends_at
+    return started_at_ms <= played_at_ms < ends_at_ms
 
 
-def counts_for(played_at: float, withdrawn_at: float | None) -> bool:
+def counts_for(played_at_ms: int, withdrawn_at_ms: int | None) -> bool:
     """Matches after a withdrawal do not count; those before it keep counting."""
-    return withdrawn_at is None or played_at < withdrawn_at
+    return withdrawn_at_ms is None or played_at_ms < withdrawn_at_ms
 
 
 def outcome_of(score: LadderScore) -> Outcome:

@@ -13,10 +13,10 @@ from typing import Final
 from tournament.errors import BadSettings
 
 #: RULES.md §5: "take your seat within 3 minutes of the table opening".
-SEAT_WINDOW_SECONDS: Final = 180
+SEAT_WINDOW_MS: Final = 180_000
 #: The rating the ratings port is assumed to give an entrant it does not know.
 DEFAULT_RATING: Final = 1500.0
-SECONDS_PER_DAY: Final = 86_400
+MS_PER_DAY: Final = 86_400_000
 
 
 class Format(StrEnum):
@@ -71,8 +71,8 @@ class Settings:
     #: Elimination: a meeting is one match or the best of three.
     best_of: int = 1
     #: Each round's time limit, from the moment it is paired.
-    round_seconds: int = 3600
-    seat_seconds: int = SEAT_WINDOW_SECONDS
+    round_ms: int = 3_600_000
+    seat_window_ms: int = SEAT_WINDOW_MS
     #: Ladder: how many days it runs from its start.
     ladder_days: int = 7
     #: Round-robin of exactly one table of four: partners change every round.
@@ -80,8 +80,8 @@ class Settings:
     seeding: Seeding = Seeding.RATING
     #: Registration cap (None: no cap) and rating band (None: open at that end).
     max_entrants: int | None = None
-    min_rating: float | None = None
-    max_rating: float | None = None
+    min_rating: int | None = None
+    max_rating: int | None = None
     #: The ruleset whose matches count (ladder) or are played (formats with rounds).
     ruleset: str = "club"
 
@@ -89,8 +89,8 @@ class Settings:
         """Return self, or raise BadSettings naming the first number that makes no sense."""
         if self.table_size not in (2, 4):
             raise BadSettings("a table seats 2 or 4 players")
-        if self.round_seconds <= 0 or self.seat_seconds <= 0:
-            raise BadSettings("the round time and the seat window are positive seconds")
+        if self.round_ms <= 0 or self.seat_window_ms <= 0:
+            raise BadSettings("the round time and the seat window are positive durations")
         if not self.points.win > self.points.draw >= self.points.loss:
             raise BadSettings("a win must score more than a draw, a draw at least a loss")
         if self.format is Format.SWISS and self.rounds < 1:

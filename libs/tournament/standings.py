@@ -157,7 +157,7 @@ def _ladder_tally(state: Tournament, out: dict[str, Tally]) -> dict[str, Tally]:
     for report in state.ladder:
         for s in report.scores:
             if s.entrant not in out or not counts_for(
-                report.played_at, state.withdrawn_at.get(s.entrant)
+                report.played_at_ms, state.withdrawn_at_ms.get(s.entrant)
             ):
                 continue  # withdrawing keeps the points; later matches do not count
             out[s.entrant].add(outcome_of(s), points)

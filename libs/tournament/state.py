@@ -45,14 +45,14 @@ class Game:
     b: Outcome
     a_points: int
     b_points: int
-    at: float
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class Match:
     pairing: Pairing
     #: When its table opened (an elimination meeting's next game opens a new table).
-    opened_at: float
+    opened_at_ms: int
     games: tuple[Game, ...] = ()
     #: Entrants that lost it without playing it out: no-show, withdrawal, never seated.
     forfeited: tuple[str, ...] = ()
@@ -64,8 +64,8 @@ class Match:
 class Round:
     number: int
     matches: tuple[Match, ...]
-    paired_at: float
-    ends_at: float
+    paired_at_ms: int
+    ends_at_ms: int
     timed_out: bool = False
 
     def match(self, number: int) -> Match | None:
@@ -90,19 +90,19 @@ _UNSET: Final = Settings(Format.ROUND_ROBIN)
 class Tournament:
     id: str = ""
     settings: Settings = _UNSET
-    created_at: float = 0.0
+    created_at_ms: int = 0
     #: Registered players (entrants, except where teams form at the start), entry order.
     entered: tuple[str, ...] = ()
-    started_at: float | None = None
+    started_at_ms: int | None = None
     #: The entrants in seed order; a ladder appends late entrants.
     order: tuple[str, ...] = ()
     teams: dict[str, tuple[str, ...]] = field(default_factory=dict)
     team_of: dict[str, str] = field(default_factory=dict)
     schedule: tuple[tuple[Pairing, ...], ...] = ()
     status: dict[str, Status] = field(default_factory=dict)
-    withdrawn_at: dict[str, float] = field(default_factory=dict)
+    withdrawn_at_ms: dict[str, int] = field(default_factory=dict)
     rounds: tuple[Round, ...] = ()
-    ladder_ends_at: float | None = None
+    ladder_ends_at_ms: int | None = None
     ladder: tuple[LadderMatchReported, ...] = ()
     finished: TournamentFinished | None = None
 
@@ -114,7 +114,7 @@ class Tournament:
 
     @property
     def is_started(self) -> bool:
-        return self.started_at is not None
+        return self.started_at_ms is not None
 
     @property
     def is_finished(self) -> bool:
@@ -209,7 +209,7 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
     match event:
         case TournamentCreated():
             return replace(
-                state, id=event.tournament_id, settings=event.settings, created_at=event.at
+                state, id=event.tournament_id, settings=event.settings, created_at_ms=event.at_ms
             )
         case Entered():
             if not state.is_started:
@@ -223,32 +223,32 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
         case Withdrew():
             if not state.is_started:
                 return replace(state, entered=tuple(e for e in state.entered if e != event.entrant))
-            state = _forfeit(state, event.entrant, event.at)
+            state = _forfeit(state, event.entrant, event.at_ms)
             return replace(
                 state,
                 status={**state.status, event.entrant: Status.WITHDRAWN},
-                withdrawn_at={**state.withdrawn_at, event.entrant: event.at},
+                withdrawn_at_ms={**state.withdrawn_at_ms, event.entrant: event.at_ms},
             )
         case Started():
             team_of = {p: t.id for t in event.teams for p in t.players}
             return replace(
                 state,
-                started_at=event.at,
+                started_at_ms=event.at_ms,
                 order=event.order,
                 teams={t.id: t.players for t in event.teams},
                 team_of=team_of,
                 schedule=event.schedule,
                 status=dict.fromkeys(event.order, Status.ACTIVE),
-                ladder_ends_at=event.ends_at,
+                ladder_ends_at_ms=event.ends_at_ms,
             )
         case RoundPaired():
-            matches = tuple(Match(p, event.at) for p in event.pairings)
+            matches = tuple(Match(p, event.at_ms) for p in event.pairings)
             return replace(
                 state,
-                rounds=(*state.rounds, Round(event.round, matches, event.at, event.ends_at)),
+                rounds=(*state.rounds, Round(event.round, matches, event.at_ms, event.ends_at_ms)),
             )
         case MatchReported():
-            game = Game(event.a, event.b, event.a_points, event.b_points, event.at)
+            game = Game(event.a, event.b, event.a_points, event.b_points, event.at_ms)
 
             def add_game(m: Match) -> Match:
                 return replace(
@@ -256,7 +256,7 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
                     games=(*m.games, game),
                     forfeited=(*m.forfeited, *event.no_show),
                     timed_out=m.timed_out or event.timed_out,
-                    opened_at=event.at,  # the next game, if any, opens a new table now
+                    opened_at_ms=event.at_ms,  # the next game, if any, opens a new table now
                 )
 
             state = _update_match(state, event.round, event.match, add_game)
@@ -301,7 +301,7 @@ def _put_out(state: Tournament, entrants: Iterable[str]) -> Tournament:
     return replace(state, status={**state.status, **out}) if out else state
 
 
-def _forfeit(state: Tournament, entrant: str, at: float) -> Tournament:
+def _forfeit(state: Tournament, entrant: str, at_ms: int) -> Tournament:
     """Someone who withdraws mid-match loses that match (if it was undecided)."""
     found = state.match_of(entrant)
     if found is None:

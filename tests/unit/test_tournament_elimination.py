@@ -89,7 +89,7 @@ def test_a_drawn_meeting_is_played_again_in_the_same_round() -> None:
     m = run.match("a")
     assert len(m.games) == 1 and len(run.state.rounds) == 1, "replayed, same round"
     with pytest.raises(Exception) as err:
-        c.pair_next_round(run.state, 2, run.now)
+        c.pair_next_round(run.state, 2, run.now_ms)
     assert getattr(err.value, "code", "") == "round_in_progress"
     run.result("a", L)  # the replay (game 2) decides: d goes through
     run.wins("b")
@@ -122,7 +122,7 @@ def test_a_meeting_undecided_at_the_time_limit_sends_neither_on() -> None:
     run = Run(knockout(), "abcd")
     run.pair()
     run.wins("a")
-    run.do(c.round_timeout(run.state, run.state.current.ends_at))  # b-c undecided
+    run.do(c.round_timeout(run.state, run.state.current.ends_at_ms))  # b-c undecided
     assert run.state.status["b"] == run.state.status["c"] == "active"  # lost, not "out"
     (finished,) = run.pair()  # nobody came through the other half: a has won
     assert finished.reason == "final_decided" and finished.standings[0] == "a"
@@ -132,6 +132,6 @@ def test_a_meeting_undecided_at_the_time_limit_sends_neither_on() -> None:
 def test_nobody_left_ends_without_a_winner() -> None:
     run = Run(knockout(), "ab")
     run.pair()
-    run.do(c.round_timeout(run.state, run.state.current.ends_at))
+    run.do(c.round_timeout(run.state, run.state.current.ends_at_ms))
     finished = run.pair()[0]
     assert finished.reason == "no_one_left"

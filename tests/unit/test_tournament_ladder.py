@@ -7,10 +7,10 @@ import pytest
 from tests.tournament_kit import T0, D, L, Run, W, ladder
 from tournament import commands as c
 from tournament.errors import TournamentError
-from tournament.settings import SECONDS_PER_DAY
+from tournament.settings import MS_PER_DAY
 from tournament.standings import standings
 
-DAY = SECONDS_PER_DAY
+DAY = MS_PER_DAY
 
 
 def started(days: int = 2, entrants: str = "abc") -> Run:
@@ -19,7 +19,7 @@ def started(days: int = 2, entrants: str = "abc") -> Run:
     return run
 
 
-def record(run: Run, match_id: str, outcomes: dict, at: float, **kw) -> list:
+def record(run: Run, match_id: str, outcomes: dict, at: int, **kw) -> list:
     return run.do(c.record_ladder_match(run.state, match_id, outcomes, at, at, **kw))
 
 
@@ -38,7 +38,7 @@ def test_every_rated_match_in_the_window_scores_as_many_as_you_play() -> None:
 @pytest.mark.parametrize(
     "at,counts", [(T0 - 1, False), (T0, True), (T0 + 2 * DAY - 1, True), (T0 + 2 * DAY, False)]
 )
-def test_only_matches_within_the_days_count(at: float, counts: bool) -> None:
+def test_only_matches_within_the_days_count(at: int, counts: bool) -> None:
     run = started(days=2)
     assert bool(c.record_ladder_match(run.state, "m", {"a": W}, at, at)) is counts
 

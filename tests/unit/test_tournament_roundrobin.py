@@ -130,7 +130,7 @@ def test_a_withdrawn_entrants_later_opponents_sit_out_with_a_win() -> None:
     run = Run(robin(), "abcd")
     run.pair()
     run.finish_round(D)
-    run.do(withdraw(run.state, "d", run.now))
+    run.do(withdraw(run.state, "d", run.now_ms))
     run.pair()
     byes = [m.pairing.a[0] for m in run.state.current.matches if m.pairing.is_bye]
     assert len(byes) == 1  # d's scheduled opponent sits the round out

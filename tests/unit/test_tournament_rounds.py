@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.tournament_kit import T0, D, L, Run, W, knockout, robin, swiss
+from tests.tournament_kit import SECOND, T0, D, L, Run, W, knockout, robin, swiss
 from tournament import commands as c
 from tournament.errors import TournamentError
 from tournament.events import MatchReported, RoundTimedOut, SeatNoShow, Started, Withdrew
@@ -50,9 +50,9 @@ def test_teams_need_an_even_number_of_players() -> None:
 def test_a_player_speaks_for_their_team() -> None:
     run = Run(swiss(table_size=4), ["p1", "p2", "p3", "p4"])
     run.pair()
-    run.do(c.withdraw(run.state, "p4", run.now))  # p4 partners p1 in team-1
+    run.do(c.withdraw(run.state, "p4", run.now_ms))  # p4 partners p1 in team-1
     assert run.state.status["team-1"] is Status.WITHDRAWN
-    assert run.events[-1] == Withdrew("team-1", run.now)
+    assert run.events[-1] == Withdrew("team-1", run.now_ms)
 
 
 # --- the seat window -------------------------------------------------------------------
@@ -62,12 +62,12 @@ def test_no_seat_within_3_minutes_means_out_of_the_tournament_and_the_match_lost
     run = Run(swiss(rounds=2), "abcd")
     run.pair()  # a-c, b-d
     with pytest.raises(TournamentError) as err:
-        c.no_show(run.state, "c", T0 + 179)
+        c.no_show(run.state, "c", T0 + 179 * SECOND)
     assert err.value.code == "seat_window_open"
-    (event,) = run.do(c.no_show(run.state, "c", T0 + 180))
-    assert event == SeatNoShow(1, 1, "c", T0 + 180)
+    (event,) = run.do(c.no_show(run.state, "c", T0 + 180 * SECOND))
+    assert event == SeatNoShow(1, 1, "c", T0 + 180 * SECOND)
     assert run.state.status["c"] is Status.OUT
-    assert c.no_show(run.state, "c", T0 + 200) == []  # once is enough
+    assert c.no_show(run.state, "c", T0 + 200 * SECOND) == []  # once is enough
     rows = {r.entrant: r for r in standings(run.state)}
     assert rows["a"].wins == 1 and rows["c"].losses == 1 and rows["c"].status == "out"
     run.result("b", W)
@@ -78,17 +78,17 @@ def test_no_seat_within_3_minutes_means_out_of_the_tournament_and_the_match_lost
 def test_the_seat_window_of_a_later_game_runs_from_that_game() -> None:
     run = Run(knockout(best_of=3), "ab")
     run.pair()
-    run.now = T0 + 600
-    run.result("a", W)  # game 2's table opens now
+    run.now_ms = T0 + 600 * SECOND
+    run.result("a", W)  # game 2's table opens now_ms
     with pytest.raises(TournamentError):
-        c.no_show(run.state, "b", T0 + 600 + 179)
-    assert c.no_show(run.state, "b", T0 + 780)
+        c.no_show(run.state, "b", T0 + (600 + 179) * SECOND)
+    assert c.no_show(run.state, "b", T0 + 780 * SECOND)
 
 
 def test_a_result_may_say_who_never_turned_up() -> None:
     run = Run(swiss(rounds=2), "abcd")
     run.pair()
-    run.do(c.record_result(run.state, 1, 1, W, L, run.now, no_show=["c"]))
+    run.do(c.record_result(run.state, 1, 1, W, L, run.now_ms, no_show=["c"]))
     assert run.state.status["c"] is Status.OUT
 
 
@@ -99,8 +99,8 @@ def test_an_undecided_match_at_the_time_limit_is_lost_by_both() -> None:
     run = Run(swiss(rounds=2), "abcd")
     run.pair()
     run.result("a", W)
-    ends = run.state.current.ends_at
-    assert ends == T0 + 3600
+    ends = run.state.current.ends_at_ms
+    assert ends == T0 + 3600 * SECOND
     assert c.round_timeout(run.state, ends - 1) == []
     (event,) = run.do(c.round_timeout(run.state, ends))
     assert event == RoundTimedOut(1, (), ends)
@@ -112,7 +112,7 @@ def test_an_undecided_match_at_the_time_limit_is_lost_by_both() -> None:
 def test_unless_one_side_never_turned_up_then_only_that_side_loses() -> None:
     run = Run(swiss(rounds=2), "abcd")
     run.pair()  # a-c, b-d
-    run.do(c.round_timeout(run.state, T0 + 3600, never_seated=["d"]))
+    run.do(c.round_timeout(run.state, T0 + 3600 * SECOND, never_seated=["d"]))
     rows = {r.entrant: r for r in standings(run.state)}
     assert rows["b"].wins == 1 and rows["d"].losses == 1
     assert rows["a"].losses == rows["c"].losses == 1
@@ -122,7 +122,7 @@ def test_unless_one_side_never_turned_up_then_only_that_side_loses() -> None:
 def test_a_table_may_report_a_game_stopped_by_the_clock() -> None:
     run = Run(swiss(rounds=1), "ab")
     run.pair()
-    run.do(c.record_result(run.state, 1, 1, L, L, run.now, 40, 30, timed_out=True))
+    run.do(c.record_result(run.state, 1, 1, L, L, run.now_ms, 40, 30, timed_out=True))
     rows = {r.entrant: r for r in standings(run.state)}
     assert rows["a"].losses == rows["b"].losses == 1
 
@@ -135,7 +135,7 @@ def test_withdrawing_keeps_the_score_and_is_never_paired_again(fmt) -> None:
     run = Run(fmt, "abcd")
     run.pair()
     run.result("a", W)
-    run.do(c.withdraw(run.state, "a", run.now))
+    run.do(c.withdraw(run.state, "a", run.now_ms))
     run.finish_round(W)
     row = next(r for r in standings(run.state) if r.entrant == "a")
     assert row.status == "withdrawn" and row.wins == 1
@@ -149,7 +149,7 @@ def test_withdrawing_keeps_the_score_and_is_never_paired_again(fmt) -> None:
 def test_withdrawing_mid_match_loses_it() -> None:
     run = Run(swiss(rounds=2), "abcd")
     run.pair()  # a-c
-    run.do(c.withdraw(run.state, "c", run.now))
+    run.do(c.withdraw(run.state, "c", run.now_ms))
     rows = {r.entrant: r for r in standings(run.state)}
     assert rows["a"].wins == 1 and rows["c"].losses == 1
 
@@ -157,17 +157,17 @@ def test_withdrawing_mid_match_loses_it() -> None:
 def test_a_tournament_whose_entrants_all_withdrew_ends() -> None:
     run = Run(swiss(rounds=3), "ab")
     run.pair()
-    run.do(c.withdraw(run.state, "a", run.now))
-    events = run.do(c.withdraw(run.state, "b", run.now))
+    run.do(c.withdraw(run.state, "a", run.now_ms))
+    events = run.do(c.withdraw(run.state, "b", run.now_ms))
     assert events[-1].reason == "all_withdrew"
     assert run.state.is_finished
 
 
 def test_withdrawing_before_the_start_just_leaves() -> None:
     run = Run(swiss(), "abc")
-    run.do(c.withdraw(run.state, "b", run.now))
+    run.do(c.withdraw(run.state, "b", run.now_ms))
     assert run.state.entered == ("a", "c")
-    run.do(c.enter(run.state, "b", run.now))  # and may come back before the start
+    run.do(c.enter(run.state, "b", run.now_ms))  # and may come back before the start
     assert run.state.entered == ("a", "c", "b")
 
 
@@ -176,13 +176,13 @@ def test_withdrawing_before_the_start_just_leaves() -> None:
 
 def test_registration_cap_and_rating_band() -> None:
     run = Run(swiss(max_entrants=2, min_rating=1400, max_rating=1800), "a")
-    for rating in (1399.0, 1801.0):
+    for rating in (1399.0, 1800.5):
         with pytest.raises(TournamentError) as err:
-            c.enter(run.state, "b", run.now, {"b": rating})
+            c.enter(run.state, "b", run.now_ms, {"b": rating})
         assert err.value.code == "rating_out_of_band"
-    run.do(c.enter(run.state, "b", run.now, {"b": 1800}))
+    run.do(c.enter(run.state, "b", run.now_ms, {"b": 1800}))
     with pytest.raises(TournamentError) as err:
-        c.enter(run.state, "c", run.now)
+        c.enter(run.state, "c", run.now_ms)
     assert err.value.code == "tournament_full"
 
 
@@ -211,31 +211,31 @@ def test_seeding(how, kw, expected) -> None:
 def test_pairing_a_round_already_paired_appends_nothing() -> None:
     run = Run(swiss(rounds=2), "abcd")
     run.pair()
-    assert c.pair_next_round(run.state, 1, run.now) == []
+    assert c.pair_next_round(run.state, 1, run.now_ms) == []
     run.finish_round(W)
-    run.do(c.pair_next_round(run.state, 2, run.now))
-    assert c.pair_next_round(run.state, 2, run.now) == []
-    assert c.pair_next_round(run.state, 1, run.now) == []
+    run.do(c.pair_next_round(run.state, 2, run.now_ms))
+    assert c.pair_next_round(run.state, 2, run.now_ms) == []
+    assert c.pair_next_round(run.state, 1, run.now_ms) == []
 
 
 def test_a_repeated_result_appends_nothing_and_a_different_one_conflicts() -> None:
     run = Run(swiss(rounds=1), "ab")
     run.pair()
-    (first,) = run.do(c.record_result(run.state, 1, 1, W, L, run.now, 90, 72))
+    (first,) = run.do(c.record_result(run.state, 1, 1, W, L, run.now_ms, 90, 72))
     assert isinstance(first, MatchReported)
-    assert c.record_result(run.state, 1, 1, W, L, run.now + 5, 90, 72) == []
+    assert c.record_result(run.state, 1, 1, W, L, run.now_ms + 5, 90, 72) == []
     with pytest.raises(TournamentError) as err:
-        c.record_result(run.state, 1, 1, L, W, run.now, 72, 90)
+        c.record_result(run.state, 1, 1, L, W, run.now_ms, 72, 90)
     assert err.value.code == "result_conflict"
 
 
 def test_deadlines_come_from_the_events_alone() -> None:
-    run = Run(swiss(rounds=1, round_seconds=1200), "abcd")
+    run = Run(swiss(rounds=1, round_ms=1200 * SECOND), "abcd")
     run.pair()
-    assert [(d.kind, d.at) for d in c.deadlines(run.state)] == [
-        ("seat", T0 + 180),
-        ("seat", T0 + 180),
-        ("round", T0 + 1200),
+    assert [(d.kind, d.at_ms) for d in c.deadlines(run.state)] == [
+        ("seat", T0 + 180 * SECOND),
+        ("seat", T0 + 180 * SECOND),
+        ("round", T0 + 1200 * SECOND),
     ]
     replayed = c.deadlines(replay(run.events))
     assert replayed == c.deadlines(run.state)
