@@ -9,6 +9,7 @@ and folds them with ``evolve``; ``standings`` and ``export`` are queries on the 
 from tournament.codec import from_payload, to_payload
 from tournament.commands import (
     Deadline,
+    correct_result,
     create,
     deadlines,
     enter,
@@ -39,6 +40,7 @@ __all__ = [
     "Tournament",
     "TournamentError",
     "TournamentEvent",
+    "correct_result",
     "create",
     "deadlines",
     "enter",

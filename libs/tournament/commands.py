@@ -25,6 +25,7 @@ from tournament.errors import (
     AlreadyFinished,
     AlreadyStarted,
     BadResult,
+    CorrectionTooLate,
     MatchDecided,
     NotEnoughEntrants,
     NotEntered,
@@ -56,6 +57,7 @@ from tournament.events import (
     LadderScore,
     MatchReported,
     Pairing,
+    ResultCorrected,
     RoundPaired,
     RoundTimedOut,
     SeatNoShow,
@@ -159,9 +161,10 @@ def start(
     if state.is_started:
         raise AlreadyStarted("the tournament has already started")
     s = state.settings
+    if s.format is Format.LADDER:  # no seeding: the order of entry breaks the last ties
+        ends_ms = ladder.window_end(now_ms, s.ladder_days)
+        return [Started(state.entered, (), (), ends_ms, now_ms)]
     players = seed_order(state.entered, s.seeding, ratings or {}, rng, manual)
-    if s.format is Format.LADDER:
-        return [Started(players, (), (), ladder.window_end(now_ms, s.ladder_days), now_ms)]
     needed = 4 if s.table_size == 4 else 2
     if len(players) < needed:
         raise NotEnoughEntrants(f"{len(players)} entered; this format needs at least {needed}")
@@ -384,13 +387,58 @@ def record_result(
     b_absent = any(e in absent for e in p.b)
     if (a_absent and a is not Outcome.LOSS) or (b_absent and b is not Outcome.LOSS):
         raise BadResult("a side that never turned up loses")
+    _check_outcomes(a, b, timed_out or (a_absent and b_absent))
+    if timed_out and (a, b) == (Outcome.DRAW, Outcome.DRAW):
+        raise BadResult("a game stopped on time is lost by both sides, not drawn")
+    return [event]
+
+
+def _check_outcomes(a: Outcome, b: Outcome, both_may_lose: bool) -> None:
     both_lose = (a, b) == (Outcome.LOSS, Outcome.LOSS)
-    if both_lose and not (timed_out or (a_absent and b_absent)):
+    if both_lose and not both_may_lose:
         raise BadResult("both sides lose only on time, or when neither turned up")
     if not both_lose and (a, b) not in _VALID_OUTCOMES:
         raise BadResult(f"{a} against {b} is not a result")
-    if timed_out and (a, b) == (Outcome.DRAW, Outcome.DRAW):
-        raise BadResult("a game stopped on time is lost by both sides, not drawn")
+
+
+def correct_result(
+    state: Tournament,
+    round_no: int,
+    match: int,
+    game: int,
+    a: Outcome,
+    b: Outcome,
+    now_ms: int,
+    a_points: int = 0,
+    b_points: int = 0,
+    reason: str = "",
+) -> list[TournamentEvent]:
+    """An organiser replaces a recorded game's result. Points and tie-breaks re-derive
+    from it; pairings already made stand. In elimination, a correction that would change
+    who went through is refused once the next round is paired. The same result again
+    appends nothing. Raises UnknownMatch, BadResult, CorrectionTooLate, AlreadyFinished.
+    """
+    _require_open(state)
+    if not 1 <= round_no <= len(state.rounds):
+        raise UnknownMatch(f"there is no round {round_no}")
+    m = state.rounds[round_no - 1].match(match)
+    if m is None or not 1 <= game <= len(m.games):
+        raise UnknownMatch(f"round {round_no} match {match} has no recorded game {game}")
+    if a_points < 0 or b_points < 0:
+        raise BadResult("belot points are not negative")
+    _check_outcomes(a, b, both_may_lose=m.timed_out)
+    old = m.games[game - 1]
+    if (old.a, old.b, old.a_points, old.b_points) == (a, b, a_points, b_points):
+        return []
+    event = ResultCorrected(round_no, match, game, a, b, a_points, b_points, reason, now_ms)
+    if state.settings.format is Format.ELIMINATION and round_no < len(state.rounds):
+        after = evolve(state, event)
+        fixed = after.rounds[round_no - 1].matches[match - 1]
+        if after.decision(round_no, fixed) != state.decision(round_no, m):
+            raise CorrectionTooLate(
+                f"round {round_no + 1} is paired already: the correction would change who"
+                " went through"
+            )
     return [event]
 
 
@@ -490,8 +538,10 @@ class Deadline:
 
 
 def deadlines(state: Tournament) -> list[Deadline]:
-    """Every deadline still ahead of the tournament, from its events alone, so that a
-    restarted service can set its timers again. Sorted by time."""
+    """The deadlines of the tournament as it stands, from its events alone, so that a
+    restarted service can set its timers again (one already past is due at once).
+    Sorted by time. A seat deadline is listed while its match is undecided: whether
+    everyone sat down is the table's to say."""
     if not state.is_started or state.is_finished:
         return []
     out = []

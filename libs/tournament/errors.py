@@ -103,6 +103,10 @@ class ResultConflict(TournamentError):
     code = "result_conflict"
 
 
+class CorrectionTooLate(TournamentError):
+    code = "correction_too_late"
+
+
 class NotInPlay(TournamentError):
     code = "not_in_play"
 

@@ -9,6 +9,7 @@ A tournament's stream, in order::
     RoundPaired                       a round's matches (byes: a side with nobody)
     MatchReported* | SeatNoShow* | Withdrew* | RoundTimedOut
                                       how each match was decided
+    ResultCorrected*                  an organiser's correction of a recorded game
     LadderMatchReported*              ladder only: a rated match from the lobby
     TournamentFinished                why it ended, and the final order
 
@@ -142,6 +143,25 @@ class MatchReported:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultCorrected:
+    """An organiser's correction of a recorded game: it replaces that game's result, and
+    everything derived from results (points, tie-breaks, who goes through) follows on
+    replay. Pairings already made stand: they were made from the table of their time."""
+
+    TYPE: ClassVar[str] = "ResultCorrected"
+    SCHEMA: ClassVar[int] = 1
+    round: int
+    match: int
+    game: int
+    a: Outcome
+    b: Outcome
+    a_points: int
+    b_points: int
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class SeatNoShow:
     """The entrant did not take its seat within the seat window: out of the tournament,
     and its match is lost."""
@@ -199,6 +219,7 @@ TournamentEvent = (
     | Started
     | RoundPaired
     | MatchReported
+    | ResultCorrected
     | SeatNoShow
     | RoundTimedOut
     | LadderMatchReported
@@ -212,6 +233,7 @@ EVENT_CLASSES: tuple[type[TournamentEvent], ...] = (
     Started,
     RoundPaired,
     MatchReported,
+    ResultCorrected,
     SeatNoShow,
     RoundTimedOut,
     LadderMatchReported,

@@ -205,8 +205,12 @@ def standings(state: Tournament, ratings: Ratings | None = None) -> list[Standin
         tallies,
         lambda e: (("head_to_head", h2h[e][0]), ("points_difference", _diff(tallies[e]))),
         lambda e: (
-            f"head-to-head among {', '.join(h2h[e][1])}: {h2h[e][0]}; "
-            f"difference {tallies[e].scored} - {tallies[e].conceded}"
+            (
+                f"head-to-head among {', '.join(h2h[e][1])}: {h2h[e][0]}"
+                if len(h2h[e][1]) > 1
+                else "nobody level on points"
+            )
+            + f"; difference {tallies[e].scored} - {tallies[e].conceded} = {_diff(tallies[e])}"
         ),
     )
 
@@ -243,6 +247,7 @@ def _rows(
     how: Callable[[str], str],
 ) -> list[Standing]:
     pts = state.settings.points
+    last = "entry" if state.settings.format is Format.LADDER else "seed"
     rows = []
     for place, e in enumerate(ranked, 1):
         t = tallies[e]
@@ -265,7 +270,7 @@ def _rows(
                 draws=t.draws,
                 losses=t.losses,
                 byes=t.byes,
-                tie_breaks=(*breaks(e), ("seed", state.seed(e))),
+                tie_breaks=(*breaks(e), (last, state.seed(e))),
                 how=f"{line}; {extra}" if extra else line,
             )
         )

@@ -21,6 +21,7 @@ from tournament.events import (
     LadderMatchReported,
     MatchReported,
     Pairing,
+    ResultCorrected,
     RoundPaired,
     RoundTimedOut,
     SeatNoShow,
@@ -261,6 +262,15 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
 
             state = _update_match(state, event.round, event.match, add_game)
             return _put_out(state, event.no_show)
+        case ResultCorrected():
+            fixed = Game(event.a, event.b, event.a_points, event.b_points, event.at_ms)
+
+            def correct(m: Match) -> Match:
+                games = list(m.games)
+                games[event.game - 1] = fixed
+                return replace(m, games=tuple(games))
+
+            return _update_match(state, event.round, event.match, correct)
         case SeatNoShow():
             state = _update_match(
                 state,

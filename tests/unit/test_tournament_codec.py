@@ -32,6 +32,7 @@ def every_event() -> list:
     run = Run(swiss(rounds=1), "abcd")
     run.pair()
     run.result("a", W, 90, 72)
+    run.do(c.correct_result(run.state, 1, 1, 1, W, L, T0, 91, 72, reason="typo"))
     run.do(c.round_timeout(run.state, T0 + 3600 * SECOND, never_seated=["d"]))
     run.pair()
     events += run.events
@@ -109,13 +110,14 @@ def finished_swiss() -> Run:
     return run
 
 
-def test_exports_have_every_tie_break_column_in_order() -> None:
-    table = standings(finished_swiss().state)
-    rows = export.rows(table)
-    columns = list(rows[0])
+@pytest.mark.parametrize("settings", [robin(), swiss(), knockout(), ladder()], ids=str)
+def test_exports_have_every_tie_break_column_in_the_order_applied(settings) -> None:
+    run = Run(settings, "abc")
+    run.do(c.start(run.state, T0))
+    columns = list(export.rows(standings(run.state))[0])
     assert columns[: len(export.BASE_COLUMNS)] == list(export.BASE_COLUMNS)
-    assert columns[len(export.BASE_COLUMNS) :] == ["opponents_points", "rating", "seed", "how"]
-    assert [name for name, _ in TIE_BREAKS[swiss().format]][1:] == columns[-4:-1]
+    tie_breaks = [name for name, _ in TIE_BREAKS[settings.format] if name != "points"]
+    assert columns[len(export.BASE_COLUMNS) :] == [*tie_breaks, "how"]
 
 
 def test_json_ndjson_and_csv_say_the_same() -> None:

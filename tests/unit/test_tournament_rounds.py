@@ -315,3 +315,37 @@ def test_refusals_carry_a_stable_code(build, command, code) -> None:
         command(run.state)
     assert err.value.code == code
     assert err.value.message
+
+
+# --- an organiser's correction -------------------------------------------------------
+
+
+def test_a_corrected_result_re_derives_points_and_tie_breaks() -> None:
+    run = Run(swiss(rounds=2), "abcd")
+    run.pair()  # a-c, b-d
+    run.wins("a", "b")
+    run.pair()  # a-b, c-d
+    run.wins("a", "c")
+    before = {
+        r.entrant: (r.points, dict(r.tie_breaks)["opponents_points"]) for r in standings(run.state)
+    }
+    assert before["a"] == (4, 4) and before["c"] == (2, 4)
+    (fix,) = run.do(c.correct_result(run.state, 1, 1, 1, L, W, run.now_ms, reason="reversed"))
+    assert fix.reason == "reversed"
+    after = {
+        r.entrant: (r.points, dict(r.tie_breaks)["opponents_points"]) for r in standings(run.state)
+    }
+    assert after["a"] == (2, 6) and after["c"] == (4, 2)
+    assert replay(run.events) == run.state  # the correction is an event like any other
+    assert c.correct_result(run.state, 1, 1, 1, L, W, run.now_ms) == []  # once
+
+
+def test_a_correction_that_would_change_who_went_through_is_too_late_once_paired() -> None:
+    run = Run(knockout(), "abcd")
+    run.pair()
+    run.wins("a", "b")
+    run.do(c.correct_result(run.state, 1, 1, 1, W, L, run.now_ms, 90, 10))  # points only
+    run.pair()
+    with pytest.raises(TournamentError) as err:
+        c.correct_result(run.state, 1, 1, 1, L, W, run.now_ms)
+    assert err.value.code == "correction_too_late"
