@@ -5,7 +5,7 @@ opponent twice; with an odd count, the lowest-placed entrant that has not sat ou
 sits out (scored as a win), and nobody sits out twice.
 
 A greedy pass down the standings can dead-end: the last few entrants may all have met,
-though another choice higher up would have paired everyone. So, as Tabbycat and lichess
+though another choice higher up would have paired everyone. So, as Tabbycat and lichess's arena
 do, the round is a matching in a graph: every entrant a node, an edge for each pair that
 may meet (none for a previous meeting, none for a forbidden pair), and with an odd count
 a phantom "bye" node joined only to the entrants that may still sit out. networkx's
