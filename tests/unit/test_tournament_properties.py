@@ -1,8 +1,8 @@
 """Invariants over any sequence of results (hypothesis):
 
 - Swiss never pairs two entrants twice and never gives anyone a second bye, for any
-  results, up to rounds = entrants - 1; when it stops early for want of a valid round,
-  no valid round existed (checked by exhaustive search).
+  results (and withdrawals between rounds), up to rounds = entrants - 1; when it stops
+  early for want of a valid round, no valid round existed (checked by exhaustive search).
 - Round-robin: everyone meets everyone exactly once.
 - Elimination: always exactly one winner.
 """
@@ -16,6 +16,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.tournament_kit import D, L, Run, W, knockout, robin, swiss
+from tournament import withdraw
 from tournament.standings import elimination_reached
 
 OUTCOMES = st.sampled_from([W, D, L])
@@ -57,16 +58,25 @@ def test_swiss_never_pairs_twice_nor_byes_twice(n: int, data) -> None:
             else:
                 assert frozenset(p) not in met, "a rematch"
                 met.add(frozenset(p))
-        assert sorted(e for p in run.pairs() for e in p) == sorted(names)
+        assert sorted(e for p in run.pairs() for e in p) == sorted(run.state.active)
         for m in run.state.current.matches:
             if not m.pairing.is_bye:
                 run.result(m.pairing.a[0], data.draw(OUTCOMES))
+        # now and then someone withdraws between rounds (never paired again)
+        leaver = data.draw(st.sampled_from([None, None, None, *run.state.active]))
+        if leaver is not None:
+            run.do(withdraw(run.state, leaver, run.now_ms))
+            if run.finished:
+                break
     event(run.finished.reason)
+    active = list(run.state.active)
     if run.finished.reason == "no_valid_pairing":
-        assert not exists_valid_round(names, met, byes)
+        assert not exists_valid_round(active, met, byes)
+    elif run.finished.reason == "too_few_to_pair":
+        assert len(active) < 2
     else:
-        assert run.finished.reason == "all_rounds_played"
-        assert len(run.state.rounds) == n - 1
+        assert run.finished.reason in ("all_rounds_played", "all_withdrew")
+        assert run.finished.reason == "all_withdrew" or len(run.state.rounds) == n - 1
 
 
 @settings(max_examples=30, deadline=None)
