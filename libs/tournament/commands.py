@@ -124,7 +124,11 @@ def withdraw(
 ) -> list[TournamentEvent]:
     """Withdraw a player (their team, where teams play). They keep their score, are not
     paired again, and lose the match they are in if it is undecided. When nobody is left
-    in a started tournament, it finishes. Raises NotEntered."""
+    in a started tournament, it finishes. Raises NotEntered, NotInPlay, AlreadyFinished
+    (withdrawing again appends nothing, even after the end)."""
+    _require_created(state)
+    if state.is_finished and state.status.get(state.entrant_of(who) or who) is Status.WITHDRAWN:
+        return []
     _require_open(state)
     if not state.is_started:
         if who not in state.entered:
@@ -314,12 +318,18 @@ def _elimination(state: Tournament, round_no: int) -> tuple[list[Pairing], _End]
             assert decided is not None  # the round is complete
             side = m.pairing.a if decided.a is Outcome.WIN else m.pairing.b
             side = side if decided.a is Outcome.WIN or decided.b is Outcome.WIN else ()
-            winners.append(side[0] if side and state.is_active(side[0]) else None)
+            winners.append(side[0] if side else None)
+        if len(winners) == 1:  # that was the final: its winner keeps it, withdrawn or not
+            if winners[0] is None:
+                return [], (NO_ONE_LEFT, "nobody won the final: no winner")
+            return [], (FINAL_DECIDED, f"{winners[0]} won the final")
+        # Who withdrew (or is out) since winning goes no further.
+        winners = [w if w is not None and state.is_active(w) else None for w in winners]
         alive = [w for w in winners if w is not None]
-        if len(winners) == 1 or len(alive) <= 1:
+        if len(alive) <= 1:
             if not alive:
                 return [], (NO_ONE_LEFT, "nobody is left in the bracket: no winner")
-            return [], (FINAL_DECIDED, f"{alive[0]} has won the tournament")
+            return [], (FINAL_DECIDED, f"{alive[0]} is the last one left in the bracket")
         meetings = elimination.next_round(winners)
     pairings = []
     for k, (x, y) in enumerate(meetings, 1):
@@ -349,9 +359,10 @@ def record_result(
     never turned up; ``timed_out``: the round's clock stopped the game (both lose,
     unless one side never turned up). A repeat of a recorded result appends nothing.
 
-    Raises NotStarted, UnknownMatch, BadResult, ResultConflict, MatchDecided.
+    Raises NotStarted, UnknownMatch, BadResult, ResultConflict, MatchDecided,
+    AlreadyFinished (a repeat after the end still appends nothing).
     """
-    _require_open(state)
+    _require_created(state)
     if not state.is_started or not state.rounds:
         raise NotStarted("no round has been paired")
     if not 1 <= round_no <= len(state.rounds):
@@ -374,6 +385,7 @@ def record_result(
         ):
             return []
         raise ResultConflict(f"round {round_no} match {match} game {game} has another result")
+    _require_open(state)
     if state.decision(round_no, m) is not None:
         raise MatchDecided(f"round {round_no} match {match} is already decided")
     if game != len(m.games) + 1:
@@ -416,7 +428,8 @@ def correct_result(
     """An organiser replaces a recorded game's result. Points and tie-breaks re-derive
     from it; pairings already made stand. In elimination, a correction that would change
     who went through is refused once the next round is paired. The same result again
-    appends nothing. Raises UnknownMatch, BadResult, CorrectionTooLate, AlreadyFinished.
+    appends nothing. Raises UnknownMatch, BadResult, CorrectionTooLate, AlreadyFinished
+    (after the end the final order is fixed: a correction would contradict it).
     """
     _require_open(state)
     if not 1 <= round_no <= len(state.rounds):
@@ -445,13 +458,14 @@ def correct_result(
 def no_show(state: Tournament, who: str, now_ms: int) -> list[TournamentEvent]:
     """``who`` (a player, or their team) did not take the seat within the seat window of
     its table opening: out of the tournament, the match lost. Once is enough: a repeat
-    appends nothing. Raises NotInPlay, SeatWindowOpen."""
-    _require_open(state)
+    appends nothing. Raises NotEntered, NotInPlay, SeatWindowOpen, AlreadyFinished."""
+    _require_created(state)
     entrant = state.entrant_of(who)
     if entrant is None or entrant not in state.status:
         raise NotEntered(f"{who} is not in this tournament")
     if state.status[entrant] is Status.OUT:
         return []
+    _require_open(state)
     found = state.match_of(entrant)
     if found is None:
         raise NotInPlay(f"{entrant} has no match waiting for them")
@@ -467,9 +481,10 @@ def round_timeout(
 ) -> list[TournamentEvent]:
     """Once the current round's time is up, every undecided match is lost by both sides,
     except that a side that never turned up (``never_seated``, players or entrants)
-    alone loses. Before the time, or with nothing undecided, appends nothing."""
-    _require_open(state)
-    round_ = state.current
+    alone loses. Before the time, with nothing undecided, or once the tournament has
+    finished, appends nothing (a timer that fires late is harmless)."""
+    _require_created(state)
+    round_ = state.current if not state.is_finished else None
     if round_ is None or round_.timed_out or now_ms < round_.ends_at_ms:
         return []
     undecided = state.undecided(round_)
@@ -492,10 +507,13 @@ def record_ladder_match(
     """A rated match from the lobby, finished at ``played_at_ms``: each entrant in it scores
     its outcome (leaving it is a loss). Matches outside the window, of another ruleset,
     with no entrant in them, or already recorded append nothing; a withdrawn entrant's
-    matches after the withdrawal do not count. Raises WrongFormat, NotStarted."""
-    _require_open(state)
+    matches after the withdrawal do not count; nor does anything once the ladder has
+    finished. Raises WrongFormat, NotStarted."""
+    _require_created(state)
     if state.settings.format is not Format.LADDER:
         raise WrongFormat("only a ladder scores matches from the lobby")
+    if state.is_finished:
+        return []
     if not state.is_started or state.started_at_ms is None or state.ladder_ends_at_ms is None:
         raise NotStarted("the ladder has not started")
     if ruleset is not None and ruleset != state.settings.ruleset:
@@ -563,9 +581,13 @@ def deadlines(state: Tournament) -> list[Deadline]:
 # --- helpers ------------------------------------------------------------------------
 
 
-def _require_open(state: Tournament) -> None:
+def _require_created(state: Tournament) -> None:
     if not state.is_created:
         raise UnknownTournament("no such tournament")
+
+
+def _require_open(state: Tournament) -> None:
+    _require_created(state)
     if state.is_finished:
         raise AlreadyFinished("the tournament has finished")
 

@@ -126,7 +126,7 @@ def test_a_meeting_undecided_at_the_time_limit_sends_neither_on() -> None:
     assert run.state.status["b"] == run.state.status["c"] == "active"  # lost, not "out"
     (finished,) = run.pair()  # nobody came through the other half: a has won
     assert finished.reason == "final_decided" and finished.standings[0] == "a"
-    assert "a has won" in finished.detail
+    assert "a is the last one left" in finished.detail
 
 
 def test_nobody_left_ends_without_a_winner() -> None:

@@ -349,3 +349,25 @@ def test_a_correction_that_would_change_who_went_through_is_too_late_once_paired
     with pytest.raises(TournamentError) as err:
         c.correct_result(run.state, 1, 1, 1, L, W, run.now_ms)
     assert err.value.code == "correction_too_late"
+
+
+def test_repeats_after_the_end_append_nothing() -> None:
+    run = Run(swiss(rounds=1), "ab")
+    run.pair()
+    run.result("a", W, 90, 72)
+    run.do(c.withdraw(run.state, "b", run.now_ms))
+    (finished,) = run.pair()
+    assert finished.reason == "all_rounds_played"
+    late = run.now_ms + 10 * SECOND
+    assert c.record_result(run.state, 1, 1, W, L, late, 90, 72) == []  # a late duplicate
+    assert c.withdraw(run.state, "b", late) == []
+    assert c.round_timeout(run.state, run.state.current.ends_at_ms + 1) == []  # a late timer
+    assert c.pair_next_round(run.state, 2, late) == []
+    for command in (
+        lambda: c.withdraw(run.state, "a", late),
+        lambda: c.correct_result(run.state, 1, 1, 1, L, W, late),
+        lambda: c.pair_next_round(run.state, 3, late),
+    ):
+        with pytest.raises(TournamentError) as err:
+            command()
+        assert err.value.code == "already_finished"
