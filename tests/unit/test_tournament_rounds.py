@@ -11,7 +11,7 @@ from tests.tournament_kit import SECOND, T0, D, L, Run, W, knockout, robin, swis
 from tournament import commands as c
 from tournament.errors import TournamentError
 from tournament.events import MatchReported, RoundTimedOut, SeatNoShow, Started, Withdrew
-from tournament.settings import Format, Seeding, Settings
+from tournament.settings import Format, Points, Seeding, Settings
 from tournament.standings import standings
 from tournament.state import Status, replay
 
@@ -371,3 +371,32 @@ def test_repeats_after_the_end_append_nothing() -> None:
         with pytest.raises(TournamentError) as err:
             command()
         assert err.value.code == "already_finished"
+
+
+BAD_SETTINGS = {
+    "a table of three": Settings(Format.SWISS, rounds=3, table_size=3),
+    "Swiss without rounds": Settings(Format.SWISS),
+    "rounds outside Swiss": Settings(Format.ROUND_ROBIN, rounds=3),
+    "best of two": Settings(Format.ELIMINATION, best_of=2),
+    "best of three outside elimination": Settings(Format.SWISS, rounds=3, best_of=3),
+    "rotating partners at a table of two": Settings(Format.ROUND_ROBIN, rotate_partners=True),
+    "a draw worth a win": Settings(Format.LADDER, points=Points(1, 1, 0)),
+    "no time for a round": Settings(Format.LADDER, round_ms=0),
+    "a ladder of no days": Settings(Format.LADDER, ladder_days=0),
+    "a cap of one": Settings(Format.LADDER, max_entrants=1),
+    "an upside-down band": Settings(Format.LADDER, min_rating=1800, max_rating=1200),
+}
+
+
+@pytest.mark.parametrize("settings", BAD_SETTINGS.values(), ids=BAD_SETTINGS.keys())
+def test_settings_that_make_no_sense_are_refused(settings) -> None:
+    with pytest.raises(TournamentError) as err:
+        c.create(replay([]), "t", settings, T0)
+    assert err.value.code == "bad_settings"
+
+
+def test_a_player_id_cannot_pass_for_a_team() -> None:
+    run = Run(swiss(table_size=4))
+    with pytest.raises(TournamentError) as err:
+        c.enter(run.state, "team-1", T0)
+    assert err.value.code == "not_entered"
