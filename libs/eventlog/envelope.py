@@ -135,49 +135,66 @@ def format_time(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _refuse_floats(value: Any, where: str) -> None:
+def _refuse_floats(value: Any, part: str) -> None:
     # Iterative walk: payloads are small, but a deep one must not hit the recursion limit.
+    # Exact type checks first: this runs for every event appended.
     stack = [value]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        v = stack.pop()
-        if isinstance(v, float):
-            raise InvalidEvent(f"{where} holds a float ({v!r}): use integers or strings")
-        if isinstance(v, dict):
-            stack.extend(v.values())
+        v = pop()
+        t = type(v)
+        if t is str or t is int or t is bool or v is None:
+            continue
+        if t is dict:
+            extend(v.values())
+        elif t is list or t is tuple:
+            extend(v)
+        elif isinstance(v, float):
+            raise InvalidEvent(f"{part} holds a float ({v!r}): use integers or strings")
+        elif isinstance(v, dict):
+            push(dict(v))
         elif isinstance(v, list | tuple):
-            stack.extend(v)
+            extend(v)
 
 
-def encode_json(value: Any, where: str) -> bytes:
-    """Canonical JSON bytes of ``value``; raises :class:`InvalidEvent` if it cannot be stored.
+def encode_json(value: Any, event_type: str, part: str) -> bytes:
+    """Canonical JSON bytes of an event's ``part`` (payload or metadata); raises
+    :class:`InvalidEvent` if it cannot be stored.
 
     Refused: floats (not reproducible across JSON libraries), NUL characters (PostgreSQL's
     jsonb cannot hold them), non-string keys, integers beyond 64 bits, anything not JSON.
     """
-    _refuse_floats(value, where)
+    problem = ""
     try:
+        _refuse_floats(value, part)
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError as exc:
-        raise InvalidEvent(f"{where} is not JSON: {exc}") from None
+        problem = f"{event_type} {part} is not JSON: {exc}"
+    except InvalidEvent as exc:
+        problem = f"{event_type} {exc}"
+    if problem:
+        raise InvalidEvent(problem)
     if b"\\u0000" in data:
-        raise InvalidEvent(f"{where} holds a NUL character, which PostgreSQL jsonb refuses")
+        raise InvalidEvent(f"{event_type} {part} holds a NUL character, which jsonb refuses")
     return data
 
 
 def check_event(event: NewEvent) -> None:
-    """Validate one event's fields; raises :class:`InvalidEvent` naming the bad one."""
+    """Validate an event's type and visibility; raises :class:`InvalidEvent`."""
     if not isinstance(event.type, str) or EVENT_TYPE_RE.fullmatch(event.type) is None:
         raise InvalidEvent(f"event type {event.type!r} must match {EVENT_TYPE_RE.pattern}")
     if not isinstance(event.visibility, str) or VISIBILITY_RE.fullmatch(event.visibility) is None:
         raise InvalidEvent(
             f"visibility {event.visibility!r} must be 'public', 'secret' or 'seat:<n>'"
         )
-    if not isinstance(event.metadata, Mapping):
-        raise InvalidEvent("metadata must be a mapping")
-    for key in ("causation_id", "correlation_id", "producer"):
-        v = event.metadata.get(key)
-        if v is not None and not isinstance(v, str):
-            raise InvalidEvent(f"metadata {key} must be a string")
+
+
+def check_metadata(metadata: dict[str, Any]) -> None:
+    """The well-known metadata keys hold strings; raises :class:`InvalidEvent`."""
+    for key in METADATA_KEYS:
+        v = metadata.get(key)
+        if v is not None and type(v) is not str:
+            raise InvalidEvent(f"metadata {key} must be a string, not {v!r}")
 
 
 def canonical_bytes(

@@ -32,7 +32,7 @@ class Migration:
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(
         1,
-        "events, log head, commands, relay offsets, append-only triggers",
+        "events, log head, relay offsets, append-only triggers",
         """
 CREATE TABLE {s}.events (
     position    bigint      PRIMARY KEY,
@@ -45,8 +45,12 @@ CREATE TABLE {s}.events (
         CHECK (visibility ~ '^(public|secret|seat:(0|[1-9][0-9]{{0,2}}))$'),
     recorded_at timestamptz NOT NULL,
     hash        bytea       NOT NULL CHECK (length(hash) = 32),
+    -- The command id of the append this event opened (NULL on its other events): a
+    -- retried command finds its first result instead of appending again.
+    command_id  text,
     CONSTRAINT events_stream_version UNIQUE (stream_id, version)
 );
+CREATE UNIQUE INDEX events_command_id ON {s}.events (command_id) WHERE command_id IS NOT NULL;
 
 -- The last global position handed out. Appends take this row's lock in the statement
 -- that inserts their events and keep it until they commit, so positions are handed out
@@ -58,17 +62,6 @@ CREATE TABLE {s}.log_head (
     position  bigint  NOT NULL
 );
 INSERT INTO {s}.log_head (singleton, position) VALUES (true, 0);
-
--- One row per append that carried a command id: a retried command finds its first
--- result here instead of appending again.
-CREATE TABLE {s}.commands (
-    command_id     text    PRIMARY KEY,
-    stream_id      text    NOT NULL,
-    first_version  integer NOT NULL,
-    last_version   integer NOT NULL,
-    first_position bigint  NOT NULL,
-    last_position  bigint  NOT NULL
-);
 
 -- How far each outbox relay has published (updated after JetStream acknowledges).
 CREATE TABLE {s}.relay_offsets (
@@ -89,12 +82,8 @@ CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON {s}.events
     FOR EACH ROW EXECUTE FUNCTION {s}.refuse_change();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON {s}.events
     FOR EACH STATEMENT EXECUTE FUNCTION {s}.refuse_change();
-CREATE TRIGGER commands_append_only BEFORE UPDATE OR DELETE ON {s}.commands
-    FOR EACH ROW EXECUTE FUNCTION {s}.refuse_change();
-CREATE TRIGGER commands_no_truncate BEFORE TRUNCATE ON {s}.commands
-    FOR EACH STATEMENT EXECUTE FUNCTION {s}.refuse_change();
 
-REVOKE UPDATE, DELETE, TRUNCATE ON {s}.events, {s}.commands FROM PUBLIC;
+REVOKE UPDATE, DELETE, TRUNCATE ON {s}.events FROM PUBLIC;
 """,
     ),
 )
@@ -165,9 +154,9 @@ async def _grant(conn: Any, s: str, role: str) -> None:
     r = '"' + role.replace('"', '""') + '"'
     await conn.execute(
         f"GRANT USAGE ON SCHEMA {s} TO {r};"
-        f"GRANT SELECT, INSERT ON {s}.events, {s}.commands TO {r};"
+        f"GRANT SELECT, INSERT ON {s}.events TO {r};"
         f"GRANT SELECT, UPDATE ON {s}.log_head TO {r};"
         f"GRANT SELECT, INSERT, UPDATE ON {s}.relay_offsets TO {r};"
         f"GRANT SELECT ON {s}.schema_migrations TO {r};"
-        f"REVOKE UPDATE, DELETE, TRUNCATE ON {s}.events, {s}.commands FROM {r}"
+        f"REVOKE UPDATE, DELETE, TRUNCATE ON {s}.events FROM {r}"
     )

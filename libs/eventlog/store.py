@@ -28,6 +28,7 @@ stale entry can only make the insert of the next version collide, never fork a s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Collection, Sequence
@@ -49,8 +50,10 @@ from eventlog.envelope import (
     canonical_bytes,
     chain_hash,
     check_event,
+    check_metadata,
     check_stream_id,
     encode_json,
+    format_time,
 )
 from eventlog.errors import (
     CommandIdReused,
@@ -134,6 +137,7 @@ class _Plan:
     metadatas: list[str] = field(default_factory=list)
     visibilities: list[str] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)
+    command_ids: list[str | None] = field(default_factory=list)
     # (append, first version, ordinal of its first event, ordinal of its last) from 1.
     accepted: list[tuple[_Append, int, int, int]] = field(default_factory=list)
     heads: dict[str, tuple[int, bytes]] = field(default_factory=dict)
@@ -179,6 +183,7 @@ class EventStore:
         *,
         producer: str | None = None,
         max_batch_events: int = 1000,
+        writers: int = 2,
         head_cache_size: int = 100_000,
     ) -> None:
         self._pool = pool
@@ -192,7 +197,9 @@ class EventStore:
         self._queue: deque[_Append] = deque()
         self._wakeup = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
-        self._writer_conn: Any = None
+        self._writers = writers
+        self._checked_kinds: set[tuple[str, str]] = set()
+        self._idle_conns: list[Any] = []
         self._closing = False
 
         self._sql_write = f"""
@@ -200,22 +207,14 @@ WITH head AS (
     UPDATE {s}.log_head SET position = position + $1 RETURNING position - $1 AS base
 ), ev AS (
     INSERT INTO {s}.events (position, stream_id, version, type, payload, metadata,
-                            visibility, recorded_at, hash)
+                            visibility, recorded_at, hash, command_id)
     SELECT head.base + e.n, e.stream_id, e.version, e.type, e.payload::jsonb,
-           e.metadata::jsonb, e.visibility, $2, e.hash
+           e.metadata::jsonb, e.visibility, $2, e.hash, e.command_id
     FROM head, unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[],
-                      $8::text[], $9::bytea[]) WITH ORDINALITY
-         AS e(stream_id, version, type, payload, metadata, visibility, hash, n)
-), cmd AS (
-    INSERT INTO {s}.commands (command_id, stream_id, first_version, last_version,
-                              first_position, last_position)
-    SELECT c.command_id, c.stream_id, c.first_version, c.last_version,
-           head.base + c.first_n, head.base + c.last_n
-    FROM head, unnest($10::text[], $11::text[], $12::int[], $13::int[], $14::bigint[],
-                      $15::bigint[])
-         AS c(command_id, stream_id, first_version, last_version, first_n, last_n)
+                      $8::text[], $9::bytea[], $10::text[]) WITH ORDINALITY
+         AS e(stream_id, version, type, payload, metadata, visibility, hash, command_id, n)
 )
-SELECT head.base, pg_notify($16, (head.base + $1)::text) FROM head"""
+SELECT head.base, pg_notify($11, (head.base + $1)::text) FROM head"""
         self._sql_heads = f"""
 SELECT s.id, h.version, h.hash
 FROM unnest($1::text[]) AS s(id)
@@ -223,9 +222,15 @@ LEFT JOIN LATERAL (
     SELECT version, hash FROM {s}.events WHERE stream_id = s.id
     ORDER BY version DESC LIMIT 1
 ) h ON true"""
+        # A command's events are consecutive versions of one stream; the first carries
+        # the command id in its column (unique), all carry it in their metadata.
         self._sql_commands = f"""
-SELECT command_id, stream_id, first_version, last_version, first_position, last_position
-FROM {s}.commands WHERE command_id = ANY($1::text[])"""
+SELECT f.command_id, f.stream_id, f.version, max(e.version), f.position, max(e.position)
+FROM {s}.events f
+JOIN {s}.events e ON e.stream_id = f.stream_id AND e.version >= f.version
+                 AND e.metadata->>'command_id' = f.command_id
+WHERE f.command_id = ANY($1::text[])
+GROUP BY f.command_id, f.stream_id, f.version, f.position"""
         self._sql_stream = f"""
 SELECT {_COLUMNS} FROM {s}.events
 WHERE stream_id = $1 AND version >= $2 ORDER BY version LIMIT $3"""
@@ -274,8 +279,9 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         events: Sequence[NewEvent],
         command_id: str | None,
     ) -> list[_Encoded]:
-        check_stream_id(stream_id)
-        if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+        if stream_id not in self._heads:  # the cache holds only valid ids
+            check_stream_id(stream_id)
+        if type(expected_version) is not int:
             raise InvalidEvent(f"expected_version must be an int, not {expected_version!r}")
         if expected_version < 0:
             raise InvalidEvent(f"expected_version {expected_version} is negative")
@@ -285,12 +291,18 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             raise InvalidEvent(
                 f"{len(events)} events in one append, at most {MAX_EVENTS_PER_APPEND}"
             )
-        if command_id is not None and (not isinstance(command_id, str) or not command_id):
+        if command_id is not None and (type(command_id) is not str or not command_id):
             raise InvalidEvent("command_id must be a non-empty string")
         out = []
+        checked = self._checked_kinds
         for e in events:
-            check_event(e)
+            if (e.type, e.visibility) not in checked:
+                check_event(e)
+                if len(checked) > 10_000:
+                    checked.clear()
+                checked.add((e.type, e.visibility))
             meta = dict(e.metadata)
+            check_metadata(meta)
             if command_id is not None:
                 meta["command_id"] = command_id
             if self.producer is not None:
@@ -299,9 +311,9 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 _Encoded(
                     e.type,
                     e.payload,
-                    encode_json(e.payload, f"{e.type} payload").decode(),
+                    encode_json(e.payload, e.type, "payload").decode(),
                     meta,
-                    encode_json(meta, f"{e.type} metadata").decode(),
+                    encode_json(meta, e.type, "metadata").decode(),
                     e.visibility,
                 )
             )
@@ -363,42 +375,91 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         return fut.result()
 
     async def _run_writer(self) -> None:
+        # Up to ``writers`` batches are in flight, each on its own connection, so that
+        # Python plans and encodes one batch while PostgreSQL executes the other (their
+        # inserts still queue on the log_head lock, which keeps positions in commit
+        # order). A stream is in at most one batch in flight: its later appends wait for
+        # the next batch, which keeps each stream's appends in arrival order and the
+        # head cache exact.
+        slots = asyncio.Semaphore(self._writers)
+        busy: set[str] = set()
+        in_flight: set[asyncio.Task[None]] = set()
         while True:
-            while not self._queue:
-                if self._closing:
+            await slots.acquire()
+            while True:
+                # With nothing in flight, take only a share of the queue so the next
+                # slot has work at once: that is what lets the two overlap.
+                share = len(self._queue) if in_flight else -(-len(self._queue) // self._writers)
+                batch = self._take_batch(busy, share)
+                if batch:
+                    break
+                if self._closing and not self._queue and not in_flight:
                     return
                 self._wakeup.clear()
                 await self._wakeup.wait()
-            batch: list[_Append] = []
-            n = 0
-            while self._queue and (
-                not batch or n + len(self._queue[0].events) <= self._max_batch_events
-            ):
-                item = self._queue.popleft()
-                batch.append(item)
-                n += len(item.events)
-            try:
-                if self._writer_conn is None or self._writer_conn.is_closed():
-                    self._writer_conn = await self._pool.acquire()
-                await self._write_batch(self._writer_conn, batch, datetime.now(UTC), cache=True)
-            except asyncio.CancelledError:
-                for item in batch:
-                    _resolve(item.future, StoreClosed("the event store closed during the append"))
-                raise
-            except Exception as exc:
-                # The connection failed or the server refused the batch as a whole: every
-                # waiting appender gets the error (retry with the same command id is safe).
-                for item in batch:
-                    _resolve(item.future, exc)
-                await self._drop_writer_conn()
+            streams = {a.stream_id for a in batch}
+            busy |= streams
 
-    async def _drop_writer_conn(self) -> None:
-        conn, self._writer_conn = self._writer_conn, None
-        if conn is not None:
-            try:
-                await self._pool.release(conn)
-            except Exception:
-                conn.terminate()
+            def done(
+                task: asyncio.Task[None], streams: set[str] = streams, busy: set[str] = busy
+            ) -> None:
+                in_flight.discard(task)
+                busy.difference_update(streams)
+                slots.release()
+                self._wakeup.set()
+
+            task = asyncio.create_task(self._run_batch(batch))
+            in_flight.add(task)
+            task.add_done_callback(done)
+
+    def _take_batch(self, busy: set[str], max_appends: int) -> list[_Append]:
+        batch: list[_Append] = []
+        skipped: list[_Append] = []
+        n = 0
+        queue = self._queue
+        while queue:
+            item = queue[0]
+            if item.stream_id in busy:
+                skipped.append(queue.popleft())
+                continue
+            if batch and (
+                n + len(item.events) > self._max_batch_events or len(batch) >= max_appends
+            ):
+                break
+            batch.append(queue.popleft())
+            n += len(item.events)
+        queue.extendleft(reversed(skipped))
+        return batch
+
+    async def _run_batch(self, batch: list[_Append]) -> None:
+        conn = None
+        try:
+            conn = self._idle_conns.pop() if self._idle_conns else await self._pool.acquire()
+            await self._write_batch(conn, batch, datetime.now(UTC), cache=True)
+        except asyncio.CancelledError:
+            for item in batch:
+                _resolve(item.future, StoreClosed("the event store closed during the append"))
+            raise
+        except Exception as exc:
+            # The connection failed or the server refused the batch as a whole: every
+            # waiting appender gets the error (retry with the same command id is safe).
+            for item in batch:
+                _resolve(item.future, exc)
+            if conn is not None:
+                await self._release(conn)
+                conn = None
+        finally:
+            if conn is not None:
+                if self._closing or conn.is_closed():
+                    await self._release(conn)
+                else:
+                    self._idle_conns.append(conn)
+
+    async def _release(self, conn: Any) -> None:
+        try:
+            await self._pool.release(conn)
+        except Exception:
+            conn.terminate()
 
     def _remember(self, stream_id: str, head: tuple[int, bytes]) -> None:
         self._heads[stream_id] = head
@@ -457,6 +518,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
     ) -> _Plan:
         plan = _Plan()
         heads: dict[str, tuple[int, bytes]] = {}
+        when = format_time(now)
 
         # Command ids seen in the database. On a re-check every command id is looked up
         # first; otherwise only those of appends that do not fit their stream's head
@@ -516,7 +578,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 prev = chain_hash(
                     prev,
                     canonical_bytes(
-                        a.stream_id, v, e.type, e.payload, e.metadata, e.visibility, now
+                        a.stream_id, v, e.type, e.payload, e.metadata, e.visibility, when
                     ),
                 )
                 plan.stream_ids.append(a.stream_id)
@@ -526,6 +588,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 plan.metadatas.append(e.metadata_json)
                 plan.visibilities.append(e.visibility)
                 plan.hashes.append(prev)
+                plan.command_ids.append(a.command_id if i == 0 else None)
             plan.accepted.append((a, first_version, ordinal + 1, ordinal + len(a.events)))
             ordinal += len(a.events)
             heads[a.stream_id] = (version + len(a.events), prev)
@@ -548,20 +611,6 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         return plan
 
     async def _write(self, conn: Any, plan: _Plan, now: datetime) -> int:
-        cmd_ids: list[str] = []
-        cmd_streams: list[str] = []
-        cmd_first_v: list[int] = []
-        cmd_last_v: list[int] = []
-        cmd_first_n: list[int] = []
-        cmd_last_n: list[int] = []
-        for a, first_version, first_n, last_n in plan.accepted:
-            if a.command_id is not None:
-                cmd_ids.append(a.command_id)
-                cmd_streams.append(a.stream_id)
-                cmd_first_v.append(first_version)
-                cmd_last_v.append(first_version + len(a.events) - 1)
-                cmd_first_n.append(first_n)
-                cmd_last_n.append(last_n)
         args = (
             self._sql_write,
             len(plan.stream_ids),
@@ -573,12 +622,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             plan.metadatas,
             plan.visibilities,
             plan.hashes,
-            cmd_ids,
-            cmd_streams,
-            cmd_first_v,
-            cmd_last_v,
-            cmd_first_n,
-            cmd_last_n,
+            plan.command_ids,
             self.channel,
         )
         if conn.is_in_transaction():
@@ -690,7 +734,8 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         if self._writer is not None:
             await self._writer
             self._writer = None
-        await self._drop_writer_conn()
+        while self._idle_conns:
+            await self._release(self._idle_conns.pop())
 
 
 def _settle_found(a: _Append, row: Sequence[Any]) -> None:
@@ -801,7 +846,5 @@ class Subscription:
                 self.position = event.position
                 yield event
             if len(rows) < self._batch_size:
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self._poll_interval)
-                except TimeoutError:
-                    pass
