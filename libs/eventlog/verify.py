@@ -113,10 +113,14 @@ async def verify_log(conn: Any, schema: str, *, max_problems: int = 1000) -> Rep
             f"SELECT coalesce(min(position), 0), coalesce(max(position), 0) FROM {s}.events"
         )
         if bounds[0] > 1:
-            report.problems.append(Problem(None, None, 1, f"positions 1..{bounds[0] - 1} are missing"))
+            report.problems.append(
+                Problem(None, None, 1, f"positions 1..{bounds[0] - 1} are missing")
+            )
         if hole is not None:
             report.problems.append(
-                Problem(None, None, hole[0] + 1, f"positions {hole[0] + 1}..{hole[1] - 1} are missing")
+                Problem(
+                    None, None, hole[0] + 1, f"positions {hole[0] + 1}..{hole[1] - 1} are missing"
+                )
             )
         if bounds[1] != report.head_position:
             report.problems.append(
@@ -124,7 +128,8 @@ async def verify_log(conn: Any, schema: str, *, max_problems: int = 1000) -> Rep
                     None,
                     None,
                     min(bounds[1], report.head_position) + 1,
-                    f"the log head says {report.head_position} but the last event is at {bounds[1]}",
+                    f"the log head says {report.head_position} "
+                    f"but the last event is at {bounds[1]}",
                 )
             )
     return report
