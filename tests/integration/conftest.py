@@ -13,6 +13,7 @@ stream name and subject prefix (deleted afterwards).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -132,7 +133,5 @@ async def js_names(js: JetStreamContext) -> AsyncIterator[StreamNames]:
     token = uuid.uuid4().hex[:12]
     names = StreamNames(f"T_{token}", f"t{token}.events")
     yield names
-    try:
+    with contextlib.suppress(NotFoundError):
         await js.delete_stream(names.stream)
-    except NotFoundError:
-        pass

@@ -113,7 +113,10 @@ async def test_retried_command_appends_nothing_twice(store: EventStore) -> None:
     first = await store.append("match-2", 0, [ev(1), ev(2)], command_id="c-42")
     again = await store.append("match-2", 0, [ev(1), ev(2)], command_id="c-42")
     assert again.duplicate and not first.duplicate
-    assert (again.first_position, again.last_position) == (first.first_position, first.last_position)
+    assert (again.first_position, again.last_position) == (
+        first.first_position,
+        first.last_position,
+    )
     assert (again.first_version, again.last_version) == (1, 2)
     # A retry that re-read the stream first, after other appends moved it.
     await store.append("match-2", 2, [ev(3)])
