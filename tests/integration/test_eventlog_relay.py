@@ -156,7 +156,7 @@ async def test_relay_killed_mid_way_and_restarted_loses_and_repeats_nothing(
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert 300 <= published
+    assert published >= 300
     at_kill = (await js.stream_info(js_names.stream)).state.messages
     assert at_kill < 3000, "the relay finished before it was killed: nothing was tested"
     await _append(store, 500, "b")  # more events arrive while no relay runs
