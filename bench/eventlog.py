@@ -105,9 +105,12 @@ async def replay(store: EventStore) -> tuple[int, float]:
     async for e in store.iter_all(0, batch_size=2000):
         version, prev = state.get(e.stream_id, (0, bytes(32)))
         assert e.version == version + 1
-        h = chain_hash(prev, canonical_bytes(
-            e.stream_id, e.version, e.type, e.payload, e.metadata, e.visibility, e.recorded_at
-        ))
+        h = chain_hash(
+            prev,
+            canonical_bytes(
+                e.stream_id, e.version, e.type, e.payload, e.metadata, e.visibility, e.recorded_at
+            ),
+        )
         assert h == e.hash
         state[e.stream_id] = (e.version, h)
         n += 1
@@ -143,16 +146,22 @@ async def run(dsn: str, rounds: int, per_stream: int) -> int:
         await store.close()
         limit, log, big = max(raw64), max(logs), max(raw1000)
         ratio = log / limit
-        print(f"PostgreSQL: {(await pool.fetchval('SHOW server_version'))}, "
-              f"{rounds} rounds of {STREAMS} streams x {per_stream} events")
+        print(
+            f"PostgreSQL: {(await pool.fetchval('SHOW server_version'))}, "
+            f"{rounds} rounds of {STREAMS} streams x {per_stream} events"
+        )
         print(f"raw limit, 64-row INSERT per transaction : {limit:>10,.0f} rows/s")
         print(f"(raw, 1000-row INSERT per transaction    : {big:>10,.0f} rows/s)")
         print(f"log append, 64 streams one event at a time: {log:>10,.0f} events/s")
         print(f"ratio log / raw limit                     : {ratio:>10.2f} (target {TARGET})")
-        print(f"append latency p50 / p99                  : {pct(lat, 0.5) * 1e3:.2f} ms / "
-              f"{pct(lat, 0.99) * 1e3:.2f} ms")
-        print(f"replay (read + fold + hash check)         : {replay_rate:>10,.0f} events/s "
-              f"over {n:,} events")
+        print(
+            f"append latency p50 / p99                  : {pct(lat, 0.5) * 1e3:.2f} ms / "
+            f"{pct(lat, 0.99) * 1e3:.2f} ms"
+        )
+        print(
+            f"replay (read + fold + hash check)         : {replay_rate:>10,.0f} events/s "
+            f"over {n:,} events"
+        )
         return 0 if ratio >= TARGET else 1
     finally:
         await pool.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')

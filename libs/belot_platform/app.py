@@ -86,7 +86,8 @@ def create_app(
             app[NATS] = nc
             yield
             # Drain: stop taking messages, finish the handlers running, flush, close.
-            await nc.drain()
+            if not nc.is_closed:
+                await nc.drain()
 
         app.cleanup_ctx.append(nats_connection)
         all_checks["nats"] = _check_nats
