@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 SETTINGS: Final = web.AppKey("settings", Settings)
 PG_POOL: Final = web.AppKey("pg_pool", asyncpg.Pool)
 NATS: Final = web.AppKey("nats", Client)
-CHECK_TIMEOUT: Final = 1.0
+CHECK_TIMEOUT: Final = 1
 
 Check = Callable[[web.Application], Awaitable[None]]
 

@@ -199,9 +199,6 @@ class EmbeddedPostgres:
         return int(lines[3]) if lines[3].strip().isdigit() else None
 
     def _run(self, run_as: _RunAs | None, args: list[str], timeout: float) -> None:
-        extra: dict[str, object] = {}
-        if run_as is not None:
-            extra = {"user": run_as.uid, "group": run_as.gid, "extra_groups": []}
         env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
         env["LC_ALL"] = "C"
         try:
@@ -213,7 +210,9 @@ class EmbeddedPostgres:
                 cwd="/",
                 env=env,
                 check=False,
-                **extra,  # type: ignore[arg-type]
+                user=None if run_as is None else run_as.uid,
+                group=None if run_as is None else run_as.gid,
+                extra_groups=None if run_as is None else [],
             )
         except subprocess.TimeoutExpired as exc:
             raise EmbeddedError(f"{Path(args[0]).name} took more than {timeout:.0f}s") from exc
