@@ -179,6 +179,7 @@ def main() -> int:
     from belot_platform.embedded import EmbeddedPostgres
 
     with tempfile.TemporaryDirectory(prefix="belot-bench-") as tmp:
+        Path(tmp).chmod(0o755)  # PostgreSQL may run as its own user (we may be root)
         pg = EmbeddedPostgres(Path(tmp) / "pg", port=0)
         pg.start()
         try:
