@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 import orjson
 
+from eventlog.envelope import RecordedEvent
 from eventlog.migrations import MigrationError, quote_schema
 from eventlog.store import EventStore
 from eventlog.verify import verify_log
@@ -108,21 +109,27 @@ async def _tail(args: argparse.Namespace) -> int:
         await conn.close()
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
     store = EventStore(pool, schema)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    stop = _stop_on_signals()
     try:
         if args.from_position is not None:
             after = max(0, args.from_position - 1)
         else:
             after = await store.head_position()
-        until = None if args.follow else await store.head_position()
+        if not args.follow:
+            until = await store.head_position()
+            while after < until:
+                page = await store.read_all(after, 500, stream_id=args.stream)
+                for event in page:
+                    if event.position > until:
+                        break
+                    _print(event)
+                if len(page) < 500:
+                    break
+                after = page[-1].position
+            return 0
         async with store.subscribe(after, stream_id=args.stream) as sub:
             events = aiter(sub)
             while not stop.is_set():
-                if until is not None and sub.position >= until:
-                    break
                 nxt = asyncio.ensure_future(anext(events))
                 stopper = asyncio.ensure_future(stop.wait())
                 done, _ = await asyncio.wait({nxt, stopper}, return_when=asyncio.FIRST_COMPLETED)
@@ -132,18 +139,17 @@ async def _tail(args: argparse.Namespace) -> int:
                     with contextlib.suppress(asyncio.CancelledError):
                         await nxt
                     break
-                event = nxt.result()
-                if until is not None and event.position > until:
-                    break
-                sys.stdout.write(orjson.dumps(event.to_json_dict()).decode() + "\n")
-                sys.stdout.flush()
-            # With --stream and --no-follow, the last matching event may sit below the
-            # head: stop once the subscription has read everything up to it.
+                _print(nxt.result())
     except BrokenPipeError:
         pass
     finally:
         await pool.close()
     return 0
+
+
+def _print(event: RecordedEvent) -> None:
+    sys.stdout.write(orjson.dumps(event.to_json_dict()).decode() + "\n")
+    sys.stdout.flush()
 
 
 async def _relay(args: argparse.Namespace) -> int:
@@ -179,10 +185,7 @@ async def _relay(args: argparse.Namespace) -> int:
         subject_prefix=args.subject_prefix or settings.events_subject,
         name=args.name,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    stop = _stop_on_signals()
     try:
         await relay.ensure_stream()
         await relay.run(stop)
@@ -190,6 +193,16 @@ async def _relay(args: argparse.Namespace) -> int:
         await nc.drain()
         await pool.close()
     return 0
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event set on SIGTERM or SIGINT (when running in the main thread)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(RuntimeError, NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    return stop
 
 
 def _run(coro_fn: Any) -> Any:

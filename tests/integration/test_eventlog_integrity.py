@@ -4,12 +4,14 @@ tampered, removed or truncated event and names it."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import asyncpg
+import orjson
 import pytest
 
 from eventlog import EventStore, NewEvent, migrate
@@ -162,3 +164,56 @@ async def test_verify_command_exit_codes(servers: Servers, store: EventStore, sc
     assert down.stderr.count("\n") == 1 and "cannot connect" in down.stderr
     missing = await asyncio.to_thread(run, "--dsn", servers.pg_dsn, "--schema", "t_nothing_here")
     assert missing.returncode == 2 and "no event log in schema" in missing.stderr
+
+
+async def test_tail_prints_json_lines_and_follows(
+    store: EventStore, schema: str, servers: Servers, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await _fill(store)
+    code = await asyncio.to_thread(
+        belot,
+        [
+            "log",
+            "tail",
+            "--dsn",
+            servers.pg_dsn,
+            "--schema",
+            schema,
+            "--from-position",
+            "5",
+            "--stream",
+            "match-1",
+            "--no-follow",
+        ],
+    )
+    lines = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    assert [(e["stream"], e["version"]) for e in lines] == [("match-1", v) for v in (1, 2, 3, 4)]
+    assert lines[0]["position"] == 5 and len(lines[0]["hash"]) == 64
+
+    # Following: a running `belot log tail` prints events appended after it started.
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "services.cli",
+        "log",
+        "tail",
+        "--dsn",
+        servers.pg_dsn,
+        "--schema",
+        schema,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        await asyncio.sleep(1.0)  # let it connect and LISTEN
+        await store.append("match-9", 0, [NewEvent("Late", {"x": 1})])
+        assert proc.stdout is not None
+        line = orjson.loads(await asyncio.wait_for(proc.stdout.readline(), 20))
+        assert (line["stream"], line["type"], line["position"]) == ("match-9", "Late", 13)
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
