@@ -14,6 +14,7 @@ from typing import NoReturn
 import orjson
 
 from belot.cards import to_codes
+from eventlog.cli import add_log_commands
 from fairdeal import (
     DRAND_VALUE_SIZE,
     MAX_DEAL,
@@ -144,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     commit.set_defaults(handler=cmd_commit)
 
     drand_cmd.register(sub)
+    add_log_commands(sub)
     return parser
 
 

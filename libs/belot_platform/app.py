@@ -1,0 +1,157 @@
+"""The aiohttp app factory every service starts from, and the service runner.
+
+``create_app(settings, name=...)`` builds an app whose resources (the PostgreSQL pool, the
+NATS connection) live in ``cleanup_ctx`` under typed ``web.AppKey``s, with ``/healthz``
+(the process answers), ``/readyz`` (each dependency answers within a second) and
+``/metrics`` (prometheus-client). ``serve(app, ...)`` runs it until SIGTERM or SIGINT,
+then shuts down in the documented order: stop accepting connections, let in-flight
+requests finish (up to the shutdown timeout), run ``on_shutdown``, then the cleanup
+contexts in reverse (drain NATS, then close the pool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Final
+
+import asyncpg
+from aiohttp import web
+from nats.aio.client import Client
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+
+from belot_platform import messaging
+from belot_platform.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SETTINGS: Final = web.AppKey("settings", Settings)
+PG_POOL: Final = web.AppKey("pg_pool", asyncpg.Pool)
+NATS: Final = web.AppKey("nats", Client)
+CHECK_TIMEOUT: Final = 1
+
+Check = Callable[[web.Application], Awaitable[None]]
+
+
+async def _check_pg(app: web.Application) -> None:
+    await app[PG_POOL].fetchval("SELECT 1")
+
+
+async def _check_nats(app: web.Application) -> None:
+    nc = app[NATS]
+    if not nc.is_connected:
+        raise ConnectionError("not connected")
+    await nc.flush(timeout=CHECK_TIMEOUT)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    name: str,
+    use_pg: bool = True,
+    use_nats: bool = True,
+    checks: Mapping[str, Check] | None = None,
+    registry: CollectorRegistry = REGISTRY,
+) -> web.Application:
+    """A service's app. ``settings`` must have its server URLs resolved (see
+    :func:`belot_platform.embedded.servers`). ``checks`` add readiness checks (each
+    raises when not ready)."""
+    app = web.Application()
+    app[SETTINGS] = settings
+    all_checks: dict[str, Check] = {}
+
+    if use_pg:
+        if settings.pg_dsn is None:
+            raise ValueError("settings.pg_dsn is unset: resolve the servers first")
+        dsn = settings.pg_dsn
+
+        async def pg_pool(app: web.Application) -> AsyncIterator[None]:
+            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=settings.pg_pool_max)
+            app[PG_POOL] = pool
+            yield
+            await pool.close()
+
+        app.cleanup_ctx.append(pg_pool)
+        all_checks["postgres"] = _check_pg
+
+    if use_nats:
+        if settings.nats_url is None:
+            raise ValueError("settings.nats_url is unset: resolve the servers first")
+        url = settings.nats_url
+
+        async def nats_connection(app: web.Application) -> AsyncIterator[None]:
+            nc = await messaging.connect(url, name=name)
+            app[NATS] = nc
+            yield
+            # Drain: stop taking messages, finish the handlers running, flush, close.
+            if not nc.is_closed:
+                await nc.drain()
+
+        app.cleanup_ctx.append(nats_connection)
+        all_checks["nats"] = _check_nats
+
+    all_checks.update(checks or {})
+
+    async def healthz(_: web.Request) -> web.Response:
+        return web.json_response({"status": "ok", "service": name})
+
+    async def readyz(request: web.Request) -> web.Response:
+        results: dict[str, str] = {}
+        for check_name, check in all_checks.items():
+            try:
+                await asyncio.wait_for(check(request.app), CHECK_TIMEOUT)
+                results[check_name] = "ok"
+            except Exception as exc:  # reported, not raised: this endpoint says what fails
+                results[check_name] = f"failed: {type(exc).__name__}: {exc}".strip()
+        ready = all(v == "ok" for v in results.values())
+        return web.json_response(
+            {"status": "ready" if ready else "not ready", "service": name, "checks": results},
+            status=200 if ready else 503,
+        )
+
+    async def metrics(_: web.Request) -> web.Response:
+        return web.Response(
+            body=generate_latest(registry), headers={"Content-Type": CONTENT_TYPE_LATEST}
+        )
+
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)
+    return app
+
+
+async def serve(
+    app: web.Application,
+    host: str,
+    port: int,
+    *,
+    shutdown_timeout: float = 10.0,
+    stop: asyncio.Event | None = None,
+    on_listening: Callable[[int], Any] | None = None,
+) -> None:
+    """Serve ``app`` until SIGTERM/SIGINT (or ``stop`` is set), then shut down gracefully."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=shutdown_timeout)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        bound = port
+        server = getattr(site, "_server", None)
+        if server is not None and server.sockets:
+            bound = server.sockets[0].getsockname()[1]
+        log.info("listening", extra={"host": host, "port": bound})
+        if on_listening is not None:
+            on_listening(bound)
+        await stop.wait()
+        log.info("shutting down")
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        await runner.cleanup()
+        log.info("stopped")

@@ -1,0 +1,134 @@
+"""NATS helpers: connect, request/reply with JSON bodies and error codes, queue groups,
+KV buckets. Only features NATS server 2.9 and 2.10+ share.
+
+Replies are JSON objects. A handler's failure is answered as
+``{"error": code, "message": text}``; :func:`request` raises it back as
+:class:`ServiceError` on the caller's side, and turns a timeout into code ``timeout`` and
+"nobody listens" into code ``unavailable``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import nats
+import orjson
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
+from nats.js.errors import BucketNotFoundError
+from nats.js.kv import KeyValue
+
+log = logging.getLogger(__name__)
+
+TIMEOUT: Final = "timeout"
+UNAVAILABLE: Final = "unavailable"
+BAD_REQUEST: Final = "bad_request"
+INTERNAL: Final = "internal"
+
+Handler = Callable[[Any], Awaitable[Any]]
+
+
+class ServiceError(Exception):
+    """An error with a stable code, sent to the requester as ``{"error", "message"}``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, str]:
+        return {"error": self.code, "message": self.message}
+
+
+async def connect(url: str, *, name: str, connect_timeout: float = 5.0) -> Client:
+    """Connect with reconnection on (forever, every half second), logging state changes."""
+
+    async def on_error(exc: Exception) -> None:
+        log.warning("nats error: %s", exc)
+
+    async def on_disconnected() -> None:
+        log.warning("nats disconnected")
+
+    async def on_reconnected() -> None:
+        log.info("nats reconnected")
+
+    return await nats.connect(
+        servers=[u.strip() for u in url.split(",")],
+        name=name,
+        connect_timeout=connect_timeout,
+        allow_reconnect=True,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.5,
+        error_cb=on_error,
+        disconnected_cb=on_disconnected,
+        reconnected_cb=on_reconnected,
+    )
+
+
+async def request(nc: Client, subject: str, body: Any, *, timeout: float) -> Any:
+    """Send ``body`` as JSON, return the decoded reply; raises :class:`ServiceError`
+    (the responder's code, or ``timeout`` / ``unavailable`` / ``bad_request``)."""
+    try:
+        msg = await nc.request(subject, orjson.dumps(body), timeout=timeout)
+    except NoRespondersError:
+        raise ServiceError(UNAVAILABLE, f"nobody answers on {subject}") from None
+    except NatsTimeoutError:
+        raise ServiceError(TIMEOUT, f"no reply on {subject} within {timeout}s") from None
+    try:
+        reply = orjson.loads(msg.data)
+    except orjson.JSONDecodeError:
+        raise ServiceError(BAD_REQUEST, f"the reply on {subject} is not JSON") from None
+    if isinstance(reply, dict) and isinstance(reply.get("error"), str):
+        raise ServiceError(reply["error"], str(reply.get("message", "")))
+    return reply
+
+
+async def serve(nc: Client, subject: str, handler: Handler, *, queue: str = "") -> Subscription:
+    """Answer requests on ``subject`` with ``handler(decoded body)``'s JSON result.
+
+    With ``queue``, the subscribers of one queue group share the requests (each goes to
+    one of them). A :class:`ServiceError` is answered with its code; any other exception
+    with code ``internal`` (and logged).
+    """
+
+    async def on_msg(msg: Msg) -> None:
+        try:
+            body = orjson.loads(msg.data) if msg.data else None
+        except orjson.JSONDecodeError:
+            reply: Any = ServiceError(BAD_REQUEST, "the request is not JSON").to_json()
+        else:
+            try:
+                reply = await handler(body)
+            except ServiceError as exc:
+                reply = exc.to_json()
+            except Exception as exc:
+                log.exception("handler for %s failed", subject)
+                reply = ServiceError(INTERNAL, type(exc).__name__).to_json()
+        if msg.reply:
+            await msg.respond(orjson.dumps(reply))
+
+    return await nc.subscribe(subject, queue=queue, cb=on_msg)
+
+
+async def subscribe_queue(
+    nc: Client, subject: str, queue: str, handler: Callable[[Msg], Awaitable[None]]
+) -> Subscription:
+    """Share the messages of ``subject`` among the members of queue group ``queue``."""
+    return await nc.subscribe(subject, queue=queue, cb=handler)
+
+
+async def kv_bucket(
+    js: JetStreamContext, bucket: str, *, ttl: float | None = None, history: int = 1
+) -> KeyValue:
+    """Bind to KV bucket ``bucket``, creating it if missing (``ttl`` in seconds: entries
+    expire that long after their last write; leases use it)."""
+    try:
+        return await js.key_value(bucket)
+    except BucketNotFoundError:
+        return await js.create_key_value(bucket=bucket, ttl=ttl, history=history)

@@ -1,0 +1,161 @@
+"""Settings from environment variables: one frozen value, read once at start.
+
+Every variable is listed in :data:`VARIABLES` (name, default, meaning); the README's
+Configuration table is this list. A bad value raises :class:`SettingsError` naming the
+variable, what it holds and what it must be.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Final
+
+SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating")
+
+VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
+    ("BELOT_PG_DSN", "(unset)", "PostgreSQL URL; unset: start the embedded PostgreSQL"),
+    ("BELOT_NATS_URL", "(unset)", "NATS URL; unset: start the embedded nats-server"),
+    ("BELOT_DATA_DIR", "./.belot", "where the embedded servers keep their data"),
+    ("BELOT_PG_SCHEMA", "eventlog", "schema of the event log"),
+    ("BELOT_PG_APP_ROLE", "(unset)", "role granted read+append only on the log"),
+    ("BELOT_PG_POOL_MAX", "10", "connections per service pool"),
+    ("BELOT_EMBEDDED_PG_PORT", "54329", "embedded PostgreSQL port (0: any free port)"),
+    ("BELOT_EMBEDDED_NATS_PORT", "42229", "embedded nats-server port (0: any free port)"),
+    ("BELOT_EMBEDDED_PG_USER", "belot-postgres", "OS user for embedded PostgreSQL under root"),
+    ("BELOT_EVENTS_STREAM", "BELOT_EVENTS", "JetStream stream the outbox relay fills"),
+    ("BELOT_EVENTS_SUBJECT", "belot.events", "subject prefix of relayed events"),
+    ("BELOT_NATS_TIMEOUT", "2.0", "request/reply timeout, seconds"),
+    ("BELOT_HTTP_HOST", "127.0.0.1", "address the services' HTTP servers bind"),
+    *(
+        (f"BELOT_{s.upper()}_PORT", str(p), f"HTTP port of the {s} service")
+        for s, p in zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True)
+    ),
+    ("BELOT_LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING or ERROR"),
+    ("BELOT_LOG_FORMAT", "json", "json (one object a line) or text"),
+    ("BELOT_SHUTDOWN_TIMEOUT", "10", "seconds to finish in-flight work on SIGTERM"),
+)
+
+_DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
+_NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,50}")
+_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class SettingsError(ValueError):
+    """An environment variable with a value that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    pg_dsn: str | None = None
+    nats_url: str | None = None
+    data_dir: Path = Path(".belot")
+    pg_schema: str = "eventlog"
+    pg_app_role: str | None = None
+    pg_pool_max: int = 10
+    embedded_pg_port: int = 54329
+    embedded_nats_port: int = 42229
+    embedded_pg_user: str = "belot-postgres"
+    events_stream: str = "BELOT_EVENTS"
+    events_subject: str = "belot.events"
+    nats_timeout: float = 2.0
+    http_host: str = "127.0.0.1"
+    ports: Mapping[str, int] = field(default_factory=lambda: dict(_DEFAULT_PORTS))
+    log_level: str = "INFO"
+    log_format: str = "json"
+    shutdown_timeout: float = 10.0
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read the ``BELOT_*`` variables; raises :class:`SettingsError`."""
+        env = os.environ if environ is None else environ
+
+        def get(name: str) -> str | None:
+            value = env.get(name)
+            return value.strip() if value is not None and value.strip() else None
+
+        def port(name: str, default: int) -> int:
+            return _int(name, get(name), default, 0, 65535)
+
+        pg_dsn = get("BELOT_PG_DSN")
+        if pg_dsn is not None and not pg_dsn.startswith(("postgresql://", "postgres://")):
+            raise SettingsError(f"BELOT_PG_DSN={pg_dsn!r}: must start with postgresql://")
+        nats_url = get("BELOT_NATS_URL")
+        if nats_url is not None and not all(
+            u.strip().startswith(("nats://", "tls://", "ws://", "wss://"))
+            for u in nats_url.split(",")
+        ):
+            raise SettingsError(
+                f"BELOT_NATS_URL={nats_url!r}: must be nats://host:port (comma-separated list)"
+            )
+        schema = get("BELOT_PG_SCHEMA") or "eventlog"
+        if _NAME_RE.fullmatch(schema) is None:
+            raise SettingsError(
+                f"BELOT_PG_SCHEMA={schema!r}: lower-case letters, digits and '_', at most 51"
+            )
+        level = (get("BELOT_LOG_LEVEL") or "INFO").upper()
+        if level not in _LEVELS:
+            raise SettingsError(f"BELOT_LOG_LEVEL={level!r}: must be one of {', '.join(_LEVELS)}")
+        fmt = (get("BELOT_LOG_FORMAT") or "json").lower()
+        if fmt not in ("json", "text"):
+            raise SettingsError(f"BELOT_LOG_FORMAT={fmt!r}: must be json or text")
+        subject = get("BELOT_EVENTS_SUBJECT") or "belot.events"
+        if not re.fullmatch(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*", subject):
+            raise SettingsError(f"BELOT_EVENTS_SUBJECT={subject!r}: dot-separated tokens")
+        stream = get("BELOT_EVENTS_STREAM") or "BELOT_EVENTS"
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", stream):
+            raise SettingsError(f"BELOT_EVENTS_STREAM={stream!r}: letters, digits, '_', '-'")
+        return cls(
+            pg_dsn=pg_dsn,
+            nats_url=nats_url,
+            data_dir=Path(get("BELOT_DATA_DIR") or ".belot"),
+            pg_schema=schema,
+            pg_app_role=get("BELOT_PG_APP_ROLE"),
+            pg_pool_max=_int("BELOT_PG_POOL_MAX", get("BELOT_PG_POOL_MAX"), 10, 1, 1000),
+            embedded_pg_port=port("BELOT_EMBEDDED_PG_PORT", 54329),
+            embedded_nats_port=port("BELOT_EMBEDDED_NATS_PORT", 42229),
+            embedded_pg_user=get("BELOT_EMBEDDED_PG_USER") or "belot-postgres",
+            events_stream=stream,
+            events_subject=subject,
+            nats_timeout=_float("BELOT_NATS_TIMEOUT", get("BELOT_NATS_TIMEOUT"), 2.0),
+            http_host=get("BELOT_HTTP_HOST") or "127.0.0.1",
+            ports={s: port(f"BELOT_{s.upper()}_PORT", p) for s, p in _DEFAULT_PORTS.items()},
+            log_level=level,
+            log_format=fmt,
+            shutdown_timeout=_float("BELOT_SHUTDOWN_TIMEOUT", get("BELOT_SHUTDOWN_TIMEOUT"), 10.0),
+        )
+
+    def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:
+        """These settings with the server URLs filled in (after the embedded stack starts)."""
+        return replace(self, pg_dsn=pg_dsn, nats_url=nats_url)
+
+    def port(self, service: str) -> int:
+        """The HTTP port of ``service``; raises KeyError for an unknown service."""
+        return self.ports[service]
+
+
+def _int(name: str, text: str | None, default: int, low: int, high: int) -> int:
+    if text is None:
+        return default
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise SettingsError(f"{name}={text!r}: must be a whole number") from None
+    if not low <= value <= high:
+        raise SettingsError(f"{name}={value}: must be in {low}..{high}")
+    return value
+
+
+def _float(name: str, text: str | None, default: float) -> float:
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingsError(f"{name}={text!r}: must be a number of seconds") from None
+    if not 0 < value < 3600:
+        raise SettingsError(f"{name}={value}: must be between 0 and 3600 seconds")
+    return value

@@ -1,0 +1,850 @@
+"""The event store on PostgreSQL (asyncpg): append with group commit, reads, subscriptions.
+
+How an append travels. ``append`` validates and encodes the events in the caller's task,
+then queues them for the store's single writer task and waits. The writer takes
+everything queued (up to ``max_batch_events``), plans it and writes it with ONE
+autocommit statement, so concurrent appenders share a transaction and its commit:
+
+1. Plan. Each append names the version its stream is at (``expected_version``). The
+   writer knows stream heads (version and hash) it wrote or read before; a head it does
+   not know, or that does not match, is read from the database (one query for the
+   batch). Appends to the same stream within a batch chain on each other in arrival
+   order. An append whose expected version is wrong fails alone with
+   :class:`WrongExpectedVersion`, unless its command id was already appended: then it
+   gets that earlier result (``duplicate=True``) and nothing is appended twice.
+2. Write. One statement bumps the ``log_head`` counter (taking its row lock until commit),
+   inserts all the batch's events with positions ``base + 1 ..`` and its command rows,
+   and notifies subscribers. Positions are therefore handed out in commit order and
+   without gaps: a reader that sees position p sees everything below p.
+3. A unique violation means another process wrote to one of the streams (or used one of
+   the command ids) since the heads were read. Nothing was written (one statement, one
+   transaction); the writer forgets those heads, reads them again and re-plans, so only
+   the appends that really conflict fail.
+
+The head cache only ever holds committed facts (an event's hash never changes), so a
+stale entry can only make the insert of the next version collide, never fork a stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Collection, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Final
+
+import asyncpg
+import orjson
+
+from eventlog import metrics
+from eventlog.envelope import (
+    GENESIS_HASH,
+    PUBLIC,
+    SEAT_PREFIX,
+    NewEvent,
+    RecordedEvent,
+    canonical_bytes,
+    chain_hash,
+    check_event,
+    check_metadata,
+    check_stream_id,
+    encode_json,
+    format_time,
+)
+from eventlog.errors import (
+    CommandIdReused,
+    EventLogError,
+    InvalidEvent,
+    StoreClosed,
+    WrongExpectedVersion,
+)
+from eventlog.migrations import migrate, quote_schema
+
+DEFAULT_SCHEMA: Final = "eventlog"
+MAX_EVENTS_PER_APPEND: Final = 10_000
+_MAX_PLAN_ATTEMPTS: Final = 5
+_COLUMNS: Final = (
+    "position, stream_id, version, type, payload::text, metadata::text, "
+    "visibility, recorded_at, hash"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Where an append's events landed. ``duplicate``: its command id had been appended
+    before, these are that earlier append's figures and nothing new was written."""
+
+    stream_id: str
+    first_version: int
+    last_version: int
+    first_position: int
+    last_position: int
+    duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who reads a stream through :meth:`EventStore.read_stream_as`.
+
+    ``public``: public events only; ``at_seat(n)``: public and seat n's own. Once the
+    stream has ended (a public event of one of the ``ended_by`` types) every viewer sees
+    everything, seat-private and secret events included.
+    """
+
+    seat: int | None = None
+
+    @classmethod
+    def public(cls) -> Viewer:
+        return cls(None)
+
+    @classmethod
+    def at_seat(cls, seat: int) -> Viewer:
+        if seat < 0:
+            raise ValueError(f"seat {seat} is negative")
+        return cls(seat)
+
+
+@dataclass(slots=True, eq=False)
+class _Encoded:
+    type: str
+    payload: Any
+    payload_json: str
+    metadata: dict[str, Any]
+    metadata_json: str
+    visibility: str
+
+
+@dataclass(slots=True, eq=False)
+class _Append:
+    stream_id: str
+    expected_version: int
+    events: list[_Encoded]
+    command_id: str | None
+    future: asyncio.Future[AppendResult]
+    started: float = field(default_factory=time.perf_counter)
+
+
+@dataclass(slots=True)
+class _Plan:
+    stream_ids: list[str] = field(default_factory=list)
+    versions: list[int] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    payloads: list[str] = field(default_factory=list)
+    metadatas: list[str] = field(default_factory=list)
+    visibilities: list[str] = field(default_factory=list)
+    hashes: list[bytes] = field(default_factory=list)
+    command_ids: list[str | None] = field(default_factory=list)
+    # (append, first version, ordinal of its first event, ordinal of its last) from 1.
+    accepted: list[tuple[_Append, int, int, int]] = field(default_factory=list)
+    heads: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    # An append repeating the command id of an earlier one in the same batch.
+    aliases: list[tuple[_Append, _Append]] = field(default_factory=list)
+
+
+def _record(r: Sequence[Any]) -> RecordedEvent:
+    return RecordedEvent(
+        position=r[0],
+        stream_id=r[1],
+        version=r[2],
+        type=r[3],
+        payload=orjson.loads(r[4]),
+        metadata=orjson.loads(r[5]),
+        visibility=r[6],
+        recorded_at=r[7],
+        hash=bytes(r[8]),
+    )
+
+
+def _resolve(fut: asyncio.Future[AppendResult], result: AppendResult | BaseException) -> None:
+    if fut.done():
+        return
+    if isinstance(result, BaseException):
+        fut.set_exception(result)
+    else:
+        fut.set_result(result)
+
+
+class EventStore:
+    """An append-only event log in one PostgreSQL schema.
+
+    Build it with :meth:`open` (applies migrations) or the constructor (schema already
+    migrated), and :meth:`close` it to stop the writer. One store per process: its writer
+    is what makes concurrent appenders share transactions.
+    """
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        schema: str = DEFAULT_SCHEMA,
+        *,
+        producer: str | None = None,
+        max_batch_events: int = 1000,
+        writers: int = 2,
+        head_cache_size: int = 100_000,
+    ) -> None:
+        self._pool = pool
+        self.schema = schema
+        s = quote_schema(schema)
+        self.channel = f"eventlog_{schema}"
+        self.producer = producer
+        self._max_batch_events = max_batch_events
+        self._head_cache_size = head_cache_size
+        self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        self._queue: deque[_Append] = deque()
+        self._wakeup = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        self._writers = writers
+        self._checked_kinds: set[tuple[str, str]] = set()
+        self._idle_conns: list[Any] = []
+        self._closing = False
+
+        self._sql_write = f"""
+WITH head AS (
+    UPDATE {s}.log_head SET position = position + $1 RETURNING position - $1 AS base
+), ev AS (
+    INSERT INTO {s}.events (position, stream_id, version, type, payload, metadata,
+                            visibility, recorded_at, hash, command_id)
+    SELECT head.base + e.n, e.stream_id, e.version, e.type, e.payload::jsonb,
+           e.metadata::jsonb, e.visibility, $2, e.hash, e.command_id
+    FROM head, unnest($3::text[], $4::int[], $5::text[], $6::text[], $7::text[],
+                      $8::text[], $9::bytea[], $10::text[]) WITH ORDINALITY
+         AS e(stream_id, version, type, payload, metadata, visibility, hash, command_id, n)
+)
+SELECT head.base, pg_notify($11, (head.base + $1)::text) FROM head"""
+        self._sql_heads = f"""
+SELECT s.id, h.version, h.hash
+FROM unnest($1::text[]) AS s(id)
+LEFT JOIN LATERAL (
+    SELECT version, hash FROM {s}.events WHERE stream_id = s.id
+    ORDER BY version DESC LIMIT 1
+) h ON true"""
+        # A command's events are consecutive versions of one stream; the first carries
+        # the command id in its column (unique), all carry it in their metadata.
+        self._sql_commands = f"""
+SELECT f.command_id, f.stream_id, f.version, max(e.version), f.position, max(e.position)
+FROM {s}.events f
+JOIN {s}.events e ON e.stream_id = f.stream_id AND e.version >= f.version
+                 AND e.metadata->>'command_id' = f.command_id
+WHERE f.command_id = ANY($1::text[])
+GROUP BY f.command_id, f.stream_id, f.version, f.position"""
+        self._sql_stream = f"""
+SELECT {_COLUMNS} FROM {s}.events
+WHERE stream_id = $1 AND version >= $2 ORDER BY version LIMIT $3"""
+        self._sql_stream_as = f"""
+SELECT {_COLUMNS} FROM {s}.events e
+WHERE e.stream_id = $1 AND e.version >= $2
+  AND (e.visibility = 'public' OR e.visibility = $3
+       OR EXISTS (SELECT 1 FROM {s}.events x
+                  WHERE x.stream_id = $1 AND x.type = ANY($4::text[])
+                    AND x.visibility = 'public'))
+ORDER BY e.version"""
+        self._sql_all = f"""
+SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 ORDER BY position LIMIT $2"""
+        self._sql_all_stream = f"""
+SELECT {_COLUMNS} FROM {s}.events
+WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
+        self._sql_head_position = f"SELECT position FROM {s}.log_head"
+        self._sql_stream_version = (
+            f"SELECT coalesce(max(version), 0) FROM {s}.events WHERE stream_id = $1"
+        )
+
+    @classmethod
+    async def open(
+        cls,
+        pool: asyncpg.Pool,
+        schema: str = DEFAULT_SCHEMA,
+        *,
+        app_role: str | None = None,
+        **options: Any,
+    ) -> EventStore:
+        """Apply the migrations to ``schema`` and return a store on it."""
+        async with pool.acquire() as conn:
+            await migrate(conn, schema, app_role=app_role)
+        return cls(pool, schema, **options)
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self._pool
+
+    # ---------------------------------------------------------------- appending
+
+    def _encode(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str | None,
+    ) -> list[_Encoded]:
+        if stream_id not in self._heads:  # the cache holds only valid ids
+            check_stream_id(stream_id)
+        if type(expected_version) is not int:
+            raise InvalidEvent(f"expected_version must be an int, not {expected_version!r}")
+        if expected_version < 0:
+            raise InvalidEvent(f"expected_version {expected_version} is negative")
+        if not events:
+            raise InvalidEvent("an append needs at least one event")
+        if len(events) > MAX_EVENTS_PER_APPEND:
+            raise InvalidEvent(
+                f"{len(events)} events in one append, at most {MAX_EVENTS_PER_APPEND}"
+            )
+        if command_id is not None and (type(command_id) is not str or not command_id):
+            raise InvalidEvent("command_id must be a non-empty string")
+        out = []
+        checked = self._checked_kinds
+        for e in events:
+            if (e.type, e.visibility) not in checked:
+                check_event(e)
+                if len(checked) > 10_000:
+                    checked.clear()
+                checked.add((e.type, e.visibility))
+            meta = dict(e.metadata)
+            check_metadata(meta)
+            if command_id is not None:
+                meta["command_id"] = command_id
+            if self.producer is not None:
+                meta.setdefault("producer", self.producer)
+            out.append(
+                _Encoded(
+                    e.type,
+                    e.payload,
+                    encode_json(e.payload, e.type, "payload").decode(),
+                    meta,
+                    encode_json(meta, e.type, "metadata").decode(),
+                    e.visibility,
+                )
+            )
+        return out
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str | None = None,
+    ) -> AppendResult:
+        """Append ``events`` to ``stream_id`` if it is at ``expected_version`` (0: new).
+
+        Idempotent on ``command_id``: a repeated command returns the first append's
+        result with ``duplicate=True``. Raises :class:`InvalidEvent`,
+        :class:`WrongExpectedVersion`, :class:`CommandIdReused`, :class:`StoreClosed`, or
+        the database's error. If the caller is cancelled or the connection drops, the
+        append may still have been written: retry with the same command id to find out.
+        """
+        if self._closing:
+            raise StoreClosed("the event store is closed")
+        encoded = self._encode(stream_id, expected_version, events, command_id)
+        loop = asyncio.get_running_loop()
+        item = _Append(stream_id, expected_version, encoded, command_id, loop.create_future())
+        self._queue.append(item)
+        self._wakeup.set()
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(
+                self._run_writer(), name=f"eventlog-writer-{self.schema}"
+            )
+        result = await item.future
+        metrics.APPEND_SECONDS.observe(time.perf_counter() - item.started)
+        return result
+
+    async def append_in(
+        self,
+        conn: Any,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str | None = None,
+    ) -> AppendResult:
+        """Append inside the caller's transaction on ``conn`` (no group commit).
+
+        For effects that must commit together with the events (a consumer recording its
+        position, a projection). The append holds the log's position lock until that
+        transaction ends, which stalls every other appender: keep it short. Raises as
+        :meth:`append`.
+        """
+        encoded = self._encode(stream_id, expected_version, events, command_id)
+        fut: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
+        item = _Append(stream_id, expected_version, encoded, command_id, fut)
+        if not conn.is_in_transaction():
+            raise EventLogError("append_in needs a connection inside a transaction")
+        await self._write_batch(conn, [item], datetime.now(UTC), cache=False)
+        return fut.result()
+
+    async def _run_writer(self) -> None:
+        # Up to ``writers`` batches are in flight, each on its own connection, so that
+        # Python plans and encodes one batch while PostgreSQL executes the other (their
+        # inserts still queue on the log_head lock, which keeps positions in commit
+        # order). A stream is in at most one batch in flight: its later appends wait for
+        # the next batch, which keeps each stream's appends in arrival order and the
+        # head cache exact.
+        slots = asyncio.Semaphore(self._writers)
+        busy: set[str] = set()
+        in_flight: set[asyncio.Task[None]] = set()
+        while True:
+            await slots.acquire()
+            while True:
+                # With nothing in flight, take only a share of the queue so the next
+                # slot has work at once: that is what lets the two overlap.
+                share = len(self._queue) if in_flight else -(-len(self._queue) // self._writers)
+                batch = self._take_batch(busy, share)
+                if batch:
+                    break
+                if self._closing and not self._queue and not in_flight:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+            streams = {a.stream_id for a in batch}
+            busy |= streams
+
+            def done(
+                task: asyncio.Task[None], streams: set[str] = streams, busy: set[str] = busy
+            ) -> None:
+                in_flight.discard(task)
+                busy.difference_update(streams)
+                slots.release()
+                self._wakeup.set()
+
+            task = asyncio.create_task(self._run_batch(batch))
+            in_flight.add(task)
+            task.add_done_callback(done)
+
+    def _take_batch(self, busy: set[str], max_appends: int) -> list[_Append]:
+        batch: list[_Append] = []
+        skipped: list[_Append] = []
+        n = 0
+        queue = self._queue
+        while queue:
+            item = queue[0]
+            if item.stream_id in busy:
+                skipped.append(queue.popleft())
+                continue
+            if batch and (
+                n + len(item.events) > self._max_batch_events or len(batch) >= max_appends
+            ):
+                break
+            batch.append(queue.popleft())
+            n += len(item.events)
+        queue.extendleft(reversed(skipped))
+        return batch
+
+    async def _run_batch(self, batch: list[_Append]) -> None:
+        conn = None
+        try:
+            conn = self._idle_conns.pop() if self._idle_conns else await self._pool.acquire()
+            await self._write_batch(conn, batch, datetime.now(UTC), cache=True)
+        except asyncio.CancelledError:
+            for item in batch:
+                _resolve(item.future, StoreClosed("the event store closed during the append"))
+            raise
+        except Exception as exc:
+            # The connection failed or the server refused the batch as a whole: every
+            # waiting appender gets the error (retry with the same command id is safe).
+            for item in batch:
+                _resolve(item.future, exc)
+            if conn is not None:
+                await self._release(conn)
+                conn = None
+        finally:
+            if conn is not None:
+                if self._closing or conn.is_closed():
+                    await self._release(conn)
+                else:
+                    self._idle_conns.append(conn)
+
+    async def _release(self, conn: Any) -> None:
+        try:
+            await self._pool.release(conn)
+        except Exception:
+            conn.terminate()
+
+    def _remember(self, stream_id: str, head: tuple[int, bytes]) -> None:
+        self._heads[stream_id] = head
+        self._heads.move_to_end(stream_id)
+        if len(self._heads) > self._head_cache_size:
+            self._heads.popitem(last=False)
+
+    async def _write_batch(
+        self, conn: Any, batch: list[_Append], now: datetime, *, cache: bool
+    ) -> None:
+        """Write ``batch``, resolving every item's future. Raises only for errors that
+        concern the whole batch (connection lost, server down)."""
+        pending = batch
+        recheck = False
+        for _ in range(_MAX_PLAN_ATTEMPTS):
+            plan = await self._plan(conn, pending, now, recheck=recheck, use_cache=cache)
+            if plan.accepted:
+                try:
+                    base = await self._write(conn, plan, now)
+                except asyncpg.UniqueViolationError:
+                    # Another process appended to one of these streams, or used one of
+                    # these command ids, after we read the heads. Nothing was written.
+                    for a, *_ in plan.accepted:
+                        self._heads.pop(a.stream_id, None)
+                    recheck = True
+                    pending = [a for a in pending if not a.future.done()]
+                    continue
+                except asyncpg.PostgresError as exc:
+                    if conn.is_closed() or isinstance(exc, asyncpg.PostgresConnectionError):
+                        raise
+                    await self._isolate(conn, plan, now, exc, cache=cache)
+                    return
+                self._settle(plan, base, cache=cache)
+            for alias, original in plan.aliases:
+                _settle_alias(alias, original)
+            return
+        for a in pending:
+            _resolve(a.future, EventLogError("append kept colliding with concurrent writers"))
+
+    async def _isolate(
+        self, conn: Any, plan: _Plan, now: datetime, exc: BaseException, *, cache: bool
+    ) -> None:
+        # The server refused the whole statement for a reason that is not a collision
+        # (data it would not take). Write each append alone so only the bad one fails.
+        items = [a for a, *_ in plan.accepted]
+        if len(items) == 1:
+            _resolve(items[0].future, exc)
+        else:
+            for a in items:
+                await self._write_batch(conn, [a], now, cache=cache)
+        for alias, original in plan.aliases:
+            _settle_alias(alias, original)
+
+    async def _plan(
+        self, conn: Any, pending: list[_Append], now: datetime, *, recheck: bool, use_cache: bool
+    ) -> _Plan:
+        plan = _Plan()
+        heads: dict[str, tuple[int, bytes]] = {}
+        when = format_time(now)
+
+        # Command ids seen in the database. On a re-check every command id is looked up
+        # first; otherwise only those of appends that do not fit their stream's head
+        # (a retry of a command that succeeded always has a stale expected version).
+        found: dict[str, Sequence[Any]] = {}
+        if recheck:
+            ids = [a.command_id for a in pending if a.command_id is not None]
+            if ids:
+                found = {r[0]: r for r in await conn.fetch(self._sql_commands, ids)}
+
+        # Which heads must be read: unknown ones and those the first append misses.
+        need: set[str] = set()
+        if recheck or not use_cache:
+            need = {a.stream_id for a in pending}
+        else:
+            sim: dict[str, int] = {}
+            for a in pending:
+                if a.stream_id in need:
+                    continue
+                v = sim.get(a.stream_id)
+                if v is None:
+                    h = self._heads.get(a.stream_id)
+                    v = None if h is None else h[0]
+                if v != a.expected_version:
+                    need.add(a.stream_id)
+                else:
+                    sim[a.stream_id] = v + len(a.events)
+        for sid in self._heads.keys() & ({a.stream_id for a in pending} - need):
+            heads[sid] = self._heads[sid]
+        if need:
+            for sid, version, h in await conn.fetch(self._sql_heads, list(need)):
+                head = (0, GENESIS_HASH) if version is None else (version, bytes(h))
+                heads[sid] = head
+                if use_cache:
+                    self._remember(sid, head)
+
+        misfits: list[_Append] = []
+        by_command: dict[str, _Append] = {}
+        ordinal = 0
+        for a in pending:
+            if a.command_id is not None:
+                if a.command_id in by_command:
+                    plan.aliases.append((a, by_command[a.command_id]))
+                    continue
+                by_command[a.command_id] = a
+                row = found.get(a.command_id)
+                if row is not None:
+                    _settle_found(a, row)
+                    continue
+            version, prev = heads[a.stream_id]
+            if a.expected_version != version:
+                misfits.append(a)
+                continue
+            first_version = version + 1
+            for i, e in enumerate(a.events):
+                v = first_version + i
+                prev = chain_hash(
+                    prev,
+                    canonical_bytes(
+                        a.stream_id, v, e.type, e.payload, e.metadata, e.visibility, when
+                    ),
+                )
+                plan.stream_ids.append(a.stream_id)
+                plan.versions.append(v)
+                plan.types.append(e.type)
+                plan.payloads.append(e.payload_json)
+                plan.metadatas.append(e.metadata_json)
+                plan.visibilities.append(e.visibility)
+                plan.hashes.append(prev)
+                plan.command_ids.append(a.command_id if i == 0 else None)
+            plan.accepted.append((a, first_version, ordinal + 1, ordinal + len(a.events)))
+            ordinal += len(a.events)
+            heads[a.stream_id] = (version + len(a.events), prev)
+        plan.heads = heads
+
+        if misfits:
+            ids = [a.command_id for a in misfits if a.command_id and a.command_id not in found]
+            if ids:
+                found.update({r[0]: r for r in await conn.fetch(self._sql_commands, ids)})
+            for a in misfits:
+                row = found.get(a.command_id) if a.command_id else None
+                if row is not None:
+                    _settle_found(a, row)
+                else:
+                    metrics.APPEND_CONFLICTS.inc()
+                    actual = heads[a.stream_id][0]
+                    _resolve(
+                        a.future, WrongExpectedVersion(a.stream_id, a.expected_version, actual)
+                    )
+        return plan
+
+    async def _write(self, conn: Any, plan: _Plan, now: datetime) -> int:
+        args = (
+            self._sql_write,
+            len(plan.stream_ids),
+            now,
+            plan.stream_ids,
+            plan.versions,
+            plan.types,
+            plan.payloads,
+            plan.metadatas,
+            plan.visibilities,
+            plan.hashes,
+            plan.command_ids,
+            self.channel,
+        )
+        if conn.is_in_transaction():
+            # Inside a caller's transaction (append_in): a savepoint, so that a collision
+            # rolls back only this attempt and the caller's transaction stays usable.
+            async with conn.transaction():
+                row = await conn.fetchrow(*args)
+        else:
+            row = await conn.fetchrow(*args)
+        return int(row[0])
+
+    def _settle(self, plan: _Plan, base: int, *, cache: bool) -> None:
+        metrics.BATCH_EVENTS.observe(len(plan.stream_ids))
+        metrics.EVENTS_APPENDED.inc(len(plan.stream_ids))
+        if cache:
+            # Only now, after the commit, are these heads facts worth remembering.
+            for a, *_ in plan.accepted:
+                self._remember(a.stream_id, plan.heads[a.stream_id])
+        for a, first_version, first_n, last_n in plan.accepted:
+            _resolve(
+                a.future,
+                AppendResult(
+                    a.stream_id,
+                    first_version,
+                    first_version + len(a.events) - 1,
+                    base + first_n,
+                    base + last_n,
+                ),
+            )
+
+    # ---------------------------------------------------------------- reading
+
+    async def read_stream(
+        self, stream_id: str, from_version: int = 1, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """A stream's events from ``from_version`` on, in version order, unfiltered
+        (for the stream's owner; public readers use :meth:`read_stream_as`)."""
+        rows = await self._pool.fetch(self._sql_stream, stream_id, from_version, limit)
+        return [_record(r) for r in rows]
+
+    async def read_stream_as(
+        self,
+        stream_id: str,
+        viewer: Viewer,
+        *,
+        ended_by: Collection[str],
+        from_version: int = 1,
+    ) -> list[RecordedEvent]:
+        """The events of ``stream_id`` that ``viewer`` may see (see :class:`Viewer`).
+
+        ``ended_by``: the event types that end the stream's match (e.g. ``MatchEnded``);
+        once one of them is in the stream, as a public event, nothing is hidden.
+        """
+        own = None if viewer.seat is None else f"{SEAT_PREFIX}{viewer.seat}"
+        rows = await self._pool.fetch(
+            self._sql_stream_as, stream_id, from_version, own or PUBLIC, list(ended_by)
+        )
+        return [_record(r) for r in rows]
+
+    async def read_all(
+        self, after_position: int = 0, limit: int = 1000, *, stream_id: str | None = None
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` events with positions above ``after_position``, in order."""
+        if stream_id is None:
+            rows = await self._pool.fetch(self._sql_all, after_position, limit)
+        else:
+            rows = await self._pool.fetch(self._sql_all_stream, after_position, limit, stream_id)
+        return [_record(r) for r in rows]
+
+    async def iter_all(
+        self, after_position: int = 0, batch_size: int = 1000
+    ) -> AsyncIterator[RecordedEvent]:
+        """Every event after ``after_position`` up to the head when each page is read."""
+        last = after_position
+        while True:
+            page = await self.read_all(last, batch_size)
+            for e in page:
+                yield e
+            if len(page) < batch_size:
+                return
+            last = page[-1].position
+
+    def subscribe(
+        self,
+        after_position: int = 0,
+        *,
+        stream_id: str | None = None,
+        batch_size: int = 500,
+        poll_interval: float = 1.0,
+    ) -> Subscription:
+        """Catch up from ``after_position``, then follow new events live.
+
+        Use as ``async with store.subscribe(p) as sub: async for event in sub: ...``.
+        """
+        return Subscription(self, after_position, stream_id, batch_size, poll_interval)
+
+    async def head_position(self) -> int:
+        """The last global position handed out (0 for an empty log)."""
+        return int(await self._pool.fetchval(self._sql_head_position))
+
+    async def stream_version(self, stream_id: str) -> int:
+        """The version ``stream_id`` is at (0: no such stream)."""
+        return int(await self._pool.fetchval(self._sql_stream_version, stream_id))
+
+    async def close(self) -> None:
+        """Finish the queued appends, stop the writer, release its connection."""
+        self._closing = True
+        self._wakeup.set()
+        if self._writer is not None:
+            await self._writer
+            self._writer = None
+        while self._idle_conns:
+            await self._release(self._idle_conns.pop())
+
+
+def _settle_found(a: _Append, row: Sequence[Any]) -> None:
+    _cmd, stream_id, first_v, last_v, first_p, last_p = row
+    if stream_id != a.stream_id:
+        _resolve(a.future, CommandIdReused(a.command_id or "", a.stream_id, stream_id))
+        return
+    metrics.APPEND_DUPLICATES.inc()
+    _resolve(a.future, AppendResult(stream_id, first_v, last_v, first_p, last_p, duplicate=True))
+
+
+def _settle_alias(alias: _Append, original: _Append) -> None:
+    def copy(fut: asyncio.Future[AppendResult]) -> None:
+        if fut.cancelled():
+            _resolve(alias.future, StoreClosed("the first copy of this command was cancelled"))
+            return
+        exc = fut.exception()
+        if exc is not None:
+            _resolve(alias.future, exc)
+            return
+        r = fut.result()
+        if r.stream_id != alias.stream_id:
+            _resolve(
+                alias.future, CommandIdReused(alias.command_id or "", alias.stream_id, r.stream_id)
+            )
+        else:
+            _resolve(
+                alias.future,
+                AppendResult(
+                    r.stream_id,
+                    r.first_version,
+                    r.last_version,
+                    r.first_position,
+                    r.last_position,
+                    duplicate=True,
+                ),
+            )
+
+    original.future.add_done_callback(copy)
+
+
+class Subscription:
+    """Catch-up then live reading of the log; see :meth:`EventStore.subscribe`.
+
+    It LISTENs before its first read, so a commit is either in a read or wakes the next
+    one. Because positions follow commit order without gaps, reading "position above the
+    last one delivered" neither skips nor repeats an event. ``position`` is the last
+    position delivered. Polls every ``poll_interval`` seconds even without notifications.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        after_position: int,
+        stream_id: str | None,
+        batch_size: int,
+        poll_interval: float,
+    ) -> None:
+        self._store = store
+        self.position = after_position
+        self._stream_id = stream_id
+        self._batch_size = batch_size
+        self._poll_interval = poll_interval
+        self._wake = asyncio.Event()
+        self._conn: Any = None
+        s = quote_schema(store.schema)
+        self._sql = (
+            f"SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 ORDER BY position LIMIT $2"
+            if stream_id is None
+            else f"SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 AND stream_id = $3 "
+            "ORDER BY position LIMIT $2"
+        )
+
+    def _on_notify(self, *_: Any) -> None:
+        self._wake.set()
+
+    async def __aenter__(self) -> Subscription:
+        self._conn = await self._store.pool.acquire()
+        await self._conn.add_listener(self._store.channel, self._on_notify)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            await conn.remove_listener(self._store.channel, self._on_notify)
+        finally:
+            await self._store.pool.release(conn)
+
+    def __aiter__(self) -> AsyncIterator[RecordedEvent]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[RecordedEvent]:
+        if self._conn is None:
+            raise EventLogError("use the subscription as 'async with store.subscribe() as sub'")
+        args: tuple[Any, ...] = () if self._stream_id is None else (self._stream_id,)
+        while True:
+            self._wake.clear()
+            rows = await self._conn.fetch(self._sql, self.position, self._batch_size, *args)
+            for r in rows:
+                event = _record(r)
+                self.position = event.position
+                yield event
+            if len(rows) < self._batch_size:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self._poll_interval)

@@ -1,0 +1,64 @@
+"""The hash chain's canonical bytes are reproducible with any JSON library."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from eventlog.envelope import (
+    GENESIS_HASH,
+    canonical_bytes,
+    chain_hash,
+    encode_json,
+    format_time,
+    parse_time,
+)
+from eventlog.errors import InvalidEvent
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+WHEN = datetime(2026, 1, 2, 3, 4, 5, 60, tzinfo=UTC)
+
+
+@given(JSON, st.dictionaries(st.text(), st.text(), max_size=3))
+def test_canonical_bytes_equal_the_standard_json_module(
+    payload: object, meta: dict[str, str]
+) -> None:
+    doc = {
+        "metadata": meta,
+        "payload": payload,
+        "recorded_at": "2026-01-02T03:04:05.000060Z",
+        "stream": "match-1",
+        "type": "Bid",
+        "version": 7,
+        "visibility": "seat:2",
+    }
+    plain = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_bytes("match-1", 7, "Bid", payload, meta, "seat:2", WHEN) == plain.encode()
+
+
+def test_chain_starts_from_32_zero_bytes() -> None:
+    canon = canonical_bytes("match-1", 1, "Bid", {}, {}, "public", WHEN)
+    assert bytes(32) == GENESIS_HASH
+    assert chain_hash(GENESIS_HASH, canon) == hashlib.sha256(bytes(32) + canon).digest()
+
+
+def test_recorded_time_has_six_fractional_digits_in_utc() -> None:
+    assert format_time(WHEN) == "2026-01-02T03:04:05.000060Z"
+    assert parse_time(format_time(WHEN)) == WHEN
+    with pytest.raises(ValueError):
+        format_time(datetime(2026, 1, 1))
+
+
+@pytest.mark.parametrize("bad", [1.0, {"a": [1, 2.5]}, {1: "x"}, "nul\x00", 2**64])
+def test_values_that_cannot_be_stored_reproducibly_are_refused(bad: object) -> None:
+    with pytest.raises(InvalidEvent):
+        encode_json(bad, "Bid", "payload")

@@ -1,0 +1,69 @@
+"""Settings from the environment: defaults, every variable documented, clear errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from belot_platform.logs import JsonFormatter, log_context
+from belot_platform.settings import VARIABLES, Settings, SettingsError
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_defaults() -> None:
+    s = Settings.from_env({})
+    assert s.pg_dsn is None and s.nats_url is None
+    assert s.data_dir == Path(".belot")
+    assert s.embedded_pg_port == 54329 and s.embedded_nats_port == 42229
+    assert s.port("gateway") == 8080 and s.pg_schema == "eventlog"
+
+
+def test_values_are_read() -> None:
+    s = Settings.from_env(
+        {
+            "BELOT_PG_DSN": "postgresql://u@h:5/db",
+            "BELOT_NATS_URL": "nats://a:1,nats://b:2",
+            "BELOT_VERIFY_PORT": "9000",
+            "BELOT_LOG_LEVEL": "debug",
+            "BELOT_DATA_DIR": "/tmp/x",
+        }
+    )
+    assert s.pg_dsn == "postgresql://u@h:5/db" and s.port("verify") == 9000
+    assert s.log_level == "DEBUG" and s.data_dir == Path("/tmp/x")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BELOT_PG_DSN", "mysql://x"),
+        ("BELOT_NATS_URL", "http://x"),
+        ("BELOT_GATEWAY_PORT", "http"),
+        ("BELOT_GATEWAY_PORT", "70000"),
+        ("BELOT_LOG_LEVEL", "LOUD"),
+        ("BELOT_PG_SCHEMA", "Bad-Name"),
+        ("BELOT_NATS_TIMEOUT", "soon"),
+        ("BELOT_EVENTS_SUBJECT", "a..b"),
+    ],
+)
+def test_bad_values_name_the_variable(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({name: value})
+
+
+def test_every_variable_is_in_the_readme_table() -> None:
+    text = README.read_text()
+    for name, _, _ in VARIABLES:
+        assert f"`{name}`" in text, name
+
+
+def test_json_log_lines_carry_context_ids() -> None:
+    record = logging.LogRecord("svc", logging.INFO, __file__, 1, "dealt %d", (8,), None)
+    record.seat = 2
+    with log_context(match_id="m-1", table_id="t-9"):
+        line = json.loads(JsonFormatter().format(record))
+    assert line["msg"] == "dealt 8" and line["level"] == "info"
+    assert (line["match_id"], line["table_id"], line["seat"]) == ("m-1", "t-9", 2)
