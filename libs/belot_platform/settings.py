@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
+from fairdeal.chains import DEFAULT_RELAYS as DEFAULT_DRAND_RELAYS
+
 SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating")
 
 VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
@@ -37,6 +39,14 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING or ERROR"),
     ("BELOT_LOG_FORMAT", "json", "json (one object a line) or text"),
     ("BELOT_SHUTDOWN_TIMEOUT", "10", "seconds to finish in-flight work on SIGTERM"),
+    (
+        "BELOT_DRAND_URLS",
+        "the League of Entropy relays",
+        "comma-separated drand HTTP relays (api.drand.sh, api2/api3.drand.sh, "
+        "drand.cloudflare.com, api.drand.secureweb3.com:6875)",
+    ),
+    ("BELOT_DRAND_CHAIN", "quicknet", "drand chain the decks use: quicknet or default"),
+    ("BELOT_SEED_WINDOW", "20", "seconds the seats have to send their seeds"),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -67,6 +77,9 @@ class Settings:
     log_level: str = "INFO"
     log_format: str = "json"
     shutdown_timeout: float = 10.0
+    drand_urls: tuple[str, ...] = DEFAULT_DRAND_RELAYS
+    drand_chain: str = "quicknet"
+    seed_window: float = 20.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -108,6 +121,17 @@ class Settings:
         stream = get("BELOT_EVENTS_STREAM") or "BELOT_EVENTS"
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", stream):
             raise SettingsError(f"BELOT_EVENTS_STREAM={stream!r}: letters, digits, '_', '-'")
+        drand_urls: tuple[str, ...] = DEFAULT_DRAND_RELAYS
+        if (urls := get("BELOT_DRAND_URLS")) is not None:
+            drand_urls = tuple(u.strip().rstrip("/") for u in urls.split(",") if u.strip())
+            bad = [u for u in drand_urls if not u.startswith(("http://", "https://"))]
+            if bad or not drand_urls:
+                raise SettingsError(
+                    f"BELOT_DRAND_URLS={urls!r}: comma-separated http:// or https:// URLs"
+                )
+        chain = (get("BELOT_DRAND_CHAIN") or "quicknet").lower()
+        if chain not in ("quicknet", "default"):
+            raise SettingsError(f"BELOT_DRAND_CHAIN={chain!r}: must be quicknet or default")
         return cls(
             pg_dsn=pg_dsn,
             nats_url=nats_url,
@@ -126,6 +150,9 @@ class Settings:
             log_level=level,
             log_format=fmt,
             shutdown_timeout=_float("BELOT_SHUTDOWN_TIMEOUT", get("BELOT_SHUTDOWN_TIMEOUT"), 10.0),
+            drand_urls=drand_urls,
+            drand_chain=chain,
+            seed_window=_float("BELOT_SEED_WINDOW", get("BELOT_SEED_WINDOW"), 20.0),
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

@@ -78,3 +78,12 @@ DEFAULT: Final = Chain(
 
 CHAINS: Final = {c.name: c for c in (QUICKNET, DEFAULT)}
 CHAINS_BY_HASH: Final = {c.hash: c for c in (QUICKNET, DEFAULT)}
+
+#: The League of Entropy mainnet's public HTTP relays (drand-docs, API-v1 intro).
+DEFAULT_RELAYS: Final = (
+    "https://api.drand.sh",
+    "https://api2.drand.sh",
+    "https://api3.drand.sh",
+    "https://drand.cloudflare.com",
+    "https://api.drand.secureweb3.com:6875",
+)
