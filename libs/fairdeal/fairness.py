@@ -40,6 +40,10 @@ DRAND_GRACE_MS: Final = 5_000
 
 PUBLIC: Final = "public"
 
+#: Event types of a match's own stream (``match-<id>``) after which its server seed may be
+#: revealed: the game's end, a forfeit (a seat left), or an abort by the table service.
+MATCH_ENDING_EVENTS: Final = frozenset({"MatchEnded", "MatchForfeited", "MatchAborted"})
+
 
 def seat_visibility(seat: int) -> str:
     return f"seat:{seat}"

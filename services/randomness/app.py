@@ -1,0 +1,88 @@
+"""Composition of the randomness service: settings, stores, drand client, NATS handlers,
+and the HTTP app with /healthz, /readyz and /metrics."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import orjson
+from aiohttp import web
+
+from belot_platform import messaging
+from belot_platform.app import NATS, PG_POOL, create_app, serve
+from belot_platform.embedded import servers
+from belot_platform.logs import configure_logging
+from belot_platform.settings import Settings
+from drand.chain import CHAINS
+from drand.client import DrandClient
+from drand.clock import Clock, SystemClock
+from eventlog import EventStore
+from services.randomness.domain import RandomnessService
+from services.randomness.handlers import SUBJECT, Handlers
+from services.randomness.store import SeedStore
+
+SERVICE: Final = web.AppKey("randomness", RandomnessService)
+QUEUE: Final = "randomness"
+
+
+def build_app(
+    settings: Settings, *, clock: Clock | None = None, drand: DrandClient | None = None
+) -> web.Application:
+    """The service's app; ``clock`` and ``drand`` can be given (tests run a virtual clock
+    and a local relay)."""
+    app = create_app(settings, name="randomness")
+    the_clock = clock or SystemClock()
+    chain = CHAINS[settings.drand_chain]
+
+    async def service(app: web.Application) -> AsyncIterator[None]:
+        nc = app[NATS]
+        store = await EventStore.open(app[PG_POOL], settings.pg_schema, producer="randomness")
+        seeds = SeedStore(app[PG_POOL])
+        await seeds.migrate()
+        client = drand or DrandClient(settings.drand_urls, chain, clock=the_clock)
+
+        async def notify(match_id: str, body: dict[str, Any]) -> None:
+            await nc.publish(f"{SUBJECT}.fixed.{match_id}", orjson.dumps(body))
+
+        svc = RandomnessService(
+            store,
+            seeds,
+            client,
+            the_clock,
+            window_ms=int(settings.seed_window * 1000),
+            notify=notify,
+        )
+        app[SERVICE] = svc
+        handlers = Handlers(svc, chain.name)
+        subs = [
+            await messaging.serve(nc, subject, handler, queue=QUEUE)
+            for subject, handler in handlers.routes().items()
+        ]
+        await svc.start()
+        yield
+        for sub in subs:
+            await sub.unsubscribe()
+        await svc.stop()
+        await store.close()
+        if drand is None:
+            await client.close()
+
+    app.cleanup_ctx.append(service)
+    return app
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    configure_logging(settings.log_level, settings.log_format)
+    with servers(settings) as resolved:
+        app = build_app(resolved)
+        asyncio.run(
+            serve(
+                app,
+                resolved.http_host,
+                resolved.port("randomness"),
+                shutdown_timeout=resolved.shutdown_timeout,
+            )
+        )

@@ -1,0 +1,380 @@
+"""Domain glue of the randomness service: load a match's fair-deal state from the log,
+decide with :mod:`fairdeal.fairness`, append, and run each match's timers.
+
+Stream: ``randomness-<match_id>``. A match's timers (the seed window, then the drand
+round, its 5-second fallback, and the wait for a late value) run as one task per match;
+their deadlines are in the events, so a restarted service resumes them from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from prometheus_client import Counter
+
+from belot.cards import to_codes
+from drand.client import DrandClient
+from drand.clock import Clock, sleep_until
+from eventlog import EventStore, NewEvent, WrongExpectedVersion
+from fairdeal import Shuffler
+from fairdeal.fairness import (
+    DRAND_GRACE_MS,
+    MATCH_ENDING_EVENTS,
+    Fairness,
+    FairnessError,
+    FairnessEvent,
+    SeatSpec,
+    beacon_arrived,
+    close_window_if_due,
+    evolve,
+    fallback_if_due,
+    from_payload,
+    issue_deck,
+    open_match,
+    reveal,
+    submit_seed,
+    to_payload,
+    visibility,
+)
+from services.randomness.store import SeedStore
+
+log = logging.getLogger(__name__)
+
+#: How long after the fallback a late drand value is still fetched, to be recorded.
+LATE_WINDOW_MS: Final = 60_000
+
+OPENED = Counter("belot_randomness_matches_opened_total", "Matches given a server seed.")
+SEEDS = Counter("belot_randomness_seat_seeds_total", "Seat seeds by outcome.", ["outcome"])
+DECKS = Counter("belot_randomness_decks_issued_total", "Decks handed to tables.")
+FALLBACKS = Counter(
+    "belot_drand_fallbacks_total", "Matches dealt without drand (no value by due + 5 s)."
+)
+DRAND_USED = Counter("belot_drand_rounds_used_total", "Matches dealt with a verified drand value.")
+REVEALS = Counter("belot_randomness_reveals_total", "Server seeds revealed at match end.")
+
+Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+def stream_of(match_id: str) -> str:
+    return f"randomness-{match_id}"
+
+
+def match_stream_of(match_id: str) -> str:
+    return f"match-{match_id}"
+
+
+class RandomnessService:
+    def __init__(
+        self,
+        store: EventStore,
+        seeds: SeedStore,
+        drand: DrandClient,
+        clock: Clock,
+        *,
+        window_ms: int = 20_000,
+        late_ms: int = LATE_WINDOW_MS,
+        notify: Notify | None = None,
+    ) -> None:
+        self.store = store
+        self.seeds = seeds
+        self.drand = drand
+        self.clock = clock
+        self.window_ms = window_ms
+        self.late_ms = late_ms
+        self._notify = notify
+        self._states: dict[str, tuple[int, Fairness]] = {}
+        self._commands: dict[str, set[str]] = {}  # command ids already in each stream
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._seeds_in: dict[str, asyncio.Event] = {}
+        self._fixed: dict[str, asyncio.Event] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    def now_ms(self) -> int:
+        return int(self.clock.now() * 1000)
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        """Resume the timers of every match whose window or drand round is still open."""
+        for match_id in await self.seeds.pending():
+            self._drive(match_id)
+
+    async def stop(self) -> None:
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    # ------------------------------------------------------------------ state
+
+    async def _current(self, match_id: str) -> tuple[int, Fairness]:
+        cached = self._states.get(match_id)
+        if cached is not None:
+            return cached
+        state, version, commands = Fairness(), 0, set()
+        for recorded in await self.store.read_stream(stream_of(match_id)):
+            state = evolve(state, from_payload(recorded.type, recorded.payload))
+            version = recorded.version
+            if recorded.command_id is not None:
+                commands.add(recorded.command_id)
+        if version:
+            self._states[match_id] = (version, state)
+            self._commands[match_id] = commands
+        return version, state
+
+    async def state(self, match_id: str) -> Fairness:
+        return (await self._current(match_id))[1]
+
+    async def _apply(
+        self,
+        match_id: str,
+        decide: Callable[[Fairness], list[FairnessEvent]],
+        command_id: str | None = None,
+    ) -> list[FairnessEvent]:
+        """Decide against the current state and append; re-decide after a conflict.
+        Raises FairnessError (nothing appended)."""
+        lock = self._locks.setdefault(match_id, asyncio.Lock())
+        async with lock:
+            for _ in range(5):
+                version, state = await self._current(match_id)
+                if command_id is not None and command_id in self._commands.get(match_id, ()):
+                    return []  # a retried command: it took effect the first time
+                events = decide(state)
+                if not events:
+                    return []
+                new = [NewEvent(e.TYPE, to_payload(e), visibility(e)) for e in events]
+                try:
+                    result = await self.store.append(
+                        stream_of(match_id), version, new, command_id=command_id
+                    )
+                except WrongExpectedVersion:
+                    self._states.pop(match_id, None)  # someone else appended: reload
+                    continue
+                if result.duplicate:  # a retried command: its events are already there
+                    self._states.pop(match_id, None)
+                    return []
+                for e in events:
+                    state = evolve(state, e)
+                self._states[match_id] = (result.last_version, state)
+                if command_id is not None:
+                    self._commands.setdefault(match_id, set()).add(command_id)
+                return events
+        raise FairnessError("busy", "the match's fair-deal stream keeps changing; retry")
+
+    # ------------------------------------------------------------------ commands
+
+    async def open(
+        self, match_id: str, seats: tuple[SeatSpec, ...], chain: str, window_ms: int | None
+    ) -> Fairness:
+        """Draw and keep a server seed, commit to it. A retried open returns the first."""
+        _, state = await self._current(match_id)
+        if state.is_open:
+            return state
+        # The seed is drawn with the OS's CSPRNG and stored before the commitment is
+        # published; a retried open finds the stored one (put keeps the first).
+        seed = await self.seeds.put(match_id, secrets.token_bytes(32))
+        commitment = hashlib.sha256(seed).digest()
+        window = window_ms if window_ms is not None else self.window_ms
+        now = self.now_ms()
+        await self._apply(
+            match_id,
+            lambda s: (
+                [] if s.is_open else open_match(s, match_id, commitment, seats, chain, window, now)
+            ),
+        )
+        state = await self.state(match_id)
+        OPENED.inc()
+        self._drive(match_id)
+        return state
+
+    async def submit_seed(
+        self, match_id: str, seat: int, player: str, seed: bytes, command_id: str | None
+    ) -> Fairness:
+        _, state = await self._current(match_id)
+        if not state.is_open:
+            raise FairnessError("unknown_match", f"no match {match_id!r}")
+        now = self.now_ms()
+        try:
+            await self._apply(
+                match_id, lambda s: submit_seed(s, seat, player, seed, now), command_id
+            )
+        except FairnessError as exc:
+            SEEDS.labels(exc.code).inc()
+            raise
+        SEEDS.labels("accepted").inc()
+        state = await self.state(match_id)
+        if state.is_window_closed:
+            self._seeds_in.setdefault(match_id, asyncio.Event()).set()
+        return state
+
+    async def deck(self, match_id: str, deal: int, cards: int, wait_s: float) -> dict[str, Any]:
+        """Deal ``deal``'s deck, once the inputs are fixed (waiting up to ``wait_s``)."""
+        _, state = await self._current(match_id)
+        if not state.is_open:
+            raise FairnessError("unknown_match", f"no match {match_id!r}")
+        if not (state.is_window_closed and state.is_drand_resolved) and wait_s > 0:
+            fixed = self._fixed.setdefault(match_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(fixed.wait(), wait_s)
+        now = self.now_ms()
+        await self._apply(match_id, lambda s: issue_deck(s, deal, cards, now))
+        state = await self.state(match_id)
+        seed = await self.seeds.get(match_id)
+        if seed is None:  # the event log says open, the private store lost the seed
+            raise FairnessError("seed_lost", "the server seed of this match is missing")
+        deck = Shuffler(state.deck_inputs(seed)).deck(deal, cards)
+        DECKS.inc()
+        return {
+            "match_id": match_id,
+            "deal": deal,
+            "cards": to_codes(list(deck)),
+            "drand_round": state.drand.round if state.drand else None,
+            "fallback": state.fallback,
+        }
+
+    async def reveal(self, match_id: str) -> Fairness:
+        """Append ServerSeedRevealed once the match's own stream says it has ended."""
+        _, state = await self._current(match_id)
+        if not state.is_open:
+            raise FairnessError("unknown_match", f"no match {match_id!r}")
+        if state.is_revealed:
+            return state
+        match_events = await self.store.read_stream(match_stream_of(match_id))
+        ended = any(e.type in MATCH_ENDING_EVENTS for e in match_events)
+        seed = await self.seeds.get(match_id)
+        if seed is None:
+            raise FairnessError("seed_lost", "the server seed of this match is missing")
+        now = self.now_ms()
+        await self._apply(match_id, lambda s: reveal(s, seed, ended, now))
+        REVEALS.inc()
+        return await self.state(match_id)
+
+    # ------------------------------------------------------------------ timers
+
+    def _drive(self, match_id: str) -> None:
+        task = self._tasks.get(match_id)
+        if task is None or task.done():
+            self._tasks[match_id] = asyncio.create_task(
+                self._run_timers(match_id), name=f"randomness-{match_id}"
+            )
+
+    async def _run_timers(self, match_id: str) -> None:
+        try:
+            if not (await self.state(match_id)).is_open:  # a seed kept, no commitment logged
+                log.warning("pending match has no commitment", extra={"match_id": match_id})
+                return
+            await self._window(match_id)
+            await self._drand(match_id)
+            await self.seeds.settle(match_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("randomness timers failed", extra={"match_id": match_id})
+        finally:
+            self._tasks.pop(match_id, None)
+
+    async def _window(self, match_id: str) -> None:
+        state = await self.state(match_id)
+        if state.is_window_closed:
+            return
+        seeds_in = self._seeds_in.setdefault(match_id, asyncio.Event())
+        waits = [
+            asyncio.ensure_future(seeds_in.wait()),
+            asyncio.ensure_future(sleep_until(self.clock, state.window_closes_at_ms / 1000)),
+        ]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+        now = self.now_ms()
+        await self._apply(match_id, lambda s: close_window_if_due(s, now))
+
+    async def _drand(self, match_id: str) -> None:
+        state = await self.state(match_id)
+        assert state.drand_round is not None and state.drand_due_at_ms is not None
+        round_, due_ms = state.drand_round, state.drand_due_at_ms
+        if not state.is_drand_resolved:
+            beacon = await self.drand.beacon_by(round_, (due_ms + DRAND_GRACE_MS) / 1000)
+            now = self.now_ms()
+            if beacon is not None:
+                await self._apply(
+                    match_id,
+                    lambda s: beacon_arrived(
+                        s,
+                        round_,
+                        beacon.signature,
+                        beacon.randomness,
+                        beacon.previous_signature,
+                        now,
+                    ),
+                )
+            else:
+                reason = "no verified drand value by the round's due time + 5 s"
+                await self._apply(match_id, lambda s: fallback_if_due(s, now, reason))
+            state = await self.state(match_id)
+            if state.fallback:
+                FALLBACKS.inc()
+            else:
+                DRAND_USED.inc()
+        self._fixed.setdefault(match_id, asyncio.Event()).set()
+        if self._notify is not None:
+            await self._notify(
+                match_id, {"match_id": match_id, "drand_round": round_, "fallback": state.fallback}
+            )
+        if state.fallback:
+            await self._late_value(match_id, round_, due_ms)
+
+    async def _late_value(self, match_id: str, round_: int, due_ms: int) -> None:
+        """After a fallback, keep asking for a while: a value that comes is recorded (not
+        used), so the replay can show it."""
+        events = await self.store.read_stream(stream_of(match_id))
+        if any(e.type == "DrandBeaconLate" for e in events):
+            return
+        beacon = await self.drand.beacon_by(round_, (due_ms + self.late_ms) / 1000)
+        if beacon is None:
+            return
+        now = self.now_ms()
+        await self._apply(
+            match_id,
+            lambda s: beacon_arrived(
+                s, round_, beacon.signature, beacon.randomness, beacon.previous_signature, now
+            ),
+        )
+
+
+def public_view(state: Fairness) -> dict[str, Any]:
+    """What anyone may see of a match's fair deal now (no seat's seed before the window
+    closes, no server seed before the reveal)."""
+    closed = state.seat_seeds is not None
+    return {
+        "match_id": state.match_id,
+        "commitment": state.commitment.hex(),
+        "chain": state.chain,
+        "window_closes_at_ms": state.window_closes_at_ms,
+        "seats": [
+            {
+                "seat": s.seat,
+                "human": s.is_human,
+                "seed_sent": s.seat in state.received,
+                "seed": state.seat_seeds[s.seat].hex() if state.seat_seeds is not None else None,
+            }
+            for s in state.seats
+        ],
+        "window_closed": closed,
+        "drand_round": state.drand_round,
+        "drand_due_at_ms": state.drand_due_at_ms,
+        "drand_randomness": state.drand.value.hex() if state.drand else None,
+        "drand_signature": state.drand_signature.hex() if state.drand_signature else None,
+        "fallback": state.fallback,
+        "decks_issued": list(state.decks_issued),
+        "server_seed": state.server_seed.hex() if state.server_seed is not None else None,
+    }

@@ -1,0 +1,68 @@
+"""The private store of server seeds: the randomness service's own table.
+
+The seed of a running match lives here and nowhere else: not in the event log, not in a
+log line, not in a reply. Only the service reads it (to make decks) until the reveal,
+when it becomes the public ``ServerSeedRevealed`` event. ``pending`` marks matches whose
+seed window or drand round is still open, so a restarted service can resume their timers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA = "randomness"
+
+_MIGRATION = """
+CREATE SCHEMA IF NOT EXISTS {SCHEMA};
+CREATE TABLE IF NOT EXISTS {SCHEMA}.server_seeds (
+    match_id    text PRIMARY KEY,
+    seed        bytea NOT NULL CHECK (length(seed) = 32),
+    pending     boolean NOT NULL DEFAULT true,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS server_seeds_pending ON {SCHEMA}.server_seeds (match_id)
+    WHERE pending;
+"""
+
+
+class SeedStore:
+    def __init__(self, pool: Any, schema: str = SCHEMA) -> None:
+        if not schema.replace("_", "").isalnum() or not schema.islower():
+            raise ValueError(f"schema {schema!r}: lower-case letters, digits and '_'")
+        self._pool = pool
+        self.schema = schema
+
+    async def migrate(self) -> None:
+        async with self._pool.acquire() as conn, conn.transaction():
+            # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-randomness'))")
+            await conn.execute(_MIGRATION.format(SCHEMA=self.schema))
+
+    async def put(self, match_id: str, seed: bytes) -> bytes:
+        """Keep ``seed`` for ``match_id``; returns the seed kept (the first one if the
+        match was already opened, so a retried open never makes two seeds)."""
+        row = await self._pool.fetchrow(
+            f"""INSERT INTO {self.schema}.server_seeds (match_id, seed) VALUES ($1, $2)
+                ON CONFLICT (match_id) DO UPDATE SET match_id = EXCLUDED.match_id
+                RETURNING seed""",
+            match_id,
+            seed,
+        )
+        return bytes(row["seed"])
+
+    async def get(self, match_id: str) -> bytes | None:
+        seed = await self._pool.fetchval(
+            f"SELECT seed FROM {self.schema}.server_seeds WHERE match_id = $1", match_id
+        )
+        return None if seed is None else bytes(seed)
+
+    async def settle(self, match_id: str) -> None:
+        await self._pool.execute(
+            f"UPDATE {self.schema}.server_seeds SET pending = false WHERE match_id = $1", match_id
+        )
+
+    async def pending(self) -> list[str]:
+        rows = await self._pool.fetch(
+            f"SELECT match_id FROM {self.schema}.server_seeds WHERE pending ORDER BY created_at"
+        )
+        return [r["match_id"] for r in rows]

@@ -1,0 +1,303 @@
+"""The randomness service end to end on real PostgreSQL and NATS, with a local drand
+relay of recorded real beacons on a virtual clock (SPEED times real time)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import orjson
+import pytest
+from aiohttp.test_utils import TestServer
+
+from belot_platform import messaging
+from belot_platform.messaging import ServiceError
+from drand import QUICKNET
+from drand.client import DrandClient
+from drand.clock import ScaledClock
+from drand.relay import Mode, create_relay_app, load_beacons
+from eventlog import EventStore, NewEvent
+from services.cli import main as belot
+from services.randomness.domain import RandomnessService, stream_of
+from services.randomness.handlers import Handlers
+from services.randomness.store import SeedStore
+from tests.drand_vectors import BEACONS_FILE
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+SPEED = 10.0
+BEACONS = load_beacons(BEACONS_FILE, QUICKNET)
+# Half a period into round 1000: the first round after seeds sent now is 1001.
+ORIGIN = QUICKNET.time_of_round(1000) + 0.5
+ANN, BOB = "ann", "bob"
+SEATS = [{"seat": 0, "player": ANN}, {"seat": 1, "player": None},
+         {"seat": 2, "player": BOB}, {"seat": 3, "player": None}]  # fmt: skip
+
+
+@dataclass
+class Rig:
+    service: RandomnessService
+    store: EventStore
+    clock: ScaledClock
+    subject: str
+    nc: object
+    replies: list
+
+    async def ask(self, verb: str, body: dict) -> dict:
+        try:
+            reply = await messaging.request(self.nc, f"{self.subject}.{verb}", body, timeout=10)
+        except ServiceError as exc:
+            self.replies.append({"error": exc.code, "message": exc.message})
+            raise
+        self.replies.append(reply)
+        return reply
+
+    async def events(self, match_id: str) -> list:
+        return await self.store.read_stream(stream_of(match_id))
+
+
+@contextlib.asynccontextmanager
+async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> AsyncIterator[Rig]:
+    # The seed store goes in the test's own schema (dropped after the test).
+    clock = ScaledClock(ORIGIN, SPEED)
+    relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(mode)))
+    await relay.start_server()
+    seeds = SeedStore(pg_pool, store.schema)
+    await seeds.migrate()
+    client = DrandClient([str(relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
+    fixed: list[dict] = []
+
+    async def notify(match_id: str, body: dict) -> None:
+        fixed.append(body)
+
+    service = RandomnessService(store, seeds, client, clock, window_ms=window_ms, notify=notify)
+    subject = f"t{uuid.uuid4().hex[:10]}.randomness"
+    subs = [
+        await messaging.serve(nc, s, h)
+        for s, h in Handlers(service, "quicknet", subject).routes().items()
+    ]
+    await service.start()
+    r = Rig(service, store, clock, subject, nc, [])
+    r.fixed = fixed  # type: ignore[attr-defined]
+    try:
+        yield r
+    finally:
+        for sub in subs:
+            await sub.unsubscribe()
+        await service.stop()
+        await client.close()
+        await relay.close()
+
+
+def new_match_id() -> str:
+    return uuid.uuid4().hex
+
+
+async def wait_for(predicate, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if await predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not reached")
+
+
+async def end_match(store: EventStore, match_id: str) -> None:
+    await store.append(f"match-{match_id}", 0, [NewEvent("MatchEnded", {"scores": [1000, 500]})])
+
+
+def belot_deck(
+    capsys, seed: str, seats: list[str], deal: int, drand: tuple[int, str] | None
+) -> list[str]:
+    argv = ["deck", "--server-seed", seed, "--deal", str(deal), "--json"]
+    for s in seats:
+        argv += ["--seat-seed", s]
+    if drand:
+        argv += ["--drand-round", str(drand[0]), "--drand-value", drand[1]]
+    assert belot(argv) == 0
+    return orjson.loads(capsys.readouterr().out)
+
+
+async def test_a_match_from_commitment_to_reveal(store, pg_pool, nc, capsys, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc) as r:
+        opened = await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        ann_seed, bob_seed = "11" * 16, "22" * 16
+        first = await r.ask(
+            "seed", {"match_id": match_id, "seat": 0, "player": ANN, "seed": ann_seed}
+        )
+        assert first["window_closed"] is False
+        status = await r.ask("status", {"match_id": match_id})
+        assert status["seats"][0]["seed_sent"] and status["seats"][0]["seed"] is None
+        last = await r.ask(
+            "seed", {"match_id": match_id, "seat": 2, "player": BOB, "seed": bob_seed}
+        )
+        assert last["window_closed"] is True
+        deck0 = await r.ask("deck", {"match_id": match_id, "deal": 0, "wait_ms": 10_000})
+        deck1 = await r.ask("deck", {"match_id": match_id, "deal": 1})
+        assert deck0["drand_round"] == 1001 and deck0["fallback"] is False
+        with pytest.raises(ServiceError) as early:
+            await r.ask("reveal", {"match_id": match_id})
+        assert early.value.code == "match_not_ended"
+        await end_match(store, match_id)
+        revealed = await r.ask("reveal", {"match_id": match_id})
+        seed = revealed["server_seed"]
+        events = await r.events(match_id)
+
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == opened["commitment"]
+    types = [e.type for e in events]
+    assert types == [
+        "ServerSeedCommitted", "SeatSeedReceived", "SeatSeedReceived", "SeedWindowClosed",
+        "DrandRoundNamed", "DrandBeaconVerified", "DeckIssued", "DeckIssued", "ServerSeedRevealed",
+    ]  # fmt: skip
+    assert [e.visibility for e in events[1:3]] == ["seat:0", "seat:2"]
+    named = events[4].payload
+    assert named["round"] == QUICKNET.round_at(events[3].payload["at_ms"] / 1000) + 1
+    verified = events[5].payload
+    assert verified["signature"] == BEACONS[1001].signature.hex()
+    assert verified["randomness"] == hashlib.sha256(BEACONS[1001].signature).hexdigest()
+    # The decks equal `belot deck` on the same inputs (bots' seats empty).
+    seats = [ann_seed, "", bob_seed, ""]
+    drand = (1001, verified["randomness"])
+    assert deck0["cards"] == belot_deck(capsys, seed, seats, 0, drand)
+    assert deck1["cards"] == belot_deck(capsys, seed, seats, 1, drand)
+    # The server seed appears nowhere before the reveal: no event, reply or log line.
+    before = [e for e in events if e.type != "ServerSeedRevealed"]
+    assert all(seed not in orjson.dumps(e.payload).decode() for e in before)
+    assert all(seed not in orjson.dumps(x).decode() for x in r.replies[:-1])
+    assert seed not in caplog.text
+
+
+async def test_silent_drand_falls_back_at_due_plus_5(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc, mode="down") as r:
+        await r.ask("open", {"match_id": match_id, "seats": SEATS[:2]})
+        await r.ask("seed", {"match_id": match_id, "seat": 0, "player": ANN, "seed": "33" * 16})
+        deck = await r.ask("deck", {"match_id": match_id, "deal": 0, "wait_ms": 15_000})
+        events = await r.events(match_id)
+        fixed = r.fixed  # type: ignore[attr-defined]
+    assert deck["fallback"] is True and deck["drand_round"] is None
+    named = next(e.payload for e in events if e.type == "DrandRoundNamed")
+    fallback = next(e.payload for e in events if e.type == "DrandFallback")
+    late_ms = fallback["at_ms"] - named["due_at_ms"]
+    assert 5_000 <= late_ms < 6_500, late_ms  # at due + 5 s, not earlier
+    assert fixed == [{"match_id": match_id, "drand_round": named["round"], "fallback": True}]
+
+
+async def test_lying_relay_is_not_dealt_from(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc, mode="lying") as r:
+        await r.ask(
+            "open",
+            {
+                "match_id": match_id,
+                "seats": [{"seat": 0, "player": None}, {"seat": 1, "player": None}],
+            },
+        )
+        deck = await r.ask("deck", {"match_id": match_id, "deal": 0, "wait_ms": 15_000})
+        types = [e.type for e in await r.events(match_id)]
+    assert deck["fallback"] is True
+    assert "DrandBeaconVerified" not in types and "DrandFallback" in types
+
+
+BAD_SEEDS = {
+    "15 bytes": ({"seat": 0, "player": ANN, "seed": "00" * 15}, "seed_wrong_length"),
+    "17 bytes": ({"seat": 0, "player": ANN, "seed": "00" * 17}, "seed_wrong_length"),
+    "not hex": ({"seat": 0, "player": ANN, "seed": "zz" * 16}, "seed_not_hex"),
+    "someone else's seat": ({"seat": 0, "player": BOB, "seed": "00" * 16}, "not_your_seat"),
+    "a bot's seat": ({"seat": 1, "player": ANN, "seed": "00" * 16}, "bot_seat"),
+    "no such seat": ({"seat": 9, "player": ANN, "seed": "00" * 16}, "unknown_seat"),
+    "seat not a number": ({"seat": "0", "player": ANN, "seed": "00" * 16}, "bad_request"),
+}
+
+
+@pytest.mark.parametrize("body,code", BAD_SEEDS.values(), ids=BAD_SEEDS.keys())
+async def test_bad_seed_is_refused_and_nothing_appended(store, pg_pool, nc, body, code) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc) as r:
+        await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        before = await store.stream_version(stream_of(match_id))
+        with pytest.raises(ServiceError) as err:
+            await r.ask("seed", {"match_id": match_id, **body})
+        assert err.value.code == code and err.value.message
+        assert await store.stream_version(stream_of(match_id)) == before
+
+
+async def test_second_seed_and_late_seed_are_refused(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc, window_ms=3_000) as r:
+        await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        await r.ask("seed", {"match_id": match_id, "seat": 0, "player": ANN, "seed": "44" * 16})
+        version = await store.stream_version(stream_of(match_id))
+        with pytest.raises(ServiceError) as again:
+            await r.ask("seed", {"match_id": match_id, "seat": 0, "player": ANN, "seed": "55" * 16})
+        assert again.value.code == "seed_already_sent"
+        assert await store.stream_version(stream_of(match_id)) == version
+
+        async def closed() -> bool:
+            return (await r.service.state(match_id)).is_window_closed
+
+        await wait_for(closed)  # the 3 s window passes (0.3 s real)
+        events = await r.events(match_id)
+        closing = next(e.payload for e in events if e.type == "SeedWindowClosed")
+        assert closing["missing"] == [2] and closing["seat_seeds"][2] == ""
+        version = await store.stream_version(stream_of(match_id))
+        with pytest.raises(ServiceError) as late:
+            await r.ask("seed", {"match_id": match_id, "seat": 2, "player": BOB, "seed": "66" * 16})
+        assert late.value.code == "seed_window_closed"
+        assert await store.stream_version(stream_of(match_id)) == version
+
+
+async def test_retried_commands_are_idempotent(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc) as r:
+        a = await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        b = await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        assert a["commitment"] == b["commitment"]
+        body = {
+            "match_id": match_id,
+            "seat": 0,
+            "player": ANN,
+            "seed": "77" * 16,
+            "command_id": "c1",
+        }
+        await r.ask("seed", body)
+        await r.ask("seed", body)  # the same command again: accepted, nothing new
+        types = [e.type for e in await r.events(match_id)]
+    assert types == ["ServerSeedCommitted", "SeatSeedReceived"]
+
+
+async def test_unknown_match_and_deck_before_inputs_fixed(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc) as r:
+        with pytest.raises(ServiceError) as unknown:
+            await r.ask("deck", {"match_id": match_id, "deal": 0})
+        assert unknown.value.code == "unknown_match"
+        await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        with pytest.raises(ServiceError) as early:
+            await r.ask("deck", {"match_id": match_id, "deal": 0})
+        assert early.value.code == "inputs_not_fixed"
+        with pytest.raises(ServiceError) as bad:
+            await r.ask("open", {"match_id": "has space", "seats": SEATS})
+        assert bad.value.code == "bad_request"
+
+
+async def test_restarted_service_resumes_the_timers(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc, window_ms=2_000) as r:
+        await r.ask("open", {"match_id": match_id, "seats": SEATS})
+    # The service stopped before the window closed; a new one picks the match up.
+    async with rig(store, pg_pool, nc, window_ms=2_000) as r2:
+
+        async def resolved() -> bool:
+            return (await r2.service.state(match_id)).is_drand_resolved
+
+        await wait_for(resolved)
+        types = [e.type for e in await r2.events(match_id)]
+    assert types[:3] == ["ServerSeedCommitted", "SeedWindowClosed", "DrandRoundNamed"]
+    assert types[3] in ("DrandBeaconVerified", "DrandFallback")
