@@ -27,10 +27,10 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent))
 
-from tournament import commands as c  # noqa: E402
-from tournament import swiss  # noqa: E402
-from tournament.settings import Format, Outcome, Settings  # noqa: E402
-from tournament.state import Tournament, evolve  # noqa: E402
+from tournament import commands as c
+from tournament import swiss
+from tournament.settings import Format, Outcome, Settings
+from tournament.state import Tournament, evolve
 
 T0 = 1_700_000_000_000  # unix milliseconds
 RESULTS = [(Outcome.WIN, Outcome.LOSS), (Outcome.LOSS, Outcome.WIN), (Outcome.DRAW, Outcome.DRAW)]

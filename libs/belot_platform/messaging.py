@@ -9,6 +9,7 @@ Replies are JSON objects. A handler's failure is answered as
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -89,15 +90,26 @@ async def request(nc: Client, subject: str, body: Any, *, timeout: float) -> Any
     return reply
 
 
-async def serve(nc: Client, subject: str, handler: Handler, *, queue: str = "") -> Subscription:
+async def serve(
+    nc: Client,
+    subject: str,
+    handler: Handler,
+    *,
+    queue: str = "",
+    concurrency: int = 256,
+) -> Subscription:
     """Answer requests on ``subject`` with ``handler(decoded body)``'s JSON result.
 
     With ``queue``, the subscribers of one queue group share the requests (each goes to
     one of them). A :class:`ServiceError` is answered with its code; any other exception
-    with code ``internal`` (and logged).
+    with code ``internal`` (and logged). Up to ``concurrency`` requests are handled at
+    once: nats-py delivers a subscription's messages one after another, so a handler that
+    waits (on the database, say) would otherwise hold up every request behind it.
     """
+    slots = asyncio.Semaphore(concurrency)
+    running: set[asyncio.Task[None]] = set()
 
-    async def on_msg(msg: Msg) -> None:
+    async def handle(msg: Msg) -> None:
         try:
             body = orjson.loads(msg.data) if msg.data else None
         except orjson.JSONDecodeError:
@@ -112,6 +124,18 @@ async def serve(nc: Client, subject: str, handler: Handler, *, queue: str = "") 
                 reply = ServiceError(INTERNAL, type(exc).__name__).to_json()
         if msg.reply:
             await msg.respond(orjson.dumps(reply))
+
+    async def run(msg: Msg) -> None:
+        try:
+            await handle(msg)
+        finally:
+            slots.release()
+
+    async def on_msg(msg: Msg) -> None:
+        await slots.acquire()  # back-pressure: wait here when `concurrency` are running
+        task = asyncio.create_task(run(msg))
+        running.add(task)
+        task.add_done_callback(running.discard)
 
     return await nc.subscribe(subject, queue=queue, cb=on_msg)
 

@@ -94,6 +94,7 @@ class RandomnessService:
         self._seeds_in: dict[str, asyncio.Event] = {}
         self._fixed: dict[str, asyncio.Event] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._server_seeds: dict[str, bytes] = {}  # memory of the private store, per match
 
     def now_ms(self) -> int:
         return int(self.clock.now() * 1000)
@@ -227,9 +228,7 @@ class RandomnessService:
         now = self.now_ms()
         await self._apply(match_id, lambda s: issue_deck(s, deal, cards, now))
         state = await self.state(match_id)
-        seed = await self.seeds.get(match_id)
-        if seed is None:  # the event log says open, the private store lost the seed
-            raise FairnessError("seed_lost", "the server seed of this match is missing")
+        seed = await self._server_seed(match_id)
         deck = Shuffler(state.deck_inputs(seed)).deck(deal, cards)
         DECKS.inc()
         return {
@@ -249,13 +248,21 @@ class RandomnessService:
             return state
         match_events = await self.store.read_stream(match_stream_of(match_id))
         ended = any(e.type in MATCH_ENDING_EVENTS for e in match_events)
-        seed = await self.seeds.get(match_id)
-        if seed is None:
-            raise FairnessError("seed_lost", "the server seed of this match is missing")
+        seed = await self._server_seed(match_id)
         now = self.now_ms()
         await self._apply(match_id, lambda s: reveal(s, seed, ended, now))
+        self._server_seeds.pop(match_id, None)
         REVEALS.inc()
         return await self.state(match_id)
+
+    async def _server_seed(self, match_id: str) -> bytes:
+        seed = self._server_seeds.get(match_id)
+        if seed is None:
+            seed = await self.seeds.get(match_id)
+            if seed is None:  # the log says open, but the private store lost the seed
+                raise FairnessError("seed_lost", "the server seed of this match is missing")
+            self._server_seeds[match_id] = seed
+        return seed
 
     # ------------------------------------------------------------------ timers
 
