@@ -332,8 +332,8 @@ def can_announce_belote(state: Match, seat: int, card: Card) -> bool:
     return not called and (holds_other or bool(deal.played[seat] >> other & 1))
 
 
-def _belote_bonus(state: Match, deal: Deal) -> tuple[int, int]:
-    """Belote points per side from the valid announcements."""
+def belote_points(state: Match, deal: Deal) -> tuple[int, int]:
+    """Belote points per side earned so far in ``deal`` (valid announcements only)."""
     out = [0, 0]
     pairs = {(seat, card >> 3) for seat, card in deal.belote_calls}
     for seat, suit in pairs:
@@ -554,7 +554,7 @@ def _deal_end(state: Match, events: list[Event]) -> list[Event]:
         cards=(deal.points[0], deal.points[1]),
         tricks=(tricks[0], tricks[1]),
         melds=(melds[0], melds[1]),
-        belote=_belote_bonus(state, deal),
+        belote=belote_points(state, deal),
     )
     taker_side = None if deal.taker == NO_SEAT else side_of(deal.taker)
     score = score_deal(rules, deal.strain, taker_side, tally, state.hanging)
