@@ -10,6 +10,7 @@ Strains (``belot.ruleset.Strain``) as plain ints: 0-3 a trump suit, 4 all trumps
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -78,7 +79,7 @@ def power_table(strain: int, led: int) -> tuple[int, ...]:
     return _KEYS[strain][led]
 
 
-def winning_index(trick: tuple[Card, ...] | list[Card], strain: int) -> int:
+def winning_index(trick: Sequence[int], strain: int) -> int:
     """The position in ``trick`` of the card that holds it."""
     keys = _KEYS[strain][trick[0] >> 3]
     best, best_key = 0, keys[trick[0]]
@@ -89,7 +90,7 @@ def winning_index(trick: tuple[Card, ...] | list[Card], strain: int) -> int:
     return best
 
 
-def _best_of_suit(trick: tuple[Card, ...] | list[Card], suit: int) -> int:
+def _best_of_suit(trick: Sequence[int], suit: int) -> int:
     """The highest card of ``suit`` in the trick by trump order, or -1."""
     best, best_strength = -1, -1
     for c in trick:
@@ -98,7 +99,7 @@ def _best_of_suit(trick: tuple[Card, ...] | list[Card], suit: int) -> int:
     return best
 
 
-def _excused(trick: tuple[Card, ...] | list[Card], strain: int, ruleset: Ruleset) -> bool:
+def _excused(trick: Sequence[int], strain: int, ruleset: Ruleset) -> bool:
     """Void in the (plain) led suit: is the seat excused from trumping by its partner?"""
     n = len(trick)
     if ruleset.players != 4 or n < 2:
@@ -111,9 +112,7 @@ def _excused(trick: tuple[Card, ...] | list[Card], strain: int, ruleset: Ruleset
     return False
 
 
-def playable(
-    hand: Mask, trick: tuple[Card, ...] | list[Card], strain: int, ruleset: Ruleset
-) -> Mask:
+def playable(hand: Mask, trick: Sequence[int], strain: int, ruleset: Ruleset) -> Mask:
     """The cards of ``hand`` the seat to play may play to ``trick``.
 
     Never empty for a non-empty hand: with no card a duty asks for, any card goes.
@@ -142,9 +141,7 @@ def playable(
     return trumps
 
 
-def implied_absent(
-    trick: tuple[Card, ...] | list[Card], card: Card, strain: int, ruleset: Ruleset
-) -> Mask:
+def implied_absent(trick: Sequence[int], card: Card, strain: int, ruleset: Ruleset) -> Mask:
     """Cards the seat cannot have held when it played ``card`` to ``trick``.
 
     The inverse of :func:`playable`, for void inference: had the seat held any of these,
@@ -178,7 +175,7 @@ def implied_absent(
     return absent
 
 
-def trick_points(trick: tuple[Card, ...] | list[Card], strain: int) -> int:
+def trick_points(trick: Sequence[int], strain: int) -> int:
     points = CARD_POINTS[strain]
     return sum(points[c] for c in trick)
 
@@ -186,9 +183,7 @@ def trick_points(trick: tuple[Card, ...] | list[Card], strain: int) -> int:
 _SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
 
-def why_illegal(
-    hand: Mask, trick: tuple[Card, ...] | list[Card], strain: int, ruleset: Ruleset, card: Card
-) -> str:
+def why_illegal(hand: Mask, trick: Sequence[int], strain: int, ruleset: Ruleset, card: Card) -> str:
     """The rule a card outside :func:`playable` breaks, in plain words."""
     allowed = playable(hand, trick, strain, ruleset)
     led = trick[0] >> 3 if trick else -1

@@ -1,0 +1,269 @@
+"""Fast play-outs of the rest of a deal with every hand known (one sampled deal).
+
+The hard bot plays each candidate card on each sampled deal and finishes the deal with
+:func:`greedy_card` for every seat: a perfect-information heuristic (it sees the
+sampled hands) that wins tricks cheaply, smears points on a partner's sure trick and
+discards low. The result is scored with the real :func:`belot.scoring.score_deal`, so
+the bot weighs failed contracts, capot and belote the way the match will.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from belot.cards import KING, LAST_TRICK_POINTS, QUEEN, SUIT_MASKS, make_card
+from belot.melds import best_meld, find_melds, meld_points, winning_claim
+from belot.play import CARD_POINTS, MISERE, playable, power_table
+from belot.ruleset import Ruleset, Strain
+from belot.scoring import Tally, score_deal
+
+
+@dataclass
+class Position:
+    """A deal in progress with every hand known. Mutable: copied per play-out."""
+
+    ruleset: Ruleset
+    strain: int
+    taker: int  # -1: misère
+    hands: list[int]
+    trick: list[int]
+    leader: int
+    points: list[int]
+    tricks: list[int]
+    tricks_left: int
+    #: Belote and melds already earned or certain, per side (added at the end).
+    bonus: list[int]
+    #: Melds per side that count only if the side takes a trick (gambler).
+    melds: list[int]
+
+    def copy(self) -> Position:
+        return Position(
+            self.ruleset,
+            self.strain,
+            self.taker,
+            list(self.hands),
+            list(self.trick),
+            self.leader,
+            list(self.points),
+            list(self.tricks),
+            self.tricks_left,
+            self.bonus,
+            self.melds,
+        )
+
+    @property
+    def to_play(self) -> int:
+        return (self.leader + len(self.trick)) % self.ruleset.players
+
+
+_POINTS: Final = CARD_POINTS
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def play(pos: Position, card: int) -> None:
+    """Play ``card`` for the seat to play; settle the trick when complete."""
+    n = pos.ruleset.players
+    seat = (pos.leader + len(pos.trick)) % n
+    pos.hands[seat] &= ~(1 << card)
+    pos.trick.append(card)
+    if len(pos.trick) < n:
+        return
+    trick = pos.trick
+    keys = power_table(pos.strain, trick[0] >> 3)
+    best = 0
+    for i in range(1, n):
+        if keys[trick[i]] > keys[trick[best]]:
+            best = i
+    winner = (pos.leader + best) % n
+    pts = _POINTS[pos.strain]
+    value = sum(pts[c] for c in trick)
+    pos.tricks_left -= 1
+    if pos.tricks_left == 0:
+        value += LAST_TRICK_POINTS
+    pos.points[winner & 1] += value
+    pos.tricks[winner & 1] += 1
+    pos.leader = winner
+    pos.trick = []
+
+
+def outcome(pos: Position, side: int) -> int:
+    """Our side's deal result minus theirs, as the match would score it (no hanging)."""
+    rules = pos.ruleset
+    melds = [
+        m if pos.tricks[s] or not rules.melds_need_a_trick else 0 for s, m in enumerate(pos.melds)
+    ]
+    tally = Tally(
+        (pos.points[0], pos.points[1]),
+        (pos.tricks[0], pos.tricks[1]),
+        (melds[0], melds[1]),
+        (pos.bonus[0], pos.bonus[1]),
+    )
+    taker_side = None if pos.taker < 0 else pos.taker & 1
+    score = score_deal(rules, pos.strain, taker_side, tally, 0)
+    return score.awarded[side] - score.awarded[1 - side]
+
+
+def belote_bonus(ruleset: Ruleset, strain: int, hands: list[int]) -> list[int]:
+    """Belote each side will announce from sampled hands (a holder of the pair)."""
+    bonus = [0, 0]
+    if strain > Strain.ALL_TRUMPS or strain < 0:
+        return bonus
+    suits = range(4) if strain == Strain.ALL_TRUMPS else (strain,)
+    for seat, hand in enumerate(hands):
+        for s in suits:
+            pair = (1 << make_card(s, KING)) | (1 << make_card(s, QUEEN))
+            if hand & pair == pair:
+                bonus[seat & 1] += ruleset.belote_points
+    return bonus
+
+
+def greedy_card(pos: Position) -> int:
+    """A sensible card for the seat to play, seeing every hand (see module docstring)."""
+    rules = pos.ruleset
+    n = rules.players
+    strain = pos.strain
+    seat = (pos.leader + len(pos.trick)) % n
+    hand = pos.hands[seat]
+    legal = playable(hand, pos.trick, strain, rules)
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    pts = _POINTS[strain]
+    trump_mask = SUIT_MASKS[strain] if strain <= 3 else (-1 if strain == Strain.ALL_TRUMPS else 0)
+    if strain == MISERE:
+        return _misere_card(pos, legal, seat)
+    if not pos.trick:
+        return _lead(pos, legal, seat, trump_mask)
+    trick = pos.trick
+    keys = power_table(strain, trick[0] >> 3)
+    best_i = 0
+    for i in range(1, len(trick)):
+        if keys[trick[i]] > keys[trick[best_i]]:
+            best_i = i
+    best_key = keys[trick[best_i]]
+    partner_winning = n == 4 and best_i == len(trick) - 2
+    # The strongest answer each opponent still to play could make to the trick now.
+    threat = -1
+    later = [(pos.leader + i) % n for i in range(len(trick) + 1, n)]
+    for other in later:
+        if (other & 1) == (seat & 1):
+            continue
+        their = playable(pos.hands[other], trick, strain, rules)
+        for c in _cards(their):
+            if keys[c] > threat:
+                threat = keys[c]
+    cards = _cards(legal)
+    if partner_winning and best_key > threat:
+        # The partner's trick is safe: add points, sparing trumps.
+        return max(cards, key=lambda c: (not (1 << c) & trump_mask, pts[c], -keys[c]))
+    sure = [c for c in cards if keys[c] > best_key and keys[c] > threat]
+    if sure and (not partner_winning or best_key <= threat):
+        value = sum(pts[c] for c in trick)
+        cheapest = min(sure, key=lambda c: (keys[c], pts[c]))
+        # Spend a big trump only on a trick worth it.
+        if not ((1 << cheapest) & trump_mask and pts[cheapest] >= 14 and value < 10 and later):
+            return cheapest
+    # Cannot (or need not) win: throw the least useful card.
+    return min(cards, key=lambda c: (bool((1 << c) & trump_mask), pts[c], keys[c]))
+
+
+def _lead(pos: Position, legal: int, seat: int, trump_mask: int) -> int:
+    rules = pos.ruleset
+    strain = pos.strain
+    n = rules.players
+    others = 0
+    opponents = 0
+    for s in range(n):
+        if s != seat:
+            others |= pos.hands[s]
+            if (s & 1) != (seat & 1):
+                opponents |= pos.hands[s]
+    pts = _POINTS[strain]
+    cards = _cards(legal)
+    # A card no one else can beat in its suit (and not trumpable by an opponent).
+    masters = []
+    for c in cards:
+        suit = c >> 3
+        keys = power_table(strain, suit)
+        rivals = others & SUIT_MASKS[suit]
+        if any(keys[o] > keys[c] for o in _cards(rivals)):
+            continue
+        if (
+            strain <= 3
+            and suit != strain
+            and opponents & SUIT_MASKS[suit] == 0
+            and opponents & trump_mask
+        ):
+            continue  # an opponent would ruff it
+        masters.append(c)
+    taker_side = pos.taker >= 0 and (pos.taker & 1) == (seat & 1)
+    if strain <= 3:
+        trumps_out = opponents & trump_mask
+        my_trumps = [c for c in masters if (1 << c) & trump_mask]
+        if taker_side and trumps_out and my_trumps:
+            return max(my_trumps, key=lambda c: power_table(strain, strain)[c])
+    plain_masters = [c for c in masters if not (1 << c) & trump_mask] if strain <= 3 else masters
+    if plain_masters:
+        return max(plain_masters, key=lambda c: pts[c])
+    if masters:
+        return max(masters, key=lambda c: pts[c])
+    # Nothing sure: a low card of a side suit, shortest first, to make a void.
+    plain = [c for c in cards if not (1 << c) & trump_mask] or cards
+
+    def shortness(c: int) -> tuple[int, int]:
+        return ((pos.hands[seat] & SUIT_MASKS[c >> 3]).bit_count(), pts[c])
+
+    return min(plain, key=shortness)
+
+
+def _misere_card(pos: Position, legal: int, seat: int) -> int:
+    """Misère: lose the trick with the highest card that still loses; else win big."""
+    cards = _cards(legal)
+    pts = _POINTS[pos.strain]
+    if not pos.trick:
+        return min(cards, key=lambda c: (power_table(pos.strain, c >> 3)[c], pts[c]))
+    keys = power_table(pos.strain, pos.trick[0] >> 3)
+    best = max(keys[c] for c in pos.trick)
+    losing = [c for c in cards if keys[c] < best]
+    if losing:
+        return max(losing, key=lambda c: (keys[c], pts[c]))
+    return max(cards, key=lambda c: (keys[c], pts[c]))
+
+
+def finish(pos: Position) -> None:
+    """Play the deal to its end with :func:`greedy_card` for everyone."""
+    while pos.tricks_left:
+        play(pos, greedy_card(pos))
+
+
+def meld_bonus(ruleset: Ruleset, strain: int, hands: list[int], leader: int) -> list[int]:
+    """The melds each side would score if every seat declared (in playing order)."""
+    table = ruleset.melds
+    out = [0, 0]
+    if table is None or strain == MISERE:
+        return out
+    n = ruleset.players
+    claims = []
+    found = {}
+    for i in range(n):
+        seat = (leader + i) % n
+        melds = find_melds(hands[seat], table)
+        if melds:
+            best = best_meld(melds, strain)
+            assert best is not None
+            claims.append((seat, best.claim(strain)))
+            found[seat] = meld_points(melds, table)
+    winner = winning_claim(claims)
+    if winner is not None:
+        for seat, points in found.items():
+            if (seat & 1) == (winner & 1):
+                out[seat & 1] += points
+    return out
