@@ -6,9 +6,8 @@ known holdings, voids and trump ceilings), play each legal card on each, finish 
 with :func:`belot.bots.sim.greedy_card` for every seat, score it as the match would
 (contract, capot, belote, melds), and play the card with the best total.
 
-For a bid: draw the unseen cards (the completion included), play each contract it may
-name on each draw with itself as taker, and take the best if its mean result beats
-passing by ``TAKE_MARGIN`` (a forced dealer takes the best regardless).
+Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
+contract were tried and bid worse against medium than the evaluation does (README).
 
 The work per decision is fixed by ``budget`` (play-outs), never by a clock, so a
 seeded ``random.Random`` makes every decision reproducible.
@@ -22,8 +21,8 @@ from typing import Final
 
 from belot.bots import medium
 from belot.bots.knowledge import knowledge, sample_hands
-from belot.bots.sim import Position, belote_bonus, finish, meld_bonus, outcome, play
-from belot.cards import Mask, mask_of
+from belot.bots.sim import Position, belote_bonus, finish, outcome, play
+from belot.cards import Mask
 from belot.commands import Bid, Command, PlayCard
 from belot.melds import meld_points
 from belot.seats import side_of
@@ -31,17 +30,13 @@ from belot.view import SeatView
 
 #: Play-outs per card decision, shared among the legal cards.
 DEFAULT_BUDGET: Final = 48
-#: Play-outs per contract considered when bidding.
-BID_SAMPLES: Final = 12
 MIN_SAMPLES: Final = 4
-#: Mean deal result (our points minus theirs) a contract must reach to be taken.
-TAKE_MARGIN: Final = 8
 
 
 def choose(view: SeatView, rng: random.Random, budget: int = DEFAULT_BUDGET) -> Command:
     bids = [m for m in view.legal if isinstance(m, Bid)]
     if bids:
-        return _bid(view, bids, rng, max(MIN_SAMPLES, budget // 4))
+        return medium.bid(view, bids)
     extra = medium.optional(view)
     if extra is not None:
         return extra
@@ -104,56 +99,3 @@ def _best_card(view: SeatView, cards: Sequence[int], rng: random.Random, budget:
             finish(pos)
             totals[card] += outcome(pos, side)
     return max(cards, key=lambda c: (totals[c], -c))
-
-
-def _bid(view: SeatView, bids: list[Bid], rng: random.Random, samples: int) -> Bid:
-    ruleset = view.ruleset
-    n = ruleset.players
-    me = view.seat
-    side = side_of(me)
-    own = mask_of(view.hand)
-    turned = view.turned
-    assert turned is not None
-    unseen = [c for c in range(32) if not own >> c & 1 and c != turned]
-    mine_final = ruleset.hand_size - len(view.hand)
-    if ruleset.taker_gets_turned:
-        own |= 1 << turned
-        mine_final -= 1
-    candidates = [b for b in bids if b.strain is not None]
-    totals = {b.strain: 0 for b in candidates}
-    leader = (view.dealer + 1) % n
-    for _ in range(samples):
-        rng.shuffle(unseen)
-        hands = [0] * n
-        i = 0
-        for seat in range(n):
-            take = mine_final if seat == me else ruleset.hand_size
-            m = own if seat == me else 0
-            for c in unseen[i : i + take]:
-                m |= 1 << c
-            i += take
-            hands[seat] = m
-        for b in candidates:
-            strain = int(b.strain)  # type: ignore[arg-type]
-            pos = Position(
-                ruleset=ruleset,
-                strain=strain,
-                taker=me,
-                hands=list(hands),
-                trick=[],
-                leader=leader,
-                points=[0, 0],
-                tricks=[0, 0],
-                tricks_left=ruleset.tricks,
-                bonus=belote_bonus(ruleset, strain, hands),
-                melds=meld_bonus(ruleset, strain, hands, leader),
-            )
-            finish(pos)
-            totals[b.strain] += outcome(pos, side)
-    passing = [b for b in bids if b.strain is None]
-    if not candidates:
-        return passing[0]
-    best = max(candidates, key=lambda b: (totals[b.strain], -int(b.strain or 0)))
-    if not passing or totals[best.strain] > TAKE_MARGIN * samples:
-        return best
-    return passing[0]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from belot.cards import KING, LAST_TRICK_POINTS, QUEEN, SUIT_MASKS, make_card
-from belot.melds import best_meld, find_melds, meld_points, winning_claim
 from belot.play import CARD_POINTS, MISERE, playable, power_table
 from belot.ruleset import Ruleset, Strain
 from belot.scoring import Tally, score_deal
@@ -242,28 +241,3 @@ def finish(pos: Position) -> None:
     """Play the deal to its end with :func:`greedy_card` for everyone."""
     while pos.tricks_left:
         play(pos, greedy_card(pos))
-
-
-def meld_bonus(ruleset: Ruleset, strain: int, hands: list[int], leader: int) -> list[int]:
-    """The melds each side would score if every seat declared (in playing order)."""
-    table = ruleset.melds
-    out = [0, 0]
-    if table is None or strain == MISERE:
-        return out
-    n = ruleset.players
-    claims = []
-    found = {}
-    for i in range(n):
-        seat = (leader + i) % n
-        melds = find_melds(hands[seat], table)
-        if melds:
-            best = best_meld(melds, strain)
-            assert best is not None
-            claims.append((seat, best.claim(strain)))
-            found[seat] = meld_points(melds, table)
-    winner = winning_claim(claims)
-    if winner is not None:
-        for seat, points in found.items():
-            if (seat & 1) == (winner & 1):
-                out[seat & 1] += points
-    return out
