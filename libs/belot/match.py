@@ -85,6 +85,7 @@ from belot.melds import (
     best_meld,
     find_melds,
     has_four_low,
+    has_meld,
     meld_points,
     winning_claim,
 )
@@ -306,7 +307,7 @@ def can_declare_melds(state: Match, seat: int) -> bool:
         deal.strain != Strain.MISERE
         and _first_card_pending(deal, seat)
         and all(s != seat for s, _, _ in deal.claims)
-        and bool(find_melds(deal.hands[seat], table))
+        and has_meld(deal.hands[seat], table)
     )
 
 
@@ -347,8 +348,17 @@ def belote_points(state: Match, deal: Deal) -> tuple[int, int]:
 
 # --- Legal moves ------------------------------------------------------------------------
 
-_PLAYS: Final = tuple(
-    tuple((PlayCard(seat, Card(c)), PlayCard(seat, Card(c), True)) for c in range(32))
+#: ``[seat][suit][byte]``: the PlayCard commands for the cards of ``suit`` whose rank
+#: bits are ``byte``, ascending. Commands are values, so sharing them is safe, and
+#: listing legal cards a byte at a time is most of what makes a deal fast.
+_PLAYS_BY_SUIT_BYTE: Final = tuple(
+    tuple(
+        tuple(
+            tuple(PlayCard(seat, Card(suit * 8 + r)) for r in range(8) if byte >> r & 1)
+            for byte in range(256)
+        )
+        for suit in range(4)
+    )
     for seat in range(4)
 )
 
@@ -389,15 +399,18 @@ def legal_moves(state: Match) -> tuple[Command, ...]:
         if can_declare_melds(state, seat):
             moves.append(DeclareMelds(seat))
     mask = playable(deal.hands[seat], deal.trick, deal.strain, state.ruleset)
-    plays = _PLAYS[seat]
+    by_byte = _PLAYS_BY_SUIT_BYTE[seat]
+    for suit in range(4):
+        byte = (mask >> (8 * suit)) & 0xFF
+        if byte:
+            moves.extend(by_byte[suit][byte])
     kings_queens = mask & _BELOTE_CARDS[deal.strain] if deal.strain >= 0 else 0
-    while mask:
-        low = mask & -mask
+    while kings_queens:
+        low = kings_queens & -kings_queens
+        kings_queens ^= low
         card = Card(low.bit_length() - 1)
-        mask ^= low
-        moves.append(plays[card][0])
-        if low & kings_queens and can_announce_belote(state, seat, card):
-            moves.append(plays[card][1])
+        if can_announce_belote(state, seat, card):
+            moves.append(PlayCard(seat, card, True))
     return tuple(moves)
 
 
@@ -828,14 +841,16 @@ def _evolve_card(state: Match, e: CardPlayed) -> Match:
         raise BadEvent(f"seat {e.seat} cannot play now")
     bit = 1 << e.card
     seat = e.seat
-    hands = deal.hands
-    played = deal.played
+    hands = list(deal.hands)
+    hands[seat] &= ~bit
+    played = list(deal.played)
+    played[seat] |= bit
     deal = Deal(
         deal.number,
         deal.dealer,
         deal.deck,
         deal.turned,
-        BySeat((*hands[:seat], hands[seat] & ~bit, *hands[seat + 1 :])),
+        BySeat(hands),
         deal.passes,
         deal.strain,
         deal.taker,
@@ -845,7 +860,7 @@ def _evolve_card(state: Match, e: CardPlayed) -> Match:
         deal.tricks,
         deal.points,
         deal.tricks_won,
-        BySeat((*played[:seat], played[seat] | bit, *played[seat + 1 :])),
+        BySeat(played),
         deal.belote_calls,
         deal.claims,
         deal.shown,

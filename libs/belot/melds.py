@@ -115,6 +115,17 @@ def find_melds(hand: Mask, table: MeldTable) -> tuple[Meld, ...]:
     return tuple(melds)
 
 
+#: Bits of each suit where a run of three can start (ranks 7 to Q), all four suits.
+_RUN_STARTS: Final = 0x3F3F3F3F
+
+
+def has_meld(hand: Mask, table: MeldTable) -> bool:
+    """``bool(find_melds(hand, table))``, quickly: the engine asks before every first card."""
+    if hand & (hand >> 1) & (hand >> 2) & _RUN_STARTS:
+        return True
+    return any(hand & RANK_MASKS[r] == RANK_MASKS[r] and table.four_value(r) > 0 for r in range(8))
+
+
 def best_meld(melds: Iterable[Meld], strain: int) -> Meld | None:
     best: Meld | None = None
     for m in melds:

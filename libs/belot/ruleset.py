@@ -205,11 +205,12 @@ class Ruleset:
     deck_size: int = 32
     #: Free text for the lobby.
     description: str = field(default="", compare=False)
+    #: Cards in each hand once dealing is complete (8 at four, 9 at two): derived.
+    hand_size: int = field(init=False, compare=False)
 
-    @property
-    def hand_size(self) -> int:
-        """Cards in each hand once dealing is complete: 8 at four, 9 at two."""
-        return sum(self.first_packets) + self.completion_packet
+    def __post_init__(self) -> None:
+        # Derived once: the engine asks for it on every trick.
+        object.__setattr__(self, "hand_size", sum(self.first_packets) + self.completion_packet)
 
     @property
     def tricks(self) -> int:

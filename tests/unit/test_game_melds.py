@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from belot.melds import MeldKind, best_meld, find_melds, has_four_low, meld_points, winning_claim
+from belot.melds import (
+    MeldKind,
+    best_meld,
+    find_melds,
+    has_four_low,
+    has_meld,
+    meld_points,
+    winning_claim,
+)
 from belot.ruleset import CLASSIC, CLUB, FRENCH, GAMBLER, Strain
 from tests.unit.game_support import mask
 
@@ -93,3 +103,11 @@ def test_all_trumps_every_sequence_is_trump() -> None:
     best = best_meld(find_melds(mask("QC KC AC"), GAMBLER.melds), Strain.ALL_TRUMPS)
     assert best is not None and best.claim(Strain.ALL_TRUMPS).trump
     assert best.kind is MeldKind.SEQUENCE
+
+
+@settings(max_examples=300, deadline=None)
+@given(hand=st.integers(0, 2**32 - 1))
+def test_the_quick_meld_check_agrees_with_find_melds(hand: int) -> None:
+    for table in (GAMBLER.melds, CLUB.melds):
+        assert table is not None
+        assert has_meld(hand, table) == bool(find_melds(hand, table))
