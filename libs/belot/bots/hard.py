@@ -24,19 +24,21 @@ from belot.bots.knowledge import knowledge, sample_hands
 from belot.bots.sim import Position, belote_bonus, finish, outcome, play
 from belot.cards import Mask
 from belot.commands import Bid, Command, PlayCard
-from belot.melds import meld_points
+from belot.melds import MeldKind, meld_points, winning_claim
 from belot.seats import side_of
 from belot.view import SeatView
 
 #: Play-outs per card decision, shared among the legal cards.
-DEFAULT_BUDGET: Final = 48
+DEFAULT_BUDGET: Final = 160
 MIN_SAMPLES: Final = 4
+#: Bidding threshold on medium's evaluation, by table size (tuned against medium).
+TAKE_AT: Final = dict(medium.TAKE_AT)
 
 
 def choose(view: SeatView, rng: random.Random, budget: int = DEFAULT_BUDGET) -> Command:
     bids = [m for m in view.legal if isinstance(m, Bid)]
     if bids:
-        return medium.bid(view, bids)
+        return medium.bid(view, bids, TAKE_AT[view.ruleset.players])
     extra = medium.optional(view)
     if extra is not None:
         return extra
@@ -67,9 +69,20 @@ def _position(view: SeatView, hands: list[Mask]) -> Position:
     strain = int(view.strain) if view.strain is not None else -1
     extra = belote_bonus(ruleset, strain, hands)
     melds = [0, 0]
-    if ruleset.melds is not None:
+    table = ruleset.melds
+    if table is not None:
         for seat, shown in view.melds_shown:
-            melds[side_of(seat)] += meld_points(shown, ruleset.melds)
+            melds[side_of(seat)] += meld_points(shown, table)
+        if not view.tricks and view.meld_claims:
+            # Not shown yet: count at least the best declared meld for its side.
+            best = winning_claim(view.meld_claims)
+            claim = next(c for s, c in view.meld_claims if s == best)
+            value = (
+                table.four_value(claim.rank)
+                if claim.kind is MeldKind.FOUR
+                else table.sequence_value(claim.length)
+            )
+            melds[side_of(best)] += value  # type: ignore[arg-type]
     leader = view.trick[0][0] if view.trick else view.seat
     return Position(
         ruleset=ruleset,

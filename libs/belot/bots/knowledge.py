@@ -8,7 +8,8 @@ Sources of certainty, all public:
 - the turned card: in the taker's hand (four players) until played; on the table at two
   players, where the bottom card is shown too (both out of play);
 - gambler's seven swap: the swapper holds the card it took;
-- melds shown after the first trick: their cards, until played;
+- melds shown after the first trick: their cards, until played; before that, a declared
+  four of a kind or trump sequence names its cards;
 - belote announced with one card: the other card of the pair, until played;
 - voids and ceilings: a card that was legal only if the seat lacked some cards
   (:func:`belot.play.implied_absent`, the inverse of the rules of the trick).
@@ -19,7 +20,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from belot.cards import FULL_MASK, KING, QUEEN, Mask, make_card, mask_of
+from belot.cards import FULL_MASK, KING, QUEEN, RANK_MASKS, Mask, make_card, mask_of
+from belot.melds import MeldKind
 from belot.play import implied_absent
 from belot.view import SeatView
 
@@ -80,6 +82,13 @@ def knowledge(view: SeatView) -> Knowledge:
     for seat, melds in view.melds_shown:
         for meld in melds:
             known[seat] |= mask_of(meld.cards) & ~played
+    for seat, claim in view.meld_claims:
+        # A declared four names its cards; a declared trump sequence too.
+        if claim.kind is MeldKind.FOUR:
+            known[seat] |= RANK_MASKS[claim.rank] & ~played
+        elif claim.trump and 0 <= strain <= 3:
+            run = range(claim.rank - claim.length + 1, claim.rank + 1)
+            known[seat] |= mask_of([make_card(strain, r) for r in run]) & ~played
     for seat, card in view.belote_calls:
         suit, rank = card >> 3, card & 7
         other = make_card(suit, QUEEN if rank == KING else KING)

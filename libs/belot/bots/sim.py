@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from belot.cards import KING, LAST_TRICK_POINTS, QUEEN, SUIT_MASKS, make_card
+from belot.cards import KING, LAST_TRICK_POINTS, QUEEN, SUIT_MASKS, TRUMP_STRENGTH, make_card
 from belot.play import CARD_POINTS, MISERE, playable, power_table
 from belot.ruleset import Ruleset, Strain
 from belot.scoring import Tally, score_deal
@@ -57,15 +57,6 @@ class Position:
 
 
 _POINTS: Final = CARD_POINTS
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def play(pos: Position, card: int) -> None:
@@ -125,49 +116,73 @@ def belote_bonus(ruleset: Ruleset, strain: int, hands: list[int]) -> list[int]:
     return bonus
 
 
+def _beats_table(strain: int, led: int) -> tuple[int, ...]:
+    keys = power_table(strain, led)
+    return tuple(sum(1 << x for x in range(32) if keys[x] > keys[c]) for c in range(32))
+
+
+#: ``_BEATS[strain][led][card]``: the cards that would beat ``card`` in a trick where
+#: ``led`` was led. The rollout's judgement of a trick is a mask test with these.
+_BEATS: Final = tuple(tuple(_beats_table(s, led) for led in range(4)) for s in range(7))
+_BYTE_CARDS: Final = tuple(
+    tuple(tuple(suit * 8 + r for r in range(8) if byte >> r & 1) for byte in range(256))
+    for suit in range(4)
+)
+
+
+def _cards_of(mask: int) -> tuple[int, ...]:
+    bc = _BYTE_CARDS
+    return (
+        bc[0][mask & 0xFF]
+        + bc[1][(mask >> 8) & 0xFF]
+        + bc[2][(mask >> 16) & 0xFF]
+        + bc[3][(mask >> 24) & 0xFF]
+    )
+
+
 def greedy_card(pos: Position) -> int:
     """A sensible card for the seat to play, seeing every hand (see module docstring)."""
     rules = pos.ruleset
     n = rules.players
     strain = pos.strain
-    seat = (pos.leader + len(pos.trick)) % n
-    hand = pos.hands[seat]
-    legal = playable(hand, pos.trick, strain, rules)
+    trick = pos.trick
+    seat = (pos.leader + len(trick)) % n
+    legal = playable(pos.hands[seat], trick, strain, rules)
     if not legal & (legal - 1):
         return legal.bit_length() - 1
-    pts = _POINTS[strain]
-    trump_mask = SUIT_MASKS[strain] if strain <= 3 else (-1 if strain == Strain.ALL_TRUMPS else 0)
     if strain == MISERE:
         return _misere_card(pos, legal, seat)
-    if not pos.trick:
+    trump_mask = SUIT_MASKS[strain] if strain <= 3 else (-1 if strain == Strain.ALL_TRUMPS else 0)
+    if not trick:
         return _lead(pos, legal, seat, trump_mask)
-    trick = pos.trick
-    keys = power_table(strain, trick[0] >> 3)
+    pts = _POINTS[strain]
+    led = trick[0] >> 3
+    keys = power_table(strain, led)
+    beats = _BEATS[strain][led]
     best_i = 0
     for i in range(1, len(trick)):
         if keys[trick[i]] > keys[trick[best_i]]:
             best_i = i
-    best_key = keys[trick[best_i]]
+    best = trick[best_i]
     partner_winning = n == 4 and best_i == len(trick) - 2
-    # The strongest answer each opponent still to play could make to the trick now.
-    threat = -1
-    later = [(pos.leader + i) % n for i in range(len(trick) + 1, n)]
-    for other in later:
-        if (other & 1) == (seat & 1):
-            continue
-        their = playable(pos.hands[other], trick, strain, rules)
-        for c in _cards(their):
-            if keys[c] > threat:
-                threat = keys[c]
-    cards = _cards(legal)
-    if partner_winning and best_key > threat:
+    # Every card an opponent still to play could answer with now.
+    threats = 0
+    later = False
+    for i in range(len(trick) + 1, n):
+        other = (pos.leader + i) % n
+        if (other & 1) != (seat & 1):
+            later = True
+            threats |= playable(pos.hands[other], trick, strain, rules)
+    cards = _cards_of(legal)
+    if partner_winning and not threats & beats[best]:
         # The partner's trick is safe: add points, sparing trumps.
         return max(cards, key=lambda c: (not (1 << c) & trump_mask, pts[c], -keys[c]))
-    sure = [c for c in cards if keys[c] > best_key and keys[c] > threat]
-    if sure and (not partner_winning or best_key <= threat):
-        value = sum(pts[c] for c in trick)
+    # A card that takes the trick whatever the opponents still to play do.
+    sure = [c for c in cards if beats[best] >> c & 1 and not threats & beats[c]]
+    if sure:
         cheapest = min(sure, key=lambda c: (keys[c], pts[c]))
         # Spend a big trump only on a trick worth it.
+        value = sum(pts[c] for c in trick)
         if not ((1 << cheapest) & trump_mask and pts[cheapest] >= 14 and value < 10 and later):
             return cheapest
     # Cannot (or need not) win: throw the least useful card.
@@ -175,9 +190,8 @@ def greedy_card(pos: Position) -> int:
 
 
 def _lead(pos: Position, legal: int, seat: int, trump_mask: int) -> int:
-    rules = pos.ruleset
     strain = pos.strain
-    n = rules.players
+    n = pos.ruleset.players
     others = 0
     opponents = 0
     for s in range(n):
@@ -186,46 +200,41 @@ def _lead(pos: Position, legal: int, seat: int, trump_mask: int) -> int:
             if (s & 1) != (seat & 1):
                 opponents |= pos.hands[s]
     pts = _POINTS[strain]
-    cards = _cards(legal)
-    # A card no one else can beat in its suit (and not trumpable by an opponent).
+    cards = _cards_of(legal)
+    beats = _BEATS[strain]
+    ruffers = opponents & trump_mask if strain <= 3 else 0
+    # A card no one else can beat in its suit, and that no opponent can ruff.
     masters = []
     for c in cards:
         suit = c >> 3
-        keys = power_table(strain, suit)
-        rivals = others & SUIT_MASKS[suit]
-        if any(keys[o] > keys[c] for o in _cards(rivals)):
+        if others & beats[suit][c] & SUIT_MASKS[suit]:
             continue
-        if (
-            strain <= 3
-            and suit != strain
-            and opponents & SUIT_MASKS[suit] == 0
-            and opponents & trump_mask
-        ):
-            continue  # an opponent would ruff it
+        if ruffers and suit != strain and not opponents & SUIT_MASKS[suit]:
+            continue
         masters.append(c)
-    taker_side = pos.taker >= 0 and (pos.taker & 1) == (seat & 1)
-    if strain <= 3:
-        trumps_out = opponents & trump_mask
-        my_trumps = [c for c in masters if (1 << c) & trump_mask]
-        if taker_side and trumps_out and my_trumps:
-            return max(my_trumps, key=lambda c: power_table(strain, strain)[c])
-    plain_masters = [c for c in masters if not (1 << c) & trump_mask] if strain <= 3 else masters
-    if plain_masters:
-        return max(plain_masters, key=lambda c: pts[c])
     if masters:
-        return max(masters, key=lambda c: pts[c])
+        trumps = [c for c in masters if (1 << c) & trump_mask] if strain <= 3 else []
+        taker_side = pos.taker >= 0 and (pos.taker & 1) == (seat & 1)
+        if taker_side and trumps and ruffers:
+            return trumps[-1] if len(trumps) == 1 else max(trumps, key=lambda c: _STRENGTH[c])
+        plain = [c for c in masters if not (1 << c) & trump_mask] if strain <= 3 else masters
+        return max(plain or masters, key=lambda c: pts[c])
     # Nothing sure: a low card of a side suit, shortest first, to make a void.
-    plain = [c for c in cards if not (1 << c) & trump_mask] or cards
+    plain = [c for c in cards if not (1 << c) & trump_mask] or list(cards)
+    hand = pos.hands[seat]
 
     def shortness(c: int) -> tuple[int, int]:
-        return ((pos.hands[seat] & SUIT_MASKS[c >> 3]).bit_count(), pts[c])
+        return ((hand & SUIT_MASKS[c >> 3]).bit_count(), pts[c])
 
     return min(plain, key=shortness)
 
 
+_STRENGTH: Final = tuple(TRUMP_STRENGTH[c & 7] for c in range(32))
+
+
 def _misere_card(pos: Position, legal: int, seat: int) -> int:
     """Misère: lose the trick with the highest card that still loses; else win big."""
-    cards = _cards(legal)
+    cards = _cards_of(legal)
     pts = _POINTS[pos.strain]
     if not pos.trick:
         return min(cards, key=lambda c: (power_table(pos.strain, c >> 3)[c], pts[c]))
