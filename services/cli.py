@@ -104,6 +104,47 @@ def cmd_commit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    # Imported here: the game library is only needed by this subcommand.
+    from belot.bots import LEVELS
+    from belot.ruleset import RULESETS
+    from belot.simulate import simulate
+
+    ruleset = RULESETS.get(args.ruleset)
+    if ruleset is None:
+        raise UsageError(f"--ruleset {args.ruleset!r}: one of {', '.join(sorted(RULESETS))}")
+    seats = [s.strip() for s in args.seats.split(",")]
+    if len(seats) != ruleset.players or any(s not in LEVELS for s in seats):
+        raise UsageError(
+            f"--seats takes {ruleset.players} of {'/'.join(LEVELS)}, comma separated, "
+            f"for {ruleset.name}; got {args.seats!r}"
+        )
+    matches = parse_int("--matches", args.matches, 10**7)
+    if matches < 1:
+        raise UsageError("--matches must be at least 1")
+    budget = None if args.budget is None else parse_int("--budget", args.budget, 10**6)
+    result = simulate(ruleset, seats, matches, args.seed, swap=args.swap, budget=budget)
+    if args.json:
+        sys.stdout.write(orjson.dumps(result.to_payload()).decode() + "\n")
+        return 0
+    mode = "seats swapped in mirrored pairs" if args.swap else "seats fixed"
+    lines = [
+        f"{ruleset.name}: {matches} matches, {result.deals} deals ({mode}), seed {args.seed!r}"
+    ]
+    for side in (0, 1):
+        names = ",".join(seats[side::2]) if ruleset.players == 4 else seats[side]
+        lo, hi = result.win_rate_ci[side]
+        plo, phi = result.points_per_deal_ci[side]
+        lines.append(
+            f"side {side} ({names}): {result.wins[side]} wins, {100 * result.win_rate[side]:.1f}% "
+            f"[{100 * lo:.1f}%, {100 * hi:.1f}%]; {result.points_per_deal[side]:.1f} points per "
+            f"deal [{plo:.1f}, {phi:.1f}]"
+        )
+    lines.append(f"draws: {result.draws}   (95% confidence intervals in brackets)")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="belot", description="The belot platform's command-line tools.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -143,6 +184,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commit.add_argument("--server-seed", required=True, metavar="HEX", help="32 bytes")
     commit.set_defaults(handler=cmd_commit)
+
+    sim = sub.add_parser(
+        "simulate",
+        help="play whole matches between bots and print the results",
+        description=(
+            "Play MATCHES matches with a bot level per seat, on decks from the fair-deal "
+            "recipe with seeds derived from --seed (deterministic). Side 0 is seats 0 and "
+            "2 (seat 0 at two players)."
+        ),
+    )
+    sim.add_argument("--ruleset", required=True, help="club, classic, french or gambler")
+    sim.add_argument(
+        "--seats", required=True, help="a level per seat: easy, medium or hard, comma separated"
+    )
+    sim.add_argument("--matches", required=True, metavar="N")
+    sim.add_argument("--seed", required=True, metavar="S", help="any text")
+    sim.add_argument(
+        "--swap",
+        action="store_true",
+        help="mirrored pairs: same decks, bot lists on the other side; wins[0] still counts "
+        "the bots named for seats 0 and 2",
+    )
+    sim.add_argument("--budget", metavar="B", help="hard bots' play-outs per card decision")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.set_defaults(handler=cmd_simulate)
 
     drand_cmd.register(sub)
     add_log_commands(sub)

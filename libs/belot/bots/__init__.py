@@ -1,0 +1,42 @@
+"""Bots for AI seats (RULES.md §4): easy, medium and hard.
+
+A bot is given a :class:`~belot.view.SeatView` (its own hand, the public history and
+its legal moves) and a ``random.Random`` its caller seeded; it returns one of the
+view's legal commands. It cannot see other hands: it is never given the match state.
+
+    choose(view, rng, level="medium", budget=None) -> Command
+
+``budget`` is the hard level's play-outs per decision (deterministic work, no clock).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+
+from belot.bots import easy, hard, medium
+from belot.commands import Command
+from belot.view import SeatView
+
+
+class Level(enum.Enum):
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+LEVELS = tuple(level.value for level in Level)
+
+
+def choose(
+    view: SeatView, rng: random.Random, level: Level | str = Level.MEDIUM, budget: int | None = None
+) -> Command:
+    """The bot's command for ``view``; raises ValueError if the seat has nothing to do."""
+    if not view.legal:
+        raise ValueError(f"seat {view.seat} has no move to make now")
+    lvl = Level(level)
+    if lvl is Level.EASY:
+        return easy.choose(view, rng)
+    if lvl is Level.MEDIUM:
+        return medium.choose(view, rng)
+    return hard.choose(view, rng, hard.DEFAULT_BUDGET if budget is None else budget)

@@ -1,0 +1,190 @@
+"""The published deal pattern, the codec, errors, and what a seat's view shows."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from belot import RULESETS, deal_pattern, new_match, view
+from belot.cards import FULL_DECK, Card, cards_in, mask_of
+from belot.codec import (
+    CodecError,
+    command_from_payload,
+    command_to_payload,
+    from_payload,
+    to_payload,
+)
+from belot.commands import Bid, DeclareMelds, DemandRedeal, PlayCard, SupplyDeck, SwapTrumpSeven
+from belot.deal import completion_hands, first_hands
+from belot.errors import MatchOver, NotExpected, RulesError, UnknownSeat, WrongDeck
+from belot.events import CardsDealt, DeckSupplied, Visibility
+from belot.match import Phase, decide
+from belot.ruleset import Strain
+from fairdeal import DeckInputs, Shuffler
+from tests.unit.game_support import Table
+
+NAMES = sorted(RULESETS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_pattern_deals_each_index_once(name: str) -> None:
+    ruleset = RULESETS[name]
+    p = deal_pattern(ruleset)
+    for taker in range(ruleset.players):
+        indices = [i for h in p.first for i in h] + [i for h in p.completion[taker] for i in h]
+        if not ruleset.taker_gets_turned:
+            assert p.turned not in indices
+        assert len(indices) == len(set(indices)) == ruleset.players * ruleset.hand_size
+        assert all(len(h) == ruleset.hand_size - len(p.first[0]) for h in p.completion[taker])
+    json.dumps(p.to_payload())
+
+
+def test_the_published_patterns() -> None:
+    club = deal_pattern(RULESETS["club"])
+    assert club.first == (
+        (9, 10, 11, 18, 19),
+        (0, 1, 2, 12, 13),
+        (3, 4, 5, 14, 15),
+        (6, 7, 8, 16, 17),
+    )
+    assert club.turned == 20
+    assert club.completion[1] == ((29, 30, 31), (20, 21, 22), (23, 24, 25), (26, 27, 28))
+    assert deal_pattern(RULESETS["french"]).completion[2] == (
+        (26, 27, 28),
+        (29, 30, 31),
+        (20, 21, 22),
+        (23, 24, 25),
+    )
+    gambler = deal_pattern(RULESETS["gambler"])
+    assert gambler.first == ((3, 4, 5, 9, 10, 11), (0, 1, 2, 6, 7, 8))
+    assert (gambler.turned, gambler.shown) == (12, 31)
+    assert gambler.completion_without_taker == ((16, 17, 18), (13, 14, 15))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_verifier_maps_a_fairdeal_deck_to_the_seats_cards(name: str) -> None:
+    ruleset = RULESETS[name]
+    deck = Shuffler(DeckInputs(bytes(32), (b"",) * ruleset.players, None)).deck(0)
+    table = Table(ruleset, first_dealer=1)
+    table.deck(deck)
+    table.bid(table.state.deal.turn, Strain(deck[deal_pattern(ruleset).turned] >> 3))  # type: ignore[union-attr]
+    taker = table.state.deal.taker  # type: ignore[union-attr]
+    dealt = {s: 0 for s in range(ruleset.players)}
+    for e in table.log:
+        if isinstance(e, CardsDealt):
+            dealt[e.seat] |= mask_of(e.cards)
+    first = first_hands(ruleset, deck, 1)
+    rest = completion_hands(ruleset, deck, 1, taker)
+    for seat in range(ruleset.players):
+        assert dealt[seat] == mask_of(first[seat] + rest[seat])
+
+
+def test_every_event_and_command_round_trips_through_json() -> None:
+    rng = random.Random(0)
+    for name in NAMES:
+        table = Table(RULESETS[name])
+        table.play_out(rng)
+        for e in table.log:
+            payload = to_payload(e)
+            assert payload["type"] == e.TYPE and payload["schema"] == 1
+            assert from_payload(json.loads(json.dumps(payload))) == e
+    for cmd in (
+        SupplyDeck(3, FULL_DECK),
+        Bid(1, None),
+        Bid(0, Strain.ALL_TRUMPS),
+        PlayCard(2, Card(31), True),
+        DeclareMelds(0),
+        SwapTrumpSeven(1),
+        DemandRedeal(1),
+    ):
+        assert command_from_payload(json.loads(json.dumps(command_to_payload(cmd)))) == cmd
+    assert to_payload(CardsDealt(2, (Card(0), Card(31)))) == {
+        "type": "CardsDealt",
+        "schema": 1,
+        "seat": 2,
+        "cards": ["7C", "AS"],
+    }
+
+
+def test_codec_refuses_unknown_types_and_schemas() -> None:
+    with pytest.raises(CodecError):
+        from_payload({"type": "Nope", "schema": 1})
+    with pytest.raises(CodecError):
+        from_payload({"type": "CardPlayed", "schema": 2, "seat": 0, "card": "AS"})
+    with pytest.raises(CodecError):
+        from_payload({"type": "CardPlayed", "schema": 1, "seat": 0, "card": "XX"})
+    with pytest.raises(CodecError):
+        command_from_payload({"type": "PlayCard", "seat": "one", "card": "AS"})
+
+
+def test_visibility_of_deals() -> None:
+    assert DeckSupplied.VISIBILITY is Visibility.SECRET
+    dealt = CardsDealt(2, (Card(0),))
+    assert dealt.visible_to(2) and not dealt.visible_to(1) and not dealt.visible_to(None)
+    assert not DeckSupplied(0, FULL_DECK).visible_to(0)
+
+
+def test_error_codes_are_stable_snake_case_and_distinct() -> None:
+    codes = [cls.code for cls in _subclasses(RulesError)]
+    assert len(codes) == len(set(codes))
+    assert all(c.replace("_", "").isalpha() and c.islower() for c in codes)
+
+
+def _subclasses(cls: type) -> list[type]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+def test_decks_are_checked() -> None:
+    state = new_match(RULESETS["classic"])
+    with pytest.raises(WrongDeck):
+        decide(state, SupplyDeck(1, FULL_DECK))
+    with pytest.raises(WrongDeck):
+        decide(state, SupplyDeck(0, (*FULL_DECK[:-1], Card(0))))
+    with pytest.raises(NotExpected):
+        decide(state, Bid(1, None))
+    with pytest.raises(UnknownSeat):
+        new_match(RULESETS["gambler"], first_dealer=2)
+
+
+def test_nothing_is_accepted_after_the_match() -> None:
+    table = Table(RULESETS["classic"], target=1)
+    table.play_out(random.Random(1))
+    while table.state.phase is not Phase.OVER:
+        table.play_out(random.Random(2))
+    with pytest.raises(MatchOver):
+        decide(table.state, SupplyDeck(table.state.deal_number, FULL_DECK))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_view_shows_only_the_seats_own_cards(name: str) -> None:
+    """Two deals that differ only in the other seats' hidden cards give equal views."""
+    ruleset = RULESETS[name]
+    rng = random.Random(5)
+    deck = list(FULL_DECK)
+    rng.shuffle(deck)
+    a = Table(ruleset)
+    a.deck(deck)
+    # Swap two cards between two other seats' first distributions.
+    p = deal_pattern(ruleset)
+    seat = 0
+    others = [(s - a.state.dealer) % ruleset.players for s in range(ruleset.players) if s != seat]
+    i, j = p.first[others[0]][0], p.first[others[-1]][0]
+    deck2 = list(deck)
+    deck2[i], deck2[j] = deck2[j], deck2[i]
+    b = Table(ruleset)
+    b.deck(deck2)
+    assert view(a.state, seat) == view(b.state, seat)
+    assert view(a.state, seat).hand == cards_in(a.hand(seat))
+    own = view(a.state, a.state.deal.turn)  # type: ignore[union-attr]
+    assert own.legal and own.is_my_turn
+    assert not view(a.state, (a.state.deal.turn + 1) % ruleset.players).legal  # type: ignore[union-attr]
+
+
+def test_a_view_has_no_path_to_the_state() -> None:
+    fields = set(view(new_match(RULESETS["club"]), 0).__dataclass_fields__)
+    assert not fields & {"deal", "deck", "hands", "state"}
