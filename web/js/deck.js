@@ -1,0 +1,111 @@
+// The fair-deal deck recipe of RULES.md §6, in the browser (Web Crypto), independent of
+// the server's code. Deal k's deck reads a stream of 32-byte blocks; block b is
+// HMAC-SHA256(key = server seed, message):
+//   "belot.club/deal/v1" | k (4 bytes BE) | b (4 bytes BE) | number of seats (1)
+//   | for each seat: seed length (0 or 16), seed | drand round (8 bytes BE) | drand value (32)
+// Then, for i from 31 down to 1: next byte x; while x >= 256 - 256 % (i + 1) take another;
+// swap positions i and x % (i + 1). The 24-card deck drops the sevens and eights.
+
+export const RANKS = "789TJQKA";
+export const SUITS = "CDHS";
+export const CARD_CODES = Array.from(SUITS).flatMap((s) => Array.from(RANKS).map((r) => r + s));
+const DOMAIN = new TextEncoder().encode("belot.club/deal/v1");
+
+export class RecipeError extends Error {}
+
+export function fromHex(hex, what = "value") {
+  if (typeof hex !== "string" || hex.length % 2 || /[^0-9a-fA-F]/.test(hex)) {
+    throw new RecipeError(`${what} is not hexadecimal`);
+  }
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  return out;
+}
+
+export function toHex(bytes) {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function subtle() {
+  const c = globalThis.crypto;
+  if (!c || !c.subtle) throw new RecipeError("Web Crypto is not available here");
+  return c.subtle;
+}
+
+export async function sha256Hex(bytes) {
+  return toHex(await subtle().digest("SHA-256", bytes));
+}
+
+/** The commitment to a server seed: SHA-256 of its 32 bytes, in hex. */
+export async function commitment(serverSeed) {
+  if (serverSeed.length !== 32) throw new RecipeError("the server seed must be 32 bytes");
+  return sha256Hex(serverSeed);
+}
+
+/** The message bytes after b: seats and drand, as the recipe lays them out. */
+function tail(seatSeeds, drandRound, drandValue) {
+  if (seatSeeds.length < 1 || seatSeeds.length > 255) throw new RecipeError("1 to 255 seats");
+  const parts = [Uint8Array.of(seatSeeds.length)];
+  for (const [n, seed] of seatSeeds.entries()) {
+    if (seed.length !== 0 && seed.length !== 16) {
+      throw new RecipeError(`seat ${n} seed is ${seed.length} bytes: 0 or 16`);
+    }
+    parts.push(Uint8Array.of(seed.length), seed);
+  }
+  const round = new Uint8Array(8);
+  const r = BigInt(drandRound);
+  if (r < 0n || r > 0xffffffffffffffffn) throw new RecipeError("drand round outside 0..2^64-1");
+  new DataView(round.buffer).setBigUint64(0, r);
+  if (drandValue.length !== 32) throw new RecipeError("the drand value must be 32 bytes");
+  parts.push(round, drandValue);
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Deal k's deck as card codes, top card first.
+ * serverSeed: Uint8Array(32); seatSeeds: Uint8Array(0 or 16) per seat in seat order;
+ * drand: null, or {round (number, BigInt or decimal string), value: Uint8Array(32)};
+ * cards: 32 or 24.
+ */
+export async function deck(serverSeed, seatSeeds, k, drand = null, cards = 32) {
+  if (serverSeed.length !== 32) throw new RecipeError("the server seed must be 32 bytes");
+  if (!Number.isInteger(k) || k < 0 || k > 0xffffffff) throw new RecipeError("deal outside 0..2^32-1");
+  if (cards !== 32 && cards !== 24) throw new RecipeError("a deck has 32 or 24 cards");
+  const round = drand ? drand.round : 0;
+  const value = drand ? drand.value : new Uint8Array(32);
+  const rest = tail(seatSeeds, round, value);
+  const key = await subtle().importKey("raw", serverSeed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const message = new Uint8Array(DOMAIN.length + 8 + rest.length);
+  message.set(DOMAIN, 0);
+  const view = new DataView(message.buffer);
+  view.setUint32(DOMAIN.length, k);
+  message.set(rest, DOMAIN.length + 8);
+
+  let block = new Uint8Array(0);
+  let b = 0;
+  let pos = 0;
+  const next = async () => {
+    if (pos === block.length) {
+      view.setUint32(DOMAIN.length + 4, b++);
+      block = new Uint8Array(await subtle().sign("HMAC", key, message));
+      pos = 0;
+    }
+    return block[pos++];
+  };
+  const d = CARD_CODES.slice();
+  for (let i = 31; i >= 1; i--) {
+    const n = i + 1;
+    let x = await next();
+    while (x >= 256 - (256 % n)) x = await next();
+    const j = x % n;
+    [d[i], d[j]] = [d[j], d[i]];
+  }
+  return cards === 24 ? d.filter((c) => c[0] !== "7" && c[0] !== "8") : d;
+}
