@@ -28,7 +28,7 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import drand_cmd
+from services import drand_cmd, run, serve
 
 EXIT_USAGE = 2
 
@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(handler=cmd_simulate)
 
     drand_cmd.register(sub)
+    serve.register(sub)
+    run.register(sub)
     add_log_commands(sub)
     return parser
 

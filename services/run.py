@@ -1,0 +1,305 @@
+"""``belot run``: the whole platform on one machine, under one supervisor.
+
+Starts the servers (the embedded PostgreSQL and NATS under ``BELOT_DATA_DIR`` unless
+``BELOT_PG_DSN`` / ``BELOT_NATS_URL`` are set), then every registered service as its own
+``belot serve`` process (several table workers), plus the outbox relay; restarts a
+service that crashes (with back-off); runs the demo once everything answers; prints a
+live progress line; and on Ctrl-C or SIGTERM stops the services in reverse order (each
+gets SIGTERM and the shutdown timeout, then SIGKILL), then the servers it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import aiohttp
+import asyncpg
+
+import eventlog
+from belot_platform.embedded import EmbeddedStack
+from belot_platform.settings import Settings
+from services.serve import REGISTRY
+
+#: Start order; the gateway last, so that players only arrive once the rest answers.
+ORDER: Final = ("randomness", "table", "verify", "rating", "tournament", "gateway")
+#: Extra table workers listen on these HTTP ports (the first uses BELOT_TABLE_PORT).
+EXTRA_TABLE_PORT: Final = 8100
+MAX_BACKOFF: Final = 30.0
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    port: int | None
+    proc: asyncio.subprocess.Process | None = None
+    restarts: int = 0
+    started_at: float = 0.0
+    backoff: float = 1.0
+    history: list[int] = field(default_factory=list)  # exit codes of earlier runs
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+class Supervisor:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        table_workers: int = 2,
+        demo: Callable[[Supervisor], Coroutine[Any, Any, None]] | None = None,
+        progress_every: float = 2.0,
+    ) -> None:
+        self.settings = settings
+        self.table_workers = table_workers
+        self.demo = demo
+        self.progress_every = progress_every
+        self.children: list[Child] = []
+        self.stack: EmbeddedStack | None = None
+        self.stopping = asyncio.Event()
+        self.resolved: Settings = settings
+        self.log_dir = settings.data_dir.absolute() / "logs"
+
+    # ------------------------------------------------------------------ servers
+
+    def start_servers(self) -> Settings:
+        pg, nats = self.settings.pg_dsn, self.settings.nats_url
+        if pg is None or nats is None:
+            self.stack = EmbeddedStack(self.settings)
+            if pg is None:
+                _say(f"starting the embedded PostgreSQL under {self.stack.data_dir}/pg ...")
+                pg = self.stack.start_postgres()
+            if nats is None:
+                _say(f"starting the embedded nats-server under {self.stack.data_dir}/nats ...")
+                nats = self.stack.start_nats()
+        self.resolved = self.settings.with_servers(pg, nats)
+        return self.resolved
+
+    def stop_servers(self) -> None:
+        if self.stack is not None:
+            _say("stopping the embedded servers ...")
+            with contextlib.suppress(Exception):
+                if self.stack.nats.started:
+                    self.stack.nats.stop()
+            with contextlib.suppress(Exception):
+                if self.stack.postgres.started:
+                    self.stack.postgres.stop()
+
+    # ------------------------------------------------------------------ children
+
+    def plan(self) -> list[Child]:
+        s = self.resolved
+        assert s.pg_dsn is not None and s.nats_url is not None
+        base = {**os.environ, "BELOT_PG_DSN": s.pg_dsn, "BELOT_NATS_URL": s.nats_url}
+        base.setdefault("BELOT_LOG_LEVEL", "WARNING")
+        belot = [sys.executable, "-m", "services.cli"]
+        children = [
+            Child("relay", [*belot, "log", "relay"], dict(base), None),
+        ]
+        for name in ORDER:
+            if name not in REGISTRY:
+                continue
+            if name == "table":
+                for i in range(self.table_workers):
+                    port = s.port("table") if i == 0 else EXTRA_TABLE_PORT + i
+                    env = {**base, "BELOT_TABLE_PORT": str(port)}
+                    children.append(Child(f"table-{i + 1}", [*belot, "serve", "table"], env, port))
+            else:
+                children.append(Child(name, [*belot, "serve", name], dict(base), s.port(name)))
+        return children
+
+    async def spawn(self, child: Child) -> None:
+        # Each service logs to its own file: the terminal keeps the progress line.
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log_dir / f"{child.name}.log", "ab") as log:
+            child.proc = await asyncio.create_subprocess_exec(
+                *child.argv,
+                env=child.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        child.started_at = time.monotonic()
+
+    async def watch(self, child: Child) -> None:
+        """Restart ``child`` whenever it exits while the supervisor is not stopping."""
+        while not self.stopping.is_set():
+            assert child.proc is not None
+            code = await child.proc.wait()
+            if self.stopping.is_set():
+                return
+            child.history.append(code)
+            lived = time.monotonic() - child.started_at
+            child.backoff = 1.0 if lived > 60 else min(child.backoff * 2, MAX_BACKOFF)
+            _say(f"{child.name} exited with status {code}; restarting in {child.backoff:.0f} s")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), child.backoff)
+            if self.stopping.is_set():
+                return
+            child.restarts += 1
+            await self.spawn(child)
+
+    async def stop_children(self) -> None:
+        grace = self.settings.shutdown_timeout + 5
+        for child in reversed(self.children):
+            if child.proc is not None and child.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    child.proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for child in reversed(self.children):
+            if child.proc is None or child.proc.returncode is not None:
+                continue
+            try:
+                await asyncio.wait_for(child.proc.wait(), max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                _say(f"{child.name} did not stop in {grace:.0f} s: killing it")
+                with contextlib.suppress(ProcessLookupError):
+                    child.proc.kill()
+                await child.proc.wait()
+
+    async def healthy(self, timeout: float = 60.0) -> bool:
+        """Wait until every child with an HTTP port answers /healthz."""
+        deadline = time.monotonic() + timeout
+        host = self.resolved.http_host
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as http:
+            for child in self.children:
+                if child.port is None:
+                    continue
+                while True:
+                    try:
+                        async with http.get(f"http://{host}:{child.port}/healthz") as r:
+                            if r.status == 200:
+                                break
+                    except (aiohttp.ClientError, TimeoutError):
+                        pass
+                    if time.monotonic() > deadline or self.stopping.is_set():
+                        return False
+                    await asyncio.sleep(0.2)
+        return True
+
+    # ------------------------------------------------------------------ progress
+
+    async def progress(self) -> None:
+        """One line, rewritten in place: tables in play, deals, events, drand fallbacks."""
+        assert self.resolved.pg_dsn is not None
+        schema = self.resolved.pg_schema
+        tty = sys.stderr.isatty()
+        conn: Any = None
+        try:
+            while not self.stopping.is_set():
+                try:
+                    if conn is None:
+                        conn = await asyncpg.connect(self.resolved.pg_dsn)
+                    row = await conn.fetchrow(PROGRESS_SQL.format(schema=schema))
+                    restarts = sum(c.restarts for c in self.children)
+                    line = (
+                        f"tables in play {row['in_play']:>4} | deals {row['deals']:>6} | "
+                        f"events {row['events']:>8} | drand fallbacks {row['fallbacks']:>4} | "
+                        f"restarts {restarts}"
+                    )
+                    # On a terminal the line is rewritten in place; in a log, one a line.
+                    sys.stderr.write(f"\r{line}   " if tty else f"{line}\n")
+                    sys.stderr.flush()
+                except (OSError, asyncpg.PostgresError):
+                    conn = None  # the log is not there yet, or the server restarts
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stopping.wait(), self.progress_every)
+        finally:
+            if conn is not None:
+                await conn.close()
+            sys.stderr.write("\n")
+
+    # ------------------------------------------------------------------ main
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.stopping.set)
+        self.start_servers()
+        await self.migrate()
+        self.children = self.plan()
+        watchers = []
+        demo: asyncio.Task[None] | None = None
+        try:
+            for child in self.children:
+                await self.spawn(child)
+                watchers.append(asyncio.create_task(self.watch(child)))
+            if await self.healthy():
+                self.print_urls()
+                if self.demo is not None:
+                    demo = asyncio.create_task(self.demo(self))
+            elif not self.stopping.is_set():
+                _say("some services did not answer /healthz within 60 s; still trying")
+            await self.progress()
+            return 0
+        finally:
+            self.stopping.set()
+            if demo is not None:
+                demo.cancel()
+            await self.stop_children()
+            for w in watchers:
+                w.cancel()
+            self.stop_servers()
+            _say("stopped")
+
+    async def migrate(self) -> None:
+        """Create the event log before any service or the relay needs it."""
+        conn = await asyncpg.connect(self.resolved.pg_dsn)
+        try:
+            await eventlog.migrate(conn, self.resolved.pg_schema)
+        finally:
+            await conn.close()
+
+    def print_urls(self) -> None:
+        s = self.resolved
+        host = s.http_host
+        lines = ["", "the platform is up:"]
+        for child in self.children:
+            if child.port is not None:
+                lines.append(f"  {child.name:<12} http://{host}:{child.port}/  (metrics: /metrics)")
+        if "gateway" in REGISTRY:
+            lines.append(f"  lobby         http://{host}:{s.port('gateway')}/")
+        if "verify" in REGISTRY:
+            lines.append(f"  verify API    http://{host}:{s.port('verify')}/v1/matches")
+        lines.append(f"service logs: {self.log_dir}/   Ctrl-C stops everything.")
+        _say("\n".join(lines))
+
+
+PROGRESS_SQL: Final = """
+SELECT
+  (SELECT count(DISTINCT stream_id) FROM {schema}.events s
+    WHERE s.type = 'MatchStarted' AND NOT EXISTS (
+      SELECT 1 FROM {schema}.events e WHERE e.stream_id = s.stream_id
+        AND e.type IN ('MatchEnded', 'MatchForfeited', 'MatchAborted'))) AS in_play,
+  (SELECT count(*) FROM {schema}.events WHERE type = 'DealStarted') AS deals,
+  (SELECT coalesce(max(position), 0) FROM {schema}.events) AS events,
+  (SELECT count(*) FROM {schema}.events WHERE type = 'DrandFallback') AS fallbacks
+"""
+
+
+def cmd_run(args: Any) -> int:
+    settings = Settings.from_env()
+    supervisor = Supervisor(settings, table_workers=args.table_workers)
+    return asyncio.run(supervisor.run())
+
+
+def register(sub: Any) -> None:
+    run = sub.add_parser(
+        "run",
+        help="run the whole platform (embedded servers unless BELOT_PG_DSN/BELOT_NATS_URL)",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    run.add_argument("--table-workers", type=int, default=2, metavar="N")
+    run.set_defaults(handler=cmd_run)

@@ -1,0 +1,40 @@
+"""``belot serve <service>``: run one service in this process.
+
+The registry maps a service name to the ``module:function`` that runs it; ``belot run``
+(the supervisor) starts each registered service as its own ``belot serve`` process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from typing import Final
+
+#: name -> "module:function"; the function reads its settings from the environment.
+REGISTRY: Final[dict[str, str]] = {
+    "randomness": "services.randomness.app:main",
+}
+
+
+def load(name: str) -> Callable[[], None]:
+    module, _, function = REGISTRY[name].partition(":")
+    main: Callable[[], None] = getattr(importlib.import_module(module), function)
+    return main
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    load(args.service)()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    serve = sub.add_parser(
+        "serve",
+        help="run one service (several table workers may run at once)",
+        description="Run one service in the foreground until SIGTERM or Ctrl-C. Servers "
+        "come from BELOT_PG_DSN / BELOT_NATS_URL, else the embedded ones under "
+        "BELOT_DATA_DIR.",
+    )
+    serve.add_argument("service", choices=sorted(REGISTRY))
+    serve.set_defaults(handler=cmd_serve)
