@@ -29,6 +29,7 @@ from fairdeal import (
     commitment,
 )
 from services import drand_cmd, run, serve
+from services.rating import cli as rating_cli
 
 EXIT_USAGE = 2
 
@@ -214,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.register(sub)
     run.register(sub)
     add_log_commands(sub)
+    rating_cli.register(sub)
     return parser
 
 

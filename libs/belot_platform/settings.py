@@ -47,6 +47,11 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ),
     ("BELOT_DRAND_CHAIN", "quicknet", "drand chain the decks use: quicknet or default"),
     ("BELOT_SEED_WINDOW", "20", "seconds the seats have to send their seeds"),
+    (
+        "BELOT_RATING_SCHEMA",
+        "rating",
+        "schema of the rating service's tables (checkpoint, projection)",
+    ),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -80,6 +85,7 @@ class Settings:
     drand_urls: tuple[str, ...] = DEFAULT_DRAND_RELAYS
     drand_chain: str = "quicknet"
     seed_window: float = 20.0
+    rating_schema: str = "rating"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -108,6 +114,12 @@ class Settings:
         if _NAME_RE.fullmatch(schema) is None:
             raise SettingsError(
                 f"BELOT_PG_SCHEMA={schema!r}: lower-case letters, digits and '_', at most 51"
+            )
+        rating_schema = get("BELOT_RATING_SCHEMA") or "rating"
+        if _NAME_RE.fullmatch(rating_schema) is None:
+            raise SettingsError(
+                f"BELOT_RATING_SCHEMA={rating_schema!r}: lower-case letters, digits and '_', "
+                "at most 51"
             )
         level = (get("BELOT_LOG_LEVEL") or "INFO").upper()
         if level not in _LEVELS:
@@ -153,6 +165,7 @@ class Settings:
             drand_urls=drand_urls,
             drand_chain=chain,
             seed_window=_float("BELOT_SEED_WINDOW", get("BELOT_SEED_WINDOW"), 20.0),
+            rating_schema=rating_schema,
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

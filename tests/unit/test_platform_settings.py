@@ -47,6 +47,7 @@ def test_values_are_read() -> None:
         ("BELOT_PG_SCHEMA", "Bad-Name"),
         ("BELOT_NATS_TIMEOUT", "soon"),
         ("BELOT_EVENTS_SUBJECT", "a..b"),
+        ("BELOT_RATING_SCHEMA", "rating-projection"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:

@@ -1,0 +1,150 @@
+"""The rating service's composition root: ``create_app(settings)`` and ``main`` (``belot
+serve rating``).
+
+The app is ``belot_platform.app.create_app``'s (PostgreSQL pool, NATS, ``/healthz``,
+``/readyz``, ``/metrics``) plus, in one cleanup context: the event store and the
+projection (migrated on start), the log consumer as a background task, and the NATS
+look-up responder. Shutdown runs it backwards: stop answering look-ups, let the
+consumer finish the delivery in hand, close the store; then the platform drains NATS
+and closes the pool. Readiness includes the consumer: not ready until it has read its
+checkpoint, nor while it is failing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Sequence
+from typing import Final
+
+import asyncpg
+from aiohttp import web
+
+from belot_platform import messaging
+from belot_platform.app import NATS, PG_POOL, serve
+from belot_platform.app import create_app as create_platform_app
+from belot_platform.embedded import servers
+from belot_platform.logs import configure_logging
+from belot_platform.settings import Settings, SettingsError
+from eventlog import EventStore
+from rating import DEFAULT_SETTINGS, RatingSettings
+from services.rating.consumer import Consumer
+from services.rating.handlers import LOOKUP_SUBJECT, PROJECTION, add_routes, lookup_handler
+from services.rating.store import Projection, RebuildReport
+
+NAME: Final = "rating"
+CONSUMER: Final = web.AppKey("rating_consumer", Consumer)
+EXIT_USAGE: Final = 2
+
+
+def create_app(
+    settings: Settings,
+    *,
+    rating_settings: RatingSettings = DEFAULT_SETTINGS,
+    flush_interval: float = 0.5,
+    poll_interval: float = 1.0,
+) -> web.Application:
+    """The rating service. ``settings`` must have its server URLs resolved."""
+
+    async def consumer_ready(app: web.Application) -> None:
+        error = app[CONSUMER].error
+        if error is not None:
+            raise RuntimeError(f"consumer: {error}")
+
+    app = create_platform_app(settings, name=NAME, checks={"consumer": consumer_ready})
+    add_routes(app)
+
+    async def rating(app: web.Application) -> AsyncIterator[None]:
+        pool = app[PG_POOL]
+        log_store = await EventStore.open(
+            pool, settings.pg_schema, producer=NAME, app_role=settings.pg_app_role
+        )
+        projection = Projection(pool, settings.rating_schema, rating_settings)
+        await projection.migrate()
+        app[PROJECTION] = projection
+        consumer = Consumer(
+            log_store, projection, flush_interval=flush_interval, poll_interval=poll_interval
+        )
+        app[CONSUMER] = consumer
+        stop = asyncio.Event()
+        task = asyncio.create_task(consumer.run(stop), name="rating-consumer")
+        # A queue group: replicas share the look-ups (each reads the same projection).
+        lookups = await messaging.serve(
+            app[NATS], LOOKUP_SUBJECT, lookup_handler(projection), queue=NAME
+        )
+        try:
+            yield
+        finally:
+            await lookups.unsubscribe()
+            stop.set()
+            await task
+            await log_store.close()
+
+    app.cleanup_ctx.append(rating)
+    return app
+
+
+async def rebuild(
+    settings: Settings, *, rating_settings: RatingSettings = DEFAULT_SETTINGS
+) -> RebuildReport:
+    """Empty the projection and fold the log's ``rating-*`` streams again (a running
+    service's consumer waits meanwhile, then carries on)."""
+    if settings.pg_dsn is None:
+        raise ValueError("settings.pg_dsn is unset: resolve the servers first")
+    pool = await asyncpg.create_pool(settings.pg_dsn, min_size=1, max_size=3)
+    try:
+        log_store = await EventStore.open(pool, settings.pg_schema, app_role=settings.pg_app_role)
+        projection = Projection(pool, settings.rating_schema, rating_settings)
+        await projection.migrate()
+        try:
+            return await projection.rebuild(log_store)
+        finally:
+            await log_store.close()
+    finally:
+        await pool.close()
+
+
+def print_report(report: RebuildReport) -> None:
+    sys.stdout.write(
+        f"rebuilt: {report.events} rating events, {report.matches} matches, "
+        f"{report.players} player ratings; checkpoint at position {report.checkpoint}\n"
+    )
+
+
+async def _serve(settings: Settings, args: argparse.Namespace) -> None:
+    if args.rebuild:
+        print_report(await rebuild(settings))
+    port = settings.port(NAME) if args.port is None else args.port
+    await serve(
+        create_app(settings),
+        settings.http_host,
+        port,
+        shutdown_timeout=settings.shutdown_timeout,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``belot serve rating [--rebuild] [--port N]``: serve until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(
+        prog="belot serve rating",
+        description=(
+            "Rate finished matches from the event log; serve leaderboards, histories and "
+            "ratings over HTTP (BELOT_RATING_PORT) and the look-up on NATS "
+            f"({LOOKUP_SUBJECT})."
+        ),
+    )
+    parser.add_argument(
+        "--rebuild", action="store_true", help="rebuild the projection from the log first"
+    )
+    parser.add_argument("--port", type=int, help="HTTP port (default: BELOT_RATING_PORT)")
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        sys.stderr.write(f"belot serve rating: error: {exc}\n")
+        return EXIT_USAGE
+    configure_logging(settings.log_level, settings.log_format)
+    with servers(settings) as resolved:
+        asyncio.run(_serve(resolved, args))
+    return 0

@@ -1,0 +1,228 @@
+"""The rating service's read side: HTTP (leaderboards, a player's history and rating) and
+the NATS look-up the tournament service asks for tie-breaks and seeding.
+
+Every answer comes from the projection through the pure core's views (``leaderboard``,
+``standings``, ``rating_of``), as of the service's clock or of ``?at=`` (unix
+milliseconds, for reproducible reads). Errors are JSON ``{"error": code, "message":
+text}``: 400 for a bad query value, 404 for an unknown pool.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+from aiohttp import web
+
+from belot_platform.messaging import BAD_REQUEST, ServiceError
+from rating import (
+    HistoryEntry,
+    Row,
+    display,
+    is_provisional,
+    leaderboard,
+    rating_deviation,
+    rating_of,
+    rd_at,
+    standings,
+)
+from rating.model import round_half_up
+from services.rating.domain import MAX_ID_LENGTH, POOL_SIDE_SIZES, POOLS, is_id
+from services.rating.store import Projection
+
+PROJECTION: Final = web.AppKey("rating_projection", Projection)
+
+#: The NATS subject of the look-up: {"pool": str, "players": [str]} ->
+#: {"ratings": {player: float}} (the core's ``rating_of``: 1500 for a newcomer).
+LOOKUP_SUBJECT: Final = "belot.rating.lookup"
+UNKNOWN_POOL: Final = "unknown_pool"
+MAX_LOOKUP_PLAYERS: Final = 1000
+DEFAULT_LIMIT: Final = 100
+MAX_LIMIT: Final = 1000
+
+
+class BadInput(Exception):
+    """Input the API refuses: its code, the HTTP status and a message in plain words."""
+
+    def __init__(self, code: str, status: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.message = message
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def parse_pool(text: str | None, *, status: int = 404) -> str:
+    if text is None or text == "":
+        raise BadInput(BAD_REQUEST, 400, "give the pool (?pool=club, classic, french, gambler)")
+    if text not in POOL_SIDE_SIZES:
+        raise BadInput(
+            UNKNOWN_POOL, status, f"no rating pool {text[:50]!r}: one of {', '.join(POOLS)}"
+        )
+    return text
+
+
+def parse_player(text: str) -> str:
+    if not is_id(text):
+        raise BadInput(BAD_REQUEST, 400, f"a player id is 1 to {MAX_ID_LENGTH} characters")
+    return text
+
+
+def parse_int(query: Any, name: str, default: int, low: int, high: int) -> int:
+    text = query.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise BadInput(BAD_REQUEST, 400, f"?{name}= must be a whole number") from None
+    if not low <= value <= high:
+        raise BadInput(BAD_REQUEST, 400, f"?{name}= must be in {low}..{high}")
+    return value
+
+
+def parse_flag(query: Any, name: str) -> bool:
+    text = query.get(name, "0")
+    if text not in ("0", "1", "true", "false"):
+        raise BadInput(BAD_REQUEST, 400, f"?{name}= must be 0 or 1")
+    return text in ("1", "true")
+
+
+def parse_at(query: Any) -> int:
+    return parse_int(query, "at", now_ms(), 0, 2**62)
+
+
+@web.middleware
+async def errors_as_json(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Refused input, and aiohttp's own 404/405, as ``{"error", "message"}``."""
+    try:
+        response: web.StreamResponse = await handler(request)
+        return response
+    except BadInput as exc:
+        return web.json_response({"error": exc.code, "message": exc.message}, status=exc.status)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = "not_found" if exc.status == 404 else f"http_{exc.status}"
+        return web.json_response({"error": code, "message": exc.reason}, status=exc.status)
+
+
+def _row(r: Row) -> dict[str, Any]:
+    return {
+        "rank": r.rank,
+        "player": r.player,
+        "rating": r.rating,
+        "rd": r.rd,
+        "games": r.games,
+        "provisional": r.provisional,
+    }
+
+
+def _entry(h: HistoryEntry) -> dict[str, Any]:
+    return {
+        "match_id": h.match_id,
+        "at_ms": h.at_ms,
+        "result": h.result.value,
+        "partners": list(h.partners),
+        "opponents": list(h.opponents),
+        "left_by": h.left_by,
+        "rating_before": h.rating_before,
+        "rating_after": h.rating_after,
+    }
+
+
+async def get_leaderboard(request: web.Request) -> web.Response:
+    """``GET /v1/leaderboards/{pool}[?all=1][&at=ms][&limit=n]``: established players
+    active in the last 30 days; ``all=1``: every rated player, with the provisional mark."""
+    pool = parse_pool(request.match_info["pool"])
+    everyone = parse_flag(request.query, "all")
+    at = parse_at(request.query)
+    limit = parse_int(request.query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    state = await request.app[PROJECTION].pool_state(pool)
+    rows = (standings if everyone else leaderboard)(state, pool, at)
+    return web.json_response(
+        {
+            "pool": pool,
+            "at_ms": at,
+            "all": everyone,
+            "players": len(rows),
+            "rows": [_row(r) for r in rows[:limit]],
+        }
+    )
+
+
+async def get_history(request: web.Request) -> web.Response:
+    """``GET /v1/players/{player}/history?pool=club``: the player's rated matches in the
+    pool, oldest first (empty for a player without one)."""
+    player = parse_player(request.match_info["player"])
+    pool = parse_pool(request.query.get("pool"), status=400)
+    projection = request.app[PROJECTION]
+    entries = await projection.history(pool, player)
+    return web.json_response(
+        {"pool": pool, "player": player, "matches": [_entry(h) for h in entries]}
+    )
+
+
+async def get_rating(request: web.Request) -> web.Response:
+    """``GET /v1/ratings/{pool}/{player}[?at=ms]``: the player's rating, RD, games and
+    provisional mark; a player without a rated match in the pool is a newcomer (1500)."""
+    pool = parse_pool(request.match_info["pool"])
+    player = parse_player(request.match_info["player"])
+    at = parse_at(request.query)
+    projection = request.app[PROJECTION]
+    settings = projection.settings
+    known = await projection.player(pool, player)
+    if known is None:
+        rd, games, mu = rating_deviation(settings, settings.sigma), 0, settings.mu
+    else:
+        state = projection.state_of(pool, {player: known})
+        rd, games, mu = rd_at(state, known, at), known.games, known.mu
+    return web.json_response(
+        {
+            "pool": pool,
+            "player": player,
+            "at_ms": at,
+            "rating": round_half_up(display(settings, mu)),
+            "rd": round_half_up(rd),
+            "games": games,
+            "provisional": is_provisional(settings, rd),
+        }
+    )
+
+
+def lookup_handler(projection: Projection) -> Any:
+    """The ``belot.rating.lookup`` handler: ``{"pool", "players"}`` ->
+    ``{"ratings": {player: float}}``, the display rating unrounded (``rating_of``)."""
+
+    async def lookup(body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise ServiceError(BAD_REQUEST, 'send {"pool": str, "players": [str, ...]}')
+        pool = body.get("pool")
+        if not isinstance(pool, str) or pool not in POOL_SIDE_SIZES:
+            raise ServiceError(UNKNOWN_POOL, f"no rating pool {pool!r}: one of {', '.join(POOLS)}")
+        players = body.get("players")
+        if (
+            not isinstance(players, list)
+            or len(players) > MAX_LOOKUP_PLAYERS
+            or not all(is_id(p) for p in players)
+        ):
+            raise ServiceError(
+                BAD_REQUEST,
+                f"players must be a list of at most {MAX_LOOKUP_PLAYERS} ids "
+                f"of 1 to {MAX_ID_LENGTH} characters",
+            )
+        known = await projection.ratings(pool, players)
+        state = projection.state_of(pool, known)
+        return {"ratings": {p: rating_of(state, pool, p) for p in players}}
+
+    return lookup
+
+
+def add_routes(app: web.Application) -> None:
+    app.middlewares.append(errors_as_json)
+    app.router.add_get("/v1/leaderboards/{pool}", get_leaderboard)
+    app.router.add_get("/v1/players/{player}/history", get_history)
+    app.router.add_get("/v1/ratings/{pool}/{player}", get_rating)
