@@ -28,6 +28,7 @@ from belot_platform.embedded import servers
 from belot_platform.logs import configure_logging
 from belot_platform.settings import Settings, SettingsError
 from eventlog import EventStore
+from eventlog.migrations import quote_schema
 from rating import DEFAULT_SETTINGS, RatingSettings
 from services.rating.consumer import Consumer
 from services.rating.handlers import LOOKUP_SUBJECT, PROJECTION, add_routes, lookup_handler
@@ -36,6 +37,10 @@ from services.rating.store import Projection, RebuildReport
 NAME: Final = "rating"
 CONSUMER: Final = web.AppKey("rating_consumer", Consumer)
 EXIT_USAGE: Final = 2
+
+
+class NoEventLog(LookupError):
+    """The configured schema holds no event log to rebuild from."""
 
 
 def create_app(
@@ -94,7 +99,11 @@ async def rebuild(
         raise ValueError("settings.pg_dsn is unset: resolve the servers first")
     pool = await asyncpg.create_pool(settings.pg_dsn, min_size=1, max_size=3)
     try:
-        log_store = await EventStore.open(pool, settings.pg_schema, app_role=settings.pg_app_role)
+        # Never create an empty log in a mistyped schema: a rebuild reads an existing one.
+        log_table = f"{quote_schema(settings.pg_schema)}.events"
+        if await pool.fetchval("SELECT to_regclass($1)", log_table) is None:
+            raise NoEventLog(f"no event log in schema {settings.pg_schema!r} (BELOT_PG_SCHEMA)")
+        log_store = EventStore(pool, settings.pg_schema)
         projection = Projection(pool, settings.rating_schema, rating_settings)
         await projection.migrate()
         try:
@@ -114,7 +123,10 @@ def print_report(report: RebuildReport) -> None:
 
 async def _serve(settings: Settings, args: argparse.Namespace) -> None:
     if args.rebuild:
-        print_report(await rebuild(settings))
+        try:
+            print_report(await rebuild(settings))
+        except NoEventLog:
+            print_report(RebuildReport(0, 0, 0, 0))  # a new log: nothing to fold yet
     port = settings.port(NAME) if args.port is None else args.port
     await serve(
         create_app(settings),

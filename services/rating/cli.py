@@ -19,7 +19,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
     from belot_platform.embedded import running_postgres_dsn
     from belot_platform.settings import Settings, SettingsError
-    from services.rating.app import print_report, rebuild
+    from services.rating.app import NoEventLog, print_report, rebuild
 
     try:
         settings = Settings.from_env()
@@ -36,6 +36,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     settings = settings.with_servers(dsn, settings.nats_url or "")
     try:
         report = asyncio.run(rebuild(settings))
+    except NoEventLog as exc:
+        sys.stderr.write(f"belot rating rebuild: error: {exc}\n")
+        return EXIT_USAGE
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         sys.stderr.write(f"belot rating rebuild: error: {type(exc).__name__}: {exc}\n")
         return EXIT_USAGE

@@ -159,15 +159,15 @@ class Projection:
             await conn.execute("SELECT pg_advisory_xact_lock($1)", _lock_key(self.schema))
             await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {s}")
             await conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {s}.schema_migrations ("
+                f"CREATE TABLE IF NOT EXISTS {s}.rating_migrations ("
                 " version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            done = {r[0] for r in await conn.fetch(f"SELECT version FROM {s}.schema_migrations")}
+            done = {r[0] for r in await conn.fetch(f"SELECT version FROM {s}.rating_migrations")}
             for version, sql in _MIGRATIONS:
                 if version not in done:
                     await conn.execute(sql.format(s=s))
                     await conn.execute(
-                        f"INSERT INTO {s}.schema_migrations (version) VALUES ($1)", version
+                        f"INSERT INTO {s}.rating_migrations (version) VALUES ($1)", version
                     )
 
     # ------------------------------------------------------------------ checkpoint

@@ -496,3 +496,17 @@ async def test_belot_rating_rebuild_command(
         assert proc.returncode == 0, err.decode()
         assert out.decode().startswith("rebuilt: ")
         assert await client.app[PROJECTION].dump() == live
+
+    # A mistyped log schema is refused, and not created.
+    env["BELOT_PG_SCHEMA"] = f"{settings.pg_schema}_typo"
+    proc = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "services.cli", "rating", "rebuild"),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2 and out == b""
+    assert err.decode().startswith("belot rating rebuild: error: no event log in schema")
+
