@@ -14,6 +14,7 @@ from typing import Final
 #: name -> "module:function"; the function reads its settings from the environment.
 REGISTRY: Final[dict[str, str]] = {
     "randomness": "services.randomness.app:main",
+    "rating": "services.rating.app:main",
 }
 
 

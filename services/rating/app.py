@@ -1,5 +1,5 @@
-"""The rating service's composition root: ``create_app(settings)`` and ``main`` (``belot
-serve rating``).
+"""The rating service's composition root: ``create_app(settings)``, ``main`` (``belot
+serve rating``) and ``rebuild`` (``belot rating rebuild``).
 
 The app is ``belot_platform.app.create_app``'s (PostgreSQL pool, NATS, ``/healthz``,
 ``/readyz``, ``/metrics``) plus, in one cleanup context: the event store and the
@@ -12,10 +12,9 @@ checkpoint, nor while it is failing.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import Final
 
 import asyncpg
@@ -26,7 +25,7 @@ from belot_platform.app import NATS, PG_POOL, serve
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.embedded import servers
 from belot_platform.logs import configure_logging
-from belot_platform.settings import Settings, SettingsError
+from belot_platform.settings import Settings
 from eventlog import EventStore
 from eventlog.migrations import quote_schema
 from rating import DEFAULT_SETTINGS, RatingSettings
@@ -36,7 +35,6 @@ from services.rating.store import Projection, RebuildReport
 
 NAME: Final = "rating"
 CONSUMER: Final = web.AppKey("rating_consumer", Consumer)
-EXIT_USAGE: Final = 2
 
 
 class NoEventLog(LookupError):
@@ -121,42 +119,17 @@ def print_report(report: RebuildReport) -> None:
     )
 
 
-async def _serve(settings: Settings, args: argparse.Namespace) -> None:
-    if args.rebuild:
-        try:
-            print_report(await rebuild(settings))
-        except NoEventLog:
-            print_report(RebuildReport(0, 0, 0, 0))  # a new log: nothing to fold yet
-    port = settings.port(NAME) if args.port is None else args.port
-    await serve(
-        create_app(settings),
-        settings.http_host,
-        port,
-        shutdown_timeout=settings.shutdown_timeout,
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``belot serve rating [--rebuild] [--port N]``: serve until SIGTERM or SIGINT."""
-    parser = argparse.ArgumentParser(
-        prog="belot serve rating",
-        description=(
-            "Rate finished matches from the event log; serve leaderboards, histories and "
-            "ratings over HTTP (BELOT_RATING_PORT) and the look-up on NATS "
-            f"({LOOKUP_SUBJECT})."
-        ),
-    )
-    parser.add_argument(
-        "--rebuild", action="store_true", help="rebuild the projection from the log first"
-    )
-    parser.add_argument("--port", type=int, help="HTTP port (default: BELOT_RATING_PORT)")
-    args = parser.parse_args(argv)
-    try:
-        settings = Settings.from_env()
-    except SettingsError as exc:
-        sys.stderr.write(f"belot serve rating: error: {exc}\n")
-        return EXIT_USAGE
+def main() -> None:
+    """``belot serve rating``: serve on ``BELOT_RATING_PORT`` until SIGTERM or SIGINT, on
+    the servers ``BELOT_PG_DSN`` / ``BELOT_NATS_URL`` name, else the embedded ones."""
+    settings = Settings.from_env()
     configure_logging(settings.log_level, settings.log_format)
     with servers(settings) as resolved:
-        asyncio.run(_serve(resolved, args))
-    return 0
+        asyncio.run(
+            serve(
+                create_app(resolved),
+                resolved.http_host,
+                resolved.port(NAME),
+                shutdown_timeout=resolved.shutdown_timeout,
+            )
+        )

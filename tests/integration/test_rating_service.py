@@ -15,13 +15,16 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
+import orjson
 import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient, TestServer
@@ -510,3 +513,48 @@ async def test_belot_rating_rebuild_command(
     assert proc.returncode == 2 and out == b""
     assert err.decode().startswith("belot rating rebuild: error: no event log in schema")
 
+
+async def test_belot_serve_rating_serves_until_sigterm(
+    store: EventStore, settings: Settings, servers: Servers
+) -> None:
+    env = {
+        **os.environ,
+        "BELOT_PG_DSN": servers.pg_dsn,
+        "BELOT_NATS_URL": servers.nats_url,
+        "BELOT_PG_SCHEMA": settings.pg_schema,
+        "BELOT_RATING_SCHEMA": settings.rating_schema,
+        "BELOT_RATING_PORT": "0",
+    }
+    last = await finish(store, "1", summary_to_payload(summary("m", ["a", "b"], pool="gambler")))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "services.cli", "serve", "rating"),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        port = None
+        while port is None:
+            line = await asyncio.wait_for(proc.stderr.readline(), 30)
+            assert line, "the service stopped before listening"
+            if b'"msg":"listening"' in line:
+                port = orjson.loads(line)["port"]
+        projection = Projection(store.pool, settings.rating_schema, DEFAULT_SETTINGS)
+        async with aiohttp.ClientSession() as session:
+            for _ in range(250):
+                async with session.get(f"http://127.0.0.1:{port}/readyz") as r:
+                    if r.status == 200 and (await projection.checkpoint() or 0) >= last:
+                        break
+                await asyncio.sleep(0.02)
+            async with session.get(f"http://127.0.0.1:{port}/v1/ratings/gambler/a") as r:
+                assert (await r.json())["games"] == 1
+        proc.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(proc.communicate(), 20)
+        assert proc.returncode == 0, err.decode()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
