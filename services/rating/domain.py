@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
+from belot.ruleset import RULESETS
 from eventlog import NewEvent, RecordedEvent
 from rating import (
     MatchNotRated,
@@ -39,10 +40,12 @@ from rating import (
 #: The event the table service appends when a match ends (its stream: ``table-<id>``).
 TABLE_MATCH_FINISHED: Final = "TableMatchFinished"
 
-#: The rating pools: RULES.md §2's rulesets, with the players on a side (partners sit
-#: opposite at the tables of four; gambler is one against one). A match reported under
-#: any other ruleset is malformed.
-POOL_SIDE_SIZES: Final[Mapping[str, int]] = {"club": 2, "classic": 2, "french": 2, "gambler": 1}
+#: The rating pools: the game's rulesets (RULES.md §2), with the players on a side
+#: (partners sit opposite at the tables of four; gambler is one against one). A match
+#: reported under any other ruleset is malformed.
+POOL_SIDE_SIZES: Final[Mapping[str, int]] = {
+    name: ruleset.players // 2 for name, ruleset in RULESETS.items()
+}
 POOLS: Final = tuple(POOL_SIDE_SIZES)
 
 #: The service's streams are ``rating-<pool>``; a verdict on a match whose ruleset is no
