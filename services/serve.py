@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Callable
 from typing import Final
+
+from belot_platform.settings import SettingsError
 
 #: name -> "module:function"; the function reads its settings from the environment.
 REGISTRY: Final[dict[str, str]] = {
@@ -25,7 +28,11 @@ def load(name: str) -> Callable[[], None]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    load(args.service)()
+    try:
+        load(args.service)()
+    except SettingsError as exc:  # a bad environment variable: one line, exit 2
+        sys.stderr.write(f"belot serve {args.service}: error: {exc}\n")
+        return 2
     return 0
 
 

@@ -68,3 +68,19 @@ def test_json_log_lines_carry_context_ids() -> None:
         line = json.loads(JsonFormatter().format(record))
     assert line["msg"] == "dealt 8" and line["level"] == "info"
     assert (line["match_id"], line["table_id"], line["seat"]) == ("m-1", "t-9", 2)
+
+
+def test_belot_serve_reports_a_bad_setting_in_one_line() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    belot = Path(sys.executable).with_name("belot")
+    proc = subprocess.run(
+        [str(belot), "serve", "randomness"],
+        capture_output=True,
+        text=True,
+        env={"BELOT_LOG_LEVEL": "LOUD", "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "BELOT_LOG_LEVEL" in proc.stderr
