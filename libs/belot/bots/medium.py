@@ -48,6 +48,8 @@ def suit_strength(cards: Sequence[int], strain: int) -> int:
 
 
 def bid(view: SeatView, bids: list[Bid], take_at: int | None = None) -> Bid:
+    """Take the strongest contract if its strength reaches ``take_at`` (a forced dealer
+    takes it regardless)."""
     n = view.ruleset.players
     threshold = TAKE_AT[n] if take_at is None else take_at
     best: tuple[int, Bid] | None = None
