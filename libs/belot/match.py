@@ -480,12 +480,15 @@ def _decide_bid(state: Match, cmd: Bid) -> list[Event]:
     deal = _seat_deal(state, cmd.seat, Phase.BIDDING, "a bid")
     rules = state.ruleset
     allowed = bidding.allowed_calls(rules, deal.turned >> 3, deal.passes)
-    if cmd.strain not in allowed:
+    strain = cmd.strain
+    if strain is not None and strain not in list(Strain):
+        raise BidNotAllowed(f"{strain!r} is not a contract")
+    if strain not in allowed:
         names = ", ".join("pass" if c is None else c.name.lower() for c in allowed)
-        said = "pass" if cmd.strain is None else cmd.strain.name.lower()
+        said = "pass" if strain is None else Strain(strain).name.lower()
         raise BidNotAllowed(f"{said} is not allowed now; the calls open are: {names}")
-    if cmd.strain is not None:
-        return [ContractTaken(cmd.seat, cmd.strain), *_completion(state, deal, cmd.seat)]
+    if strain is not None:
+        return [ContractTaken(cmd.seat, Strain(strain)), *_completion(state, deal, cmd.seat)]
     events: list[Event] = [Passed(cmd.seat)]
     if bidding.is_all_passed(rules.players, deal.passes + 1):
         if rules.all_pass is AllPass.MISERE:
