@@ -58,9 +58,11 @@ def random_deals(ruleset: Ruleset, deals: int, seed: int) -> float:
     return deals / (time.perf_counter() - start)
 
 
-def decision_times(matches: int) -> dict[str, list[float]]:
-    """Milliseconds per non-trivial decision, by level, over all rulesets."""
-    times: dict[str, list[float]] = {level: [] for level in LEVELS}
+def decision_times(matches: int) -> dict[tuple[str, str], list[float]]:
+    """Milliseconds per non-trivial decision, by level and ruleset."""
+    times: dict[tuple[str, str], list[float]] = {
+        (level, name): [] for level in LEVELS for name in RULESETS
+    }
     pairings = [("hard", "medium"), ("medium", "easy"), ("easy", "medium")]
     for ruleset in RULESETS.values():
         n = ruleset.players
@@ -82,7 +84,7 @@ def decision_times(matches: int) -> dict[str, list[float]]:
                         command = choose(v, rng, levels[d.seat])
                         dt = (time.perf_counter() - t0) * 1000
                         if len(v.legal) > 1:
-                            times[levels[d.seat]].append(dt)
+                            times[levels[d.seat], ruleset.name].append(dt)
                     for e in decide(state, command):
                         state = evolve(state, e)
     return times
@@ -114,16 +116,21 @@ def main() -> int:
     times = decision_times(args.matches)
     per = f"{args.matches} matches per pairing and ruleset"
     print(f"bot decisions with more than one legal move, {per}")
-    for level in LEVELS:
-        xs = times[level]
+    rows = [
+        (level, "all", [t for (lv, _), ts in times.items() if lv == level for t in ts])
+        for level in LEVELS
+    ]
+    rows += [("hard", name, times["hard", name]) for name in RULESETS]
+    for level, name, xs in rows:
         print(
-            f"decision ms  {level:<6} n={len(xs):>5}  median {statistics.median(xs):7.2f}"
+            f"decision ms  {level:<6} {name:<8} n={len(xs):>5}  median {statistics.median(xs):7.2f}"
             f"  p99 {percentile(xs, 0.99):7.2f}  max {max(xs):7.2f}"
         )
-    hard = statistics.median(times["hard"])
+    hard = max(statistics.median(times["hard", name]) for name in RULESETS)
     verdict = "PASS" if hard < HARD_MEDIAN_TARGET_MS else "FAIL"
     ok &= hard < HARD_MEDIAN_TARGET_MS
-    print(f"target: hard median < {HARD_MEDIAN_TARGET_MS:.0f} ms: {hard:.2f} ms {verdict}")
+    goal = f"hard median < {HARD_MEDIAN_TARGET_MS:.0f} ms in every ruleset"
+    print(f"target: {goal}: {hard:.2f} ms {verdict}")
     return 0 if ok else 1
 
 

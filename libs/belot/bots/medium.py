@@ -48,6 +48,8 @@ def suit_strength(cards: Sequence[int], strain: int) -> int:
 
 
 def bid(view: SeatView, bids: list[Bid], take_at: int | None = None) -> Bid:
+    """Take the strongest contract if its strength reaches ``take_at`` (a forced dealer
+    takes it regardless)."""
     n = view.ruleset.players
     threshold = TAKE_AT[n] if take_at is None else take_at
     best: tuple[int, Bid] | None = None
@@ -111,7 +113,7 @@ def play_card(view: SeatView) -> int:
     if strain == Strain.MISERE:
         return _misere(view, legal)
     if not view.trick:
-        return _lead(view, legal, strain, is_trump)
+        return _lead(view, legal, strain)
     table = [c for _, c in view.trick]
     keys = power_table(strain, table[0] >> 3)
     best_i = max(range(len(table)), key=lambda i: keys[table[i]])
@@ -146,7 +148,7 @@ def _is_strong(card: int, strain: int) -> bool:
     return PLAIN_STRENGTH[rank] == PLAIN_STRENGTH[ACE]
 
 
-def _lead(view: SeatView, legal: Sequence[int], strain: int, is_trump: object) -> int:
+def _lead(view: SeatView, legal: Sequence[int], strain: int) -> int:
     pts = CARD_POINTS[strain]
     trumps = [c for c in legal if strain <= Strain.SPADES and c >> 3 == strain]
     our_contract = view.taker is not None and side_of(view.taker) == side_of(view.seat)
