@@ -7,6 +7,7 @@ stdout then.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -145,6 +146,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``belot serve <name>``: the service's entry point, "module:function" (no argument).
+SERVICE_MAINS: dict[str, str] = {
+    "randomness": "services.randomness.app:main",
+    "table": "services.table.app:main",
+    "gateway": "services.gateway.app:main",
+}
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    module_name, _, function = SERVICE_MAINS[args.service].partition(":")
+    service_main: Callable[[], object] = getattr(importlib.import_module(module_name), function)
+    service_main()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="belot", description="The belot platform's command-line tools.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -209,6 +225,18 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--budget", metavar="B", help="hard bots' play-outs per card decision")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.set_defaults(handler=cmd_simulate)
+
+    serve = sub.add_parser(
+        "serve",
+        help="run one service until SIGTERM or SIGINT",
+        description=(
+            "Run one service on the servers BELOT_PG_DSN and BELOT_NATS_URL name, else the "
+            "embedded ones; its settings come from the BELOT_* variables. Several table "
+            "workers may run at once."
+        ),
+    )
+    serve.add_argument("service", choices=sorted(SERVICE_MAINS))
+    serve.set_defaults(handler=cmd_serve)
 
     drand_cmd.register(sub)
     add_log_commands(sub)
