@@ -47,7 +47,7 @@ def ended_by(stream: str) -> frozenset[str]:
     return RANDOMNESS_OPENED_BY if stream.startswith("randomness-") else MATCH_ENDING
 
 
-@dataclass
+@dataclass(eq=False)
 class Watch:
     """One table watched by one connection."""
 
