@@ -104,13 +104,12 @@ async def test_refusals_carry_precise_codes_and_append_nothing(
         due_seat = (await view_of(first, table_id))["view"]["seat"]
         other = players[(due_seat + 1) % 4]
         turned = (await view_of(first, table_id))["view"]["turned"]
+        not_turned = next(s.name.lower() for s in Strain if s.is_suit and s.name[0] != turned[1])
         before = await versions(store, created)
         cases = [
             # (who, route, body, status, code)
             (other, "bid", {"strain": None}, 409, "not_your_turn"),
-            (first, "bid", {"strain": next(s.name.lower() for s in Strain
-                                            if s.is_suit and s.name[0] != turned[1])},
-             409, "bid_not_allowed"),  # fmt: skip
+            (first, "bid", {"strain": not_turned}, 409, "bid_not_allowed"),
             (first, "play", {"card": "AS"}, 409, "not_expected"),
             (stranger, "bid", {"strain": None}, 403, "not_your_seat"),
             (other, "bid", {"strain": None, "seat": due_seat}, 403, "not_your_seat"),
