@@ -30,7 +30,9 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import random
+import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -639,7 +641,8 @@ class TableWorker:
         self.lease_ttl = lease_ttl
         self.turn_ms = turn_ms
         self.timeout = timeout
-        self.id = worker_id or f"w-{uuid.uuid4().hex[:10]}"
+        # Host and pid in the id: operators (and the failover test) see who owns what.
+        self.id = worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.tables: dict[str, Table] = {}
         self.leases: KeyValue | None = None
         self.registry: KeyValue | None = None
