@@ -24,14 +24,16 @@ TABLES = 20
 LEASE_TTL = 2.0
 
 
-def start_worker(servers, schema: str, prefix: str, js_names, log: Path) -> subprocess.Popen:
+def start_worker(
+    servers, schema: str, prefix: str, js_names, log: Path, lease_ttl: float = LEASE_TTL
+) -> subprocess.Popen:
     env = {
         **os.environ,
         "BELOT_PG_DSN": servers.pg_dsn,
         "BELOT_NATS_URL": servers.nats_url,
         "BELOT_PG_SCHEMA": schema,
         "BELOT_SUBJECT_PREFIX": prefix,
-        "BELOT_LEASE_TTL": str(LEASE_TTL),
+        "BELOT_LEASE_TTL": str(lease_ttl),
         "BELOT_TABLE_PORT": "0",
         "BELOT_EVENTS_STREAM": js_names.stream,
         "BELOT_EVENTS_SUBJECT": js_names.subject_prefix,
@@ -148,3 +150,46 @@ async def wait_for_workers(logs: list[Path], timeout: float = 30) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError("the table workers did not start: " + logs[0].read_text()[-2000:])
+
+
+async def test_sigterm_hands_tables_over_without_waiting_for_the_ttl(
+    servers, store, pg_pool, nc, js_names, schema, tmp_path
+) -> None:
+    ttl = 30.0
+    async with platform(store, pg_pool, nc, js_names, workers=0, relay=False) as p:
+        logs = [tmp_path / f"worker{i}.log" for i in range(2)]
+        procs = []
+        for log in logs:
+            proc = start_worker(servers, schema, p.prefix, js_names, log, lease_ttl=ttl)
+            procs.append(proc)
+        try:
+            await wait_for_workers(logs)
+            created = [
+                await p.create(ruleset="gambler", seats=["bot:easy"] * 2, bot_delay_ms=25)
+                for _ in range(6)
+            ]
+            ids = [c["table_id"] for c in created]
+            await asyncio.sleep(1.0)
+            held = await owners(nc, p.prefix, ids)
+            pids = [int(v.split("-")[-2]) for v in held.values()]
+            victim = next(pr for pr in procs if pr.pid == max(set(pids), key=pids.count))
+            mine = [t for t, v in held.items() if int(v.split("-")[-2]) == victim.pid]
+            victim.send_signal(signal.SIGTERM)
+            stopped_at = time.time()
+            assert victim.wait(timeout=30) == 0
+            await asyncio.sleep(0.5)
+            now_held = await owners(nc, p.prefix, mine)
+            assert all(v and int(v.split("-")[-2]) != victim.pid for v in now_held.values())
+            for t in ids:
+                await wait_for_table(store, t, "TableClosed", timeout=120)
+        finally:
+            for pr in procs:
+                if pr.poll() is None:
+                    pr.kill()
+                    pr.wait()
+    handover = time.time() - stopped_at
+    assert handover < ttl  # every table finished long before a lease could expire
+    for c in created:
+        match = await store.read_stream(f"match-{c['match_id']}")
+        state, _ = replay_match(match)
+        assert state.result is not None and match[-1].type == "MatchEnded"
