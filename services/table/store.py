@@ -24,6 +24,10 @@ from services.table import domain
 ACTED_BY: Final = "acted_by"
 
 
+class LostTable(Exception):
+    """This worker no longer owns the table (its lease expired, or a stream moved on)."""
+
+
 def table_stream(table_id: str) -> str:
     return f"table-{table_id}"
 

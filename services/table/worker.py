@@ -35,7 +35,7 @@ import random
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any, Final
 
 import orjson
@@ -47,17 +47,10 @@ from nats.js.kv import KeyValue
 from prometheus_client import Counter, Gauge, Histogram
 
 from belot import (
-    Bid,
-    Command,
-    DeclareMelds,
-    DemandRedeal,
     DueKind,
     Match,
-    PlayCard,
     RulesError,
-    Strain,
     SupplyDeck,
-    SwapTrumpSeven,
     decide,
     due,
     evolve,
@@ -74,9 +67,11 @@ from belot_platform.messaging import BAD_REQUEST, ServiceError
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
+from services.table.handlers import build_command, command_callback
 from services.table.store import (
     ACTED_BY,
     Loaded,
+    LostTable,
     core_events,
     load,
     match_stream,
@@ -114,10 +109,6 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class LostTable(Exception):
-    """This worker no longer owns the table (its lease or a stream moved on)."""
-
-
 def table_id_for(creator: str | None, command_id: str | None) -> str:
     """A new table's id: derived from the creation's command id, so a retried creation
     names the same table; random without one."""
@@ -132,53 +123,6 @@ def log_command_id(table_id: str, player: str | None, command_id: str | None) ->
     if command_id is None:
         return None
     return f"{table_id}:{player or '-'}:{command_id}"
-
-
-def _strain(value: Any) -> Strain | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or value.upper() not in Strain.__members__:
-        names = ", ".join(s.name.lower() for s in Strain if s is not Strain.MISERE)
-        raise TableError(BAD_REQUEST, f"strain must be null (pass) or one of {names}")
-    return Strain[value.upper()]
-
-
-def _card(value: Any) -> Card:
-    if not isinstance(value, str):
-        raise TableError(BAD_REQUEST, "card must be a code such as 'TS' or 'AH'")
-    try:
-        return parse_card(value)
-    except ValueError:
-        raise TableError(
-            BAD_REQUEST, f"{value!r} is not a card (rank 7-A then suit C D H S)"
-        ) from None
-
-
-def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
-    """The core command a player's request asks for; raises :class:`TableError`."""
-    if verb == "bid":
-        if "strain" not in body:
-            raise TableError(BAD_REQUEST, "a bid names a strain, or null to pass")
-        return Bid(seat, _strain(body["strain"]))
-    if verb == "play":
-        belote = body.get("belote", False)
-        if not isinstance(belote, bool):
-            raise TableError(BAD_REQUEST, "belote must be true or false")
-        return PlayCard(seat, _card(body.get("card")), belote)
-    if verb == "announce":
-        if body.get("melds") is True:
-            return DeclareMelds(seat)
-        if "belote" in body:
-            return PlayCard(seat, _card(body["belote"]), True)
-        raise TableError(BAD_REQUEST, "announce {melds: true} or {belote: card}")
-    if verb == "swap":
-        return SwapTrumpSeven(seat)
-    if verb == "redeal":
-        return DemandRedeal(seat)
-    raise TableError(BAD_REQUEST, f"unknown move {verb!r}")
-
-
-MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
 
 
 class Table:
@@ -649,6 +593,7 @@ class TableWorker:
         self._subs: list[Subscription] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._claiming: set[str] = set()
+        self._spawned: set[asyncio.Future[Any]] = set()
         self._accepting = False
 
     # ------------------------------------------------------------------ names
@@ -754,7 +699,7 @@ class TableWorker:
         self.tables[table.id] = table
         OWNED.set(len(self.tables))
         table.sub = await self.nc.subscribe(
-            f"{self.table_subject(table.id)}.*", cb=self._command_callback(table)
+            f"{self.table_subject(table.id)}.*", cb=command_callback(table)
         )
         table.task = asyncio.create_task(table.run(), name=f"table-{table.id}")
         return table
@@ -884,6 +829,11 @@ class TableWorker:
 
     # ------------------------------------------------------------------ messages
 
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._spawned.add(task)
+        task.add_done_callback(self._spawned.discard)
+
     async def randomness(
         self, verb: str, body: dict[str, Any], timeout: float | None = None
     ) -> dict[str, Any]:
@@ -917,52 +867,6 @@ class TableWorker:
             return
         with contextlib.suppress(Exception):
             await self.registry.put(table.id, orjson.dumps(domain.summary(table.state)))
-
-    def _command_callback(self, table: Table) -> Callable[[Msg], Awaitable[None]]:
-        handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
-            "join": table.join,
-            "leave": table.leave,
-            "seed": table.seed,
-            "view": table.view,
-            "abort": table.abort,
-        }
-
-        async def handle(msg: Msg) -> None:
-            verb = msg.subject.rsplit(".", 1)[-1]
-            try:
-                body = orjson.loads(msg.data) if msg.data else {}
-                if not isinstance(body, dict):
-                    raise TableError(BAD_REQUEST, "the request must be a JSON object")
-                if verb in MOVES:
-                    reply: dict[str, Any] = await table.move(verb, body)
-                elif verb in handlers:
-                    reply = await handlers[verb](body)
-                else:
-                    raise TableError(BAD_REQUEST, f"unknown request {verb!r}")
-            except orjson.JSONDecodeError:
-                reply = ServiceError(BAD_REQUEST, "the request is not JSON").to_json()
-            except TableError as exc:
-                reply = {"error": exc.code, "message": exc.message}
-            except ServiceError as exc:
-                reply = exc.to_json()
-            except LostTable:
-                reply = {"error": "table_moved", "message": "the table changed owner: retry"}
-                asyncio.get_running_loop().call_soon(
-                    lambda: asyncio.ensure_future(self.drop(table, release=False))
-                )
-            except Exception as exc:
-                log.exception("table command failed", extra={"table_id": table.id})
-                reply = {"error": "internal", "message": type(exc).__name__}
-            if msg.reply:
-                with contextlib.suppress(Exception):
-                    await msg.respond(orjson.dumps(reply))
-
-        async def on_msg(msg: Msg) -> None:
-            task = asyncio.create_task(handle(msg))
-            table.inflight.add(task)
-            task.add_done_callback(table.inflight.discard)
-
-        return on_msg
 
     # ------------------------------------------------------------------ creating
 
