@@ -42,7 +42,7 @@ async def test_humans_play_a_whole_match(servers, store, pg_pool, nc, js_names, 
     ):
         n = PLAYERS[ruleset]
         players = [await Player(http, f"{ruleset}-{i}").register() for i in range(n)]
-        created = await seat_players(players, ruleset, ["human"] * n, target=400)
+        created = await seat_players(players, ruleset, ["human"] * n)  # the full target
         table_id, match_id = created["table_id"], created["match_id"]
         await asyncio.gather(*(pl.play(table_id) for pl in players))
         status, lobby = await players[0].call("GET", "/v1/lobby")

@@ -16,7 +16,7 @@ RULESETS = {"club": 4, "classic": 4, "french": 4, "gambler": 2}
 async def test_a_bot_table_plays_a_whole_match(store, pg_pool, nc, js_names, ruleset) -> None:
     async with platform(store, pg_pool, nc, js_names) as p:
         seats = ["bot:easy"] * RULESETS[ruleset]
-        created = await p.create(ruleset=ruleset, seats=seats, target=300)
+        created = await p.create(ruleset=ruleset, seats=seats)  # the full target
         table_id, match_id = created["table_id"], created["match_id"]
         table_events = await p.wait_closed(table_id)
     types = [e.type for e in table_events]
