@@ -139,6 +139,7 @@ class Table:
         self.last_match_ms = loaded.last_match_ms or now_ms()
         self.command_ids = loaded.command_ids
         self.revision = revision
+        self.renewed = time.monotonic()  # when the lease was last written
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
         self.stopping = False
@@ -811,8 +812,15 @@ class TableWorker:
             results = await asyncio.gather(
                 *(self._renew(t) for t in tables), return_exceptions=True
             )
+            now = time.monotonic()
             for table, ok in zip(tables, results, strict=True):
-                if ok is not True:
+                if ok is True:
+                    table.renewed = now
+                    continue
+                # False: another worker holds the lease. An error (NATS unreachable for
+                # a moment): keep the table while the last renewal can still be alive;
+                # the fence on appends covers the rest.
+                if ok is False or now - table.renewed >= self.lease_ttl:
                     log.warning("lease lost", extra={"table_id": table.id, "why": str(ok)})
                     LOST.inc()
                     await self.drop(table, release=False)
