@@ -2,7 +2,8 @@
 
 Starts the servers (the embedded PostgreSQL and NATS under ``BELOT_DATA_DIR`` unless
 ``BELOT_PG_DSN`` / ``BELOT_NATS_URL`` are set), then every registered service as its own
-``belot serve`` process (several table workers), plus the outbox relay; restarts a
+``belot serve`` process (several table workers, which also run the outbox relay, one
+active at a time); restarts a
 service that crashes (with back-off); runs the demo once everything answers; prints a
 live progress line; and on Ctrl-C or SIGTERM stops the services in reverse order (each
 gets SIGTERM and the shutdown timeout, then SIGKILL), then the servers it started.
@@ -105,9 +106,7 @@ class Supervisor:
         base = {**os.environ, "BELOT_PG_DSN": s.pg_dsn, "BELOT_NATS_URL": s.nats_url}
         base.setdefault("BELOT_LOG_LEVEL", "WARNING")
         belot = [sys.executable, "-m", "services.cli"]
-        children = [
-            Child("relay", [*belot, "log", "relay"], dict(base), None),
-        ]
+        children: list[Child] = []
         for name in ORDER:
             if name not in REGISTRY:
                 continue

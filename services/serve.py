@@ -17,6 +17,8 @@ from belot_platform.settings import SettingsError
 #: name -> "module:function"; the function reads its settings from the environment.
 REGISTRY: Final[dict[str, str]] = {
     "randomness": "services.randomness.app:main",
+    "table": "services.table.app:main",
+    "gateway": "services.gateway.app:main",
     "rating": "services.rating.app:main",
 }
 

@@ -52,6 +52,29 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "rating",
         "schema of the rating service's tables (checkpoint, projection)",
     ),
+    (
+        "BELOT_SUBJECT_PREFIX",
+        "belot",
+        "first token of the services' NATS subjects and KV bucket names (belot.table.create, "
+        "belot_table_leases, ...)",
+    ),
+    ("BELOT_TURN_SECONDS", "30", "a table's default turn timer, seconds (a table may set its own)"),
+    (
+        "BELOT_LEASE_TTL",
+        "10",
+        "seconds a table worker's lease on a table lives without a heartbeat (renewed every "
+        "third of it)",
+    ),
+    ("BELOT_GATEWAY_SCHEMA", "gateway", "schema of the gateway's accounts table"),
+    (
+        "BELOT_TOKEN_SECRET",
+        "(unset)",
+        "the gateway's token signing key; unset: generated at first start and kept in "
+        "BELOT_DATA_DIR/gateway-token-secret (mode 0600)",
+    ),
+    ("BELOT_TOKEN_TTL", "86400", "seconds a gateway bearer token is valid"),
+    ("BELOT_RATE_PER_SECOND", "20", "gateway requests a token may make per second, sustained"),
+    ("BELOT_RATE_BURST", "40", "gateway requests a token may make at once (bucket size)"),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -86,6 +109,14 @@ class Settings:
     drand_chain: str = "quicknet"
     seed_window: float = 20.0
     rating_schema: str = "rating"
+    subject_prefix: str = "belot"
+    turn_seconds: float = 30.0
+    lease_ttl: float = 10.0
+    gateway_schema: str = "gateway"
+    token_secret: str | None = None
+    token_ttl: int = 86_400
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -144,6 +175,20 @@ class Settings:
         chain = (get("BELOT_DRAND_CHAIN") or "quicknet").lower()
         if chain not in ("quicknet", "default"):
             raise SettingsError(f"BELOT_DRAND_CHAIN={chain!r}: must be quicknet or default")
+        prefix = get("BELOT_SUBJECT_PREFIX") or "belot"
+        if not re.fullmatch(r"[A-Za-z0-9_]{1,32}", prefix):
+            raise SettingsError(
+                f"BELOT_SUBJECT_PREFIX={prefix!r}: one token of letters, digits and '_' (1-32)"
+            )
+        gateway_schema = get("BELOT_GATEWAY_SCHEMA") or "gateway"
+        if _NAME_RE.fullmatch(gateway_schema) is None:
+            raise SettingsError(
+                f"BELOT_GATEWAY_SCHEMA={gateway_schema!r}: lower-case letters, digits and '_', "
+                "at most 51"
+            )
+        token_secret = get("BELOT_TOKEN_SECRET")
+        if token_secret is not None and len(token_secret) < 16:
+            raise SettingsError("BELOT_TOKEN_SECRET: at least 16 characters")
         return cls(
             pg_dsn=pg_dsn,
             nats_url=nats_url,
@@ -166,6 +211,14 @@ class Settings:
             drand_chain=chain,
             seed_window=_float("BELOT_SEED_WINDOW", get("BELOT_SEED_WINDOW"), 20.0),
             rating_schema=rating_schema,
+            subject_prefix=prefix,
+            turn_seconds=_float("BELOT_TURN_SECONDS", get("BELOT_TURN_SECONDS"), 30.0),
+            lease_ttl=_float("BELOT_LEASE_TTL", get("BELOT_LEASE_TTL"), 10.0),
+            gateway_schema=gateway_schema,
+            token_secret=token_secret,
+            token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),
+            rate_per_second=_float("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
+            rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

@@ -27,6 +27,11 @@ SERVICE: Final = web.AppKey("randomness", RandomnessService)
 QUEUE: Final = "randomness"
 
 
+def subject_of(settings: Settings) -> str:
+    """``belot.randomness`` (the first token is ``BELOT_SUBJECT_PREFIX``)."""
+    return SUBJECT.replace("belot", settings.subject_prefix, 1)
+
+
 def build_app(
     settings: Settings, *, clock: Clock | None = None, drand: DrandClient | None = None
 ) -> web.Application:
@@ -43,8 +48,10 @@ def build_app(
         await seeds.migrate()
         client = drand or DrandClient(settings.drand_urls, chain, clock=the_clock)
 
+        subject = subject_of(settings)
+
         async def notify(match_id: str, body: dict[str, Any]) -> None:
-            await nc.publish(f"{SUBJECT}.fixed.{match_id}", orjson.dumps(body))
+            await nc.publish(f"{subject}.fixed.{match_id}", orjson.dumps(body))
 
         svc = RandomnessService(
             store,
@@ -55,7 +62,7 @@ def build_app(
             notify=notify,
         )
         app[SERVICE] = svc
-        handlers = Handlers(svc, chain.name)
+        handlers = Handlers(svc, chain.name, subject)
         subs = [
             await messaging.serve(nc, subject, handler, queue=QUEUE)
             for subject, handler in handlers.routes().items()

@@ -68,9 +68,7 @@ def test_compose_runs_every_service_and_a_three_node_nats_cluster() -> None:
     services = compose["services"]
     for name in REGISTRY:
         assert name in services, name
-    assert {"nats1", "nats2", "nats3", "postgres", "prometheus", "grafana", "relay"} <= set(
-        services
-    )
+    assert {"nats1", "nats2", "nats3", "postgres", "prometheus", "grafana"} <= set(services)
     # scalable: no fixed container name, no host port on the table workers
     assert "container_name" not in services["table"] and "ports" not in services["table"]
 

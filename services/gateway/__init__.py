@@ -1,0 +1,6 @@
+"""The gateway: players' HTTP and WebSocket API in front of the table service.
+
+Files: ``app`` (composition and ``main``), ``handlers`` (the HTTP routes and the
+WebSocket endpoint), ``live`` (WebSocket fan-out of the events each seat may see),
+``domain`` (tokens, rate limits, visibility, pure), ``store`` (accounts).
+"""

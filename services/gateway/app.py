@@ -1,0 +1,124 @@
+"""Composition of the gateway: accounts, tokens, rate limits, the live hub, the routes,
+on top of the platform's app (/healthz, /readyz, /metrics). ``belot serve gateway``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Final
+
+from aiohttp import web
+from argon2 import PasswordHasher
+
+from belot_platform import messaging
+from belot_platform.app import NATS, PG_POOL, create_app, serve
+from belot_platform.embedded import servers
+from belot_platform.logs import configure_logging
+from belot_platform.settings import Settings
+from eventlog import EventStore
+from services.gateway.domain import RateLimiter, Tokens, token_secret
+from services.gateway.handlers import Api
+from services.gateway.live import Hub
+from services.gateway.store import AccountStore
+
+API: Final = web.AppKey("gateway_api", Api)
+
+
+def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> web.Application:
+    """The gateway's app; ``hasher`` can be given (tests use cheaper argon2 parameters)."""
+    app = create_app(settings, name="gateway")
+    holder: dict[str, Api] = {}
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: messaging.Handler) -> web.StreamResponse:
+        api = holder.get("api")
+        if api is None:
+            return web.json_response({"error": "unavailable", "message": "starting up"}, status=503)
+        response: web.StreamResponse = await api.middleware(request, handler)
+        return response
+
+    app.middlewares.append(middleware)
+
+    async def service(app: web.Application) -> AsyncIterator[None]:
+        nc = app[NATS]
+        store = EventStore(app[PG_POOL], settings.pg_schema, producer="gateway")
+        accounts = AccountStore(app[PG_POOL], settings.gateway_schema)
+        await accounts.migrate()
+        secret = await asyncio.to_thread(token_secret, settings.token_secret, settings.data_dir)
+        registry = await messaging.kv_bucket(nc.jetstream(), f"{settings.subject_prefix}_tables")
+        api_ref: list[Api] = []
+
+        async def fetch_view(table_id: str, player: str) -> dict[str, object] | None:
+            return await api_ref[0].fetch_view(table_id, player)
+
+        hub = Hub(
+            nc,
+            store,
+            events_subject=settings.events_subject,
+            prefix=settings.subject_prefix,
+            fetch_view=fetch_view,
+        )
+        api = Api(
+            nc=nc,
+            store=store,
+            accounts=accounts,
+            tokens=Tokens(secret, settings.token_ttl),
+            hasher=hasher or PasswordHasher(),
+            limiter=RateLimiter(settings.rate_per_second, settings.rate_burst),
+            registry=registry,
+            hub=hub,
+            prefix=settings.subject_prefix,
+            timeout=settings.nats_timeout,
+        )
+        api_ref.append(api)
+        app[API] = api
+        holder["api"] = api
+        await hub.start()
+        yield
+        await hub.stop()
+        await store.close()
+
+    app.cleanup_ctx.append(service)
+
+    # Routes are added now (the router freezes at start); the handlers reach the Api
+    # built at start-up through the holder.
+    return _add_routes(app, holder)
+
+
+def _add_routes(app: web.Application, holder: dict[str, Api]) -> web.Application:
+    verbs = ("seed", "bid", "play", "announce", "swap", "redeal", "leave")
+
+    def call(attr: str, verb: str | None = None) -> messaging.Handler:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            api = holder["api"]
+            fn = api.command(verb) if verb is not None else getattr(api, attr)
+            response: web.StreamResponse = await fn(request)
+            return response
+
+        return handler
+
+    app.router.add_post("/v1/accounts", call("create_account"))
+    app.router.add_post("/v1/sessions", call("create_session"))
+    app.router.add_get("/v1/lobby", call("lobby"))
+    app.router.add_post("/v1/tables", call("create_table"))
+    app.router.add_get("/v1/tables/{table_id}", call("get_table"))
+    app.router.add_get("/v1/tables/{table_id}/events", call("table_events"))
+    app.router.add_post("/v1/tables/{table_id}/seats/{seat}", call("join"))
+    app.router.add_get("/v1/ws", call("websocket"))
+    for verb in verbs:
+        app.router.add_post(f"/v1/tables/{{table_id}}/{verb}", call("command", verb))
+    return app
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    configure_logging(settings.log_level, settings.log_format)
+    with servers(settings) as resolved:
+        asyncio.run(
+            serve(
+                build_app(resolved),
+                resolved.http_host,
+                resolved.port("gateway"),
+                shutdown_timeout=resolved.shutdown_timeout,
+            )
+        )

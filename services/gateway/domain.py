@@ -1,0 +1,113 @@
+"""The gateway's rules, without I/O: signed bearer tokens, per-token rate limits, and
+what a player may see of an event while the match runs.
+
+Tokens are itsdangerous' ``URLSafeTimedSerializer`` (HMAC-SHA256 over the JSON
+``{"sub": account id, "name": name}`` and a timestamp), checked with a maximum age.
+The signing key is ``BELOT_TOKEN_SECRET``, or one generated at first start and kept in
+``BELOT_DATA_DIR/gateway-token-secret`` (mode 0600), so tokens survive a restart.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+SALT: Final = "belot.gateway.session"
+SECRET_FILE: Final = "gateway-token-secret"
+
+#: Match streams end with one of these (public): everything is visible after.
+MATCH_ENDING: Final = frozenset({"MatchEnded", "MatchForfeited", "MatchAborted"})
+#: A randomness stream shows every seat's seed once its window closed.
+RANDOMNESS_OPENED_BY: Final = frozenset({"SeedWindowClosed"})
+
+
+class TokenError(Exception):
+    """A bearer token that is missing, forged, malformed or expired."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    player: str  # the account id
+    name: str
+
+
+class Tokens:
+    def __init__(self, secret: str, ttl_s: int) -> None:
+        self._s = URLSafeTimedSerializer(secret, salt=SALT)
+        self.ttl_s = ttl_s
+
+    def issue(self, identity: Identity) -> str:
+        token: str = self._s.dumps({"sub": identity.player, "name": identity.name})
+        return token
+
+    def check(self, token: str) -> Identity:
+        """The identity a token carries; raises :class:`TokenError`."""
+        try:
+            data = self._s.loads(token, max_age=self.ttl_s)
+        except SignatureExpired:
+            raise TokenError("the token has expired: open a new session") from None
+        except BadSignature:
+            raise TokenError("the token is not one this gateway signed") from None
+        if not isinstance(data, dict) or not isinstance(data.get("sub"), str):
+            raise TokenError("the token is malformed")
+        return Identity(data["sub"], str(data.get("name", "")))
+
+
+def token_secret(configured: str | None, data_dir: Path) -> str:
+    """The configured secret, else the one kept under ``data_dir`` (made at first call,
+    readable by the owner only)."""
+    if configured:
+        return configured
+    path = data_dir / SECRET_FILE
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+class RateLimiter:
+    """A token bucket per key (a player's token, or an address without one): ``rate``
+    requests a second sustained, ``burst`` at once. Time is passed in (seconds)."""
+
+    def __init__(self, rate: float, burst: int, max_keys: int = 100_000) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, key: str, now: float) -> float:
+        """0 if the request may go, else the seconds until it may."""
+        tokens, last = self._buckets.pop(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        if tokens >= 1:
+            self._buckets[key] = (tokens - 1, now)
+            wait = 0.0
+        else:
+            self._buckets[key] = (tokens, now)
+            wait = (1 - tokens) / self.rate
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
+        return wait
+
+
+def retry_after(wait_s: float) -> str:
+    return str(max(1, math.ceil(wait_s)))
+
+
+def may_see(visibility: str, seat: int | None, opened: bool) -> bool:
+    """May a player at ``seat`` (None: a spectator) see an event of this visibility?
+    ``opened``: the stream's match has ended, so nothing is hidden any more."""
+    if opened or visibility == "public":
+        return True
+    return seat is not None and visibility == f"seat:{seat}"

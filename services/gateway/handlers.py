@@ -1,0 +1,477 @@
+"""The gateway's HTTP API: accounts, sessions, the lobby, tables, moves, the WebSocket.
+
+Every error is JSON ``{"error": code, "message": text}``: 400 for bad input (malformed
+JSON, a missing or wrong field), 401 without a valid token, 403 for another's seat, 404
+for an unknown table or route, 405 for a wrong method, 409 when the game refuses the
+move (not your turn, illegal card, ...), 410 for a closed table, 429 past the rate limit
+(with Retry-After), 503 when no table worker answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import orjson
+from aiohttp import WSMsgType, web
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from nats.aio.client import Client
+from nats.js.kv import KeyValue
+
+from belot_platform import messaging
+from belot_platform.messaging import ServiceError
+from eventlog import EventStore, Viewer
+from services.gateway.domain import (
+    MATCH_ENDING,
+    RANDOMNESS_OPENED_BY,
+    Identity,
+    RateLimiter,
+    TokenError,
+    Tokens,
+    retry_after,
+)
+from services.gateway.live import Hub
+from services.gateway.store import AccountStore, NameTaken
+from services.table import domain as table_domain
+
+NAME_RE: Final = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
+TABLE_ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+TABLE_OPTIONS: Final = (
+    *("ruleset", "seats", "target", "turn_seconds", "fallback_level", "rated"),
+    *("bot_delay_ms", "sit"),
+)
+MIN_PASSWORD: Final = 8
+MAX_PASSWORD: Final = 256
+#: How long a command waits for a table that is changing owner before 503.
+FAILOVER_WAIT_S: Final = 15.0
+
+#: Table and game error codes that are the client's bad input rather than a refusal.
+BAD_INPUT: Final = frozenset(
+    {"bad_request", "seed_wrong_length", "seed_not_hex", "unknown_seat", "card_not_in_hand"}
+)
+STATUS: Final = {
+    "unauthorized": 401,
+    "not_your_seat": 403,
+    "unknown_table": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "table_closed": 410,
+    "rate_limited": 429,
+    "unavailable": 503,
+    "timeout": 503,
+    "table_unavailable": 503,
+}
+
+
+class ApiError(Exception):
+    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status or (400 if code in BAD_INPUT else STATUS.get(code, 409))
+
+
+def error_response(code: str, message: str, status: int, **headers: str) -> web.Response:
+    return web.json_response({"error": code, "message": message}, status=status, headers=headers)
+
+
+class Api:
+    """The handlers, with what they need (no globals)."""
+
+    def __init__(
+        self,
+        *,
+        nc: Client,
+        store: EventStore,
+        accounts: AccountStore,
+        tokens: Tokens,
+        hasher: PasswordHasher,
+        limiter: RateLimiter,
+        registry: KeyValue,
+        hub: Hub,
+        prefix: str,
+        timeout: float,
+    ) -> None:
+        self.nc = nc
+        self.store = store
+        self.accounts = accounts
+        self.tokens = tokens
+        self.hasher = hasher
+        self.limiter = limiter
+        self.registry = registry
+        self.hub = hub
+        self.prefix = prefix
+        self.timeout = timeout
+
+    # ------------------------------------------------------------------ plumbing
+
+    @web.middleware
+    async def middleware(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        try:
+            if request.path.startswith("/v1/"):
+                key = self._rate_key(request)
+                wait = self.limiter.take(key, time.monotonic())
+                if wait > 0:
+                    return error_response(
+                        "rate_limited",
+                        "too many requests: slow down",
+                        429,
+                        **{"Retry-After": retry_after(wait)},
+                    )
+            return await handler(request)
+        except ApiError as exc:
+            return error_response(exc.code, exc.message, exc.status)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            code = {404: "not_found", 405: "method_not_allowed"}.get(
+                exc.status, re.sub(r"\W+", "_", exc.reason.lower()).strip("_")
+            )
+            headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
+            message = exc.text if exc.text and not exc.text.startswith(str(exc.status)) else ""
+            return error_response(code, message or exc.reason, exc.status, **headers)
+
+    def _rate_key(self, request: web.Request) -> str:
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header.lower().startswith("bearer ") else ""
+        token = token or request.query.get("token", "")
+        if token:
+            return f"token:{token}"
+        return f"addr:{request.remote}"
+
+    def identity(self, request: web.Request, *, required: bool = True) -> Identity | None:
+        header = request.headers.get("Authorization", "")
+        token = ""
+        if header.lower().startswith("bearer "):
+            token = header[7:].strip()
+        elif request.path == "/v1/ws":
+            token = request.query.get("token", "")
+        if not token:
+            if required:
+                raise ApiError("unauthorized", "send Authorization: Bearer <token>")
+            return None
+        try:
+            return self.tokens.check(token)
+        except TokenError as exc:
+            raise ApiError("unauthorized", str(exc)) from None
+
+    async def body(self, request: web.Request) -> dict[str, Any]:
+        raw = await request.read()
+        if not raw:
+            return {}
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise ApiError("bad_request", "the body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ApiError("bad_request", "the body must be a JSON object")
+        return data
+
+    def table_id(self, request: web.Request) -> str:
+        table_id = request.match_info["table_id"]
+        if TABLE_ID_RE.fullmatch(table_id) is None:
+            raise ApiError("unknown_table", f"no table {table_id!r}")
+        return table_id
+
+    async def ask_table(self, table_id: str, verb: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Request ``verb`` of the table's owner. While the table changes owner (nobody
+        answers, or the old owner lost it) retry with the same command id for a while."""
+        subject = f"{self.prefix}.table.{table_id}.{verb}"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FAILOVER_WAIT_S
+        while True:
+            try:
+                reply: dict[str, Any] = await messaging.request(
+                    self.nc, subject, body, timeout=self.timeout
+                )
+                return reply
+            except ServiceError as exc:
+                if exc.code not in ("unavailable", "table_moved", "timeout"):
+                    raise ApiError(exc.code, exc.message) from None
+                if exc.code == "unavailable":
+                    await self._check_exists(table_id)
+                if loop.time() > deadline:
+                    raise ApiError(
+                        "table_unavailable", "no table worker answers for this table: retry"
+                    ) from None
+                await asyncio.sleep(0.2)
+
+    async def _check_exists(self, table_id: str) -> None:
+        """Raise unknown_table / table_closed when nobody owns the table for good."""
+        try:
+            await self.registry.get(table_id)
+            return  # open: a worker will claim it
+        except Exception:
+            pass
+        events = await self.store.read_stream(f"table-{table_id}")
+        if not events:
+            raise ApiError("unknown_table", f"no table {table_id!r}")
+        if any(e.type == table_domain.TABLE_CLOSED for e in events):
+            raise ApiError("table_closed", "this table is closed")
+
+    # ------------------------------------------------------------------ accounts
+
+    async def create_account(self, request: web.Request) -> web.Response:
+        body = await self.body(request)
+        name, password = body.get("name"), body.get("password")
+        if not isinstance(name, str) or NAME_RE.fullmatch(name) is None:
+            raise ApiError("bad_request", "name: 3 to 32 letters, digits, '_', '.' or '-'")
+        if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+            raise ApiError("bad_request", f"password: {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        password_hash = await asyncio.to_thread(self.hasher.hash, password)
+        try:
+            account = await self.accounts.create(name, password_hash)
+        except NameTaken:
+            raise ApiError("name_taken", f"the name {name!r} is taken") from None
+        return web.json_response({"player": account.id, "name": account.name}, status=201)
+
+    async def create_session(self, request: web.Request) -> web.Response:
+        body = await self.body(request)
+        name, password = body.get("name"), body.get("password")
+        if not isinstance(name, str) or not isinstance(password, str):
+            raise ApiError("bad_request", "give name and password")
+        account = await self.accounts.by_name(name)
+        bad = ApiError("bad_credentials", "wrong name or password", 401)
+        if account is None:
+            raise bad
+        try:
+            await asyncio.to_thread(self.hasher.verify, account.password_hash, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            raise bad from None
+        if self.hasher.check_needs_rehash(account.password_hash):
+            new_hash = await asyncio.to_thread(self.hasher.hash, password)
+            await self.accounts.set_hash(account.id, new_hash)
+        token = self.tokens.issue(Identity(account.id, account.name))
+        return web.json_response(
+            {
+                "token": token,
+                "player": account.id,
+                "name": account.name,
+                "expires_at_ms": time.time_ns() // 1_000_000 + self.tokens.ttl_s * 1000,
+            },
+            status=201,
+        )
+
+    # ------------------------------------------------------------------ lobby, tables
+
+    async def lobby(self, request: web.Request) -> web.Response:
+        tables: list[dict[str, Any]] = []
+        watcher = await self.registry.watchall(ignore_deletes=True)
+        try:
+            async for entry in watcher:
+                if entry is None:
+                    break
+                if entry.value:
+                    tables.append(orjson.loads(entry.value))
+        finally:
+            await watcher.stop()  # type: ignore[no-untyped-call]
+        ruleset = request.query.get("ruleset")
+        status = request.query.get("status")
+        tables = [
+            t
+            for t in tables
+            if (ruleset is None or t.get("ruleset") == ruleset)
+            and (status is None or t.get("status") == status)
+        ]
+        tables.sort(key=lambda t: t.get("opened_at_ms", 0), reverse=True)
+        ids = sorted({s["player"] for t in tables for s in t["seats"] if s.get("player")})
+        names = await self.accounts.names(ids)
+        for t in tables:
+            for s in t["seats"]:
+                s["name"] = names.get(s.get("player") or "")
+        return web.json_response({"tables": tables})
+
+    async def create_table(self, request: web.Request) -> web.Response:
+        who = self.identity(request)
+        assert who is not None
+        body = await self.body(request)
+        request_body: dict[str, Any] = {k: body[k] for k in TABLE_OPTIONS if k in body}
+        request_body["creator"] = who.player
+        request_body["command_id"] = _command_id(body)
+        try:
+            reply = await messaging.request(
+                self.nc, f"{self.prefix}.table.create", request_body, timeout=self.timeout * 2
+            )
+        except ServiceError as exc:
+            raise ApiError(exc.code, exc.message) from None
+        return web.json_response(reply, status=201)
+
+    async def get_table(self, request: web.Request) -> web.Response:
+        table_id = self.table_id(request)
+        who = self.identity(request, required=False)
+        body = {"player": who.player if who else None, "fair_deal": True}
+        try:
+            reply = await messaging.request(
+                self.nc, f"{self.prefix}.table.{table_id}.view", body, timeout=self.timeout
+            )
+        except ServiceError as exc:
+            if exc.code not in ("unavailable", "timeout"):
+                raise ApiError(exc.code, exc.message) from None
+            reply = await self._table_from_log(table_id)
+        return web.json_response(reply)
+
+    async def _table_from_log(self, table_id: str) -> dict[str, Any]:
+        """A table nobody owns now (closed, or changing owner): its public line."""
+        events = await self.store.read_stream(f"table-{table_id}")
+        if not events:
+            raise ApiError("unknown_table", f"no table {table_id!r}")
+        state = table_domain.fold([(e.type, e.payload) for e in events])
+        return {
+            "table": table_domain.summary(state),
+            "status": state.status,
+            "seat": None,
+            "view": None,
+            "server_seed": state.server_seed,
+        }
+
+    async def table_events(self, request: web.Request) -> web.Response:
+        """The table's events the caller may see now: the table's, the match's (its own
+        seat's private ones too; all of them once the match has ended) and the fair
+        deal's."""
+        table_id = self.table_id(request)
+        who = self.identity(request, required=False)
+        events = await self.store.read_stream(f"table-{table_id}")
+        if not events:
+            raise ApiError("unknown_table", f"no table {table_id!r}")
+        state = table_domain.fold([(e.type, e.payload) for e in events])
+        seat = state.seat_of(who.player) if who else None
+        viewer = Viewer.public() if seat is None else Viewer.at_seat(seat)
+        match = await self.store.read_stream_as(
+            f"match-{state.match_id}", viewer, ended_by=MATCH_ENDING
+        )
+        fair = await self.store.read_stream_as(
+            f"randomness-{state.match_id}", viewer, ended_by=RANDOMNESS_OPENED_BY
+        )
+        return web.json_response(
+            {
+                "table_id": table_id,
+                "match_id": state.match_id,
+                "seat": seat,
+                "streams": {
+                    e_stream: [e.to_json_dict() for e in rows]
+                    for e_stream, rows in (
+                        (f"table-{table_id}", events),
+                        (f"match-{state.match_id}", match),
+                        (f"randomness-{state.match_id}", fair),
+                    )
+                },
+            }
+        )
+
+    async def join(self, request: web.Request) -> web.Response:
+        who = self.identity(request)
+        assert who is not None
+        table_id = self.table_id(request)
+        try:
+            seat = int(request.match_info["seat"])
+        except ValueError:
+            raise ApiError("bad_request", "the seat is a number") from None
+        body = await self.body(request)
+        reply = await self.ask_table(
+            table_id,
+            "join",
+            {"player": who.player, "seat": seat, "command_id": _command_id(body)},
+        )
+        return web.json_response(reply)
+
+    def command(self, verb: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+        """seed, bid, play, announce, swap, redeal, leave: the body goes to the table's
+        owner with the caller's account id and a command id."""
+
+        async def handler(request: web.Request) -> web.Response:
+            who = self.identity(request)
+            assert who is not None
+            table_id = self.table_id(request)
+            body = await self.body(request)
+            if verb == "bid" and "strain" not in body:
+                raise ApiError("bad_request", "a bid names a strain, or null to pass")
+            if verb == "play" and not isinstance(body.get("card"), str):
+                raise ApiError("bad_request", 'play names a card, e.g. {"card": "TS"}')
+            if verb == "seed" and not isinstance(body.get("seed"), str):
+                raise ApiError("bad_request", "seed: 32 hex digits (16 bytes)")
+            request_body = {**body, "player": who.player, "command_id": _command_id(body)}
+            reply = await self.ask_table(table_id, verb, request_body)
+            return web.json_response(reply)
+
+        return handler
+
+    # ------------------------------------------------------------------ WebSocket
+
+    async def fetch_view(self, table_id: str, player: str) -> dict[str, Any] | None:
+        try:
+            reply: dict[str, Any] = await messaging.request(
+                self.nc,
+                f"{self.prefix}.table.{table_id}.view",
+                {"player": player},
+                timeout=self.timeout,
+            )
+            return reply
+        except ServiceError:
+            return None
+
+    async def websocket(self, request: web.Request) -> web.StreamResponse:
+        who = self.identity(request)
+        assert who is not None
+        ws = web.WebSocketResponse(heartbeat=20)
+        await ws.prepare(request)
+        conn = await self.hub.connect(ws, who.player)
+        try:
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
+                    continue
+                if self.limiter.take(f"ws:{who.player}", time.monotonic()) > 0:
+                    conn.send({"type": "error", "error": "rate_limited", "message": "slow down"})
+                    continue
+                try:
+                    data = orjson.loads(msg.data)
+                    op = data.get("op") if isinstance(data, dict) else None
+                except orjson.JSONDecodeError:
+                    op, data = None, None
+                if op == "ping":
+                    conn.send({"type": "pong"})
+                elif op in ("watch", "unwatch") and isinstance(data.get("table"), str):
+                    await self._ws_watch(conn, who, op, data["table"])
+                else:
+                    conn.send(
+                        {
+                            "type": "error",
+                            "error": "bad_request",
+                            "message": 'send {"op": "watch" | "unwatch", "table": id} or ping',
+                        }
+                    )
+        finally:
+            self.hub.disconnect(conn)
+            await conn.close()
+        return ws
+
+    async def _ws_watch(self, conn: Any, who: Identity, op: str, table_id: str) -> None:
+        if op == "unwatch":
+            self.hub.unwatch(conn, table_id)
+            return
+        if TABLE_ID_RE.fullmatch(table_id) is None:
+            conn.send({"type": "error", "error": "unknown_table", "message": "no such table"})
+            return
+        events = await self.store.read_stream(f"table-{table_id}", 1, 1)
+        if not events or events[0].type != table_domain.TABLE_OPENED:
+            conn.send({"type": "error", "error": "unknown_table", "message": "no such table"})
+            return
+        match_id = events[0].payload["match_id"]
+        # The seat comes from the table's own events (catch-up sets it).
+        await self.hub.watch(conn, table_id, match_id, None)
+
+
+def _command_id(body: dict[str, Any]) -> str:
+    """The client's command id (a retry sends the same), or a fresh one."""
+    cid = body.get("command_id")
+    if cid is None:
+        return uuid.uuid4().hex
+    if not isinstance(cid, str) or not 1 <= len(cid) <= 100:
+        raise ApiError("bad_request", "command_id: a string of 1 to 100 characters")
+    return cid

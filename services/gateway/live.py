@@ -1,0 +1,306 @@
+"""Players' WebSockets: each one watches tables and receives the events its seat may see.
+
+Where the events come from. The outbox relay publishes every event of the log on
+``<BELOT_EVENTS_SUBJECT>.<category>.<stream>`` (secret and seat-private ones included:
+NATS permissions keep players off those subjects; they only reach this process). The
+hub subscribes to the table, match and randomness categories and hands each event to the
+watchers of its stream, which forward it only if the watcher's seat may see it
+(:func:`~services.gateway.domain.may_see`): public events, the seat's own, and everything
+once the match has ended. The table owner's notifications on ``<prefix>.tables.<id>``
+(what the table waits for, public) are forwarded too, and the seat due to act is sent its
+own view (``{"type": "turn"}``) fetched from the owner.
+
+Order and gaps. A watcher first reads what it may see from the log (catch-up), buffering
+live events meanwhile, then forwards live events whose version follows the last one it
+handled. A version that skips one (a message lost in a reconnection) makes it read the
+missing ones from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
+from eventlog import EventStore, RecordedEvent
+from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
+
+log = logging.getLogger(__name__)
+
+#: A WebSocket whose client reads too slowly is closed past this many queued messages.
+MAX_QUEUED = 5_000
+
+ViewFetcher = Callable[[str, str], Awaitable[dict[str, Any] | None]]
+
+
+def ended_by(stream: str) -> frozenset[str]:
+    return RANDOMNESS_OPENED_BY if stream.startswith("randomness-") else MATCH_ENDING
+
+
+@dataclass(eq=False)
+class Watch:
+    """One table watched by one connection."""
+
+    table_id: str
+    match_id: str
+    seat: int | None
+    streams: tuple[str, ...]
+    ready: bool = False
+    last: dict[str, int] = field(default_factory=dict)
+    opened: set[str] = field(default_factory=set)  # streams whose match has ended
+    buffer: list[RecordedEvent] = field(default_factory=list)
+    turn_pushed: int = -1  # the match version of the last view pushed
+
+
+class Connection:
+    """One player's WebSocket: an ordered send queue and the tables it watches."""
+
+    def __init__(self, hub: Hub, ws: web.WebSocketResponse, player: str) -> None:
+        self.hub = hub
+        self.ws = ws
+        self.player = player
+        self.watches: dict[str, Watch] = {}
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+        self.writer = asyncio.create_task(self._write(), name=f"ws-{player}")
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.queue.qsize() > MAX_QUEUED:
+            self.hub.spawn(self.ws.close(code=1013, message=b"too slow"))
+            return
+        self.queue.put_nowait(message)
+
+    async def _write(self) -> None:
+        while True:
+            message = await self.queue.get()
+            if message is None or self.ws.closed:
+                return
+            try:
+                await self.ws.send_bytes(orjson.dumps(message))
+            except (ConnectionError, RuntimeError):
+                return
+
+    async def close(self) -> None:
+        self.queue.put_nowait(None)
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(self.writer, 2)
+
+    # ------------------------------------------------------------------ events
+
+    def _forward(self, w: Watch, e: RecordedEvent) -> None:
+        if e.stream_id.startswith("match-") and e.type in MATCH_ENDING:
+            w.opened.add(e.stream_id)
+        if e.stream_id.startswith("randomness-") and e.type in RANDOMNESS_OPENED_BY:
+            w.opened.add(e.stream_id)
+        if e.stream_id.startswith("table-") and e.payload.get("player") == self.player:
+            if e.type == "SeatTaken":
+                w.seat = e.payload["seat"]
+            elif e.type == "SeatLeft" and not e.payload.get("forfeit"):
+                w.seat = None
+        if not may_see(e.visibility, w.seat, e.stream_id in w.opened):
+            return
+        self.send(
+            {
+                "type": "event",
+                "table": w.table_id,
+                "stream": e.stream_id,
+                "version": e.version,
+                "event": e.type,
+                "payload": e.payload,
+                "visibility": e.visibility,
+                "acted_by": e.metadata.get("acted_by"),
+                "bot_level": e.metadata.get("bot_level"),
+            }
+        )
+
+    def deliver(self, w: Watch, e: RecordedEvent) -> None:
+        if not w.ready:
+            w.buffer.append(e)
+            return
+        last = w.last.get(e.stream_id, 0)
+        if e.version <= last:
+            return
+        if e.version > last + 1:
+            w.ready = False
+            w.buffer.append(e)
+            self.hub.spawn(self.hub.resync(self, w))
+            return
+        w.last[e.stream_id] = e.version
+        self._forward(w, e)
+
+
+class Hub:
+    """Every connection of this gateway, the NATS subscriptions feeding them."""
+
+    def __init__(
+        self,
+        nc: Client,
+        store: EventStore,
+        *,
+        events_subject: str,
+        prefix: str,
+        fetch_view: ViewFetcher,
+    ) -> None:
+        self.nc = nc
+        self.store = store
+        self.events_subject = events_subject
+        self.prefix = prefix
+        self.fetch_view = fetch_view
+        self.connections: dict[str, Connection] = {}
+        self._by_stream: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
+        self._by_table: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
+        self._subs: list[Subscription] = []
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def start(self) -> None:
+        for category in ("table", "match", "randomness"):
+            self._subs.append(
+                await self.nc.subscribe(f"{self.events_subject}.{category}.>", cb=self._on_event)
+            )
+        self._subs.append(await self.nc.subscribe(f"{self.prefix}.tables.*", cb=self._on_state))
+
+    async def stop(self) -> None:
+        for sub in self._subs:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        for conn in list(self.connections.values()):
+            await conn.ws.close(code=1001, message=b"server shutting down")
+            await conn.close()
+
+    # ------------------------------------------------------------------ connections
+
+    async def connect(self, ws: web.WebSocketResponse, player: str) -> Connection:
+        """One WebSocket per player: a new one replaces the old."""
+        old = self.connections.get(player)
+        if old is not None:
+            self.disconnect(old)
+            await old.ws.close(code=4000, message=b"replaced by a newer connection")
+            await old.close()
+        conn = Connection(self, ws, player)
+        self.connections[player] = conn
+        return conn
+
+    def disconnect(self, conn: Connection) -> None:
+        if self.connections.get(conn.player) is conn:
+            del self.connections[conn.player]
+        for w in list(conn.watches.values()):
+            self._unindex(conn, w)
+        conn.watches.clear()
+
+    def _unindex(self, conn: Connection, w: Watch) -> None:
+        for s in w.streams:
+            self._by_stream[s].discard((conn, w))
+            if not self._by_stream[s]:
+                del self._by_stream[s]
+        self._by_table[w.table_id].discard((conn, w))
+        if not self._by_table[w.table_id]:
+            del self._by_table[w.table_id]
+
+    async def watch(self, conn: Connection, table_id: str, match_id: str, seat: int | None) -> None:
+        if table_id in conn.watches:
+            return
+        streams = (f"table-{table_id}", f"match-{match_id}", f"randomness-{match_id}")
+        w = Watch(table_id, match_id, seat, streams)
+        conn.watches[table_id] = w
+        for s in streams:
+            self._by_stream[s].add((conn, w))
+        self._by_table[table_id].add((conn, w))
+        conn.send({"type": "watching", "table": table_id, "match_id": match_id, "seat": seat})
+        await self.resync(conn, w)
+        await self.push_turn(conn, w, force=True)
+
+    def unwatch(self, conn: Connection, table_id: str) -> None:
+        w = conn.watches.pop(table_id, None)
+        if w is not None:
+            self._unindex(conn, w)
+
+    async def resync(self, conn: Connection, w: Watch) -> None:
+        """Read from the log what ``w`` has not handled yet, then go live."""
+        w.ready = False
+        for stream in w.streams:
+            events = await self.store.read_stream(stream, w.last.get(stream, 0) + 1)
+            for e in events:
+                w.last[stream] = e.version
+                conn._forward(w, e)
+        pending, w.buffer = w.buffer, []
+        w.ready = True
+        for e in sorted(pending, key=lambda x: x.position):
+            conn.deliver(w, e)
+
+    # ------------------------------------------------------------------ NATS
+
+    async def _on_event(self, msg: Msg) -> None:
+        try:
+            d = orjson.loads(msg.data)
+            event = RecordedEvent(
+                position=d["position"],
+                stream_id=d["stream"],
+                version=d["version"],
+                type=d["type"],
+                payload=d["payload"],
+                metadata=d.get("metadata") or {},
+                visibility=d["visibility"],
+                recorded_at=_parse_time(d["recorded_at"]),
+                hash=bytes.fromhex(d["hash"]),
+            )
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            log.warning("an event message that is not an envelope on %s", msg.subject)
+            return
+        for conn, w in list(self._by_stream.get(event.stream_id, ())):
+            conn.deliver(w, event)
+
+    async def _on_state(self, msg: Msg) -> None:
+        try:
+            state = orjson.loads(msg.data)
+            table_id = state["table_id"]
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            return
+        for conn, w in list(self._by_table.get(table_id, ())):
+            conn.send({"type": "state", "table": table_id, **state})
+            if state.get("turn") is not None and state.get("turn") == w.seat:
+                self.spawn(self.push_turn(conn, w))
+
+    async def push_turn(self, conn: Connection, w: Watch, *, force: bool = False) -> None:
+        """Send the watcher's own view when its seat is due to act (once per version)."""
+        if w.seat is None:
+            return
+        reply = await self.fetch_view(w.table_id, conn.player)
+        if reply is None or reply.get("view") is None:
+            return
+        v = reply["view"]
+        version = reply.get("match_version", 0)
+        if v.get("turn") != w.seat or not v.get("legal"):
+            return
+        if version <= w.turn_pushed and not force:
+            return
+        w.turn_pushed = version
+        conn.send(
+            {
+                "type": "turn",
+                "table": w.table_id,
+                "match_version": version,
+                "deadline_ms": reply.get("deadline_ms"),
+                "view": v,
+            }
+        )
+
+
+def _parse_time(text: str) -> Any:
+    from eventlog.envelope import parse_time
+
+    return parse_time(text)

@@ -1,0 +1,83 @@
+"""The gateway's own table: accounts (name, argon2 password hash). Its schema is
+``BELOT_GATEWAY_SCHEMA``; nothing else reads it."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+
+_MIGRATION = """
+CREATE SCHEMA IF NOT EXISTS {schema};
+CREATE TABLE IF NOT EXISTS {schema}.accounts (
+    id            text PRIMARY KEY,
+    name          text NOT NULL,
+    password_hash text NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX IF NOT EXISTS accounts_name ON {schema}.accounts (lower(name));
+"""
+
+
+class NameTaken(Exception):
+    """Another account has this name (names are compared without case)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    id: str
+    name: str
+    password_hash: str
+
+
+class AccountStore:
+    def __init__(self, pool: Any, schema: str) -> None:
+        if not schema.replace("_", "").isalnum() or not schema.islower():
+            raise ValueError(f"schema {schema!r}: lower-case letters, digits and '_'")
+        self._pool = pool
+        self.schema = schema
+
+    async def migrate(self) -> None:
+        async with self._pool.acquire() as conn, conn.transaction():
+            # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-gateway'))")
+            await conn.execute(_MIGRATION.format(schema=self.schema))
+
+    async def create(self, name: str, password_hash: str) -> Account:
+        """A new account; raises :class:`NameTaken`."""
+        account = Account(uuid.uuid4().hex, name, password_hash)
+        try:
+            await self._pool.execute(
+                f"INSERT INTO {self.schema}.accounts (id, name, password_hash) VALUES ($1, $2, $3)",
+                account.id,
+                name,
+                password_hash,
+            )
+        except asyncpg.UniqueViolationError:
+            raise NameTaken(name) from None
+        return account
+
+    async def by_name(self, name: str) -> Account | None:
+        row = await self._pool.fetchrow(
+            f"SELECT id, name, password_hash FROM {self.schema}.accounts "
+            "WHERE lower(name) = lower($1)",
+            name,
+        )
+        return None if row is None else Account(row["id"], row["name"], row["password_hash"])
+
+    async def set_hash(self, account_id: str, password_hash: str) -> None:
+        await self._pool.execute(
+            f"UPDATE {self.schema}.accounts SET password_hash = $2 WHERE id = $1",
+            account_id,
+            password_hash,
+        )
+
+    async def names(self, ids: list[str]) -> dict[str, str]:
+        if not ids:
+            return {}
+        rows = await self._pool.fetch(
+            f"SELECT id, name FROM {self.schema}.accounts WHERE id = ANY($1::text[])", ids
+        )
+        return {r["id"]: r["name"] for r in rows}

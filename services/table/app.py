@@ -1,0 +1,82 @@
+"""Composition of a table worker: the event store, the worker (leases, tables), the
+outbox relay (one active in the whole deployment, by an advisory lock), and the HTTP app
+with /healthz, /readyz and /metrics. ``belot serve table`` runs :func:`main`; several
+workers may run at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Final
+
+from aiohttp import web
+
+from belot_platform.app import NATS, PG_POOL, create_app, serve
+from belot_platform.embedded import servers
+from belot_platform.logs import configure_logging
+from belot_platform.settings import Settings
+from eventlog import EventStore
+from eventlog.relay import OutboxRelay
+from services.table.worker import TableWorker
+
+WORKER: Final = web.AppKey("table_worker", TableWorker)
+
+
+def build_app(
+    settings: Settings, *, worker_id: str | None = None, relay: bool = True
+) -> web.Application:
+    """A table worker's app; ``relay`` also runs the outbox relay (it waits for the
+    advisory lock while another process relays)."""
+    app = create_app(settings, name="table")
+
+    async def service(app: web.Application) -> AsyncIterator[None]:
+        store = await EventStore.open(app[PG_POOL], settings.pg_schema, producer="table")
+        worker = TableWorker(
+            app[NATS],
+            store,
+            prefix=settings.subject_prefix,
+            lease_ttl=settings.lease_ttl,
+            turn_ms=int(settings.turn_seconds * 1000),
+            timeout=settings.nats_timeout,
+            worker_id=worker_id,
+        )
+        app[WORKER] = worker
+        stop = asyncio.Event()
+        relay_task: asyncio.Task[None] | None = None
+        if relay:
+            outbox = OutboxRelay(
+                store,
+                app[NATS].jetstream(),
+                stream=settings.events_stream,
+                subject_prefix=settings.events_subject,
+            )
+            with contextlib.suppress(Exception):  # two workers starting at once
+                await outbox.ensure_stream()
+            relay_task = asyncio.create_task(outbox.run(stop), name="outbox-relay")
+        await worker.start()
+        yield
+        # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
+        await worker.stop(handover=True)
+        stop.set()
+        if relay_task is not None:
+            with contextlib.suppress(Exception):
+                await relay_task
+        await store.close()
+
+    app.cleanup_ctx.append(service)
+    return app
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    configure_logging(settings.log_level, settings.log_format)
+    with servers(settings) as resolved:
+        asyncio.run(
+            serve(
+                build_app(resolved),
+                resolved.http_host,
+                resolved.port("table"),
+                shutdown_timeout=resolved.shutdown_timeout,
+            )
+        )

@@ -1,0 +1,124 @@
+"""The table service's NATS request/reply: parse a player's request into a core command
+and answer errors as ``{"error": code, "message": text}``.
+
+``belot.table.create`` (queue group ``table``) is :meth:`TableWorker.create`; a table's
+own subjects ``belot.table.<id>.<verb>`` are answered by its owner through
+:func:`command_callback`: ``join``, ``leave``, ``seed``, ``view``, ``abort`` and the moves
+``bid``, ``play``, ``announce``, ``swap``, ``redeal``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+from nats.aio.msg import Msg
+
+from belot import Bid, Command, DeclareMelds, DemandRedeal, PlayCard, Strain, SwapTrumpSeven
+from belot.cards import Card, parse_card
+from belot_platform.messaging import BAD_REQUEST, ServiceError
+from services.table.domain import TableError
+from services.table.store import LostTable
+
+if TYPE_CHECKING:
+    from services.table.worker import Table
+
+log = logging.getLogger(__name__)
+
+
+def _strain(value: Any) -> Strain | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or value.upper() not in Strain.__members__:
+        names = ", ".join(s.name.lower() for s in Strain if s is not Strain.MISERE)
+        raise TableError(BAD_REQUEST, f"strain must be null (pass) or one of {names}")
+    return Strain[value.upper()]
+
+
+def _card(value: Any) -> Card:
+    if not isinstance(value, str):
+        raise TableError(BAD_REQUEST, "card must be a code such as 'TS' or 'AH'")
+    try:
+        return parse_card(value)
+    except ValueError:
+        raise TableError(
+            BAD_REQUEST, f"{value!r} is not a card (rank 7-A then suit C D H S)"
+        ) from None
+
+
+def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
+    """The core command a player's request asks for; raises :class:`TableError`."""
+    if verb == "bid":
+        if "strain" not in body:
+            raise TableError(BAD_REQUEST, "a bid names a strain, or null to pass")
+        return Bid(seat, _strain(body["strain"]))
+    if verb == "play":
+        belote = body.get("belote", False)
+        if not isinstance(belote, bool):
+            raise TableError(BAD_REQUEST, "belote must be true or false")
+        return PlayCard(seat, _card(body.get("card")), belote)
+    if verb == "announce":
+        if body.get("melds") is True:
+            return DeclareMelds(seat)
+        if "belote" in body:
+            return PlayCard(seat, _card(body["belote"]), True)
+        raise TableError(BAD_REQUEST, "announce {melds: true} or {belote: card}")
+    if verb == "swap":
+        return SwapTrumpSeven(seat)
+    if verb == "redeal":
+        return DemandRedeal(seat)
+    raise TableError(BAD_REQUEST, f"unknown move {verb!r}")
+
+
+MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
+
+
+def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
+    handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
+        "join": table.join,
+        "leave": table.leave,
+        "seed": table.seed,
+        "view": table.view,
+        "abort": table.abort,
+    }
+
+    async def handle(msg: Msg) -> None:
+        verb = msg.subject.rsplit(".", 1)[-1]
+        try:
+            body = orjson.loads(msg.data) if msg.data else {}
+            if not isinstance(body, dict):
+                raise TableError(BAD_REQUEST, "the request must be a JSON object")
+            if verb in MOVES:
+                reply: dict[str, Any] = await table.move(verb, body)
+            elif verb in handlers:
+                reply = await handlers[verb](body)
+            else:
+                raise TableError(BAD_REQUEST, f"unknown request {verb!r}")
+        except orjson.JSONDecodeError:
+            reply = ServiceError(BAD_REQUEST, "the request is not JSON").to_json()
+        except TableError as exc:
+            reply = {"error": exc.code, "message": exc.message}
+        except ServiceError as exc:
+            reply = exc.to_json()
+        except LostTable:
+            reply = {"error": "table_moved", "message": "the table changed owner: retry"}
+            asyncio.get_running_loop().call_soon(
+                lambda: table.worker.spawn(table.worker.drop(table, release=False))
+            )
+        except Exception as exc:
+            log.exception("table command failed", extra={"table_id": table.id})
+            reply = {"error": "internal", "message": type(exc).__name__}
+        if msg.reply:
+            with contextlib.suppress(Exception):
+                await msg.respond(orjson.dumps(reply))
+
+    async def on_msg(msg: Msg) -> None:
+        task = asyncio.create_task(handle(msg))
+        table.inflight.add(task)
+        task.add_done_callback(table.inflight.discard)
+
+    return on_msg

@@ -1,0 +1,98 @@
+"""The table's streams in the event log: load a table (its own stream and its match's)
+and append to either with the version the owner last saw.
+
+Streams: ``table-<table_id>`` (the table's events, all public) and
+``match-<match_id>`` (the game core's events, then at most one MatchForfeited or
+MatchAborted). An append names the version the owner loaded or last wrote, so an owner
+that lost its lease and did not notice fails with ``WrongExpectedVersion`` instead of
+forking a stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from belot import RULESETS, Event, Match, replay
+from belot.codec import from_payload, to_payload
+from belot.events import Visibility
+from eventlog import EventStore, NewEvent, RecordedEvent
+from services.table import domain
+
+#: Metadata of events decided for a seat by a bot or by the turn timer.
+ACTED_BY: Final = "acted_by"
+
+
+class LostTable(Exception):
+    """This worker no longer owns the table (its lease expired, or a stream moved on)."""
+
+
+def table_stream(table_id: str) -> str:
+    return f"table-{table_id}"
+
+
+def match_stream(match_id: str) -> str:
+    return f"match-{match_id}"
+
+
+def visibility_of(event: Event) -> str:
+    """PUBLIC -> "public", SEAT -> "seat:<event.seat>", SECRET -> "secret"."""
+    if event.VISIBILITY is Visibility.PUBLIC:
+        return "public"
+    if event.VISIBILITY is Visibility.SEAT:
+        return f"seat:{getattr(event, 'seat')}"  # noqa: B009 - SEAT events carry a seat
+    return "secret"
+
+
+def core_events(events: Sequence[Event], metadata: dict[str, Any] | None = None) -> list[NewEvent]:
+    return [NewEvent(e.TYPE, to_payload(e), visibility_of(e), metadata or {}) for e in events]
+
+
+def time_ms(event: RecordedEvent) -> int:
+    return int(event.recorded_at.timestamp() * 1000)
+
+
+@dataclass
+class Loaded:
+    """A table as its streams hold it."""
+
+    table: domain.TableState
+    table_version: int
+    match: Match | None = None
+    match_version: int = 0
+    #: The match's ending event (MatchEnded, MatchForfeited or MatchAborted), if any.
+    ending: tuple[str, dict[str, Any]] | None = None
+    #: When the match's last event was recorded (the turn timer runs from it).
+    last_match_ms: int = 0
+    #: Command ids already in the streams (the log's ids).
+    command_ids: set[str] = field(default_factory=set)
+
+
+async def load(store: EventStore, table_id: str) -> Loaded:
+    """Read ``table-<id>`` and its match's stream and fold them. An unknown table loads
+    as an empty state (``table.exists`` False)."""
+    rows = await store.read_stream(table_stream(table_id))
+    table = domain.fold([(r.type, r.payload) for r in rows])
+    loaded = Loaded(table, rows[-1].version if rows else 0)
+    loaded.command_ids = {r.command_id for r in rows if r.command_id}
+    if not table.exists:
+        return loaded
+    match_rows = await store.read_stream(match_stream(table.match_id))
+    if not match_rows:
+        return loaded
+    events: list[Event] = []
+    for r in match_rows:
+        if r.command_id:
+            loaded.command_ids.add(r.command_id)
+        if r.type in (domain.MATCH_FORFEITED, domain.MATCH_ABORTED):
+            loaded.ending = (r.type, r.payload)
+            continue
+        events.append(from_payload(r.payload))
+    loaded.match = replay(RULESETS[table.options.ruleset if table.options else ""], events)
+    loaded.match_version = match_rows[-1].version
+    loaded.last_match_ms = time_ms(match_rows[-1])
+    if loaded.ending is None and loaded.match.result is not None:
+        ended = match_rows[-1]
+        loaded.ending = (domain.MATCH_ENDED, ended.payload)
+    return loaded

@@ -1,0 +1,184 @@
+"""A platform for the table and gateway tests, on the test's own schema, JetStream
+stream and subject prefix: the randomness service (a local drand relay of recorded
+beacons on a virtual clock), table workers in this process, and the outbox relay."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp.test_utils import TestServer
+from nats.aio.client import Client
+
+from belot import RULESETS, Match, replay
+from belot.codec import from_payload
+from belot_platform import messaging
+from drand import QUICKNET
+from drand.client import DrandClient
+from drand.clock import ScaledClock
+from drand.relay import Mode, create_relay_app, load_beacons
+from eventlog import EventStore, RecordedEvent
+from eventlog.relay import OutboxRelay
+from fairdeal import Shuffler
+from fairdeal import fairness as fair
+from services.randomness.domain import RandomnessService
+from services.randomness.handlers import Handlers
+from services.randomness.store import SeedStore
+from services.table.worker import TableWorker
+from tests.drand_vectors import BEACONS_FILE
+
+SPEED = 10.0
+BEACONS = load_beacons(BEACONS_FILE, QUICKNET)
+ORIGIN = QUICKNET.time_of_round(1000) + 0.5
+
+
+@dataclass
+class Platform:
+    store: EventStore
+    nc: Client
+    prefix: str
+    randomness: RandomnessService
+    workers: list[TableWorker] = field(default_factory=list)
+
+    async def request(self, subject: str, body: dict[str, Any], timeout: float = 10) -> Any:
+        return await messaging.request(self.nc, f"{self.prefix}.{subject}", body, timeout=timeout)
+
+    async def create(self, **body: Any) -> dict[str, Any]:
+        reply: dict[str, Any] = await self.request("table.create", body)
+        return reply
+
+    async def table_events(self, table_id: str) -> list[RecordedEvent]:
+        return await self.store.read_stream(f"table-{table_id}")
+
+    async def match_events(self, match_id: str) -> list[RecordedEvent]:
+        return await self.store.read_stream(f"match-{match_id}")
+
+    async def wait_closed(self, table_id: str, timeout: float = 60.0) -> list[RecordedEvent]:
+        return await wait_for_table(self.store, table_id, "TableClosed", timeout)
+
+    async def add_worker(self, lease_ttl: float = 3.0, turn_ms: int = 30_000) -> TableWorker:
+        worker = TableWorker(
+            self.nc, self.store, prefix=self.prefix, lease_ttl=lease_ttl, turn_ms=turn_ms
+        )
+        await worker.start()
+        self.workers.append(worker)
+        return worker
+
+
+async def wait_for_table(
+    store: EventStore, table_id: str, event_type: str, timeout: float = 60.0
+) -> list[RecordedEvent]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        events = await store.read_stream(f"table-{table_id}")
+        if any(e.type == event_type for e in events):
+            return events
+        if loop.time() > deadline:
+            raise AssertionError(
+                f"table {table_id}: no {event_type} after {timeout}s; "
+                f"has {[e.type for e in events]}"
+            )
+        await asyncio.sleep(0.1)
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.05)
+
+
+def replay_match(events: list[RecordedEvent]) -> tuple[Match, list[RecordedEvent]]:
+    """The core's replay of a match stream, and its table-level tail (forfeit/abort)."""
+    core = [e for e in events if e.type not in ("MatchForfeited", "MatchAborted")]
+    tail = [e for e in events if e.type in ("MatchForfeited", "MatchAborted")]
+    started = core[0].payload
+    state = replay(RULESETS[started["ruleset"]], [from_payload(e.payload) for e in core])
+    return state, tail
+
+
+async def check_decks(store: EventStore, match_id: str) -> int:
+    """Every DeckSupplied in the match equals the recipe's deck from the revealed seed and
+    the randomness stream's inputs; returns how many decks were checked."""
+    rows = await store.read_stream(f"randomness-{match_id}")
+    state = fair.replay([fair.from_payload(r.type, r.payload) for r in rows])
+    assert state.server_seed is not None, "the server seed was not revealed"
+    shuffler = Shuffler(state.deck_inputs(state.server_seed))
+    n = 0
+    for e in await store.read_stream(f"match-{match_id}"):
+        if e.type == "DeckSupplied":
+            size = len(e.payload["cards"])
+            expected = [c for c in _codes(shuffler.deck(e.payload["deal_number"], size))]
+            assert e.payload["cards"] == expected, f"deal {e.payload['deal_number']}"
+            n += 1
+    return n
+
+
+def _codes(cards: Any) -> list[str]:
+    from belot.cards import to_codes
+
+    return to_codes(list(cards))
+
+
+@contextlib.asynccontextmanager
+async def platform(
+    store: EventStore,
+    pg_pool: Any,
+    nc: Client,
+    js_names: Any,
+    *,
+    workers: int = 1,
+    lease_ttl: float = 3.0,
+    turn_ms: int = 30_000,
+    window_ms: int = 20_000,
+    drand_mode: str = "ok",
+    relay: bool = True,
+) -> AsyncIterator[Platform]:
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    clock = ScaledClock(ORIGIN, SPEED)
+    drand_relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(drand_mode)))
+    await drand_relay.start_server()
+    seeds = SeedStore(pg_pool, store.schema)
+    await seeds.migrate()
+    client = DrandClient([str(drand_relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
+    randomness = RandomnessService(store, seeds, client, clock, window_ms=window_ms)
+    subs = [
+        await messaging.serve(nc, s, h)
+        for s, h in Handlers(randomness, "quicknet", f"{prefix}.randomness").routes().items()
+    ]
+    await randomness.start()
+    stop = asyncio.Event()
+    relay_task = None
+    if relay:
+        outbox = OutboxRelay(
+            store, nc.jetstream(), stream=js_names.stream, subject_prefix=js_names.subject_prefix
+        )
+        await outbox.ensure_stream()
+        relay_task = asyncio.create_task(outbox.run(stop))
+    p = Platform(store, nc, prefix, randomness)
+    for _ in range(workers):
+        await p.add_worker(lease_ttl, turn_ms)
+    try:
+        yield p
+    finally:
+        for w in p.workers:
+            await w.stop(handover=False)
+        stop.set()
+        if relay_task is not None:
+            await relay_task
+        for sub in subs:
+            await sub.unsubscribe()
+        await randomness.stop()
+        await client.close()
+        await drand_relay.close()
+        js = nc.jetstream()
+        for bucket in (f"{prefix}_table_leases", f"{prefix}_tables"):
+            with contextlib.suppress(Exception):
+                await js.delete_key_value(bucket)

@@ -1,0 +1,263 @@
+"""Refusals with precise codes and nothing appended; idempotent retries; the turn timer;
+leaving a match; the gateway's JSON errors and rate limits."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from belot import Strain
+from belot.bots import choose
+from tests.integration.gateway_support import Player, gateway, move_request
+from tests.integration.table_support import eventually, platform, wait_for_table
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def versions(store, created: dict) -> tuple[int, int, int]:
+    m = created["match_id"]
+    return (
+        await store.stream_version(f"table-{created['table_id']}"),
+        await store.stream_version(f"match-{m}"),
+        await store.stream_version(f"randomness-{m}"),
+    )
+
+
+async def four_at_a_table(http, tag: str, **options) -> tuple[list[Player], dict]:
+    players = [await Player(http, f"{tag}-{i}").register() for i in range(4)]
+    status, created = await players[0].call(
+        "POST", "/v1/tables", {"ruleset": "club", "sit": 0, "turn_seconds": 60, **options}
+    )
+    assert status == 201, created
+    for i in (1, 2, 3):
+        status, body = await players[i].call("POST", f"/v1/tables/{created['table_id']}/seats/{i}")
+        assert status == 200, body
+    return players, created
+
+
+async def view_of(player: Player, table_id: str) -> dict:
+    status, body = await player.call("GET", f"/v1/tables/{table_id}")
+    assert status == 200, body
+    return body
+
+
+async def wait_for_cards(players: list[Player], table_id: str) -> None:
+    async def dealt() -> bool:
+        v = (await view_of(players[0], table_id))["view"]
+        return v is not None and v["phase"] == "bidding"
+
+    await eventually(dealt)
+
+
+async def due_player(players: list[Player], table_id: str) -> Player:
+    for pl in players:
+        if (await view_of(pl, table_id))["view"]["legal"]:
+            return pl
+    raise AssertionError("nobody is due to act")
+
+
+async def act_once(players: list[Player], table_id: str, rng: random.Random) -> dict:
+    """The seat due to act makes an easy bot's move; returns the view it acted on."""
+    from services.table.views import view_from_json
+
+    for p in players:
+        body = await view_of(p, table_id)
+        v = body["view"]
+        if v is not None and v["legal"]:
+            verb, req = move_request(choose(view_from_json(v), rng, "easy"))
+            status, reply = await p.call("POST", f"/v1/tables/{table_id}/{verb}", req)
+            assert status == 200, reply
+            return v
+    raise AssertionError("nobody is due to act")
+
+
+async def test_refusals_carry_precise_codes_and_append_nothing(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        players, created = await four_at_a_table(http, "err")
+        table_id = created["table_id"]
+        stranger = await Player(http, "err-stranger").register()
+
+        # Seed not 16 bytes (the window is open: nobody sent one yet).
+        await wait_for_table(store, table_id, "FairDealOpened")
+        before = await versions(store, created)
+        status, body = await players[1].call(
+            "POST", f"/v1/tables/{table_id}/seed", {"seed": "ab" * 15}
+        )
+        assert (status, body["error"]) == (400, "seed_wrong_length"), body
+        assert body["message"]
+        assert await versions(store, created) == before
+        for pl in players:
+            status, body = await pl.call(
+                "POST", f"/v1/tables/{table_id}/seed", {"seed": random.randbytes(16).hex()}
+            )
+            assert status == 200, body
+        await wait_for_cards(players, table_id)
+
+        first = await due_player(players, table_id)
+        due_seat = (await view_of(first, table_id))["view"]["seat"]
+        other = players[(due_seat + 1) % 4]
+        turned = (await view_of(first, table_id))["view"]["turned"]
+        not_turned = next(s.name.lower() for s in Strain if s.is_suit and s.name[0] != turned[1])
+        before = await versions(store, created)
+        cases = [
+            # (who, route, body, status, code)
+            (other, "bid", {"strain": None}, 409, "not_your_turn"),
+            (first, "bid", {"strain": not_turned}, 409, "bid_not_allowed"),
+            (first, "play", {"card": "AS"}, 409, "not_expected"),
+            (stranger, "bid", {"strain": None}, 403, "not_your_seat"),
+            (other, "bid", {"strain": None, "seat": due_seat}, 403, "not_your_seat"),
+            (first, "bid", {"strain": "trumps"}, 400, "bad_request"),
+            (first, "play", {"card": "ZZ"}, 400, "bad_request"),
+        ]
+        for who, route, req, code_status, code in cases:
+            status, body = await who.call("POST", f"/v1/tables/{table_id}/{route}", req)
+            assert (status, body.get("error")) == (code_status, code), (route, req, body)
+            assert isinstance(body.get("message"), str) and body["message"]
+        status, body = await first.call("POST", "/v1/tables/nosuchtable/bid", {"strain": None})
+        assert (status, body["error"]) == (404, "unknown_table")
+        assert await versions(store, created) == before
+
+        # An illegal card: play on until a seat due to follow holds a card it may not play.
+        rng = random.Random(3)
+        found = False
+        for _ in range(200):
+            for pl in players:
+                v = (await view_of(pl, table_id))["view"]
+                if v["legal"] and v["phase"] == "playing" and v["trick"]:
+                    legal = {m["card"] for m in v["legal"] if m["type"] == "PlayCard"}
+                    illegal = [c for c in v["hand"] if c not in legal]
+                    if illegal:
+                        before = await versions(store, created)
+                        status, body = await pl.call(
+                            "POST", f"/v1/tables/{table_id}/play", {"card": illegal[0]}
+                        )
+                        assert (status, body["error"]) == (409, "illegal_card"), body
+                        assert await versions(store, created) == before
+                        found = True
+            if found:
+                break
+            await act_once(players, table_id, rng)
+        assert found, "no seat ever held an illegal card"
+
+
+async def test_retried_commands_are_idempotent(servers, store, pg_pool, nc, js_names) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        players = [await Player(http, f"idem-{i}").register() for i in range(4)]
+        body = {"ruleset": "club", "sit": 0, "command_id": "create-1"}
+        s1, a = await players[0].call("POST", "/v1/tables", body)
+        s2, b = await players[0].call("POST", "/v1/tables", body)
+        assert s1 == s2 == 201 and a["table_id"] == b["table_id"]
+        table_id = a["table_id"]
+        for i in (1, 2, 3):
+            for _ in range(2):  # the same join twice: one SeatTaken
+                status, reply = await players[i].call(
+                    "POST", f"/v1/tables/{table_id}/seats/{i}", {"command_id": f"join-{i}"}
+                )
+                assert status == 200, reply
+        await wait_for_table(store, table_id, "FairDealOpened")
+        for pl in players:
+            seed = {"seed": random.randbytes(16).hex(), "command_id": "seed"}
+            for _ in range(2):
+                status, reply = await pl.call("POST", f"/v1/tables/{table_id}/seed", seed)
+                assert status == 200, reply
+        await wait_for_cards(players, table_id)
+        due = await due_player(players, table_id)
+        version = await store.stream_version(f"match-{a['match_id']}")
+        for _ in range(3):
+            status, reply = await due.call(
+                "POST", f"/v1/tables/{table_id}/bid", {"strain": None, "command_id": "bid-1"}
+            )
+            assert status == 200, reply
+        assert await store.stream_version(f"match-{a['match_id']}") == version + 1
+        table = [e.type for e in await store.read_stream(f"table-{table_id}")]
+        assert table.count("TableOpened") == 1 and table.count("SeatTaken") == 4
+        fair = [e.type for e in await store.read_stream(f"randomness-{a['match_id']}")]
+        assert fair.count("SeatSeedReceived") == 4
+
+
+async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc, js_names) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names, window_ms=2_000) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        ann = await Player(http, "timer-ann").register()
+        status, created = await ann.call(
+            "POST",
+            "/v1/tables",
+            {
+                "ruleset": "gambler",
+                "seats": ["human", "bot:easy"],
+                "sit": 0,
+                "turn_seconds": 0.3,
+                "fallback_level": "easy",
+            },
+        )
+        assert status == 201, created
+        match_id = created["match_id"]
+
+        async def timed_out() -> bool:
+            events = await store.read_stream(f"match-{match_id}")
+            return sum(e.metadata.get("acted_by") == "timer" for e in events) >= 3
+
+        await eventually(timed_out, 30)
+        status, body = await ann.call("POST", f"/v1/tables/{created['table_id']}/leave")
+        assert status == 200 and body["forfeit"] is True, body
+        table = await wait_for_table(store, created["table_id"], "TableClosed")
+    match = await store.read_stream(f"match-{match_id}")
+    timed = [e for e in match if e.metadata.get("acted_by") == "timer"]
+    assert all(e.metadata["bot_level"] == "easy" for e in timed)
+    acts = [e for e in timed if e.type in ("CardPlayed", "Passed", "ContractTaken")]
+    assert acts and all(e.payload["seat"] == 0 for e in acts)
+    assert match[-1].type == "MatchForfeited"
+    assert match[-1].payload == {"leaver": 0, "winner_side": 1}
+    assert [e.type for e in match].count("MatchForfeited") == 1
+    finished = next(e.payload for e in table if e.type == "TableMatchFinished")
+    assert (finished["winner"], finished["finished"], finished["leaver"]) == (1, False, 0)
+    assert [e.type for e in table][-2:] == ["FairDealRevealed", "TableClosed"]
+
+
+async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names, workers=0) as p,
+        gateway(
+            servers, store.schema, js_names, p.prefix, rate_per_second=2.0, rate_burst=5
+        ) as http,
+    ):
+
+        async def call(method: str, path: str, **kw) -> tuple[int, dict, dict]:
+            async with http.request(method, path, **kw) as resp:
+                return resp.status, await resp.json(), dict(resp.headers)
+
+        assert (await call("POST", "/v1/accounts", data=b"{not json"))[:2] == (
+            400, {"error": "bad_request", "message": "the body is not valid JSON"}
+        )  # fmt: skip
+        status, body, _ = await call("POST", "/v1/accounts", json={"name": "ok-name"})
+        assert status == 400 and body["error"] == "bad_request"
+        status, body, _ = await call("GET", "/v1/nowhere")
+        assert status == 404 and body["error"] == "not_found"
+        status, body, _ = await call("DELETE", "/v1/lobby")
+        assert status == 405 and body["error"] == "method_not_allowed"
+        await asyncio.sleep(2)  # refill
+        status, body, _ = await call("POST", "/v1/tables", json={"ruleset": "club"})
+        assert status == 401 and body["error"] == "unauthorized"
+        bad = {"Authorization": "Bearer forged.token.value"}
+        status, body, _ = await call("GET", "/v1/ws", headers=bad)
+        assert status == 401 and body["error"] == "unauthorized"
+        codes = [(await call("GET", "/v1/lobby", headers=bad))[0] for _ in range(8)]
+        assert 429 in codes
+        status, body, headers = await call("GET", "/v1/lobby", headers=bad)
+        assert status == 429 and body["error"] == "rate_limited"
+        assert int(headers["Retry-After"]) >= 1
+        # Another token has its own bucket.
+        other = {"Authorization": "Bearer another.forged.token"}
+        assert (await call("GET", "/v1/lobby", headers=other))[0] == 200

@@ -1,0 +1,173 @@
+"""The pure parts of the table and gateway services: table options and seats, the rating
+contract's payload, the first dealer, tokens, rate limits, visibility, views as JSON."""
+
+from __future__ import annotations
+
+import random
+import stat
+
+import orjson
+import pytest
+
+from belot import RULESETS, DueKind, SupplyDeck, decide, due, evolve, new_match, view
+from belot.bots import choose
+from fairdeal import DeckInputs, Shuffler
+from services.gateway.domain import (
+    Identity,
+    RateLimiter,
+    TokenError,
+    Tokens,
+    may_see,
+    token_secret,
+)
+from services.table import domain
+from services.table.domain import TableError
+from services.table.views import public_view, view_from_json, view_to_json
+
+
+def opened(**body: object) -> domain.TableState:
+    options = domain.parse_options({"ruleset": "club", **body}, 30_000)
+    payload = domain.opened("t1", "t1-1", options, "ann", 1)
+    return domain.evolve(domain.TableState(), domain.TABLE_OPENED, payload)
+
+
+BAD_OPTIONS = {
+    "no ruleset": {"ruleset": "poker"},
+    "three seats": {"seats": ["human"] * 3},
+    "bad level": {"seats": ["bot:genius", "human", "human", "human"]},
+    "bad kind": {"seats": [{"kind": "alien"}, "human", "human", "human"]},
+    "target zero": {"target": 0},
+    "target float": {"target": 500.5},
+    "turn too short": {"turn_seconds": 0.01},
+    "fallback": {"fallback_level": "godlike"},
+    "rated text": {"rated": "yes"},
+}
+
+
+@pytest.mark.parametrize("body", BAD_OPTIONS.values(), ids=BAD_OPTIONS.keys())
+def test_bad_table_options_are_refused(body: dict) -> None:
+    with pytest.raises(TableError) as err:
+        domain.parse_options({"ruleset": "club", **body}, 30_000)
+    assert err.value.code == "bad_request" and err.value.message
+
+
+def test_seats_are_taken_once_by_humans() -> None:
+    state = opened(seats=["human", "bot:easy", "human", "bot"])
+    assert state.seats[3].config.level == "medium"
+    taken = domain.take_seat(state, 0, "ann", 2)
+    state = domain.evolve(state, domain.SEAT_TAKEN, taken)
+    cases = [
+        (0, "bob", "seat_taken"),
+        (1, "bob", "bot_seat"),
+        (2, "ann", "already_seated"),
+        (7, "bob", "unknown_seat"),
+    ]
+    for seat, player, code in cases:
+        with pytest.raises(TableError) as err:
+            domain.take_seat(state, seat, player, 3)
+        assert err.value.code == code
+    assert not state.all_seated
+    state = domain.evolve(state, domain.SEAT_TAKEN, domain.take_seat(state, 2, "bob", 4))
+    assert state.all_seated and state.seat_of("bob") == 2
+    assert domain.seat_for(state, "bob", None) == 2
+    with pytest.raises(TableError, match="not_your_seat"):
+        domain.seat_for(state, "bob", 0)
+    with pytest.raises(TableError, match="not_your_seat"):
+        domain.seat_for(state, "carol", None)
+
+
+def test_the_rating_contract_payload() -> None:
+    state = opened(rated=False)
+    fair = {
+        "match_id": "t1-1",
+        "commitment": "00" * 32,
+        "window_closes_at_ms": 5,
+        "chain": "quicknet",
+        "at_ms": 5,
+        "seats": [{"seat": n, "player": p} for n, p in enumerate(["a", None, "c", None])],
+    }
+    state = domain.evolve(state, domain.FAIR_DEAL_OPENED, fair)
+    payload = domain.match_finished(state, winner=1, finished=False, leaver=0, now_ms=9)
+    assert payload == {
+        "match_id": "t1-1",
+        "ruleset": "club",
+        "seats": [
+            {"seat": 0, "player": "a"},
+            {"seat": 1, "player": None},
+            {"seat": 2, "player": "c"},
+            {"seat": 3, "player": None},
+        ],
+        "winner": 1,
+        "finished": False,
+        "leaver": 0,
+        "finished_at_ms": 9,
+        "rated": False,
+    }
+    assert domain.forfeited(RULESETS["club"], 2) == {"leaver": 2, "winner_side": 1}
+    assert domain.forfeited(RULESETS["gambler"], 1) == {"leaver": 1, "winner_side": 0}
+
+
+def test_first_dealer_comes_from_the_first_deck() -> None:
+    deck = Shuffler(DeckInputs(b"\x01" * 32, (b"", b""), None)).deck(0, 32)
+    assert domain.first_dealer(RULESETS["gambler"], deck) == int(deck[-1]) % 2
+    assert domain.first_dealer(RULESETS["club"], deck) == 0
+    dealers = {
+        domain.first_dealer(
+            RULESETS["gambler"], Shuffler(DeckInputs(bytes([i]) * 32, (b"", b""), None)).deck(0, 32)
+        )
+        for i in range(20)
+    }
+    assert dealers == {0, 1}
+
+
+def test_tokens_round_trip_and_refuse_forgeries(tmp_path) -> None:
+    tokens = Tokens("k" * 32, 3600)
+    token = tokens.issue(Identity("id-1", "ann"))
+    assert tokens.check(token) == Identity("id-1", "ann")
+    for bad in (token[:-2] + "xx", "nonsense", Tokens("other" * 8, 3600).issue(Identity("x", "y"))):
+        with pytest.raises(TokenError):
+            tokens.check(bad)
+    expired = Tokens("k" * 32, -1)
+    with pytest.raises(TokenError, match="expired"):
+        expired.check(token)
+    secret = token_secret(None, tmp_path)
+    assert token_secret(None, tmp_path) == secret and len(secret) == 64
+    assert stat.S_IMODE((tmp_path / "gateway-token-secret").stat().st_mode) == 0o600
+    assert token_secret("configured-secret!", tmp_path) == "configured-secret!"
+
+
+def test_rate_limiter_is_a_token_bucket() -> None:
+    limiter = RateLimiter(rate=2.0, burst=3)
+    assert [limiter.take("a", 0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limiter.take("a", 0.0) == pytest.approx(0.5)
+    assert limiter.take("b", 0.0) == 0.0  # another key, another bucket
+    assert limiter.take("a", 0.6) == 0.0  # refilled one after half a second
+
+
+def test_visibility() -> None:
+    assert may_see("public", None, False)
+    assert may_see("seat:2", 2, False) and not may_see("seat:2", 1, False)
+    assert not may_see("seat:2", None, False) and not may_see("secret", 2, False)
+    assert may_see("secret", None, True) and may_see("seat:1", 3, True)
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_views_survive_json(ruleset: str) -> None:
+    rules = RULESETS[ruleset]
+    state = new_match(rules, "m", target=300)
+    shuffler = Shuffler(DeckInputs(b"\x07" * 32, (b"",) * rules.players, None))
+    rng = random.Random(5)
+    while due(state).kind is not DueKind.NOTHING:
+        d = due(state)
+        if d.kind is DueKind.DECK:
+            command = SupplyDeck(d.deal_number, shuffler.deck(d.deal_number, rules.deck_size))
+        else:
+            assert d.seat is not None
+            v = view(state, d.seat)
+            again = view_from_json(orjson.loads(orjson.dumps(view_to_json(v))))
+            assert again == v
+            spectator = public_view(v)
+            assert spectator["hand"] == [] and spectator["legal"] == []
+            command = choose(again, rng, "medium")
+        for e in decide(state, command):
+            state = evolve(state, e)
