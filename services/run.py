@@ -290,7 +290,10 @@ SELECT
 
 def cmd_run(args: Any) -> int:
     settings = Settings.from_env()
-    supervisor = Supervisor(settings, table_workers=args.table_workers)
+    from services.demo import run_demo
+
+    demo = None if args.no_demo else run_demo
+    supervisor = Supervisor(settings, table_workers=args.table_workers, demo=demo)
     return asyncio.run(supervisor.run())
 
 
@@ -301,4 +304,5 @@ def register(sub: Any) -> None:
         description=__doc__.split("\n\n")[1] if __doc__ else None,
     )
     run.add_argument("--table-workers", type=int, default=2, metavar="N")
+    run.add_argument("--no-demo", action="store_true", help="start the services only")
     run.set_defaults(handler=cmd_run)
