@@ -7,6 +7,7 @@ stdout then.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -28,9 +29,16 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import drand_cmd
+from services import drand_cmd, verify_cmd
 
 EXIT_USAGE = 2
+
+#: ``belot serve NAME``: each service's entry point as "module:function", imported only
+#: when that service is run. Each service adds its line here.
+SERVICES: dict[str, str] = {
+    "randomness": "services.randomness.app:main",
+    "verify": "services.verify.app:main",
+}
 
 
 class UsageError(Exception):
@@ -145,6 +153,18 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from belot_platform.settings import SettingsError
+
+    module_name, _, function = SERVICES[args.service].partition(":")
+    main_function: Callable[[], object] = getattr(importlib.import_module(module_name), function)
+    try:
+        main_function()
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="belot", description="The belot platform's command-line tools.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -210,7 +230,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.set_defaults(handler=cmd_simulate)
 
+    serve = sub.add_parser(
+        "serve",
+        help="run one service (settings from the BELOT_* environment variables)",
+        description="Run one service until SIGTERM or SIGINT. Configuration: README.",
+    )
+    serve.add_argument("service", choices=sorted(SERVICES))
+    serve.set_defaults(handler=cmd_serve)
+
     drand_cmd.register(sub)
+    verify_cmd.register(sub)
     add_log_commands(sub)
     return parser
 
