@@ -191,8 +191,8 @@ class Api:
         if ruleset is not None and ruleset not in RULESETS:
             raise _bad("bad_ruleset", f"ruleset must be one of {', '.join(sorted(RULESETS))}")
         player = request.query.get("player")
-        if player is not None and not 1 <= len(player) <= MAX_PLAYER:
-            raise _bad("bad_player", f"player must be 1-{MAX_PLAYER} characters")
+        if player is not None and not (1 <= len(player) <= MAX_PLAYER and player.isprintable()):
+            raise _bad("bad_player", f"player must be 1-{MAX_PLAYER} printable characters")
         ended_by = request.query.get("ended_by")
         if ended_by is not None and ended_by not in ENDING_EVENTS:
             raise _bad(

@@ -262,6 +262,7 @@ async def test_an_uploaded_record_is_verified_and_a_forged_one_named(world: Worl
         ("GET", "/v1/matches?before=-1", None, 400, "bad_before"),
         ("GET", "/v1/matches?ruleset=poker", None, 400, "bad_ruleset"),
         ("GET", "/v1/matches?ended_by=Nope", None, 400, "bad_ended_by"),
+        ("GET", "/v1/matches?player=%00", None, 400, "bad_player"),
         ("POST", "/v1/verify", b"", 400, "empty_body"),
         ("POST", "/v1/verify", b"{not json", 400, "bad_json"),
         ("POST", "/v1/verify", b'{"format": "x"}', 400, "not_a_record"),
