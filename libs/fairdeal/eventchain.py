@@ -21,6 +21,8 @@ import json
 from typing import Any, Final
 
 GENESIS_HASH: Final = bytes(32)
+# One encoder for every event: json.dumps would build one per call.
+_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def canonical_bytes(
@@ -35,7 +37,7 @@ def canonical_bytes(
     """The bytes one event contributes to its stream's chain.
 
     Raises ValueError (or TypeError) for values JSON cannot represent the log's way
-    (a lone surrogate in a string, a non-string key).
+    (a lone surrogate in a string, a non-string key), RecursionError for absurd nesting.
     """
     doc = {
         "metadata": metadata,
@@ -46,8 +48,7 @@ def canonical_bytes(
         "version": version,
         "visibility": visibility,
     }
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8")
+    return _ENCODER.encode(doc).encode("utf-8")
 
 
 def chain_hash(prev_hash: bytes, canonical: bytes) -> bytes:

@@ -204,30 +204,10 @@ def _stream_from_json(doc: Any, where: str) -> StreamRecord:
     )
 
 
-#: A record nests about 8 levels deep; anything far deeper is not one (and must not
-#: reach recursive code).
-MAX_DEPTH: Final = 64
-
-
-def _depth_ok(doc: Any, limit: int) -> bool:
-    stack = [(doc, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-    return True
-
-
 def parse_record(doc: Any) -> MatchRecord:
     """Read a record's structure; raises :class:`RecordError` if ``doc`` is not one."""
     if not isinstance(doc, dict):
         raise RecordError("a match record is a JSON object")
-    if not _depth_ok(doc, MAX_DEPTH):
-        raise RecordError(f"nested more than {MAX_DEPTH} levels deep: not a match record")
     fmt = doc.get("format")
     if fmt != FORMAT:
         raise RecordError(f"format {fmt!r}: this verifier reads {FORMAT!r}")
@@ -592,12 +572,9 @@ def summarize_game(
     return ruleset, deals, result, status
 
 
-def summarize(
-    match_events: Sequence[Envelope], randomness_events: Sequence[Envelope]
-) -> dict[str, Any]:
-    """The summary part of a record, derived from the events alone (undecodable events
-    are left out: the verifier reports them separately)."""
-    decoded = decode(match_events, randomness_events)
+def summarize_decoded(decoded: Decoded) -> dict[str, Any]:
+    """The summary part of a record from its decoded events (undecodable events are left
+    out: the verifier reports them separately)."""
     ruleset, deals, result, status = summarize_game([e for _, e in decoded.match])
     fair_deal, seats = summarize_fair_deal([e for _, e in decoded.fairness])
     rules = RULESETS.get(ruleset["name"]) if ruleset else None
@@ -612,6 +589,13 @@ def summarize(
         "deals": deals,
         "result": result,
     }
+
+
+def summarize(
+    match_events: Sequence[Envelope], randomness_events: Sequence[Envelope]
+) -> dict[str, Any]:
+    """The summary part of a record, derived from the events alone."""
+    return summarize_decoded(decode(match_events, randomness_events))
 
 
 def _head(events: Sequence[Envelope]) -> str | None:

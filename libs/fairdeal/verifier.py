@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -111,7 +112,7 @@ from fairdeal.record import (
     match_stream,
     parse_record,
     randomness_stream,
-    summarize,
+    summarize_decoded,
 )
 
 REPORT_FORMAT: Final = "belot-match-verification/1"
@@ -300,13 +301,28 @@ def _codes(cards: Sequence[int]) -> list[str]:
     return [to_code(c) for c in cards]
 
 
+_CANONICAL: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
+def _canonical(value: Any) -> str:
+    return _CANONICAL.encode(value)
+
+
 def _seconds(ms: int) -> str:
     return f"{ms / 1000:.3f} s"
 
 
-def _diff(where: str, recorded: Any, expected: Any, out: list[Difference]) -> None:
+#: A summary nests about 6 levels deep; a record nested far deeper is not compared
+#: further (and cannot exhaust the stack).
+MAX_DIFF_DEPTH: Final = 32
+
+
+def _diff(where: str, recorded: Any, expected: Any, out: list[Difference], depth: int = 0) -> None:
     """Append the differences between two JSON values, path by path."""
     if len(out) >= MAX_DIFFERENCES:
+        return
+    if depth > MAX_DIFF_DEPTH:
+        out.append(Difference(where, "nested far deeper than a record is"))
         return
     if isinstance(recorded, dict) and isinstance(expected, dict):
         for key in sorted(set(recorded) | set(expected), key=str):
@@ -316,7 +332,7 @@ def _diff(where: str, recorded: Any, expected: Any, out: list[Difference]) -> No
             elif key not in expected:
                 out.append(Difference(path, "not derived from the events", recorded[key], None))
             else:
-                _diff(path, recorded[key], expected[key], out)
+                _diff(path, recorded[key], expected[key], out, depth + 1)
         return
     if isinstance(recorded, list) and isinstance(expected, list):
         if len(recorded) != len(expected):
@@ -329,7 +345,7 @@ def _diff(where: str, recorded: Any, expected: Any, out: list[Difference]) -> No
                 )
             )
         for i, (a, b) in enumerate(zip(recorded, expected, strict=False)):
-            _diff(f"{where}[{i}]", a, b, out)
+            _diff(f"{where}[{i}]", a, b, out, depth + 1)
         return
     if type(recorded) is not type(expected) or recorded != expected:
         out.append(Difference(where, "differs from what the events say", recorded, expected))
@@ -479,8 +495,8 @@ class _Context:
             last_position = e.position
             try:
                 recomputed = chain_hash(prev, e.canonical_bytes()).hex()
-            except (TypeError, ValueError) as exc:
-                problems.append(Difference(where, f"cannot be hashed: {exc}"))
+            except (TypeError, ValueError, RecursionError) as exc:
+                problems.append(Difference(where, f"cannot be hashed: {type(exc).__name__}"))
                 recomputed = ""
             if e.hash != recomputed:
                 problems.append(
@@ -630,9 +646,18 @@ class _Context:
     # summary -------------------------------------------------------------------------------
 
     def check_summary(self) -> Check:
-        expected = summarize(self.record.match.events, self.record.randomness.events)
+        expected = summarize_decoded(self.decoded)
+        recorded = dict(self.record.summary)
         problems: list[Difference] = []
-        _diff("", dict(self.record.summary), expected, problems)
+        # Fast path: the same JSON text (which, unlike ==, tells 1 from 1.0 and true).
+        try:
+            same = _canonical(recorded) == _canonical(expected)
+        except (TypeError, ValueError, RecursionError):
+            same = False
+        if not same:
+            _diff("", recorded, expected, problems)
+            if not problems:
+                problems.append(Difference("", "the summary's JSON differs from the events'"))
         return _result(
             "summary",
             problems,
