@@ -47,9 +47,11 @@ def build_app(
     limiter = RateLimiter(limits or RateLimits())
 
     async def projection_ready(app: web.Application) -> None:
-        task = app[FEED]
-        if task.done():
+        if app[FEED].done():
             raise RuntimeError("the projection feed has stopped")
+        problem = app[PROJECTION].problem
+        if problem is not None:
+            raise RuntimeError(problem)
 
     app = create_app(
         settings, name="verify", use_nats=False, checks={"projection": projection_ready}

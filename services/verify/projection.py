@@ -34,6 +34,7 @@ SCHEMA: Final = "verify"
 #: The position is written at least every this many events read (and with every row).
 POSITION_EVERY: Final = 200
 RETRY_SECONDS: Final = 1.0
+MAX_RETRY_SECONDS: Final = 30.0
 
 POSITION = Gauge("belot_verify_projection_position", "Last log position the projection read.")
 
@@ -143,6 +144,8 @@ class Projection:
         self._s = quote_schema(schema)
         self.schema = schema
         self.caught_up = asyncio.Event()
+        #: Why the feed cannot read the log now (None: it can).
+        self.problem: str | None = None
 
     async def migrate(self) -> None:
         async with self._pool.acquire() as conn, conn.transaction():
@@ -206,15 +209,26 @@ class Projection:
         return False
 
     async def feed(self, store: EventStore, *, poll_interval: float = 1.0) -> None:
-        """Follow the log forever (cancel to stop); reconnects after errors."""
+        """Follow the log forever (cancel to stop); after an error, retry with a growing
+        pause (up to half a minute), saying what is wrong in ``problem`` meanwhile."""
+        pause = RETRY_SECONDS
         while True:
             try:
                 await self._follow(store, poll_interval)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except asyncpg.UndefinedTableError:
+                pause = pause if self.problem is not None else RETRY_SECONDS
+                # No event log in this schema yet: nothing has been appended anywhere.
+                if self.problem is None:
+                    log.warning("verify projection: no event log yet in %s", store.schema)
+                self.problem = f"no event log in schema {store.schema!r} yet"
+            except Exception as exc:
+                pause = pause if self.problem is not None else RETRY_SECONDS
                 log.exception("verify projection: reading the log failed; retrying")
-                await asyncio.sleep(RETRY_SECONDS)
+                self.problem = f"reading the log failed: {type(exc).__name__}"
+            await asyncio.sleep(pause)
+            pause = min(MAX_RETRY_SECONDS, pause * 2)
 
     async def _follow(self, store: EventStore, poll_interval: float) -> None:
         start = await self.position()
@@ -222,6 +236,7 @@ class Projection:
         unsaved = 0
         async with store.subscribe(start, batch_size=500, poll_interval=poll_interval) as sub:
             head = await store.head_position()
+            self.problem = None
             if start >= head:
                 self.caught_up.set()
             async for e in sub:

@@ -7,7 +7,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -22,7 +22,7 @@ from fairdeal.recipe import DeckInputs, Drand
 from fairdeal.verifier import verify_record
 from services.verify.app import build_app
 from services.verify.http import RateLimits
-from tests.matchgen import MatchSpec, generate, stored_record, write
+from tests.matchgen import MatchSpec, generate, offline_record, stored_record, write
 from tests.tamper import find, tampered
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -367,3 +367,33 @@ async def test_a_record_reads_the_same_twice(api: TestClient) -> None:  # type: 
     a = await (await api.get("/v1/matches/club-1/record")).read()
     b = await (await api.get("/v1/matches/club-1/record")).read()
     assert a == b and json.loads(a)["match_id"] == "club-1"
+
+
+async def test_before_any_event_log_exists_it_says_so_then_catches_up(
+    servers: Any, pg_pool: Any
+) -> None:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    settings = Settings(pg_dsn=servers.pg_dsn, pg_schema=schema)
+    client = await _client(settings, schema, limits=GENEROUS)
+    try:
+        for _ in range(100):
+            ready = await client.get("/readyz")
+            if ready.status == 503:
+                break
+            await asyncio.sleep(0.02)
+        body = await ready.json()
+        assert ready.status == 503 and "no event log" in body["checks"]["projection"]
+        missing = await client.get("/v1/matches/club-1")
+        assert missing.status == 503 and (await missing.json())["error"] == "unavailable"
+        # Uploads need no log.
+        record = offline_record(replace(CLUB, match_id="upload-1"))
+        assert (await (await client.post("/v1/verify", json=record)).json())["ok"] is True
+        store = await EventStore.open(pg_pool, schema, producer="tests")
+        await write(store, generate(replace(CLUB, match_id="late-1")))
+        listed = await wait_listed(client, 1)
+        assert listed["matches"][0]["match_id"] == "late-1"
+        assert (await client.get("/readyz")).status == 200
+        await store.close()
+    finally:
+        await client.close()
+        await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
