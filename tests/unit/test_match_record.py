@@ -261,3 +261,40 @@ def test_every_check_can_fail() -> None:
     )
     assert "hash_chain" in report.failed and "events" in report.failed
     assert all(c.status in (PASS, FAIL, SKIP) for c in report.checks)
+
+
+@pytest.mark.parametrize(
+    ("spec", "kinds"),
+    [
+        (
+            MatchSpec(ruleset="gambler", label="cov-gambler-4"),
+            {
+                "MisereStarted",
+                "RedealDemanded",
+                "TrumpSevenSwapped",
+                "BottomCardShown",
+                "MeldsShown",
+                "BeloteAnnounced",
+            },
+        ),
+        (MatchSpec(ruleset="classic", label="cov-classic-4"), {"DealAbandoned"}),
+        (MatchSpec(ruleset="french", label="cov-french-1"), {"DealAbandoned", "BeloteAnnounced"}),
+    ],
+    ids=["gambler-misere-redeal-swap", "classic-redeals", "french-redeals"],
+)
+def test_every_kind_of_deal_verifies(spec: MatchSpec, kinds: set[str]) -> None:
+    # Misère (the completion without a taker), gambler's redeal demand and seven swap,
+    # redeals after four passes (the recipe's k goes on counting).
+    r = offline_record(spec)
+    types = {e["type"] for e in r["streams"]["match"]["events"]}
+    assert kinds <= types
+    report = verify_record(r, bls=drand.verify)
+    assert report.ok, [(c.name, c.detail) for c in report.checks if not c.passed]
+    assert [d["deal"] for d in r["deals"]] == list(range(len(r["deals"])))
+    if "DealAbandoned" in kinds:
+        assert any(
+            d["abandoned"] == "all_passed" and d["completion_cards"] is None for d in r["deals"]
+        )
+    if "MisereStarted" in kinds:
+        misere = next(d for d in r["deals"] if d["contract"] == {"taker": None, "strain": "misere"})
+        assert misere["completion_cards"] and misere["bottom"]

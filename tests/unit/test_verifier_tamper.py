@@ -366,3 +366,17 @@ def test_any_edit_of_any_field_gives_a_report_or_a_record_error(
     crashed = [c.detail for c in report.checks if CHECK_CRASHED in c.detail]
     assert crashed == []
     json.dumps(report.to_json())
+
+
+def test_a_misere_completion_card_altered_fails_the_deals() -> None:
+    r = offline_record(MatchSpec(ruleset="gambler", label="cov-gambler-4"))
+
+    def edit(r: Record) -> None:
+        ev = events(r, "match")
+        start = ev.index(find(r, "match", "MisereStarted"))
+        dealt = next(e for e in ev[start:] if e["type"] == "CardsDealt")
+        dealt["payload"]["cards"][-1] = _other_card(dealt["payload"]["cards"][-1])
+
+    report = verify_record(tampered(r, edit), bls=drand.verify)
+    assert "deals" in report.failed
+    assert "completion cards" in report.check("deals").detail
