@@ -38,7 +38,7 @@ import dataclasses
 import enum
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -419,14 +419,12 @@ def _is_recorded_time(text: str) -> bool:
 class _Deal:
     number: int
     deck: tuple[int, ...] | None = None
-    deck_env: Envelope | None = None
     started: DealStarted | None = None
     first: dict[int, list[int]] = field(default_factory=dict)
     completion: dict[int, list[int]] = field(default_factory=dict)
     taker: int | None = None
     misere: bool = False
     bottom: int | None = None
-    where: str = ""
 
 
 # --- the checks ----------------------------------------------------------------------------
@@ -450,7 +448,6 @@ class _Context:
         self.final: Match | None = None  # the replayed state, when the replay got through
         # The replay reached the recorded MatchEnded and the rules end the match otherwise.
         self.wrong_end: tuple[MatchEnded, MatchEnded] | None = None
-        self.commitment_ok = False
 
     def all(self, cls: type[Any]) -> list[Any]:
         return [e for e in self.fair if isinstance(e, cls)]
@@ -554,9 +551,20 @@ class _Context:
                     match_stream(r.match_id), "the match stream does not start with MatchStarted"
                 )
             )
-        elif self.ruleset is None:
+        else:
             started = self.items[0]
             assert isinstance(started, MatchStarted)
+            if started.match_id not in ("", r.match_id):
+                problems.append(
+                    Difference(
+                        _where(self.envs[0]),
+                        "MatchStarted of another match",
+                        started.match_id,
+                        r.match_id,
+                    )
+                )
+        if self.ruleset is None and self.items and isinstance(self.items[0], MatchStarted):
+            started = self.items[0]
             problems.append(
                 Difference(
                     _where(self.envs[0]), "unknown ruleset", started.ruleset, sorted(RULESETS)
@@ -700,7 +708,6 @@ class _Context:
                     ),
                 ),
             )
-        self.commitment_ok = True
         return _pass(
             "commitment",
             f"SHA-256 of the revealed server seed is the commitment {commit.commitment.hex()} "
@@ -1132,9 +1139,9 @@ class _Context:
         deals: list[_Deal] = []
         deal: _Deal | None = None
         completing = False
-        for env, e in self.decoded.match:
+        for e in self.items:
             if isinstance(e, DeckSupplied):
-                deal = _Deal(e.deal_number, tuple(e.cards), env, where=_where(env))
+                deal = _Deal(e.deal_number, tuple(e.cards))
                 deals.append(deal)
                 completing = False
             elif deal is None:
@@ -1486,10 +1493,6 @@ class _Context:
         )
 
 
-def failed_checks(report: Report) -> Mapping[str, Check]:
-    return {c.name: c for c in report.checks if c.status == FAIL}
-
-
 __all__ = [
     "CHECKS",
     "FAIL",
@@ -1501,7 +1504,6 @@ __all__ = [
     "Check",
     "Difference",
     "Report",
-    "failed_checks",
     "verify",
     "verify_record",
 ]
