@@ -12,11 +12,13 @@ Routes (all JSON; errors ``{"error": code, "message": text}``; the OpenAPI docum
 - ``GET  /v1/matches/{id}/verification``  the verifier's report, once the seed is revealed
 - ``POST /v1/verify``                     the report on a record anyone uploads
 - ``GET  /v1/decks``                      a deck from given inputs, as ``belot deck``
+- ``GET  /v1/match-record-v1.schema.json`` the record format's JSON Schema
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.resources
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -59,6 +61,10 @@ MAX_PLAYER: Final = 200
 #: Verifications run in worker threads, this many at once (CPU-bound, ~20 ms each).
 VERIFY_CONCURRENCY: Final = 2
 REPORT_CACHE_SIZE: Final = 512
+#: The record's JSON Schema, as published in the fairdeal package.
+RECORD_SCHEMA: Final = (
+    importlib.resources.files("fairdeal").joinpath("schema/match-record-v1.json").read_bytes()
+)
 
 VERIFICATIONS = Counter(
     "belot_verify_verifications_total",
@@ -334,6 +340,13 @@ class Api:
             headers={"Cache-Control": "public, max-age=86400, immutable"},
         )
 
+    async def record_schema(self, request: web.Request) -> web.Response:
+        return web.Response(
+            body=RECORD_SCHEMA,
+            content_type="application/schema+json",
+            headers={"Cache-Control": "public, max-age=3600"},
+        )
+
     async def openapi(self, request: web.Request) -> web.Response:
         return json_response(OPENAPI, headers={"Cache-Control": "public, max-age=300"})
 
@@ -346,4 +359,5 @@ class Api:
             web.post("/v1/verify", self.post_verify),
             web.get("/v1/decks", self.get_deck, allow_head=False),
             web.get("/v1/openapi.json", self.openapi, allow_head=False),
+            web.get("/v1/match-record-v1.schema.json", self.record_schema, allow_head=False),
         ]

@@ -257,6 +257,18 @@ OPENAPI: Final[dict[str, Any]] = {
                 },
             }
         },
+        "/v1/match-record-v1.schema.json": {
+            "get": {
+                "operationId": "getRecordSchema",
+                "summary": f"The JSON Schema (2020-12) of the record format {FORMAT}",
+                "responses": {
+                    "200": {
+                        "description": "the schema",
+                        "content": {"application/schema+json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        },
         "/v1/openapi.json": {
             "get": {
                 "operationId": "getOpenApi",

@@ -19,6 +19,7 @@ from belot_platform.settings import Settings
 from eventlog import EventStore
 from fairdeal import Shuffler
 from fairdeal.recipe import DeckInputs, Drand
+from fairdeal.record import FORMAT
 from fairdeal.verifier import verify_record
 from services.verify.app import build_app
 from services.verify.http import RateLimits
@@ -341,6 +342,9 @@ async def test_health_readiness_openapi(api: TestClient) -> None:  # type: ignor
     assert (await api.get("/healthz")).status == 200
     ready = await get_json(api, "/readyz")
     assert ready["checks"] == {"postgres": "ok", "projection": "ok"}
+    schema = await api.get("/v1/match-record-v1.schema.json")
+    assert schema.status == 200
+    assert json.loads(await schema.read())["properties"]["format"]["const"] == FORMAT
     spec = await get_json(api, "/v1/openapi.json")
     assert spec["openapi"].startswith("3.") and "/v1/verify" in spec["paths"]
 
