@@ -114,9 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     # Where the time goes: each check alone, on a record decoded once per call (the
     # decoding, shared by every check, is timed as "decode").
     parsed = parse_record(record)
-    parse_s = 1 / rates({"p": lambda: parse_record(record)}, args.seconds / 2, args.rounds)["p"]
+    part_seconds, part_rounds = args.seconds / 3, min(3, args.rounds)
+    parse_s = 1 / rates({"p": lambda: parse_record(record)}, part_seconds, part_rounds)["p"]
     decode_s = (
-        1 / rates({"d": lambda: _Context(parsed, bls_verify)}, args.seconds / 2, args.rounds)["d"]
+        1 / rates({"d": lambda: _Context(parsed, bls_verify)}, part_seconds, part_rounds)["d"]
     )
     costs: dict[str, float] = {
         "parse the record's structure": parse_s,
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             if name == "score":
                 ctx.check_play()
 
-        both = rates({"one": one, "setup": setup_only}, args.seconds / 2, args.rounds)
+        both = rates({"one": one, "setup": setup_only}, part_seconds, part_rounds)
         costs[name] = max(0.0, 1 / both["one"] - 1 / both["setup"])
     whole = sum(costs.values())
     print()
