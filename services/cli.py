@@ -28,11 +28,10 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import drand_cmd, run, serve
+from services import drand_cmd, run, serve, verify_cmd
 from services.rating import cli as rating_cli
 
 EXIT_USAGE = 2
-
 
 class UsageError(Exception):
     """Bad input on the command line: printed on one line, exit status 2."""
@@ -214,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     drand_cmd.register(sub)
     serve.register(sub)
     run.register(sub)
+    verify_cmd.register(sub)
     add_log_commands(sub)
     rating_cli.register(sub)
     return parser

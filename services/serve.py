@@ -20,6 +20,7 @@ REGISTRY: Final[dict[str, str]] = {
     "table": "services.table.app:main",
     "gateway": "services.gateway.app:main",
     "rating": "services.rating.app:main",
+    "verify": "services.verify.app:main",
 }
 
 

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from belot.cards import Card
-from belot.ruleset import CompletionStart, Ruleset
+from belot.ruleset import AllPass, CompletionStart, Ruleset
 
 Indices = tuple[int, ...]
 
@@ -124,7 +124,13 @@ def _build_pattern(ruleset: Ruleset) -> DealPattern:
         first=tuple(tuple(h) for h in first),
         turned=turned,
         completion=completion,
-        completion_without_taker=_completion(ruleset, turned + 1, None, turned),
+        # Only a ruleset that plays misère deals after four passes; for the others a
+        # completion without a taker does not exist (and would run past the deck's end).
+        completion_without_taker=(
+            _completion(ruleset, turned + 1, None, turned)
+            if ruleset.all_pass is AllPass.MISERE
+            else None
+        ),
         shown=ruleset.deck_size - 1 if ruleset.shows_bottom_card else None,
     )
 

@@ -54,11 +54,14 @@ def create_app(
     use_nats: bool = True,
     checks: Mapping[str, Check] | None = None,
     registry: CollectorRegistry = REGISTRY,
+    handler_args: Mapping[str, Any] | None = None,
 ) -> web.Application:
     """A service's app. ``settings`` must have its server URLs resolved (see
     :func:`belot_platform.embedded.servers`). ``checks`` add readiness checks (each
-    raises when not ready)."""
-    app = web.Application()
+    raises when not ready). ``handler_args`` go to aiohttp's request handler (e.g.
+    ``max_line_size``: a request the HTTP parser refuses gets aiohttp's plain-text 400,
+    before any middleware)."""
+    app = web.Application(handler_args=handler_args)
     app[SETTINGS] = settings
     all_checks: dict[str, Check] = {}
 

@@ -64,6 +64,20 @@ def test_the_published_patterns() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_published_index_is_in_the_deck(name: str) -> None:
+    # A completion without a taker exists only where four passes start a misère; the
+    # published pattern must not name cards past the deck's end.
+    pattern = deal_pattern(RULESETS[name])
+    indices = [i for hand in pattern.first for i in hand] + [pattern.turned]
+    for by_taker in pattern.completion:
+        indices += [i for hand in by_taker for i in hand]
+    if pattern.completion_without_taker is not None:
+        indices += [i for hand in pattern.completion_without_taker for i in hand]
+    assert all(0 <= i < pattern.deck_size for i in indices)
+    assert (pattern.completion_without_taker is not None) == (name == "gambler")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_a_verifier_maps_a_fairdeal_deck_to_the_seats_cards(name: str) -> None:
     ruleset = RULESETS[name]
     deck = Shuffler(DeckInputs(bytes(32), (b"",) * ruleset.players, None)).deck(0)

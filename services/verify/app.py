@@ -1,0 +1,109 @@
+"""Composition of the verify service: the platform app (/healthz, /readyz, /metrics, the
+PostgreSQL pool), read-only access to the event log, the finished-matches projection fed
+from it, and the public API under /v1 with CORS, rate limits and JSON errors."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Final
+
+from aiohttp import web
+
+from belot_platform.app import PG_POOL, create_app, serve
+from belot_platform.embedded import servers
+from belot_platform.logs import configure_logging
+from belot_platform.settings import Settings
+from drand import verify as drand_verify
+from eventlog import EventStore
+from fairdeal.verifier import BlsCheck
+from services.verify.handlers import MAX_RECORD_BYTES, Api
+from services.verify.http import (
+    RateLimiter,
+    RateLimits,
+    cors_middleware,
+    errors_middleware,
+    rate_limit_middleware,
+)
+from services.verify.projection import SCHEMA, Projection, run_feed
+
+API: Final = web.AppKey("verify_api", Api)
+PROJECTION: Final = web.AppKey("verify_projection", Projection)
+FEED: Final = web.AppKey("verify_feed", asyncio.Task)
+#: aiohttp's HTTP parser answers a request line or header longer than its limit with a
+#: plain-text 400 before the app (and its JSON errors) sees it. The default, 8 KiB, is
+#: less than a /v1/decks query with 255 seat seeds; 64 KiB leaves every sensible request
+#: to the app.
+HTTP_LIMIT: Final = 64 * 1024
+HTTP_LIMITS: Final = {"max_line_size": HTTP_LIMIT, "max_field_size": HTTP_LIMIT}
+COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verification"})
+
+
+def build_app(
+    settings: Settings,
+    *,
+    schema: str = SCHEMA,
+    limits: RateLimits | None = None,
+    bls: BlsCheck | None = drand_verify,
+    max_record_bytes: int = MAX_RECORD_BYTES,
+) -> web.Application:
+    """The service's app. ``schema``: where its projection lives (tests give their own);
+    ``bls``: the BLS check handed to the verifier (drand's)."""
+    limiter = RateLimiter(limits or RateLimits())
+
+    async def projection_ready(app: web.Application) -> None:
+        if app[FEED].done():
+            raise RuntimeError("the projection feed has stopped")
+        problem = app[PROJECTION].problem
+        if problem is not None:
+            raise RuntimeError(problem)
+
+    app = create_app(
+        settings,
+        name="verify",
+        use_nats=False,
+        checks={"projection": projection_ready},
+        handler_args=HTTP_LIMITS,
+    )
+    app.middlewares.extend(
+        [cors_middleware, errors_middleware, rate_limit_middleware(limiter, COSTLY_ROUTES)]
+    )
+    # Routes are registered now (the router freezes at start); the store and the
+    # projection are handed to the API once the pool exists.
+    api = Api(bls, max_record_bytes=max_record_bytes)
+    app[API] = api
+    app.router.add_routes(api.routes())
+
+    async def service(app: web.Application) -> AsyncIterator[None]:
+        pool = app[PG_POOL]
+        # Read-only use of the log: no migration, no append (the store's writer is only
+        # started by an append).
+        store = EventStore(pool, settings.pg_schema)
+        projection = Projection(pool, schema)
+        await projection.migrate()
+        app[PROJECTION] = projection
+        api.attach(store, projection)
+        app[FEED] = feed = asyncio.create_task(run_feed(projection, store), name="verify-feed")
+        yield
+        feed.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await feed
+
+    app.cleanup_ctx.append(service)
+    return app
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    configure_logging(settings.log_level, settings.log_format)
+    with servers(settings) as resolved:
+        app = build_app(resolved)
+        asyncio.run(
+            serve(
+                app,
+                resolved.http_host,
+                resolved.port("verify"),
+                shutdown_timeout=resolved.shutdown_timeout,
+            )
+        )

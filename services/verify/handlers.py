@@ -1,0 +1,363 @@
+"""The verify API's handlers: parse, read the log, build or verify a record, answer.
+
+Routes (all JSON; errors ``{"error": code, "message": text}``; the OpenAPI document at
+``/v1/openapi.json`` is the reference):
+
+- ``GET  /v1/matches``                    finished matches, latest first, paged (``limit``,
+                                          ``before``), filters ``ruleset``, ``player``,
+                                          ``ended_by``
+- ``GET  /v1/matches/{id}``               the public view (a record without its streams;
+                                          private fields null until the match ends)
+- ``GET  /v1/matches/{id}/record``        the match record (public events only until the end)
+- ``GET  /v1/matches/{id}/verification``  the verifier's report, once the seed is revealed
+- ``POST /v1/verify``                     the report on a record anyone uploads
+- ``GET  /v1/decks``                      a deck from given inputs, as ``belot deck``
+- ``GET  /v1/match-record-v1.schema.json`` the record format's JSON Schema
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.resources
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import asyncpg
+import orjson
+from aiohttp import web
+from prometheus_client import Counter, Histogram
+
+from belot import RULESETS
+from belot.cards import to_codes
+from eventlog import EventStore
+from fairdeal import (
+    DRAND_VALUE_SIZE,
+    MAX_DEAL,
+    MAX_ROUND,
+    MAX_SEATS,
+    SEAT_SEED_SIZE,
+    SERVER_SEED_SIZE,
+    DeckInputs,
+    Drand,
+    RecipeError,
+    Shuffler,
+)
+from fairdeal.record import ENDING_EVENTS, RecordError, is_match_id, public_view
+from fairdeal.verifier import FAIL, BlsCheck, Report, verify_record
+from services.cli import UsageError, parse_hex, parse_int
+from services.verify.http import ApiError, json_response
+from services.verify.matches import LoadedMatch, if_none_match, load_match
+from services.verify.openapi import OPENAPI
+from services.verify.projection import FinishedMatch, Projection
+
+#: An uploaded record may be this large (a long match's record is a few hundred KB).
+MAX_RECORD_BYTES: Final = 4 * 1024 * 1024
+MAX_LIMIT: Final = 100
+DEFAULT_LIMIT: Final = 20
+MAX_POSITION: Final = 2**63 - 1
+MAX_PLAYER: Final = 200
+#: Verifications run in worker threads, this many at once (CPU-bound, ~20 ms each).
+VERIFY_CONCURRENCY: Final = 2
+REPORT_CACHE_SIZE: Final = 512
+#: The record's JSON Schema, as published in the fairdeal package.
+RECORD_SCHEMA: Final = (
+    importlib.resources.files("fairdeal").joinpath("schema/match-record-v1.json").read_bytes()
+)
+
+VERIFICATIONS = Counter(
+    "belot_verify_verifications_total",
+    "Verifications run, by source (a stored match or an upload) and result.",
+    ["source", "result"],
+)
+FAILED_CHECKS = Counter(
+    "belot_verify_failed_checks_total", "Checks failed in verifications, by check.", ["check"]
+)
+VERIFY_SECONDS = Histogram(
+    "belot_verify_verification_seconds",
+    "Time to verify one record (parse to report).",
+    buckets=(0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2, 5),
+)
+
+
+def _bad(code: str, message: str) -> ApiError:
+    return ApiError(400, code, message)
+
+
+def _query_int(
+    request: web.Request, name: str, default: int | None, low: int, high: int
+) -> int | None:
+    text = request.query.get(name)
+    if text is None:
+        return default
+    if not text.isascii() or not text.isdigit() or len(text) > 19:
+        raise _bad(f"bad_{name}", f"{name} must be a whole number {low}..{high}")
+    value = int(text)
+    if not low <= value <= high:
+        raise _bad(f"bad_{name}", f"{name} must be a whole number {low}..{high}")
+    return value
+
+
+def _match_id(request: web.Request) -> str:
+    match_id = request.match_info["match_id"]
+    if not is_match_id(match_id):
+        raise _bad("bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'")
+    return match_id
+
+
+def _finished_json(m: FinishedMatch) -> dict[str, Any]:
+    base = f"/v1/matches/{m.match_id}"
+    return {
+        "match_id": m.match_id,
+        "ruleset": m.ruleset,
+        "players": m.players,
+        "ended_by": m.ended_by,
+        "winner": m.winner,
+        "scores": m.scores,
+        "ended_at": m.ended_at.isoformat().replace("+00:00", "Z"),
+        "position": m.ended_position,
+        "revealed": m.revealed,
+        "dealt_with_drand": m.dealt_with_drand,
+        "links": {"self": base, "record": f"{base}/record", "verification": f"{base}/verification"},
+    }
+
+
+class Api:
+    def __init__(self, bls: BlsCheck | None, *, max_record_bytes: int = MAX_RECORD_BYTES) -> None:
+        self._store: EventStore | None = None
+        self._projection: Projection | None = None
+        self.bls = bls
+        self.max_record_bytes = max_record_bytes
+        self._verifying = asyncio.Semaphore(VERIFY_CONCURRENCY)
+        self._reports: OrderedDict[str, bytes] = OrderedDict()
+
+    def attach(self, store: EventStore, projection: Projection) -> None:
+        self._store, self._projection = store, projection
+
+    @property
+    def store(self) -> EventStore:
+        if self._store is None:
+            raise ApiError(503, "starting", "the service is starting", {"Retry-After": "1"})
+        return self._store
+
+    @property
+    def projection(self) -> Projection:
+        if self._projection is None:
+            raise ApiError(503, "starting", "the service is starting", {"Retry-After": "1"})
+        return self._projection
+
+    # ------------------------------------------------------------------ helpers
+
+    async def _db(self, call: Awaitable[Any]) -> Any:
+        try:
+            return await call
+        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            raise ApiError(
+                503,
+                "unavailable",
+                f"the event log cannot be read now ({type(exc).__name__})",
+                {"Retry-After": "5"},
+            ) from None
+
+    async def _load(self, request: web.Request) -> LoadedMatch:
+        match_id = _match_id(request)
+        loaded: LoadedMatch | None = await self._db(load_match(self.store, match_id))
+        if loaded is None:
+            raise ApiError(404, "unknown_match", f"no match {match_id!r}")
+        return loaded
+
+    def _cached(
+        self, request: web.Request, loaded: LoadedMatch, kind: str, body: Callable[[], bytes]
+    ) -> web.Response:
+        etag = loaded.etag(kind)
+        headers = {"ETag": etag, "Cache-Control": loaded.cache_control}
+        if if_none_match(request.headers.get("If-None-Match"), etag):
+            return web.Response(status=304, headers=headers)
+        return web.Response(body=body(), content_type="application/json", headers=headers)
+
+    async def _verify(self, doc: Any, source: str) -> Report:
+        async with self._verifying:
+            started = time.perf_counter()
+            report = await asyncio.to_thread(verify_record, doc, bls=self.bls)
+            VERIFY_SECONDS.observe(time.perf_counter() - started)
+        VERIFICATIONS.labels(source, "pass" if report.ok else "fail").inc()
+        for check in report.checks:
+            if check.status == FAIL:
+                FAILED_CHECKS.labels(check.name).inc()
+        return report
+
+    # ------------------------------------------------------------------ routes
+
+    async def list_matches(self, request: web.Request) -> web.Response:
+        limit = _query_int(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+        assert limit is not None
+        before = _query_int(request, "before", None, 1, MAX_POSITION)
+        ruleset = request.query.get("ruleset")
+        if ruleset is not None and ruleset not in RULESETS:
+            raise _bad("bad_ruleset", f"ruleset must be one of {', '.join(sorted(RULESETS))}")
+        player = request.query.get("player")
+        if player is not None and not (1 <= len(player) <= MAX_PLAYER and player.isprintable()):
+            raise _bad("bad_player", f"player must be 1-{MAX_PLAYER} printable characters")
+        ended_by = request.query.get("ended_by")
+        if ended_by is not None and ended_by not in ENDING_EVENTS:
+            raise _bad(
+                "bad_ended_by", f"ended_by must be one of {', '.join(sorted(ENDING_EVENTS))}"
+            )
+        rows: list[FinishedMatch] = await self._db(
+            self.projection.list(
+                limit=limit, before=before, ruleset=ruleset, player=player, ended_by=ended_by
+            )
+        )
+        following = str(rows[-1].ended_position) if len(rows) == limit else None
+        return json_response(
+            {"matches": [_finished_json(m) for m in rows], "next": following},
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def get_match(self, request: web.Request) -> web.Response:
+        loaded = await self._load(request)
+        view = {
+            **public_view(loaded.record),
+            "links": {
+                "record": f"/v1/matches/{loaded.match_id}/record",
+                "verification": f"/v1/matches/{loaded.match_id}/verification",
+            },
+        }
+        return self._cached(request, loaded, "view", lambda: orjson.dumps(view))
+
+    async def get_record(self, request: web.Request) -> web.Response:
+        loaded = await self._load(request)
+        return self._cached(request, loaded, "record", lambda: orjson.dumps(loaded.record))
+
+    async def get_verification(self, request: web.Request) -> web.Response:
+        loaded = await self._load(request)
+        if not loaded.ended:
+            raise ApiError(
+                409,
+                "match_not_ended",
+                "a match is verified once it has ended: its cards and "
+                "the server seed are secret until then",
+            )
+        if not loaded.revealed:
+            raise ApiError(
+                409,
+                "seed_not_revealed",
+                "the match has ended; its server seed is revealed moments later: try again",
+                {"Retry-After": "5"},
+            )
+        etag = loaded.etag("verification")
+        headers = {"ETag": etag, "Cache-Control": loaded.cache_control}
+        if if_none_match(request.headers.get("If-None-Match"), etag):
+            return web.Response(status=304, headers=headers)
+        body = self._reports.get(etag)
+        if body is None:
+            report = await self._verify(loaded.record, "match")
+            body = orjson.dumps(report.to_json())
+            self._reports[etag] = body
+            while len(self._reports) > REPORT_CACHE_SIZE:
+                self._reports.popitem(last=False)
+        else:
+            self._reports.move_to_end(etag)
+        return web.Response(body=body, content_type="application/json", headers=headers)
+
+    async def post_verify(self, request: web.Request) -> web.Response:
+        limit = self.max_record_bytes
+        too_large = ApiError(413, "too_large", f"a record may be at most {limit} bytes")
+        if request.content_length is not None and request.content_length > limit:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = await request.content.read(64 * 1024)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+        body = b"".join(chunks)
+        if not body.strip():
+            raise _bad("empty_body", "send a match record (JSON) as the request body")
+        try:
+            doc = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise _bad("bad_json", f"the body is not JSON: {exc}") from None
+        try:
+            report = await self._verify(doc, "upload")
+        except RecordError as exc:
+            raise _bad("not_a_record", f"not a match record: {exc}") from None
+        return json_response(report.to_json(), headers={"Cache-Control": "no-store"})
+
+    async def get_deck(self, request: web.Request) -> web.Response:
+        q = request.query
+        try:
+            seed_text = q.get("server_seed")
+            if seed_text is None:
+                raise UsageError("give server_seed (32 bytes in hex)")
+            server_seed = parse_hex("server_seed", seed_text, (SERVER_SEED_SIZE,))
+            seats = q.getall("seat_seed", [])
+            if not seats:
+                raise UsageError("give at least one seat_seed ('' for a seat that sent no seed)")
+            if len(seats) > MAX_SEATS:
+                raise UsageError(f"{len(seats)} seats: the recipe takes at most {MAX_SEATS}")
+            seat_seeds = tuple(
+                parse_hex(f"seat_seed #{n + 1}", s, (0, SEAT_SEED_SIZE))
+                for n, s in enumerate(seats)
+            )
+            deal_text = q.get("deal")
+            if deal_text is None:
+                raise UsageError("give deal (the deal number from 0; redeals count)")
+            k = parse_int("deal", deal_text, MAX_DEAL)
+            round_text, value_text = q.get("drand_round"), q.get("drand_value")
+            if (round_text is None) != (value_text is None):
+                raise UsageError("drand_round and drand_value go together: give both or neither")
+            drand = None
+            if round_text is not None and value_text is not None:
+                drand = Drand(
+                    parse_int("drand_round", round_text, MAX_ROUND),
+                    parse_hex("drand_value", value_text, (DRAND_VALUE_SIZE,)),
+                )
+            cards_text = q.get("cards", "32")
+            if cards_text not in ("32", "24"):
+                raise UsageError("cards must be 32 or 24")
+            cards = int(cards_text)
+            deck = Shuffler(DeckInputs(server_seed, seat_seeds, drand)).deck(k, cards)
+        except (UsageError, RecipeError) as exc:
+            raise _bad("bad_input", str(exc)) from None
+        return json_response(
+            {
+                "deck": to_codes(list(deck)),
+                "deal": k,
+                "cards": cards,
+                "inputs": {
+                    "server_seed": server_seed.hex(),
+                    "seat_seeds": [s.hex() for s in seat_seeds],
+                    "drand_round": drand.round if drand else 0,
+                    "drand_value": (drand.value if drand else bytes(DRAND_VALUE_SIZE)).hex(),
+                },
+            },
+            headers={"Cache-Control": "public, max-age=86400, immutable"},
+        )
+
+    async def record_schema(self, request: web.Request) -> web.Response:
+        return web.Response(
+            body=RECORD_SCHEMA,
+            content_type="application/schema+json",
+            headers={"Cache-Control": "public, max-age=3600"},
+        )
+
+    async def openapi(self, request: web.Request) -> web.Response:
+        return json_response(OPENAPI, headers={"Cache-Control": "public, max-age=300"})
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/v1/matches", self.list_matches, allow_head=False),
+            web.get("/v1/matches/{match_id}", self.get_match, allow_head=False),
+            web.get("/v1/matches/{match_id}/record", self.get_record, allow_head=False),
+            web.get("/v1/matches/{match_id}/verification", self.get_verification, allow_head=False),
+            web.post("/v1/verify", self.post_verify),
+            web.get("/v1/decks", self.get_deck, allow_head=False),
+            web.get("/v1/openapi.json", self.openapi, allow_head=False),
+            web.get("/v1/match-record-v1.schema.json", self.record_schema, allow_head=False),
+        ]

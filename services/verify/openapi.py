@@ -1,0 +1,418 @@
+"""The verify API's OpenAPI 3.0 document, served at ``/v1/openapi.json`` and fuzzed by
+the tests (schemathesis). The match record's own schema is the JSON Schema file
+``libs/fairdeal/schema/match-record-v1.json`` (draft 2020-12)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from belot import RULESETS
+from fairdeal.record import FORMAT
+from fairdeal.verifier import CHECKS, REPORT_FORMAT
+
+_ERROR_REF: Final = {"$ref": "#/components/schemas/Error"}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ERROR_REF}}}
+
+
+def _json(ref: str, description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}},
+    }
+    if headers:
+        out["headers"] = headers
+    return out
+
+
+_CACHE_HEADERS: Final = {
+    "ETag": {"schema": {"type": "string"}, "description": "changes with any new visible event"},
+    "Cache-Control": {
+        "schema": {"type": "string"},
+        "description": "public, max-age=3600 once ended and revealed; no-cache before",
+    },
+}
+_COMMON_ERRORS: Final = {
+    "400": _error("bad input: the code names it (bad_match_id, bad_limit, ...)"),
+    "429": _error("rate limited (per client address); see Retry-After"),
+    "503": _error("the event log cannot be read now"),
+}
+_MATCH_ID: Final = {
+    "name": "match_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_:-]{1,180}$"},
+}
+_IF_NONE_MATCH: Final = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string"},
+}
+_NOT_MODIFIED: Final = {"description": "not modified (If-None-Match named the ETag)"}
+
+_ENVELOPE: Final = {
+    "type": "object",
+    "required": [
+        "position",
+        "stream",
+        "version",
+        "type",
+        "payload",
+        "metadata",
+        "visibility",
+        "recorded_at",
+        "hash",
+    ],
+    "properties": {
+        "position": {"type": "integer"},
+        "stream": {"type": "string"},
+        "version": {"type": "integer"},
+        "type": {"type": "string"},
+        "payload": {"type": "object"},
+        "metadata": {"type": "object"},
+        "visibility": {"type": "string"},
+        "recorded_at": {"type": "string"},
+        "hash": {"type": "string"},
+    },
+}
+_STREAM: Final = {
+    "type": "object",
+    "required": ["id", "head", "events"],
+    "properties": {
+        "id": {"type": "string"},
+        "head": {"type": "string", "nullable": True},
+        "events": {"type": "array", "items": _ENVELOPE},
+    },
+}
+
+OPENAPI: Final[dict[str, Any]] = {
+    "openapi": "3.0.3",
+    "info": {
+        "title": "belot verify API",
+        "version": "1",
+        "description": (
+            "Public, read-only: finished matches, their records (format "
+            f"{FORMAT}) and the verifier's report on any record. Every error is "
+            '{"error": code, "message": text}. CORS: any origin. Rate limits per client '
+            "address (429 with Retry-After)."
+        ),
+    },
+    "paths": {
+        "/v1/matches": {
+            "get": {
+                "operationId": "listMatches",
+                "summary": "Finished matches, the latest end first",
+                "parameters": [
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+                    },
+                    {
+                        "name": "before",
+                        "in": "query",
+                        "description": "the `next` of the previous page: matches that ended before",
+                        "schema": {"type": "integer", "minimum": 1},
+                    },
+                    {
+                        "name": "ruleset",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": sorted(RULESETS)},
+                    },
+                    {
+                        "name": "player",
+                        "in": "query",
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+                    },
+                    {
+                        "name": "ended_by",
+                        "in": "query",
+                        "schema": {
+                            "type": "string",
+                            "enum": ["MatchAborted", "MatchEnded", "MatchForfeited"],
+                        },
+                    },
+                ],
+                "responses": {
+                    "200": _json("MatchList", "a page of finished matches"),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
+        "/v1/matches/{match_id}": {
+            "get": {
+                "operationId": "getMatch",
+                "summary": "A match's public view (its record without the streams)",
+                "description": "Private fields (decks, cards dealt, seat seeds before the "
+                "window closed, the server seed) are null until the match ends.",
+                "parameters": [_MATCH_ID, _IF_NONE_MATCH],
+                "responses": {
+                    "200": _json("MatchView", "the public view", _CACHE_HEADERS),
+                    "304": _NOT_MODIFIED,
+                    "404": _error("unknown_match"),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
+        "/v1/matches/{match_id}/record": {
+            "get": {
+                "operationId": "getRecord",
+                "summary": f"The match record ({FORMAT})",
+                "description": "Public events only until the match ends (complete: false).",
+                "parameters": [_MATCH_ID, _IF_NONE_MATCH],
+                "responses": {
+                    "200": _json("Record", "the record", _CACHE_HEADERS),
+                    "304": _NOT_MODIFIED,
+                    "404": _error("unknown_match"),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
+        "/v1/matches/{match_id}/verification": {
+            "get": {
+                "operationId": "getVerification",
+                "summary": "The verifier's report on a finished match",
+                "parameters": [_MATCH_ID, _IF_NONE_MATCH],
+                "responses": {
+                    "200": _json("Report", "the report (ok or not)", _CACHE_HEADERS),
+                    "304": _NOT_MODIFIED,
+                    "404": _error("unknown_match"),
+                    "409": _error("match_not_ended, or seed_not_revealed (see Retry-After)"),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
+        "/v1/verify": {
+            "post": {
+                "operationId": "verifyRecord",
+                "summary": "Verify a record anyone uploads",
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Record"}}
+                    },
+                },
+                "responses": {
+                    "200": _json("Report", "the report (ok or not)"),
+                    "400": _error("bad_json, empty_body or not_a_record"),
+                    "413": _error("too_large: more than 4 MiB"),
+                    "429": _COMMON_ERRORS["429"],
+                },
+            }
+        },
+        "/v1/decks": {
+            "get": {
+                "operationId": "getDeck",
+                "summary": "A deal's deck from the fair-deal inputs (as `belot deck`)",
+                "parameters": [
+                    {
+                        "name": "server_seed",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"},
+                    },
+                    {
+                        "name": "seat_seed",
+                        "in": "query",
+                        "required": True,
+                        "style": "form",
+                        "explode": True,
+                        "description": "one per seat in seat order: 32 hex digits, or empty",
+                        "schema": {
+                            "type": "array",
+                            "minItems": 1,
+                            "maxItems": 255,
+                            "items": {"type": "string", "pattern": "^([0-9a-fA-F]{32})?$"},
+                        },
+                    },
+                    {
+                        "name": "deal",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+                    },
+                    {
+                        "name": "drand_round",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 0},
+                    },
+                    {
+                        "name": "drand_value",
+                        "in": "query",
+                        "schema": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"},
+                    },
+                    {
+                        "name": "cards",
+                        "in": "query",
+                        "schema": {"type": "integer", "enum": [32, 24], "default": 32},
+                    },
+                ],
+                "responses": {
+                    "200": _json("Deck", "the deck, top card first"),
+                    "400": _error("bad_input"),
+                    "429": _COMMON_ERRORS["429"],
+                },
+            }
+        },
+        "/v1/match-record-v1.schema.json": {
+            "get": {
+                "operationId": "getRecordSchema",
+                "summary": f"The JSON Schema (2020-12) of the record format {FORMAT}",
+                "responses": {
+                    "200": {
+                        "description": "the schema",
+                        "content": {"application/schema+json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        },
+        "/v1/openapi.json": {
+            "get": {
+                "operationId": "getOpenApi",
+                "summary": "This document",
+                "responses": {
+                    "200": {
+                        "description": "OpenAPI 3.0",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        },
+    },
+    "components": {
+        "schemas": {
+            "Error": {
+                "type": "object",
+                "required": ["error", "message"],
+                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+            },
+            "FinishedMatch": {
+                "type": "object",
+                "required": [
+                    "match_id",
+                    "ruleset",
+                    "players",
+                    "ended_by",
+                    "winner",
+                    "scores",
+                    "ended_at",
+                    "position",
+                    "revealed",
+                    "dealt_with_drand",
+                    "links",
+                ],
+                "properties": {
+                    "match_id": {"type": "string"},
+                    "ruleset": {"type": "string"},
+                    "players": {"type": "array", "items": {"type": "string"}},
+                    "ended_by": {"type": "string"},
+                    "winner": {"type": "integer", "nullable": True},
+                    "scores": {"type": "array", "items": {"type": "integer"}},
+                    "ended_at": {"type": "string", "format": "date-time"},
+                    "position": {"type": "integer"},
+                    "revealed": {"type": "boolean"},
+                    "dealt_with_drand": {"type": "boolean", "nullable": True},
+                    "links": {"type": "object"},
+                },
+            },
+            "MatchList": {
+                "type": "object",
+                "required": ["matches", "next"],
+                "properties": {
+                    "matches": {
+                        "type": "array",
+                        "items": {"$ref": "#/components/schemas/FinishedMatch"},
+                    },
+                    "next": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "pass as `before` for the next page",
+                    },
+                },
+            },
+            "Record": {
+                "type": "object",
+                "description": f"A match record, format {FORMAT}: the full schema is "
+                "libs/fairdeal/schema/match-record-v1.json (JSON Schema 2020-12).",
+                "required": ["format", "match_id", "streams"],
+                "properties": {
+                    "format": {"type": "string", "enum": [FORMAT]},
+                    "match_id": {"type": "string"},
+                    "streams": {
+                        "type": "object",
+                        "required": ["match", "randomness"],
+                        "properties": {"match": _STREAM, "randomness": _STREAM},
+                    },
+                },
+            },
+            "MatchView": {
+                "type": "object",
+                "description": "A record without its streams, plus links.",
+                "required": ["format", "match_id", "complete", "status"],
+                "properties": {
+                    "format": {"type": "string"},
+                    "match_id": {"type": "string"},
+                    "complete": {"type": "boolean"},
+                    "status": {"type": "string"},
+                    "links": {"type": "object"},
+                },
+            },
+            "Report": {
+                "type": "object",
+                "required": [
+                    "format",
+                    "match_id",
+                    "ok",
+                    "dealt_with_drand",
+                    "drand_round",
+                    "fallback_reason",
+                    "bls_checked",
+                    "failed",
+                    "skipped",
+                    "checks",
+                ],
+                "properties": {
+                    "format": {"type": "string", "enum": [REPORT_FORMAT]},
+                    "match_id": {"type": "string"},
+                    "ok": {"type": "boolean", "description": "every check passed"},
+                    "dealt_with_drand": {
+                        "type": "boolean",
+                        "nullable": True,
+                        "description": "false: dealt without drand",
+                    },
+                    "drand_round": {"type": "integer", "nullable": True},
+                    "fallback_reason": {"type": "string", "nullable": True},
+                    "bls_checked": {"type": "boolean"},
+                    "failed": {"type": "array", "items": {"type": "string"}},
+                    "skipped": {"type": "array", "items": {"type": "string"}},
+                    "checks": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["name", "status", "detail", "differences"],
+                            "properties": {
+                                "name": {"type": "string", "enum": list(CHECKS)},
+                                "status": {"type": "string", "enum": ["pass", "fail", "skip"]},
+                                "detail": {"type": "string"},
+                                "differences": {"type": "array", "items": {"type": "object"}},
+                            },
+                        },
+                    },
+                },
+            },
+            "Deck": {
+                "type": "object",
+                "required": ["deck", "deal", "cards", "inputs"],
+                "properties": {
+                    "deck": {"type": "array", "items": {"type": "string"}},
+                    "deal": {"type": "integer"},
+                    "cards": {"type": "integer"},
+                    "inputs": {"type": "object"},
+                },
+            },
+        }
+    },
+}

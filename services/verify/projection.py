@@ -1,0 +1,299 @@
+"""Finished matches, for ``GET /v1/matches``: a small projection in the verify service's
+own schema, fed from the event log.
+
+Why a projection: the log's ``events`` table has no index on the event type, so finding
+ended matches there is a scan of the whole log, and the service must not add indexes to
+another component's tables. One row per ended match is written when the subscription
+meets a public ``MatchEnded``, ``MatchForfeited`` or ``MatchAborted`` in a ``match-*``
+stream (reading that match's two streams once, for the ruleset, the players, the
+result and whether drand was used); ``ServerSeedRevealed`` in the ``randomness-*``
+stream sets ``revealed``. Every write is idempotent (an upsert keyed by the match id), so
+replaying events after a restart, or two replicas feeding the same table, cannot do
+harm; the position read so far is kept in ``verify_position`` and only ever grows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+import asyncpg
+from prometheus_client import Gauge
+
+from eventlog import EventStore, RecordedEvent
+from eventlog.migrations import quote_schema
+from fairdeal.record import ENDING_EVENTS, MATCH_FORFEITED, match_stream, randomness_stream
+
+log = logging.getLogger(__name__)
+
+SCHEMA: Final = "verify"
+#: The position is written at least every this many events read (and with every row).
+POSITION_EVERY: Final = 200
+RETRY_SECONDS: Final = 1.0
+MAX_RETRY_SECONDS: Final = 30.0
+
+POSITION = Gauge("belot_verify_projection_position", "Last log position the projection read.")
+
+_MIGRATION = """
+CREATE SCHEMA IF NOT EXISTS {s};
+CREATE TABLE IF NOT EXISTS {s}.verify_matches (
+    match_id         text PRIMARY KEY,
+    ruleset          text NOT NULL,
+    players          text[] NOT NULL,
+    ended_by         text NOT NULL,
+    winner           integer,
+    scores           integer[] NOT NULL,
+    ended_position   bigint NOT NULL,
+    ended_at         timestamptz NOT NULL,
+    revealed         boolean NOT NULL DEFAULT false,
+    dealt_with_drand boolean
+);
+CREATE INDEX IF NOT EXISTS verify_matches_by_end ON {s}.verify_matches (ended_position DESC);
+CREATE TABLE IF NOT EXISTS {s}.verify_position (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    position  bigint NOT NULL
+);
+INSERT INTO {s}.verify_position (singleton, position) VALUES (true, 0)
+    ON CONFLICT (singleton) DO NOTHING;
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    match_id: str
+    ruleset: str
+    players: list[str]
+    ended_by: str
+    winner: int | None
+    scores: list[int]
+    ended_position: int
+    ended_at: datetime
+    revealed: bool
+    dealt_with_drand: bool | None
+
+
+def _int_or_none(v: Any) -> int | None:
+    return v if type(v) is int else None
+
+
+def _scores(v: Any) -> list[int]:
+    if isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v):
+        return list(v)
+    return [0, 0]
+
+
+def summarize_end(
+    end: RecordedEvent, match_events: list[RecordedEvent], fair_events: list[RecordedEvent]
+) -> FinishedMatch:
+    """The row of an ended match, from its two streams (payloads read defensively: the
+    projection lists what the log says; the verifier judges it)."""
+    match_id = end.stream_id.removeprefix("match-")
+    started = match_events[0].payload if match_events else {}
+    ruleset = started.get("ruleset") if isinstance(started, dict) else None
+    payload = end.payload if isinstance(end.payload, dict) else {}
+    last_scored = next((e.payload for e in reversed(match_events) if e.type == "DealScored"), None)
+    scores = _scores(last_scored.get("scores")) if isinstance(last_scored, dict) else [0, 0]
+    if end.type == "MatchEnded":
+        winner, scores = _int_or_none(payload.get("winner")), _scores(payload.get("scores"))
+    elif end.type == MATCH_FORFEITED:
+        winner = _int_or_none(payload.get("winner_side"))
+    else:
+        winner = None
+    players: list[str] = []
+    drand: bool | None = None
+    revealed = False
+    for e in fair_events:
+        p = e.payload if isinstance(e.payload, dict) else {}
+        if e.type == "ServerSeedCommitted":
+            seats = p.get("seats")
+            if isinstance(seats, list):
+                players = [
+                    s["player"]
+                    for s in seats
+                    if isinstance(s, dict) and isinstance(s.get("player"), str)
+                ]
+        elif e.type == "DrandBeaconVerified":
+            drand = True
+        elif e.type == "DrandFallback":
+            drand = False
+        elif e.type == "ServerSeedRevealed":
+            revealed = True
+    return FinishedMatch(
+        match_id=match_id,
+        ruleset=ruleset if isinstance(ruleset, str) else "",
+        players=players,
+        ended_by=end.type,
+        winner=winner,
+        scores=scores,
+        ended_position=end.position,
+        ended_at=end.recorded_at,
+        revealed=revealed,
+        dealt_with_drand=drand,
+    )
+
+
+class Projection:
+    """The finished-matches table: migrate, feed from the log, query."""
+
+    def __init__(self, pool: asyncpg.Pool, schema: str = SCHEMA) -> None:
+        self._pool = pool
+        self._s = quote_schema(schema)
+        self.schema = schema
+        self.caught_up = asyncio.Event()
+        #: Why the feed cannot read the log now (None: it can).
+        self.problem: str | None = None
+
+    async def migrate(self) -> None:
+        async with self._pool.acquire() as conn, conn.transaction():
+            # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-verify'))")
+            await conn.execute(_MIGRATION.format(s=self._s))
+
+    async def position(self) -> int:
+        return int(await self._pool.fetchval(f"SELECT position FROM {self._s}.verify_position"))
+
+    async def _save_position(self, conn: Any, position: int) -> None:
+        await conn.execute(
+            f"UPDATE {self._s}.verify_position SET position = greatest(position, $1)", position
+        )
+        POSITION.set(position)
+
+    async def record_end(self, row: FinishedMatch) -> None:
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"""INSERT INTO {self._s}.verify_matches (match_id, ruleset, players, ended_by,
+                        winner, scores, ended_position, ended_at, revealed, dealt_with_drand)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    ON CONFLICT (match_id) DO UPDATE SET revealed =
+                        {self._s}.verify_matches.revealed OR EXCLUDED.revealed""",
+                row.match_id,
+                row.ruleset,
+                row.players,
+                row.ended_by,
+                row.winner,
+                row.scores,
+                row.ended_position,
+                row.ended_at,
+                row.revealed,
+                row.dealt_with_drand,
+            )
+            await self._save_position(conn, row.ended_position)
+
+    async def record_reveal(self, match_id: str, position: int) -> None:
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"UPDATE {self._s}.verify_matches SET revealed = true WHERE match_id = $1",
+                match_id,
+            )
+            await self._save_position(conn, position)
+
+    async def handle(self, store: EventStore, e: RecordedEvent) -> bool:
+        """Take one event into account; True if it changed a row."""
+        if (
+            e.type in ENDING_EVENTS
+            and e.visibility == "public"
+            and e.stream_id.startswith("match-")
+        ):
+            match_id = e.stream_id.removeprefix("match-")
+            match_events = await store.read_stream(match_stream(match_id))
+            fair_events = await store.read_stream(randomness_stream(match_id))
+            await self.record_end(summarize_end(e, match_events, fair_events))
+            return True
+        if e.type == "ServerSeedRevealed" and e.stream_id.startswith("randomness-"):
+            await self.record_reveal(e.stream_id.removeprefix("randomness-"), e.position)
+            return True
+        return False
+
+    async def feed(self, store: EventStore, *, poll_interval: float = 1.0) -> None:
+        """Follow the log forever (cancel to stop); after an error, retry with a growing
+        pause (up to half a minute), saying what is wrong in ``problem`` meanwhile."""
+        pause = RETRY_SECONDS
+        while True:
+            try:
+                await self._follow(store, poll_interval)
+            except asyncio.CancelledError:
+                raise
+            except asyncpg.UndefinedTableError:
+                pause = pause if self.problem is not None else RETRY_SECONDS
+                # No event log in this schema yet: nothing has been appended anywhere.
+                if self.problem is None:
+                    log.warning("verify projection: no event log yet in %s", store.schema)
+                self.problem = f"no event log in schema {store.schema!r} yet"
+            except Exception as exc:
+                pause = pause if self.problem is not None else RETRY_SECONDS
+                log.exception("verify projection: reading the log failed; retrying")
+                self.problem = f"reading the log failed: {type(exc).__name__}"
+            await asyncio.sleep(pause)
+            pause = min(MAX_RETRY_SECONDS, pause * 2)
+
+    async def _follow(self, store: EventStore, poll_interval: float) -> None:
+        start = await self.position()
+        POSITION.set(start)
+        unsaved = 0
+        async with store.subscribe(start, batch_size=500, poll_interval=poll_interval) as sub:
+            head = await store.head_position()
+            self.problem = None
+            if start >= head:
+                self.caught_up.set()
+            async for e in sub:
+                if await self.handle(store, e):
+                    unsaved = 0
+                else:
+                    unsaved += 1
+                    if unsaved >= POSITION_EVERY:
+                        async with self._pool.acquire() as conn:
+                            await self._save_position(conn, e.position)
+                        unsaved = 0
+                if e.position >= head:
+                    self.caught_up.set()
+
+    async def list(
+        self,
+        *,
+        limit: int,
+        before: int | None = None,
+        ruleset: str | None = None,
+        player: str | None = None,
+        ended_by: str | None = None,
+    ) -> list[FinishedMatch]:
+        """Finished matches, the latest end first; ``before``: ended before that position."""
+        rows = await self._pool.fetch(
+            f"""SELECT match_id, ruleset, players, ended_by, winner, scores, ended_position,
+                       ended_at, revealed, dealt_with_drand
+                FROM {self._s}.verify_matches
+                WHERE ($1::bigint IS NULL OR ended_position < $1)
+                  AND ($2::text IS NULL OR ruleset = $2)
+                  AND ($3::text IS NULL OR $3 = ANY(players))
+                  AND ($4::text IS NULL OR ended_by = $4)
+                ORDER BY ended_position DESC
+                LIMIT $5""",
+            before,
+            ruleset,
+            player,
+            ended_by,
+            limit,
+        )
+        return [
+            FinishedMatch(
+                r["match_id"],
+                r["ruleset"],
+                list(r["players"]),
+                r["ended_by"],
+                r["winner"],
+                list(r["scores"]),
+                r["ended_position"],
+                r["ended_at"],
+                r["revealed"],
+                r["dealt_with_drand"],
+            )
+            for r in rows
+        ]
+
+
+async def run_feed(projection: Projection, store: EventStore) -> None:
+    with contextlib.suppress(asyncio.CancelledError):
+        await projection.feed(store)

@@ -1,0 +1,218 @@
+"""``belot verify RECORD.json | URL [--json] [--drand-url URL]``: check a match record.
+
+The same verifier as the API's (:func:`fairdeal.verifier.verify_record`), with drand's
+BLS check. Exit status: 0 when every check passes, 1 when one fails (or is skipped), 2
+for bad input (an unreadable file or URL, not JSON, not a match record) with one line on
+stderr. ``--drand-url`` asks that drand relay for the record's round, independently of
+the record, and adds a check ``drand_relay``: the relay's beacon must be the recorded one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import orjson
+
+from drand import verify as bls_verify
+from drand.client import DrandClient
+from fairdeal.chains import CHAINS
+from fairdeal.record import RecordError
+from fairdeal.verifier import FAIL, PASS, SKIP, Check, Difference, Report, verify_record
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+#: A record of a long match is a few hundred kilobytes; refuse what cannot be one.
+MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
+FETCH_TIMEOUT: Final = 30.0
+DRAND_WAIT: Final = 15.0
+
+
+class UsageError(Exception):
+    """Bad input: one line on stderr, exit status 2."""
+
+
+def _is_url(source: str) -> bool:
+    return urlsplit(source).scheme in ("http", "https")
+
+
+async def _fetch(url: str) -> bytes:
+    import aiohttp
+
+    timeout = aiohttp.ClientTimeout(total=FETCH_TIMEOUT)
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=timeout) as http,
+            http.get(url, headers={"Accept": "application/json"}) as resp,
+        ):
+            if resp.status != 200:
+                text = (await resp.text(errors="replace"))[:200].strip()
+                raise UsageError(f"{url}: HTTP {resp.status} {text}")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.content.iter_chunked(1 << 16):
+                size += len(chunk)
+                if size > MAX_RECORD_BYTES:
+                    break
+                chunks.append(chunk)
+            body = b"".join(chunks)
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise UsageError(f"{url}: {type(exc).__name__}: {exc}") from None
+    if size > MAX_RECORD_BYTES:
+        raise UsageError(f"{url}: more than {MAX_RECORD_BYTES} bytes: not a match record")
+    return body
+
+
+def _record_url(url: str) -> str:
+    """``.../v1/matches/<id>`` names a match: its record is at ``.../record``."""
+    path = urlsplit(url).path.rstrip("/")
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[-2] == "matches" and parts[-3] == "v1":
+        return url.rstrip("/") + "/record"
+    return url
+
+
+def read_source(source: str) -> Any:
+    """The JSON document at ``source`` (a path, ``-`` for stdin, or an http(s) URL)."""
+    if _is_url(source):
+        body = asyncio.run(_fetch(_record_url(source)))
+    elif source == "-":
+        body = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+    else:
+        try:
+            with Path(source).open("rb") as f:
+                body = f.read(MAX_RECORD_BYTES + 1)
+        except OSError as exc:
+            raise UsageError(f"{source}: {exc.strerror or exc}") from None
+    if len(body) > MAX_RECORD_BYTES:
+        raise UsageError(f"{source}: more than {MAX_RECORD_BYTES} bytes: not a match record")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise UsageError(f"{source}: not JSON: {exc}") from None
+
+
+async def _relay_beacon(url: str, chain_name: str, round_: int) -> Any:
+    chain = CHAINS[chain_name]
+    async with DrandClient([url], chain, retry_interval=1.0, request_timeout=10.0) as client:
+        return await client.beacon_by(round_, time.time() + DRAND_WAIT)
+
+
+def relay_check(report: Report, record: Any, url: str) -> Check:
+    """Ask the relay at ``url`` for the record's round and compare with the record."""
+    name = "drand_relay"
+    fair = record.get("fair_deal") if isinstance(record, dict) else None
+    if not isinstance(fair, dict) or report.drand_round is None:
+        return Check(name, FAIL, "the record names no drand round to ask for")
+    chain = fair.get("chain") or {}
+    chain_name = chain.get("name") if isinstance(chain, dict) else None
+    if chain_name not in CHAINS:
+        return Check(name, FAIL, f"the record's drand chain {chain_name!r} is not pinned")
+    round_ = report.drand_round
+    try:
+        beacon = asyncio.run(_relay_beacon(url, str(chain_name), round_))
+    except Exception as exc:  # any failure to reach the relay is this check failing
+        return Check(name, FAIL, f"could not ask {url} for round {round_}: {exc}")
+    if beacon is None:
+        return Check(
+            name, FAIL, f"{url} gave no verified beacon for round {round_} within {DRAND_WAIT} s"
+        )
+    used = fair.get("drand") if isinstance(fair.get("drand"), dict) else None
+    late = fair.get("late_beacon") if isinstance(fair.get("late_beacon"), dict) else None
+    recorded = used or late
+    relay_sig = beacon.signature.hex()
+    if recorded is None:
+        return Check(
+            name,
+            PASS,
+            f"{url} serves round {round_} (randomness {beacon.randomness.hex()}); the match "
+            "was dealt without drand and recorded no value for it",
+        )
+    if recorded.get("signature") != relay_sig:
+        return Check(
+            name,
+            FAIL,
+            f"{url} serves round {round_} with another signature than the record's",
+            (Difference("fair_deal", "signature differs", recorded.get("signature"), relay_sig),),
+        )
+    how = "dealt from it" if used is not None else "dealt without it (it came late)"
+    return Check(
+        name,
+        PASS,
+        f"{url} independently serves round {round_} with the recorded signature and "
+        f"randomness {beacon.randomness.hex()} (verified); the match was {how}",
+    )
+
+
+_MARK: Final = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIP"}
+
+
+def render(report: Report) -> str:
+    lines = [f"match {report.match_id}"]
+    for c in report.checks:
+        lines.append(f"  {_MARK.get(c.status, c.status.upper())}  {c.name:<16} {c.detail}")
+        for d in c.differences:
+            extra = ""
+            if d.recorded is not None or d.expected is not None:
+                extra = f" (recorded {d.recorded!r}, expected {d.expected!r})"
+            lines.append(f"          - {d.where}: {d.what}{extra}")
+    if report.ok:
+        how = (
+            f"with drand round {report.drand_round}"
+            if report.dealt_with_drand
+            else f"without drand ({report.fallback_reason})"
+        )
+        lines.append(f"VERIFIED: every check passed; the match was dealt fairly {how}.")
+    else:
+        bad = [c.name for c in report.checks if not c.passed]
+        lines.append(
+            f"NOT VERIFIED: {len(bad)} of {len(report.checks)} checks did not pass: "
+            + ", ".join(bad)
+        )
+    return "\n".join(lines) + "\n"
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    try:
+        doc = read_source(args.record)
+        try:
+            report = verify_record(doc, bls=bls_verify)
+        except RecordError as exc:
+            raise UsageError(f"{args.record}: not a match record: {exc}") from None
+    except UsageError as exc:
+        sys.stderr.write(f"belot verify: error: {exc}\n")
+        return EXIT_USAGE
+    if args.drand_url:
+        report = report.with_check(relay_check(report, doc, args.drand_url.rstrip("/")))
+    if args.json:
+        sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
+    else:
+        sys.stdout.write(render(report))
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    verify = sub.add_parser(
+        "verify",
+        help="check a match record: fair deal, drand, decks, every card, the score",
+        description=(
+            "Verify a match record (format belot-match-record/1) from a file, '-' for "
+            "stdin, or a URL (an API's /v1/matches/ID or /v1/matches/ID/record). Prints each "
+            "check with pass or fail and what differs; exit 0 only when every check passes, "
+            "1 when one does not, 2 for input that is not a record."
+        ),
+    )
+    verify.add_argument("record", metavar="RECORD.json|URL")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument(
+        "--drand-url",
+        metavar="URL",
+        help="a drand HTTP relay to fetch the record's round from, independently",
+    )
+    verify.set_defaults(handler=cmd_verify)

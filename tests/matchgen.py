@@ -1,0 +1,321 @@
+"""Recorded matches without the table service: bots play a whole match with the pure cores
+(``belot`` and ``fairdeal.fairness``), decks from ``fairdeal.Shuffler``, and either a real
+quicknet beacon (round 1001 from tests/data) or the 5-second fallback.
+
+``generate(spec)`` gives the appends both streams receive, in the order the services
+would make them (the randomness service's events and the table's, interleaved in time).
+From there:
+
+- ``offline_record(spec)``: the record built in memory, envelopes hashed with
+  ``eventlog.envelope`` (positions, versions, times from a virtual clock), for unit tests;
+- ``await write(store, appends)`` then ``await stored_record(store, match_id)``: the same
+  match appended to a real event log and read back, for the service's tests.
+
+Deterministic: every seed, the first dealer and the bots' generator come from SHA-256 of
+the spec's ``label``; times come from a virtual clock that starts half a second into
+quicknet round 1000 (so the first round after the seeds is 1001, whose beacon we have).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from belot import RULESETS, SupplyDeck, decide, due, evolve, new_match, started_event, view
+from belot.bots import choose
+from belot.codec import to_payload as belot_payload
+from belot.commands import Command
+from belot.events import CardPlayed, DealScored, Event, Visibility
+from belot.match import DueKind, Phase
+from belot.seats import side_of
+from eventlog import EventStore, NewEvent
+from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
+from fairdeal import Shuffler, fairness
+from fairdeal.chains import QUICKNET
+from fairdeal.fairness import (
+    Fairness,
+    FairnessEvent,
+    SeatSpec,
+    beacon_arrived,
+    fallback_if_due,
+    issue_deck,
+    open_match,
+    reveal,
+    submit_seed,
+)
+from fairdeal.record import build_record, match_stream, randomness_stream
+from tests.drand_vectors import QUICKNET_BEACONS
+
+BEACON_ROUND = 1001
+#: Half a second into round 1000: seeds sent in the next 2.5 s make 1001 the named round.
+START_MS = QUICKNET.time_of_round(1000) * 1000 + 500
+WINDOW_MS = 20_000
+FALLBACK_REASON = "no verified drand value by the round's due time + 5 s"
+_SIGNATURES = {b["round"]: bytes.fromhex(b["signature"]) for b in QUICKNET_BEACONS}
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    match_id: str = "gen-1"
+    ruleset: str = "club"
+    #: Seeds, first dealer and bots derive from this text.
+    label: str = "matchgen"
+    #: A player id per seat, None for a bot; default: humans at seats 0 (and 2).
+    players: tuple[str | None, ...] | None = None
+    #: "beacon" (round 1001 in time), "fallback", or "fallback_late" (a value comes late).
+    drand: str = "beacon"
+    level: str = "medium"
+    #: "natural" (MatchEnded), "forfeit" (MatchForfeited) or "abort" (MatchAborted).
+    end: str = "natural"
+    #: Forfeit or abort a few cards into the deal after this many deals were scored.
+    after_deals: int = 2
+    leaver: int = 1
+    #: Every n-th seat move is marked as made by the timer (metadata only); 0: none.
+    timer_every: int = 7
+    target: int | None = None
+
+    def seats(self) -> tuple[str | None, ...]:
+        if self.players is not None:
+            return self.players
+        n = RULESETS[self.ruleset].players
+        return ("ann", None, "bob", None) if n == 4 else ("ann", None)
+
+
+@dataclass(frozen=True)
+class Append:
+    stream: str
+    events: tuple[NewEvent, ...]
+    at_ms: int
+
+
+def _digest(spec: MatchSpec, what: str) -> bytes:
+    return hashlib.sha256(f"matchgen/v1|{spec.label}|{what}".encode()).digest()
+
+
+def server_seed_of(spec: MatchSpec) -> bytes:
+    return _digest(spec, "server-seed")
+
+
+def _visibility(e: Event) -> str:
+    if e.VISIBILITY is Visibility.PUBLIC:
+        return "public"
+    if e.VISIBILITY is Visibility.SEAT:
+        return f"seat:{e.seat}"  # type: ignore[attr-defined]
+    return "secret"
+
+
+def generate(spec: MatchSpec) -> list[Append]:
+    """Both streams' appends, in log order (see the module docstring)."""
+    rules = RULESETS[spec.ruleset]
+    n = rules.players
+    players = spec.seats()
+    assert len(players) == n, f"{spec.ruleset} seats {n}"
+    mstream, rstream = match_stream(spec.match_id), randomness_stream(spec.match_id)
+    appends: list[Append] = []
+    fair = Fairness()
+    now = START_MS
+
+    def fapply(events: list[FairnessEvent]) -> None:
+        nonlocal fair
+        if not events:
+            return
+        appends.append(
+            Append(
+                rstream,
+                tuple(
+                    NewEvent(e.TYPE, fairness.to_payload(e), fairness.visibility(e)) for e in events
+                ),
+                now,
+            )
+        )
+        for e in events:
+            fair = fairness.evolve(fair, e)
+
+    seed = server_seed_of(spec)
+    seats = tuple(SeatSpec(i, p) for i, p in enumerate(players))
+    fapply(
+        open_match(
+            fair, spec.match_id, hashlib.sha256(seed).digest(), seats, "quicknet", WINDOW_MS, now
+        )
+    )
+    for spec_seat in seats:
+        if spec_seat.player is not None:
+            now += 400
+            seat_seed = _digest(spec, f"seat-seed-{spec_seat.seat}")[:16]
+            fapply(submit_seed(fair, spec_seat.seat, spec_seat.player, seat_seed, now))
+    assert fair.drand_round == BEACON_ROUND and fair.drand_due_at_ms is not None
+    due_ms = fair.drand_due_at_ms
+    signature = _SIGNATURES[BEACON_ROUND]
+    randomness = hashlib.sha256(signature).digest()
+    if spec.drand == "beacon":
+        now = due_ms + 250
+        fapply(beacon_arrived(fair, BEACON_ROUND, signature, randomness, None, now))
+    else:
+        now = due_ms + 5_000 + 20
+        fapply(fallback_if_due(fair, now, FALLBACK_REASON))
+    assert fair.is_drand_resolved
+
+    shuffler = Shuffler(fair.deck_inputs(seed))
+    first_dealer = _digest(spec, "first-dealer")[0] % n
+    state = new_match(rules, spec.match_id, target=spec.target, first_dealer=first_dealer)
+    rng = random.Random(_digest(spec, "bots"))
+
+    def mapply(events: list[Event], metadata: dict[str, Any] | None = None) -> None:
+        appends.append(
+            Append(
+                mstream,
+                tuple(
+                    NewEvent(e.TYPE, belot_payload(e), _visibility(e), dict(metadata or {}))
+                    for e in events
+                ),
+                now,
+            )
+        )
+
+    mapply([started_event(state)])
+    moves = scored = plays_in_deal = 0
+    late_pending = spec.drand == "fallback_late"
+    ended_by_table = False
+    while True:
+        d = due(state)
+        if d.kind is DueKind.NOTHING:
+            break
+        metadata: dict[str, Any] = {}
+        command: Command
+        if d.kind is DueKind.DECK:
+            now += 200
+            fapply(issue_deck(fair, d.deal_number, rules.deck_size, now))
+            command = SupplyDeck(d.deal_number, shuffler.deck(d.deal_number, rules.deck_size))
+        else:
+            assert d.seat is not None
+            command = choose(view(state, d.seat), rng, spec.level)
+            moves += 1
+            if spec.timer_every and moves % spec.timer_every == 0:
+                metadata = {"acted_by": "timer"}
+        events = decide(state, command)
+        now += 400
+        mapply(events, metadata)
+        for e in events:
+            state = evolve(state, e)
+            if isinstance(e, DealScored):
+                scored += 1
+                plays_in_deal = 0
+            elif isinstance(e, CardPlayed):
+                plays_in_deal += 1
+        if late_pending and now >= due_ms + 7_000:
+            late_pending = False
+            fapply(beacon_arrived(fair, BEACON_ROUND, signature, randomness, None, now))
+        if (
+            spec.end != "natural"
+            and scored >= spec.after_deals
+            and state.phase is Phase.PLAYING
+            and plays_in_deal >= 3
+        ):
+            now += 1_000
+            if spec.end == "forfeit":
+                body: dict[str, Any] = {
+                    "leaver": spec.leaver,
+                    "winner_side": 1 - side_of(spec.leaver),
+                }
+                appends.append(Append(mstream, (NewEvent("MatchForfeited", body),), now))
+            else:
+                body = {"reason": "the table was closed by an operator"}
+                appends.append(Append(mstream, (NewEvent("MatchAborted", body),), now))
+            ended_by_table = True
+            break
+    assert ended_by_table or state.phase is Phase.OVER
+    now += 1_000
+    fapply(reveal(fair, seed, True, now))
+    return appends
+
+
+# --- offline: envelopes in memory -------------------------------------------------------------
+
+
+def _time(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=(ms % 1000) * 1000)
+
+
+def envelopes(appends: list[Append]) -> dict[str, list[dict[str, Any]]]:
+    """Each stream's envelopes as the log would store them: global positions in append
+    order, versions from 1, the batch's time as recorded_at, the hash chain."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    heads: dict[str, bytes] = {}
+    position = 0
+    for a in appends:
+        stream = out.setdefault(a.stream, [])
+        at = _time(a.at_ms)
+        for e in a.events:
+            position += 1
+            version = len(stream) + 1
+            metadata = {**e.metadata, "producer": "matchgen"}
+            prev = heads.get(a.stream, GENESIS_HASH)
+            h = chain_hash(
+                prev,
+                canonical_bytes(a.stream, version, e.type, e.payload, metadata, e.visibility, at),
+            )
+            heads[a.stream] = h
+            stream.append(
+                {
+                    "position": position,
+                    "stream": a.stream,
+                    "version": version,
+                    "type": e.type,
+                    "payload": e.payload,
+                    "metadata": metadata,
+                    "visibility": e.visibility,
+                    "recorded_at": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                    "hash": h.hex(),
+                }
+            )
+    return out
+
+
+def offline_record(spec: MatchSpec) -> dict[str, Any]:
+    """The record of ``spec``'s match, built in memory; plain JSON values throughout."""
+    streams = envelopes(generate(spec))
+    record = build_record(
+        spec.match_id,
+        streams[match_stream(spec.match_id)],
+        streams[randomness_stream(spec.match_id)],
+    )
+    result: dict[str, Any] = json.loads(json.dumps(record))
+    return result
+
+
+def deal_count(spec: MatchSpec) -> int:
+    return sum(1 for a in generate(spec) for e in a.events if e.type == "DeckSupplied")
+
+
+def spec_with_deals(deals: int, spec: MatchSpec, tries: int = 200) -> MatchSpec:
+    """The first spec (labels ``<label>-0``, ``-1``, ...) whose match has ``deals`` decks."""
+    for i in range(tries):
+        candidate = replace(spec, label=f"{spec.label}-{i}")
+        if deal_count(candidate) == deals:
+            return candidate
+    raise LookupError(f"no match with {deals} deals in {tries} tries")
+
+
+# --- online: a real event log ---------------------------------------------------------------
+
+
+async def write(store: EventStore, appends: list[Append]) -> None:
+    """Append everything to ``store``, each stream with its expected versions."""
+    versions: dict[str, int] = {}
+    for a in appends:
+        v = versions.get(a.stream, 0)
+        result = await store.append(a.stream, v, list(a.events))
+        versions[a.stream] = result.last_version
+
+
+async def stored_record(store: EventStore, match_id: str) -> dict[str, Any]:
+    """The record of ``match_id`` read back from the log."""
+    m = await store.read_stream(match_stream(match_id))
+    r = await store.read_stream(randomness_stream(match_id))
+    record = build_record(match_id, [e.to_json_dict() for e in m], [e.to_json_dict() for e in r])
+    result: dict[str, Any] = json.loads(json.dumps(record))
+    return result

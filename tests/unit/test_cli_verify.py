@@ -1,0 +1,215 @@
+"""``belot verify``: the verifier's report in a terminal; exit 0 only when every check
+passes, 1 when one does not, 2 for input that is not a record. And ``belot serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from drand import QUICKNET
+from drand.clock import ScaledClock
+from drand.relay import create_relay_app, load_beacons
+from services import verify_cmd
+from services.cli import main as belot
+from tests.drand_vectors import BEACONS_FILE
+from tests.matchgen import MatchSpec, offline_record
+from tests.tamper import find, tampered
+
+
+@cache
+def _record(kind: str) -> str:
+    spec = {
+        "drand": MatchSpec(ruleset="classic", end="abort", label="cli"),
+        "fallback": MatchSpec(ruleset="classic", end="abort", drand="fallback", label="cli-fb"),
+    }[kind]
+    return json.dumps(offline_record(spec))
+
+
+def write(tmp_path: Path, doc: Any, name: str = "record.json") -> str:
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return str(path)
+
+
+def test_a_good_record_verifies_with_exit_0(tmp_path: Path, capsys: Any) -> None:
+    assert belot(["verify", write(tmp_path, _record("drand"))]) == 0
+    out = capsys.readouterr().out
+    assert "PASS  drand_signature" in out
+    assert out.rstrip().endswith("the match was dealt fairly with drand round 1001.")
+    assert out.count("PASS") == 13
+
+
+def test_a_fallback_record_says_it_was_dealt_without_drand(tmp_path: Path, capsys: Any) -> None:
+    assert belot(["verify", write(tmp_path, _record("fallback"))]) == 0
+    out = capsys.readouterr().out
+    assert "dealt without drand" in out
+    assert "without drand (no verified drand value" in out.splitlines()[-1]
+
+
+def test_a_forged_record_exits_1_naming_the_check(tmp_path: Path, capsys: Any) -> None:
+    def edit(r: dict[str, Any]) -> None:
+        find(r, "randomness", "ServerSeedRevealed")["payload"]["server_seed"] = "11" * 32
+
+    forged = tampered(json.loads(_record("drand")), edit)
+    assert belot(["verify", write(tmp_path, forged)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  commitment" in out and "FAIL  decks" in out
+    assert "NOT VERIFIED" in out and "commitment" in out.splitlines()[-1]
+
+
+def test_json_output(tmp_path: Path, capsys: Any) -> None:
+    assert belot(["verify", "--json", write(tmp_path, _record("drand"))]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["bls_checked"] is True
+    assert [c["name"] for c in report["checks"]][:2] == ["hash_chain", "events"]
+
+
+def test_stdin(monkeypatch: Any, capsys: Any) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_record("drand").encode())))
+    assert belot(["verify", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "No such file"),
+        ("{not json", "not JSON"),
+        ('{"format": "belot-match-record/1"}', "not a match record: match_id"),
+        ("[]", "not a match record"),
+    ],
+)
+def test_input_that_is_not_a_record_exits_2_with_one_line(
+    tmp_path: Path, capsys: Any, content: str | None, says: str
+) -> None:
+    path = str(tmp_path / "missing.json") if content is None else write(tmp_path, content)
+    assert belot(["verify", path]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and says in captured.err
+    assert captured.err.startswith("belot verify: error: ")
+
+
+# --- over HTTP ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def record_server() -> Iterator[str]:
+    body = _record("drand").encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/v1/matches/gen-1/record":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            else:
+                self.send_response(404)
+                self.end_headers()
+                self.wfile.write(b'{"error": "unknown_match"}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_record_from_a_url_and_a_match_url(record_server: str, capsys: Any) -> None:
+    assert belot(["verify", f"{record_server}/v1/matches/gen-1/record"]) == 0
+    assert belot(["verify", f"{record_server}/v1/matches/gen-1"]) == 0  # .../record added
+    assert "VERIFIED" in capsys.readouterr().out
+    assert belot(["verify", f"{record_server}/v1/matches/other"]) == 2
+    assert "HTTP 404" in capsys.readouterr().err
+
+
+@pytest.fixture
+def drand_relay() -> Iterator[str]:
+    """A local relay of the recorded quicknet beacons, its clock past round 1001."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    clock = ScaledClock(QUICKNET.time_of_round(1003), 1.0)
+    app = create_relay_app({"quicknet": load_beacons(BEACONS_FILE, QUICKNET)}, clock)
+    runner = web.AppRunner(app)
+
+    async def start() -> int:
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port: int = runner.addresses[0][1]
+        return port
+
+    port = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=10)
+    yield f"http://127.0.0.1:{port}"
+    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+    loop.close()
+
+
+def test_drand_url_checks_the_beacon_independently(
+    tmp_path: Path, capsys: Any, drand_relay: str
+) -> None:
+    assert belot(["verify", write(tmp_path, _record("drand")), "--drand-url", drand_relay]) == 0
+    out = capsys.readouterr().out
+    assert "PASS  drand_relay" in out and "independently serves round 1001" in out
+    assert belot(["verify", write(tmp_path, _record("fallback")), "--drand-url", drand_relay]) == 0
+    assert "dealt without drand and recorded no value" in capsys.readouterr().out
+
+
+def test_drand_url_fails_when_the_relay_disagrees_or_is_silent(
+    tmp_path: Path, capsys: Any, drand_relay: str, monkeypatch: Any
+) -> None:
+    def edit(r: dict[str, Any]) -> None:
+        # Another real beacon (round 1002's) recorded as round 1001's: BLS fails too.
+        p = find(r, "randomness", "DrandBeaconVerified")["payload"]
+        from tests.drand_vectors import QUICKNET_BEACONS
+
+        p["signature"] = next(b["signature"] for b in QUICKNET_BEACONS if b["round"] == 1002)
+
+    forged = tampered(json.loads(_record("drand")), edit)
+    assert belot(["verify", write(tmp_path, forged), "--drand-url", drand_relay]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  drand_relay" in out and "another signature" in out
+    monkeypatch.setattr(verify_cmd, "DRAND_WAIT", 0.5)
+    assert (
+        belot(["verify", write(tmp_path, _record("drand")), "--drand-url", "http://127.0.0.1:9"])
+        == 1
+    )
+    assert "FAIL  drand_relay" in capsys.readouterr().out
+
+
+# --- belot serve -----------------------------------------------------------------------------
+
+
+def test_serve_names_the_services(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        belot(["serve", "nothing"])
+    assert exit_info.value.code == 2
+    assert "verify" in capsys.readouterr().err
+
+
+def test_serve_with_bad_settings_exits_2_with_one_line(monkeypatch: Any, capsys: Any) -> None:
+    monkeypatch.setenv("BELOT_LOG_LEVEL", "LOUD")
+    assert belot(["serve", "verify"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("belot serve verify: error: BELOT_LOG_LEVEL") and err.count("\n") == 1
