@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import signal
 import sys
@@ -26,7 +27,7 @@ import asyncpg
 
 import eventlog
 from belot_platform.embedded import EmbeddedStack
-from belot_platform.settings import Settings
+from belot_platform.settings import Settings, SettingsError
 from services.serve import REGISTRY
 
 #: Start order; the gateway last, so that players only arrive once the rest answers.
@@ -34,6 +35,10 @@ ORDER: Final = ("randomness", "table", "verify", "rating", "tournament", "gatewa
 #: Extra table workers listen on these HTTP ports (the first uses BELOT_TABLE_PORT).
 EXTRA_TABLE_PORT: Final = 8100
 MAX_BACKOFF: Final = 30.0
+
+
+class RunError(Exception):
+    """``belot run`` cannot start: said in one line, exit status 2."""
 
 
 @dataclass
@@ -211,8 +216,12 @@ class Supervisor:
                     # On a terminal the line is rewritten in place; in a log, one a line.
                     sys.stderr.write(f"\r{line}   " if tty else f"{line}\n")
                     sys.stderr.flush()
-                except (OSError, asyncpg.PostgresError):
-                    conn = None  # the log is not there yet, or the server restarts
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                    # The log is not there yet, or the server restarts: try again.
+                    if conn is not None:
+                        with contextlib.suppress(Exception):
+                            await conn.close()
+                    conn = None
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.stopping.wait(), self.progress_every)
         finally:
@@ -222,7 +231,28 @@ class Supervisor:
 
     # ------------------------------------------------------------------ main
 
+    def lock(self) -> None:
+        """One supervisor per data directory: a second ``belot run`` would share (and then
+        stop) the first one's embedded servers."""
+        path = self.settings.data_dir.absolute()
+        path.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(path / "run.lock", "a+")  # noqa: SIM115 - held while running
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.seek(0)
+            pid = self._lock_file.read().strip() or "?"
+            raise RunError(
+                f"another belot run (pid {pid}) is using {path}; stop it first, or set "
+                "BELOT_DATA_DIR to another directory"
+            ) from None
+        self._lock_file.seek(0)
+        self._lock_file.truncate()
+        self._lock_file.write(str(os.getpid()))
+        self._lock_file.flush()
+
     async def run(self) -> int:
+        self.lock()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, self.stopping.set)
@@ -289,12 +319,20 @@ SELECT
 
 
 def cmd_run(args: Any) -> int:
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        sys.stderr.write(f"belot run: error: {exc}\n")
+        return 2
     from services.demo import run_demo
 
     demo = None if args.no_demo else run_demo
     supervisor = Supervisor(settings, table_workers=args.table_workers, demo=demo)
-    return asyncio.run(supervisor.run())
+    try:
+        return asyncio.run(supervisor.run())
+    except RunError as exc:
+        sys.stderr.write(f"belot run: error: {exc}\n")
+        return 2
 
 
 def register(sub: Any) -> None:
