@@ -33,6 +33,7 @@ from services.rating import cli as rating_cli
 
 EXIT_USAGE = 2
 
+
 class UsageError(Exception):
     """Bad input on the command line: printed on one line, exit status 2."""
 

@@ -122,6 +122,12 @@ class Supervisor:
                     children.append(Child(f"table-{i + 1}", [*belot, "serve", "table"], env, port))
             else:
                 children.append(Child(name, [*belot, "serve", name], dict(base), s.port(name)))
+        # The gateway's /status page scrapes every process, the extra table workers too.
+        host = s.http_host if s.http_host not in ("0.0.0.0", "::") else "127.0.0.1"
+        targets = ",".join(f"{c.name}={host}:{c.port}" for c in children if c.port)
+        for child in children:
+            if child.name == "gateway":
+                child.env["BELOT_STATUS_TARGETS"] = targets
         return children
 
     async def spawn(self, child: Child) -> None:

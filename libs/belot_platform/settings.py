@@ -75,6 +75,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_TOKEN_TTL", "86400", "seconds a gateway bearer token is valid"),
     ("BELOT_RATE_PER_SECOND", "20", "gateway requests a token may make per second, sustained"),
     ("BELOT_RATE_BURST", "40", "gateway requests a token may make at once (bucket size)"),
+    (
+        "BELOT_STATUS_TARGETS",
+        "(unset)",
+        "services the gateway's /status page scrapes, as name=host:port,...; unset: each "
+        "service's port on BELOT_HTTP_HOST (belot run sets it to every process)",
+    ),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -117,6 +123,7 @@ class Settings:
     token_ttl: int = 86_400
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    status_targets: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -219,6 +226,7 @@ class Settings:
             token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),
             rate_per_second=_float("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
             rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),
+            status_targets=get("BELOT_STATUS_TARGETS"),
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

@@ -16,6 +16,7 @@ from belot_platform.embedded import servers
 from belot_platform.logs import configure_logging
 from belot_platform.settings import Settings
 from eventlog import EventStore
+from services.gateway import status
 from services.gateway.domain import RateLimiter, Tokens, token_secret
 from services.gateway.handlers import Api
 from services.gateway.live import Hub
@@ -82,6 +83,7 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
 
     # Routes are added now (the router freezes at start); the handlers reach the Api
     # built at start-up through the holder.
+    app.router.add_get("/status", status.handler(settings, settings.status_targets))
     return _add_routes(app, holder)
 
 

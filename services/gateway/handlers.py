@@ -26,6 +26,7 @@ from nats.js.kv import KeyValue
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
 from eventlog import EventStore, Viewer
+from services.gateway import metrics
 from services.gateway.domain import (
     MATCH_ENDING,
     RANDOMNESS_OPENED_BY,
@@ -77,6 +78,7 @@ class ApiError(Exception):
 
 
 def error_response(code: str, message: str, status: int, **headers: str) -> web.Response:
+    metrics.ERRORS.labels(code).inc()
     return web.json_response({"error": code, "message": message}, status=status, headers=headers)
 
 
@@ -112,6 +114,17 @@ class Api:
 
     @web.middleware
     async def middleware(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        started = time.perf_counter()
+        response = await self._answer(request, handler)
+        resource = request.match_info.route.resource
+        route = resource.canonical if resource is not None else "unmatched"
+        metrics.REQUESTS.labels(request.method, route, str(response.status)).inc()
+        metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - started)
+        return response
+
+    async def _answer(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         try:

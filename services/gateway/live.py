@@ -33,6 +33,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from eventlog import EventStore, RecordedEvent
+from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
 
 log = logging.getLogger(__name__)
@@ -193,11 +194,13 @@ class Hub:
             await old.close()
         conn = Connection(self, ws, player)
         self.connections[player] = conn
+        metrics.WEBSOCKETS.inc()
         return conn
 
     def disconnect(self, conn: Connection) -> None:
         if self.connections.get(conn.player) is conn:
             del self.connections[conn.player]
+            metrics.WEBSOCKETS.dec()
         for w in list(conn.watches.values()):
             self._unindex(conn, w)
         conn.watches.clear()

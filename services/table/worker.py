@@ -27,6 +27,7 @@ table's lock, between the driver's steps.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
@@ -35,7 +36,8 @@ import random
 import socket
 import time
 import uuid
-from collections.abc import Awaitable
+import weakref
+from collections.abc import Awaitable, Iterator
 from typing import Any, Final
 
 import orjson
@@ -44,7 +46,9 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysError
 from nats.js.kv import KeyValue
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from belot import (
     DueKind,
@@ -90,6 +94,27 @@ RETRY_S: Final = 0.5
 CREATION_GRACE_MS: Final = 30_000
 
 OWNED = Gauge("belot_tables_owned", "Tables this worker owns.")
+#: The workers of this process, for the by-state gauge computed at scrape time.
+_WORKERS: weakref.WeakSet[TableWorker] = weakref.WeakSet()
+
+
+class _TablesByState(Collector):
+    """``belot_tables_by_state{state}``: the tables this process owns, by status, read
+    from the workers when Prometheus scrapes (nothing to keep in step)."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "belot_tables_by_state", "Tables this worker owns, by state.", labels=["state"]
+        )
+        counts = collections.Counter(
+            t.state.status for w in list(_WORKERS) for t in list(w.tables.values())
+        )
+        for state in (domain.OPEN, domain.DEALING, domain.PLAYING, domain.FINISHED, domain.CLOSED):
+            family.add_metric([state], counts.get(state, 0))
+        yield family
+
+
+REGISTRY.register(_TablesByState())
 COMMANDS = Histogram(
     "belot_table_command_seconds",
     "Time to decide and append one command (a player's, a bot's, the timer's, a deck).",
@@ -596,6 +621,7 @@ class TableWorker:
         self._claiming: set[str] = set()
         self._spawned: set[asyncio.Future[Any]] = set()
         self._accepting = False
+        _WORKERS.add(self)
 
     # ------------------------------------------------------------------ names
 
