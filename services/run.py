@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -32,7 +33,8 @@ from services.serve import REGISTRY
 
 #: Start order; the gateway last, so that players only arrive once the rest answers.
 ORDER: Final = ("randomness", "table", "verify", "rating", "tournament", "gateway")
-#: Extra table workers listen on these HTTP ports (the first uses BELOT_TABLE_PORT).
+#: Extra table workers listen from this HTTP port up, skipping busy ones (the first worker
+#: uses BELOT_TABLE_PORT).
 EXTRA_TABLE_PORT: Final = 8100
 MAX_BACKOFF: Final = 30.0
 
@@ -52,6 +54,18 @@ class Child:
     started_at: float = 0.0
     backoff: float = 1.0
     history: list[int] = field(default_factory=list)  # exit codes of earlier runs
+
+
+def free_port_from(port: int) -> int:
+    """``port``, or the next one up that nothing listens on."""
+    while port < 65535:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                port += 1
+    raise RunError("no free port for a table worker")
 
 
 def _say(text: str) -> None:
@@ -117,7 +131,7 @@ class Supervisor:
                 continue
             if name == "table":
                 for i in range(self.table_workers):
-                    port = s.port("table") if i == 0 else EXTRA_TABLE_PORT + i
+                    port = s.port("table") if i == 0 else free_port_from(EXTRA_TABLE_PORT + i)
                     env = {**base, "BELOT_TABLE_PORT": str(port)}
                     children.append(Child(f"table-{i + 1}", [*belot, "serve", "table"], env, port))
             else:

@@ -124,11 +124,11 @@ def summary(s: Scrape) -> dict[str, Any]:
             "p99": ms(s.quantile("belot_table_command_seconds", 0.99)),
         },
         "append_ms": {
-            "p50": ms(s.quantile("eventlog_append_seconds", 0.5)),
-            "p99": ms(s.quantile("eventlog_append_seconds", 0.99)),
+            "p50": ms(s.quantile("belot_eventlog_append_seconds", 0.5)),
+            "p99": ms(s.quantile("belot_eventlog_append_seconds", 0.99)),
         },
-        "events_appended": s.total("eventlog_events_appended_total"),
-        "outbox_lag_events": s.total("eventlog_relay_lag_events"),
+        "events_appended": s.total("belot_eventlog_events_appended_total"),
+        "outbox_lag_events": s.total("belot_eventlog_relay_lag_events"),
         "drand": {
             "rounds_used": s.total("belot_drand_rounds_used_total"),
             "fallbacks": s.total("belot_drand_fallbacks_total"),
@@ -138,7 +138,7 @@ def summary(s: Scrape) -> dict[str, Any]:
         "gateway_errors": s.by("belot_gateway_errors_total", "code"),
         "verifications": s.by("belot_verify_verifications_total", "result"),
         "failed_checks": s.by("belot_verify_failed_checks_total", "check"),
-        "ratings_consumed": s.by("rating_matches_consumed_total", "verdict"),
+        "ratings_consumed": s.by("belot_rating_matches_consumed_total", "verdict"),
     }
 
 

@@ -57,15 +57,15 @@ TABLE_STREAM_PREFIX: Final = "table-"
 _ATTEMPTS: Final = 5
 
 MATCHES_CONSUMED: Final = Counter(
-    "rating_matches_consumed_total",
+    "belot_rating_matches_consumed_total",
     "TableMatchFinished deliveries handled, by verdict (rated, a reason, or duplicate)",
     ["verdict"],
 )
 CONSUMER_POSITION: Final = Gauge(
-    "rating_consumer_position", "Last event-log position the rating consumer has handled"
+    "belot_rating_consumer_position", "Last event-log position the rating consumer has handled"
 )
 CONSUMER_LAG: Final = Gauge(
-    "rating_consumer_lag_events", "Event-log head position minus the rating consumer's"
+    "belot_rating_consumer_lag_events", "Event-log head position minus the rating consumer's"
 )
 
 

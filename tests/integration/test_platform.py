@@ -154,7 +154,7 @@ async def test_app_health_readiness_and_metrics(servers: Servers) -> None:
         assert body["checks"] == {"postgres": "ok", "nats": "ok"}
         r = await client.get("/metrics")
         text = await r.text()
-        assert r.status == 200 and "eventlog_append_seconds" in text
+        assert r.status == 200 and "belot_eventlog_append_seconds" in text
 
         # Readiness reports a dependency that stops answering.
         await app[NATS].close()

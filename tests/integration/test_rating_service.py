@@ -461,11 +461,11 @@ async def test_a_newcomer_readiness_and_metrics(store: EventStore, settings: Set
         assert r.status == 200 and (await r.json())["checks"]["consumer"] == "ok"
         for _ in range(100):  # an idle flush updates the lag
             text = await (await client.get("/metrics")).text()
-            if "rating_consumer_lag_events 0.0" in text:
+            if "belot_rating_consumer_lag_events 0.0" in text:
                 break
             await asyncio.sleep(0.02)
-        assert "rating_consumer_lag_events 0.0" in text
-        assert 'rating_matches_consumed_total{verdict="rated"}' in text
+        assert "belot_rating_consumer_lag_events 0.0" in text
+        assert 'belot_rating_matches_consumed_total{verdict="rated"}' in text
         assert client.app[CONSUMER].error is None
 
 

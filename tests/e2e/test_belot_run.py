@@ -1,0 +1,260 @@
+"""`belot run` end to end, as an operator starts it: a subprocess on the embedded stack
+(no server URLs in its environment), every service as its own process, the demo playing
+bot tables of each ruleset. Then: every /healthz answers, the metrics move, a finished
+match verifies through the verify API, every Grafana panel queries a metric the
+services really export, /status shows it all, and SIGINT stops everything, leaving no
+process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from services.serve import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[2]
+DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "belot.json"
+RULESETS = ("club", "classic", "french", "gambler")
+SERVICES = tuple(REGISTRY)  # every service `belot run` starts
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except (urllib.error.URLError, OSError):
+        return 0, b""  # not listening (yet)
+
+
+def get_json(url: str) -> tuple[int, dict]:
+    status, body = get(url)
+    return status, json.loads(body) if body else {}
+
+
+@dataclass
+class Running:
+    proc: subprocess.Popen[bytes]
+    data_dir: Path
+    ports: dict[str, int]
+    log: Path
+
+    def url(self, service: str) -> str:
+        return f"http://127.0.0.1:{self.ports[service]}"
+
+    def children(self) -> list[int]:
+        """Direct children of the supervisor (the services)."""
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Live processes whose command line or environment mentions ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            blob = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        if text.encode() in blob and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[Running]:
+    # World-searchable, so the embedded PostgreSQL can run as its own user under root.
+    data_dir = Path(tempfile.mkdtemp(prefix="belot-run-e2e-"))
+    data_dir.chmod(0o755)
+    ports = {s: free_port() for s in SERVICES}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
+    env.update(
+        {
+            "BELOT_DATA_DIR": str(data_dir),
+            "BELOT_EMBEDDED_PG_PORT": "0",
+            "BELOT_EMBEDDED_NATS_PORT": "0",
+            "BELOT_SUBJECT_PREFIX": f"e2e{os.getpid()}",
+            # No internet here: the drand relays fail at once and matches fall back.
+            "BELOT_DRAND_URLS": "http://127.0.0.1:9",
+            **{f"BELOT_{s.upper()}_PORT": str(p) for s, p in ports.items()},
+        }
+    )
+    log = data_dir / "belot-run.out"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "services.cli", "run"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    r = Running(proc, data_dir, ports, log)
+    try:
+        yield r
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in processes_mentioning(str(data_dir)):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def wait_until(predicate, timeout: float, what: str, running: Running) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if running.proc.poll() is not None:
+            raise AssertionError(f"belot run exited: {running.log.read_text()[-3000:]}")
+        if predicate():
+            return
+        time.sleep(1)
+    raise AssertionError(f"timed out waiting for {what}: {running.log.read_text()[-3000:]}")
+
+
+def finished(running: Running, ruleset: str) -> list[dict]:
+    status, body = get_json(f"{running.url('verify')}/v1/matches?ruleset={ruleset}&limit=5")
+    return [m for m in body.get("matches", []) if m.get("revealed")] if status == 200 else []
+
+
+def test_every_service_answers_healthz(running: Running) -> None:
+    def all_up() -> bool:
+        return all(get(f"{running.url(s)}/healthz")[0] == 200 for s in SERVICES)
+
+    wait_until(all_up, 120, "every /healthz", running)
+    for service in SERVICES:
+        status, body = get_json(f"{running.url(service)}/healthz")
+        assert status == 200 and body["status"] == "ok", service
+
+
+def test_the_demo_finishes_a_match_of_each_ruleset(running: Running) -> None:
+    wait_until(
+        lambda: all(finished(running, r) for r in RULESETS), 420, "a match of each ruleset", running
+    )
+
+
+def scrape(running: Running) -> dict[str, dict]:
+    """metric family name -> {sample name: summed value}, over every service."""
+    families: dict[str, dict] = {}
+    for service in SERVICES:
+        status, body = get(f"{running.url(service)}/metrics")
+        assert status == 200, service
+        for family in text_string_to_metric_families(body.decode()):
+            seen = families.setdefault(family.name, {})
+            for sample in family.samples:
+                seen[sample.name] = seen.get(sample.name, 0.0) + sample.value
+    return families
+
+
+def test_metrics_move(running: Running) -> None:
+    before = scrape(running)
+    time.sleep(8)
+    after = scrape(running)
+
+    def value(families: dict, family: str, sample: str) -> float:
+        return families.get(family, {}).get(sample, 0.0)
+
+    moving = [
+        ("belot_table_deals", "belot_table_deals_total"),
+        ("belot_eventlog_events_appended", "belot_eventlog_events_appended_total"),
+        ("belot_table_command_seconds", "belot_table_command_seconds_count"),
+    ]
+    for family, sample in moving:
+        assert value(after, family, sample) > value(before, family, sample), sample
+    assert (
+        value(after, "belot_randomness_matches_opened", "belot_randomness_matches_opened_total")
+        >= 4
+    )
+    assert value(after, "belot_drand_fallbacks", "belot_drand_fallbacks_total") >= 1
+
+
+def test_a_finished_match_verifies_through_the_verify_api(running: Running) -> None:
+    match = finished(running, "classic")[0]
+    status, report = get_json(
+        f"{running.url('verify')}/v1/matches/{match['match_id']}/verification"
+    )
+    assert status == 200
+    assert report["ok"] is True, [c for c in report["checks"] if c["status"] != "pass"]
+    assert report["dealt_with_drand"] is False  # no internet here: the fallback
+
+
+FUNCTIONS = {
+    "sum", "rate", "increase", "histogram_quantile", "max", "min", "avg", "by", "le", "count",
+    "without", "irate", "delta", "abs", "topk", "bottomk",
+}  # fmt: skip
+
+
+def dashboard_metrics() -> dict[str, set[str]]:
+    """Each panel title -> the metric names its queries use."""
+    out: dict[str, set[str]] = {}
+    for panel in json.loads(DASHBOARD.read_text())["panels"]:
+        for target in panel.get("targets", []):
+            expr = re.sub(r"\{[^}]*\}", "", target["expr"])  # drop label matchers
+            expr = re.sub(r"\[[^\]]*\]", "", expr)  # and ranges
+            expr = re.sub(r"by \([^)]*\)", "", expr)  # and grouping labels
+            names = {n for n in re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", expr) if n not in FUNCTIONS}
+            out.setdefault(panel["title"], set()).update(names)
+    return out
+
+
+def test_every_dashboard_panel_queries_an_exported_metric(running: Running) -> None:
+    families = scrape(running)
+    samples = {sample for seen in families.values() for sample in seen}
+
+    def exported(name: str) -> bool:
+        # A sample seen, or a family the services declare (a labelled metric with no
+        # label values yet exposes its HELP and TYPE lines only).
+        base = re.sub(r"_(total|bucket|count|sum|created)$", "", name)
+        return name in samples or base in families
+
+    assert not exported("belot_no_such_metric_total")  # the check can fail
+    panels = dashboard_metrics()
+    assert len(panels) >= 15
+    missing = {t: [n for n in names if not exported(n)] for t, names in panels.items()}
+    assert not {t: m for t, m in missing.items() if m}
+
+
+def test_status_page_summarises_the_metrics(running: Running) -> None:
+    status, body = get_json(f"{running.url('gateway')}/status?format=json")
+    assert status == 200
+    assert body["deals"] > 0 and body["events_appended"] > 0
+    assert all(body["services"].values()), body["services"]
+    status, page = get(f"{running.url('gateway')}/status")
+    assert status == 200 and b"belot status" in page
+
+
+def test_sigint_stops_everything(running: Running) -> None:
+    children = running.children()
+    assert len(children) >= len(SERVICES)  # two table workers, one of every other service
+    running.proc.send_signal(signal.SIGINT)
+    assert running.proc.wait(timeout=90) == 0
+    time.sleep(1)
+    alive = [pid for pid in children if Path(f"/proc/{pid}").exists()]
+    assert not alive, alive
+    # nothing started under the data directory either: no PostgreSQL, no nats-server
+    assert not processes_mentioning(str(running.data_dir))
