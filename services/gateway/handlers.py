@@ -281,11 +281,7 @@ class Api:
             and (status is None or t.get("status") == status)
         ]
         tables.sort(key=lambda t: t.get("opened_at_ms", 0), reverse=True)
-        ids = sorted({s["player"] for t in tables for s in t["seats"] if s.get("player")})
-        names = await self.accounts.names(ids)
-        for t in tables:
-            for s in t["seats"]:
-                s["name"] = names.get(s.get("player") or "")
+        await self._name_seats(tables)
         return web.json_response({"tables": tables})
 
     async def create_table(self, request: web.Request) -> web.Response:
@@ -315,7 +311,16 @@ class Api:
             if exc.code not in ("unavailable", "timeout"):
                 raise ApiError(exc.code, exc.message) from None
             reply = await self._table_from_log(table_id)
+        await self._name_seats([reply["table"]])
         return web.json_response(reply)
+
+    async def _name_seats(self, tables: list[dict[str, Any]]) -> None:
+        """Add each seated player's name to the table lines (``seats[].name``)."""
+        ids = sorted({s["player"] for t in tables for s in t["seats"] if s.get("player")})
+        names = await self.accounts.names(ids)
+        for t in tables:
+            for s in t["seats"]:
+                s["name"] = names.get(s.get("player") or "")
 
     async def _table_from_log(self, table_id: str) -> dict[str, Any]:
         """A table nobody owns now (closed, or changing owner): its public line."""
