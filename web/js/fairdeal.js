@@ -53,30 +53,31 @@ const fail = (name, detail) => ({ name, status: "fail", detail });
 const skip = (name, detail) => ({ name, status: "skip", detail });
 const info = (name, detail) => ({ name, status: "info", detail });
 
-/** Ask drand relays for a round; the first answer wins. {beacon, relay} or {error}. */
+/** Ask drand relays for a round, all at once; the first answer wins. {beacon, relay} or
+ * {error} saying why none answered (each relay gets ``timeoutMs``). */
 export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.fetch, timeoutMs = 4000 } = {}) {
   const c = CHAINS[chain];
   if (!c) return { error: `unknown drand chain ${chain}` };
-  const errors = [];
-  for (const relay of relays) {
+  if (!relays.length) return { error: "no relay configured" };
+  const ask = async (relay) => {
     const url = `${relay.replace(/\/$/, "")}/${c.hash}/public/${round}`;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeoutMs);
     try {
       const r = await fetchImpl(url, { signal: abort.signal, cache: "no-store" });
-      if (!r.ok) {
-        errors.push(`${relay}: HTTP ${r.status}`);
-        continue;
-      }
-      const beacon = await r.json();
-      return { beacon, relay };
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      return { beacon: await r.json(), relay };
     } catch (e) {
-      errors.push(`${relay}: ${e.name === "AbortError" ? "no answer" : e.message}`);
+      throw new Error(`${relay}: ${e.name === "AbortError" ? "no answer" : e.message}`);
     } finally {
       clearTimeout(timer);
     }
+  };
+  try {
+    return await Promise.any(relays.map(ask));
+  } catch (e) {
+    return { error: e.errors.map((x) => x.message).join("; ") };
   }
-  return { error: errors.join("; ") || "no relay configured" };
 }
 
 /**
@@ -176,7 +177,8 @@ export async function checkKept(kept, options = {}) {
 }
 
 async function checkDeal(kept, d, serverSeed, seatSeeds, drandInput) {
-  const name = `deal ${d.deal}`;
+  // Deals are counted from 1 for people; the recipe's k counts from 0 (a redeal counts).
+  const name = `deal ${d.deal + 1}`;
   const pattern = kept.pattern;
   let cards;
   try {
@@ -203,9 +205,9 @@ async function checkDeal(kept, d, serverSeed, seatSeeds, drandInput) {
     }
   }
   if (d.bottom !== null && d.bottom !== expect.bottom) problems.push(`the bottom card shown was ${d.bottom}, the deck gives ${expect.bottom}`);
-  if (problems.length) return fail(name, problems.join("; "));
+  if (problems.length) return fail(name, `deck k=${d.deal}: ${problems.join("; ")}`);
   const yours = kept.seat === null ? "" : `: your ${d.first.cards.length + (d.completion?.cards.length ?? 0)} cards`;
-  return pass(name, `deck recomputed${yours} and the turned card ${d.turned} match${d.abandoned ? ` (redealt: ${d.abandoned.replace("_", " ")})` : ""}`);
+  return pass(name, `deck k=${d.deal} recomputed${yours} and the turned card ${d.turned} match${d.abandoned ? ` (redealt: ${d.abandoned.replace("_", " ")})` : ""}`);
 }
 
 async function checkRelay(kept, { relays = [], fetchImpl } = {}) {

@@ -96,8 +96,8 @@ test("a card altered in what the tab was shown fails that deal only", { skip }, 
   d.first.cards = [...d.first.cards.slice(1), d.first.cards[0]]; // two cards swapped in order
   const result = await checkKept(kept, { relays: [] });
   assert.equal(result.ok, false);
-  assert.deepEqual(failed(result), ["deal 0"]);
-  assert.match(result.checks.find((x) => x.name === "deal 0").detail, /your first cards were/);
+  assert.deepEqual(failed(result), ["deal 1"]);
+  assert.match(result.checks.find((x) => x.name === "deal 1").detail, /deck k=0: your first cards were/);
 });
 
 test("the table dealing from another seed for this seat fails", { skip }, async () => {
@@ -161,7 +161,7 @@ test("seatCards follows the published pattern", { skip }, () => {
   assert.deepEqual(got.completion, ["c20", "c21", "c22"]); // the taker gets the turned card
 });
 
-test("fetchRound asks each relay in turn and says why none answered", async () => {
+test("fetchRound asks every relay, takes an answer and says why none answered", async () => {
   const calls = [];
   const fetchImpl = async (url) => {
     calls.push(url);
@@ -170,12 +170,14 @@ test("fetchRound asks each relay in turn and says why none answered", async () =
   };
   const got = await fetchRound(["https://a", "https://b/"], "quicknet", 7, { fetchImpl });
   assert.equal(got.relay, "https://b/");
-  assert.deepEqual(calls, [
+  assert.deepEqual(calls.sort(), [
     "https://a/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971/public/7",
     "https://b/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971/public/7",
   ]);
-  const none = await fetchRound(["https://a"], "quicknet", 7, { fetchImpl });
-  assert.match(none.error, /HTTP 404/);
+  const none = await fetchRound(["https://a", "https://c"], "quicknet", 7, { fetchImpl: async (url) => (url.startsWith("https://a") ? { ok: false, status: 404 } : down()) });
+  assert.equal(none.error, "https://a: HTTP 404; https://c: Failed to fetch");
+  const silent = await fetchRound(["https://s"], "quicknet", 7, { timeoutMs: 50, fetchImpl: (url, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")))) });
+  assert.equal(silent.error, "https://s: no answer");
 });
 
 test("the store keeps at most MAX_KEPT matches and edits read the stored copy", () => {
