@@ -1,0 +1,347 @@
+"""The web client in a real browser (Debian's headless Chromium over the DevTools
+protocol, tests/browser.py) against the real services: randomness (a local drand relay on
+a virtual clock, or relays that never answer), a table worker, the outbox relay, the
+gateway serving the client, and the verify API.
+
+1. With drand: a player signs up, opens a classic table with three bots, plays the whole
+   match by clicking (bids and legal cards), sees the in-tab check pass (drand's round
+   fetched by the tab from the relay and compared), then opens the replay and sees the
+   verify service's report and every deck recomputed in the tab.
+2. Without drand (the relays never answer: the fallback), and the stored server reveal
+   tampered with as the tab writes it: the table says the match was dealt without drand
+   and shows the failed check at once; the server's own report still passes.
+
+Screenshots are saved under tests/artifacts/ (ignored by git); their paths are printed.
+Skipped, saying so, when no Chromium is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+import drand
+from belot_platform.settings import Settings
+from drand import QUICKNET
+from drand.clock import ScaledClock
+from fairdeal.verifier import verify_record
+from services.verify.app import build_app as build_verify_app
+from services.verify.http import RateLimits
+from tests.browser import Page, chromium, chromium_path
+from tests.integration.gateway_support import gateway
+from tests.integration.table_support import ORIGIN, platform
+from tests.matchgen import stored_record
+
+CHROMIUM = chromium_path()
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+MATCH_TIMEOUT = 150.0
+
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no Chromium: install Debian's chromium (apt-get install chromium) "
+        "or set BELOT_CHROMIUM to run the browser tests",
+    ),
+]
+
+
+class RestartableClock(ScaledClock):
+    """The virtual clock, set back to a moment of our choosing: the recorded beacons are
+    rounds 1000-1003, so the table must open just after round 1000 came out."""
+
+    def restart(self, origin: float) -> None:
+        self.origin = origin
+        self._start = time.monotonic()
+
+
+@dataclass
+class Web:
+    url: str
+    verify_url: str
+    clock: ScaledClock
+    store: Any
+
+
+@contextlib.asynccontextmanager
+async def web_stack(
+    servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any, *, drand_mode: str,
+    clock: ScaledClock,
+) -> AsyncIterator[Web]:  # fmt: skip
+    verify_schema = f"v_{uuid.uuid4().hex[:12]}"
+    verify = TestClient(
+        TestServer(
+            build_verify_app(
+                Settings(pg_dsn=servers.pg_dsn, pg_schema=store.schema),
+                schema=verify_schema,
+                limits=RateLimits(rate=10_000, burst=100_000),
+            )
+        )
+    )
+    await verify.start_server()
+    try:
+        async with platform(
+            store, pg_pool, nc, js_names, drand_mode=drand_mode, clock=clock, turn_ms=60_000
+        ) as p:
+            verify_url = str(verify.make_url("")).rstrip("/")
+            async with gateway(
+                servers,
+                store.schema,
+                js_names,
+                p.prefix,
+                verify_url=verify_url,
+                drand_urls=(p.drand_url,),
+            ) as http:
+                yield Web(str(http.make_url("/")), verify_url, clock, store)
+    finally:
+        await verify.close()
+        await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{verify_schema}" CASCADE')
+
+
+async def sign_up(page: Page, web: Web, name: str) -> None:
+    await page.goto(web.url)
+    await page.wait_for("document.querySelector('#login')")
+    await page.type("#name", name)
+    await page.type("#password", "correct horse battery")
+    await page.click("#sign-up")
+    await page.wait_for("document.querySelector('#create-table')")
+    assert await page.evaluate("document.querySelector('#who').textContent") == name
+
+
+async def open_classic_table(
+    page: Page, web: Web, *, target: int = 151, before_create: Any = None
+) -> str:
+    """Fill the lobby's form: classic, me at seat 0, three bots, a short match."""
+    await page.select("#ruleset", "classic")
+    for seat, level in ((1, "bot:easy"), (2, "bot:medium"), (3, "bot:medium")):
+        await page.select(f"#seat-{seat}", level)
+    await page.type("#target", str(target))
+    await page.type("#bot-delay", "20")
+    await page.type("#turn-seconds", "60")
+    if before_create is not None:
+        before_create()
+    await page.click("#create-table")
+    table_id: str = await page.wait_for(
+        "location.hash.startsWith('#/table/') && document.querySelector('#table[data-status]')"
+        " && decodeURIComponent(location.hash.slice(8))"
+    )
+    return table_id
+
+
+PROBE = """(() => {
+  const t = document.querySelector('#table');
+  if (!t) return null;
+  return {
+    turn: t.dataset.turn, version: t.dataset.version, check: t.dataset.check,
+    status: t.dataset.status, phase: t.dataset.phase,
+    cards: [...document.querySelectorAll('#hand button.card.legal')].map(b => b.dataset.card),
+    bids: [...document.querySelectorAll('#bids button.bid')].map(b => b.dataset.strain),
+    timer: document.querySelector('#timer')?.textContent ?? null,
+  };
+})()"""
+
+
+async def play_match(page: Page, rng: random.Random, shot: Path | None = None) -> dict[str, int]:
+    """Click through the match: a bid button or a highlighted card whenever it is our
+    turn, until the in-tab check has a result. Returns what was clicked. ``shot``: a
+    screenshot the first time cards are highlighted."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + MATCH_TIMEOUT
+    acted: dict[str, float] = {}  # match version -> when we clicked for it
+    clicks = {"bids": 0, "cards": 0, "timer_seen": 0}
+    while True:
+        state = await page.evaluate(PROBE)
+        if state and state["check"] in ("pass", "fail"):
+            return clicks
+        if loop.time() > deadline:
+            raise AssertionError(f"the match did not finish in {MATCH_TIMEOUT} s: {state}")
+        mine = state and state["turn"] == "me"
+        stale = state and loop.time() - acted.get(state["version"], -99.0) < 3.0
+        if mine and state["timer"] and re.fullmatch(r"\d+ s", state["timer"]):
+            clicks["timer_seen"] += 1
+        if mine and not stale:
+            if state["bids"]:
+                # Take one time in three, else pass (bots take otherwise; all passing
+                # redeals, which the check must follow too).
+                takes = [b for b in state["bids"] if b != "pass"]
+                choice = rng.choice(takes) if takes and rng.random() < 0.34 else "pass"
+                await page.click(f'#bids button.bid[data-strain="{choice}"]', timeout=2)
+                clicks["bids"] += 1
+            elif state["cards"]:
+                if shot is not None and clicks["cards"] == 2:
+                    await page.screenshot(shot)
+                card = rng.choice(state["cards"])
+                await page.click(f'#hand button.card.legal[data-card="{card}"]', timeout=2)
+                clicks["cards"] += 1
+            acted[state["version"]] = loop.time()
+        await asyncio.sleep(0.05)
+
+
+async def kept_record(page: Page) -> dict[str, Any]:
+    raw = await page.evaluate(
+        "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
+        ".map(k => localStorage.getItem(k))"
+    )
+    assert len(raw) == 1, raw
+    kept: dict[str, Any] = json.loads(raw[0])
+    return kept
+
+
+async def checks_shown(page: Page) -> dict[str, str]:
+    shown: dict[str, str] = await page.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#checks li')]"
+        ".map(li => [li.dataset.check, li.className]))"
+    )
+    return shown
+
+
+def artifact(name: str) -> Path:
+    return ARTIFACTS / name
+
+
+async def test_a_player_plays_a_classic_match_and_the_tab_verifies_it(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    # Half real speed: the tab has 2.9 virtual seconds (5.8 real) after round 1000 to send
+    # its seed, so that round 1001 (recorded) is the one named.
+    clock = RestartableClock(ORIGIN, 0.5)
+    round_1000 = QUICKNET.time_of_round(1000)
+    async with (
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="ok", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        page = await browser.new_page()
+        await sign_up(page, web, f"ann{uuid.uuid4().hex[:6]}")
+        table_id = await open_classic_table(
+            page, web, target=301, before_create=lambda: clock.restart(round_1000 + 0.1)
+        )
+        # The fair deal in the tab, before the first card.
+        await page.wait_for("document.querySelector('#my-seed')")
+        await page.wait_for("document.querySelector('#drand-round')", timeout=30)
+        playing_png = artifact("web-table-playing.png")
+        clicks = await play_match(page, random.Random(11), playing_png)
+        assert clicks["cards"] >= 8 and clicks["timer_seen"], clicks
+        await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
+        # The table closes after the reveal; its final view comes from the log.
+        await page.wait_for("document.querySelector('#table').dataset.status === 'closed'")
+        await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
+        shown = await checks_shown(page)
+        kept = await kept_record(page)
+        banner = await page.evaluate("document.querySelector('#banner').textContent")
+        href = await page.evaluate("document.querySelector('#drand-round').href")
+        table_png = await page.screenshot(artifact("web-table-verified.png"))
+
+        # What the tab kept and checked is the match the log holds.
+        record = await stored_record(store, kept["match_id"])
+        assert kept["table_id"] == table_id
+        assert record["seats"][kept["seat"]]["seed"] == kept["my_seed"]
+        assert record["fair_deal"]["drand"]["round"] == kept["drand"]["round"] == 1001
+        assert kept["reveal"]["server_seed"] == record["fair_deal"]["server_seed"]
+        assert set(kept["deals"]) == {str(d["deal"]) for d in record["deals"]}
+        assert verify_record(record, bls=drand.verify).ok
+
+        assert "verified in this tab" in banner.lower()
+        assert href == f"https://api.drand.sh/{QUICKNET.hash}/public/1001"
+        assert shown["commitment"] == "pass" and shown["your seed"] == "pass", shown
+        assert shown["drand value"] == "pass", shown
+        assert shown["drand relay"] == "pass", shown  # asked by the tab itself
+        deal_checks = [k for k in shown if k.startswith("deal ")]
+        assert len(deal_checks) == len(record["deals"]) and all(
+            shown[k] == "pass" for k in deal_checks
+        )
+        assert await page.evaluate("!document.querySelector('#fallback')")
+
+        # The replay.
+        await page.click("#replay-link")
+        await page.wait_for("document.querySelector('#report-verdict')", timeout=30)
+        assert await page.evaluate("document.querySelector('#replay').dataset.report") == "ok"
+        assert await page.evaluate("document.querySelector('#replay').dataset.recomputed") == "ok"
+        kept_items = await page.evaluate(
+            "[...document.querySelectorAll('#kept li')].map(li => li.className)"
+        )
+        assert kept_items and set(kept_items) == {"pass"}, kept_items
+        for _ in range(6):
+            await page.click("#step-next")
+        assert "step 7" in await page.evaluate("document.querySelector('#step-label').textContent")
+        replay_png = await page.screenshot(artifact("web-replay.png"))
+        assert page.errors == [], page.errors
+    print(f"\nscreenshots: {playing_png} {table_png} {replay_png}")
+    print(f"browser match with drand: {time.monotonic() - started:.1f} s, clicks {clicks}")
+
+
+TAMPER = """(() => {
+  // The test's tamperer: whatever the tab stores of a match, the server's reveal in it is
+  // changed (one hex digit) as it is written. The tab's check reads the stored copy.
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    if (typeof key === 'string' && key.startsWith('belot.kept.')) {
+      try {
+        const kept = JSON.parse(value);
+        if (kept.reveal && !kept.reveal.tampered) {
+          const s = kept.reveal.server_seed;
+          kept.reveal.server_seed = (s[0] === '0' ? '1' : '0') + s.slice(1);
+          kept.reveal.tampered = true;
+          value = JSON.stringify(kept);
+        }
+      } catch (e) {}
+    }
+    return setItem.call(this, key, value);
+  };
+})();"""
+
+
+async def test_a_tampered_reveal_is_shown_failed_and_a_fallback_says_so(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    clock = ScaledClock(ORIGIN, 10.0)  # relays that never answer: the fallback in 0.5 s
+    async with (
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        page = await browser.new_page()
+        await page.add_init_script(TAMPER)
+        await sign_up(page, web, f"bob{uuid.uuid4().hex[:6]}")
+        await open_classic_table(page, web)
+        await page.wait_for("document.querySelector('#fallback')", timeout=30)
+        fallback_text = await page.evaluate("document.querySelector('#fallback').textContent")
+        await play_match(page, random.Random(5))
+        await page.wait_for("document.querySelector('#table').dataset.check === 'fail'")
+        await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
+        banner = await page.evaluate("document.querySelector('#banner').textContent")
+        shown = await checks_shown(page)
+        message = await page.evaluate("document.querySelector('#message').textContent")
+        kept = await kept_record(page)
+        png = await page.screenshot(artifact("web-table-tampered.png"))
+
+        record = await stored_record(store, kept["match_id"])
+        assert record["fair_deal"]["fallback"] is not None and record["fair_deal"]["drand"] is None
+        assert kept["reveal"]["tampered"] is True
+        assert kept["reveal"]["server_seed"] != record["fair_deal"]["server_seed"]
+        # The server's own verifier passes: the failure is the tab's, found on its own.
+        assert verify_record(record, bls=drand.verify).ok
+
+        assert fallback_text == "Dealt without drand"
+        assert "FAILED" in banner and "commitment" in banner, banner
+        assert "FAILED" in message, message
+        assert shown["commitment"] == "fail", shown
+        assert shown["drand"] == "info", shown
+        assert all(shown[k] == "fail" for k in shown if k.startswith("deal ")), shown
+        assert page.errors == [], page.errors
+    print(f"\nscreenshot: {png}")
+    print(f"browser match, fallback and tampered reveal: {time.monotonic() - started:.1f} s")
