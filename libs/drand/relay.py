@@ -6,9 +6,10 @@ chain, as real relays do) and maps the recorded rounds onto a clock: a round is 
 once the clock has reached its time; a request for the next round waits until it is
 produced, later rounds get 425 Too Early (as drand/http-relay does); a round that was not
 recorded gets 404. Every answer allows any origin (``Access-Control-Allow-Origin: *``), as
-the public relays do, so a browser tab can ask it. Modes: ``ok``; ``slow:SECONDS`` answers every request that late;
-``down`` accepts connections and never answers; ``lying`` serves forged beacons (a flipped
-signature bit, with a randomness that matches the forged signature).
+the public relays do, so a browser tab can ask it. Modes: ``ok``; ``slow:SECONDS``
+answers every request that late; ``down`` accepts connections and never answers;
+``lying`` serves forged beacons (a flipped signature bit, with a randomness that matches
+the forged signature).
 """
 
 from __future__ import annotations
