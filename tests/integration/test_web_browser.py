@@ -147,6 +147,8 @@ PROBE = """(() => {
     turn: t.dataset.turn, version: t.dataset.version, check: t.dataset.check,
     status: t.dataset.status, phase: t.dataset.phase,
     cards: [...document.querySelectorAll('#hand button.card.legal')].map(b => b.dataset.card),
+    illegal: [...document.querySelectorAll('#hand button.card:not(.legal)')]
+      .map(b => b.dataset.card),
     bids: [...document.querySelectorAll('#bids button.bid')].map(b => b.dataset.strain),
     timer: document.querySelector('#timer')?.textContent ?? null,
   };
@@ -160,7 +162,7 @@ async def play_match(page: Page, rng: random.Random, shot: Path | None = None) -
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MATCH_TIMEOUT
     acted: dict[str, float] = {}  # match version -> when we clicked for it
-    clicks = {"bids": 0, "cards": 0, "timer_seen": 0}
+    clicks = {"bids": 0, "cards": 0, "timer_seen": 0, "refused": 0}
     while True:
         state = await page.evaluate(PROBE)
         if state and state["check"] in ("pass", "fail"):
@@ -182,6 +184,17 @@ async def play_match(page: Page, rng: random.Random, shot: Path | None = None) -
             elif state["cards"]:
                 if shot is not None and clicks["cards"] == 2:
                     await page.screenshot(shot)
+                if state["illegal"] and not clicks["refused"]:
+                    # A card the rules forbid now: the server refuses it, the page says why.
+                    await page.click(f'#hand button.card[data-card="{state["illegal"][0]}"]')
+                    said = await page.wait_for(
+                        "(t => t.includes('cannot play') && t)"
+                        "(document.querySelector('#message:not([hidden])')?.textContent ?? '')"
+                    )
+                    assert said.startswith("Playing ") and "You cannot play that card now" in said
+                    print(f"\nrefused as it should be: {said}")
+                    clicks["refused"] += 1
+                    continue
                 card = rng.choice(state["cards"])
                 await page.click(f'#hand button.card.legal[data-card="{card}"]', timeout=2)
                 clicks["cards"] += 1
@@ -234,7 +247,7 @@ async def test_a_player_plays_a_classic_match_and_the_tab_verifies_it(
         await page.wait_for("document.querySelector('#drand-round')", timeout=30)
         playing_png = artifact("web-table-playing.png")
         clicks = await play_match(page, random.Random(11), playing_png)
-        assert clicks["cards"] >= 8 and clicks["timer_seen"], clicks
+        assert clicks["cards"] >= 8 and clicks["timer_seen"] and clicks["refused"], clicks
         await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
         # The table closes after the reveal; its final view comes from the log.
         await page.wait_for("document.querySelector('#table').dataset.status === 'closed'")
@@ -316,6 +329,13 @@ async def test_a_tampered_reveal_is_shown_failed_and_a_fallback_says_so(
     ):
         page = await browser.new_page()
         await page.add_init_script(TAMPER)
+        # A refused log-in is said plainly.
+        await page.goto(web.url)
+        await page.type("#name", "nobody-here")
+        await page.type("#password", "not the password")
+        await page.click("#log-in")
+        said = await page.wait_for("document.querySelector('#message:not([hidden])')?.textContent")
+        assert said == "Logging in: Wrong name or password.", said
         await sign_up(page, web, f"bob{uuid.uuid4().hex[:6]}")
         await open_classic_table(page, web)
         await page.wait_for("document.querySelector('#fallback')", timeout=30)

@@ -70,7 +70,8 @@ export function sayError(err, doing = "") {
   };
   const head = known[err.code] ?? (err.code ? err.code.replaceAll("_", " ") : "Something went wrong");
   const prefix = doing ? `${doing}: ` : "";
-  say(`${prefix}${head}${err.message && err.message !== head ? ` — ${err.message}` : ""}.`, "error");
+  const reason = err.message && err.message.toLowerCase() !== head.toLowerCase() ? ` — ${err.message}` : "";
+  say(`${prefix}${head}${reason}.`, "error");
 }
 
 /** A card face: a button when it can be clicked. */
