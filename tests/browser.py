@@ -26,7 +26,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +47,14 @@ FLAGS = (
 )
 
 
-def chromium_path() -> Path | None:
-    """The browser to drive: ``BELOT_CHROMIUM``, else Debian's ``/usr/bin/chromium``."""
-    configured = os.environ.get("BELOT_CHROMIUM")
-    for candidate in (configured, "/usr/bin/chromium", shutil.which("chromium")):
+def chromium_path(
+    environ: Mapping[str, str] = os.environ,
+    default: str = "/usr/bin/chromium",
+    which: Callable[[str], str | None] = shutil.which,
+) -> Path | None:
+    """The browser to drive: ``BELOT_CHROMIUM``, else Debian's ``/usr/bin/chromium``, else
+    ``chromium`` on the PATH; None when there is none (the browser tests then skip)."""
+    for candidate in (environ.get("BELOT_CHROMIUM"), default, which("chromium")):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return Path(candidate)
     return None
@@ -117,17 +121,25 @@ class Browser:
         return page
 
     async def close(self) -> None:
+        """Ask the browser to close, then make sure: every step has a time limit."""
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.send("Browser.close"), 5)
-        with contextlib.suppress(Exception):
-            await self.ws.close()
-        await self.http.close()
+        # Stop reading before closing the socket: aiohttp's close() waits for a reader
+        # busy in another task to hand over, which it may never do once the browser has
+        # closed its end.
         self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._reader
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), 5)
+        await self.http.close()
         try:
             await asyncio.wait_for(self.proc.wait(), 10)
         except TimeoutError:
-            self.proc.kill()
-            await self.proc.wait()
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), 10)
         shutil.rmtree(self.profile, ignore_errors=True)
 
 

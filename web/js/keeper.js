@@ -23,6 +23,7 @@ export function newKept(matchId, tableId, player) {
     first_dealer: null,
     commitment: null,
     commitment_seen_at: null, // this tab's clock, ms
+    seeds_open: false, // the table has shown the commitment (FairDealOpened): it takes seeds
     chain: null,
     my_seed: null, // the 16 bytes this tab made and sent, hex
     my_seed_sent_at: null,
@@ -110,6 +111,8 @@ export function keep(kept, msg, rulesets = {}) {
     case "FairDealOpened":
       changed = learnSeat(p.seats);
       changed = fixCommitment(kept, p.commitment) || changed;
+      // The fair deal's own event may come first; the table takes seeds from this one on.
+      if (!kept.seeds_open) kept.seeds_open = changed = true;
       return changed;
     case "FairDealRevealed":
       return fixReveal(kept, p.server_seed, "table");

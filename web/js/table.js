@@ -40,6 +40,7 @@ class TablePage {
     this.stopped = false;
     this.busy = false;
     this.sendingSeed = false;
+    this.seedSent = false;
     this.checking = false;
     this.checkedReveal = null;
     this.refreshTimer = null;
@@ -181,28 +182,37 @@ class TablePage {
     if (this.log.length > LOG_LINES) this.log.shift();
   }
 
-  /** Our seed: made on this device once the commitment is shown, kept, then sent. */
+  /** Our seed: made on this device once the table has shown the commitment, kept, then
+   * sent; sent again (the same one) while the table cannot take it yet. */
   async maybeSendSeed(kept) {
-    if (this.sendingSeed || !kept || kept.seat === null || kept.commitment === null) return;
-    if (kept.my_seed !== null || kept.seat_seeds !== null) return;
+    if (this.sendingSeed || this.seedSent || !kept || kept.seat === null) return;
+    if (!kept.commitment || !kept.seeds_open || kept.seat_seeds !== null) return;
     const mine = this.reply?.table?.seats?.[kept.seat];
-    if (!mine || mine.kind !== "human" || mine.player !== this.ctx.session.player) return;
+    if (mine && (mine.kind !== "human" || mine.player !== this.ctx.session.player)) return;
     this.sendingSeed = true;
-    const bytes = new Uint8Array(16);
-    crypto.getRandomValues(bytes);
-    const seed = toHex(bytes);
-    const stored = this.updateKept((k) => keepMySeed(k, seed));
+    let retry = false;
     try {
-      if (stored.my_seed === seed) {
-        await this.ctx.gateway.move(this.tableId, "seed", { seed });
-        say("Your seed is sent.", "info");
+      let seed = kept.my_seed;
+      if (seed === null) {
+        const bytes = new Uint8Array(16);
+        crypto.getRandomValues(bytes);
+        seed = this.updateKept((k) => keepMySeed(k, toHex(bytes))).my_seed;
       }
+      await this.ctx.gateway.move(this.tableId, "seed", { seed });
+      this.seedSent = true;
+      say("Your seed is sent.", "info");
     } catch (e) {
-      sayError(e, "Sending your seed");
+      if (e.code === "seed_already_sent") this.seedSent = true; // by this tab, before a reload
+      else if (e.code === "seed_window_closed") sayError(e, "Sending your seed");
+      else {
+        retry = !this.stopped;
+        if (e.code !== "not_started") sayError(e, "Sending your seed (trying again)");
+      }
     } finally {
       this.sendingSeed = false;
       this.queueRender();
     }
+    if (retry) setTimeout(() => this.maybeSendSeed(this.kept()), 500);
   }
 
   /** The in-tab check, once the server has revealed its seed. */
