@@ -552,6 +552,10 @@ class TablePage {
 function checkBanner(kept, page) {
   const c = kept?.check;
   if (page.checking) return h("div", { class: "banner info", id: "banner" }, "Checking the match in this tab…");
+  // The table showing this tab one fact two ways is a failure now, not at the end.
+  if (kept?.conflicts?.length && !c?.complete) {
+    return h("div", { class: "banner fail", id: "banner", role: "alert" }, `Fair-deal check FAILED: ${kept.conflicts[0]}.`);
+  }
   if (!c || !c.complete) return kept?.fallback ? h("div", { class: "banner warn", id: "banner" }, "This match is dealt without drand: drand's value did not come in time.") : null;
   if (c.ok) return h("div", { class: "banner pass", id: "banner" }, "Fair deal verified in this tab: the revealed seed matches the commitment and every deck gives the cards you were dealt.");
   const failed = c.checks.filter((x) => x.status === "fail").map((x) => x.name);
