@@ -140,12 +140,14 @@ async def sign_up(page: Page, web: Web, name: str) -> None:
     assert await page.evaluate("document.querySelector('#who').textContent") == name
 
 
-async def open_classic_table(
-    page: Page, web: Web, *, target: int = 151, before_create: Any = None
-) -> str:
-    """Fill the lobby's form: classic, me at seat 0, three bots, a short match."""
-    await page.select("#ruleset", "classic")
-    for seat, level in ((1, "bot:easy"), (2, "bot:medium"), (3, "bot:medium")):
+async def open_table(
+    page: Page, web: Web, *, ruleset: str = "classic", target: int = 151,
+    before_create: Any = None,
+) -> str:  # fmt: skip
+    """Fill the lobby's form: me at seat 0, bots at the others, a short match."""
+    await page.select("#ruleset", ruleset)
+    seats = await page.evaluate("document.querySelectorAll('#seat-choices select').length")
+    for seat, level in list(((1, "bot:easy"), (2, "bot:medium"), (3, "bot:medium")))[: seats - 1]:
         await page.select(f"#seat-{seat}", level)
     await page.type("#target", str(target))
     await page.type("#bot-delay", "20")
@@ -171,6 +173,7 @@ PROBE = """(() => {
       .map(b => b.dataset.card),
     bids: [...document.querySelectorAll('#bids button.bid')].map(b => b.dataset.strain),
     timer: document.querySelector('#timer')?.textContent ?? null,
+    extras: ['declare-melds', 'swap'].filter(id => document.getElementById(id)),
   };
 })()"""
 
@@ -182,7 +185,7 @@ async def play_match(page: Page, rng: random.Random, shot: Path | None = None) -
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MATCH_TIMEOUT
     acted: dict[str, float] = {}  # match version -> when we clicked for it
-    clicks = {"bids": 0, "cards": 0, "timer_seen": 0, "refused": 0}
+    clicks = {"bids": 0, "cards": 0, "timer_seen": 0, "refused": 0, "melds": 0, "swaps": 0}
     while True:
         state = await page.evaluate(PROBE)
         if state and state["check"] in ("pass", "fail"):
@@ -215,6 +218,14 @@ async def act(
         choice = rng.choice(takes) if takes and rng.random() < 0.34 else "pass"
         await page.click(f'#bids button.bid[data-strain="{choice}"]', timeout=2)
         clicks["bids"] += 1
+        return True
+    if "declare-melds" in state["extras"]:
+        await page.click("#declare-melds", timeout=2)  # melds are worth declaring
+        clicks["melds"] += 1
+        return True
+    if "swap" in state["extras"] and rng.random() < 0.5:
+        await page.click("#swap", timeout=2)
+        clicks["swaps"] += 1
         return True
     if not state["cards"]:
         return False
@@ -302,7 +313,7 @@ async def drand_match(
     round_1000 = QUICKNET.time_of_round(1000)
     async with explained(page, "drand"):
         await sign_up(page, web, f"ann{uuid.uuid4().hex[:6]}")
-        table_id = await open_classic_table(
+        table_id = await open_table(
             page, web, target=301, before_create=lambda: clock.restart(round_1000 + 0.1)
         )
         # The fair deal in the tab, before the first card.
@@ -409,7 +420,7 @@ async def tampered_match(page: Page, web: Web, store: Any) -> Path:
         said = await page.wait_for("document.querySelector('#message:not([hidden])')?.textContent")
         assert said == "Logging in: Wrong name or password.", said
         await sign_up(page, web, f"bob{uuid.uuid4().hex[:6]}")
-        await open_classic_table(page, web)
+        await open_table(page, web)
         await page.wait_for("document.querySelector('#fallback')", timeout=30)
         fallback_text = await page.evaluate("document.querySelector('#fallback').textContent")
         await play_match(page, random.Random(5))
@@ -436,3 +447,31 @@ async def tampered_match(page: Page, web: Web, store: Any) -> Path:
         assert all(shown[k] == "fail" for k in shown if k.startswith("deal ")), shown
         assert page.errors == [], page.errors
     return png
+
+
+async def test_a_gambler_match_of_two_with_melds(servers, store, pg_pool, nc, js_names) -> None:
+    """Two players face to face: gambler's bidding (all trumps, no trumps), melds
+    declared by a click when the server offers them, the trump seven swap, the bottom
+    card; the check passes on a fallback match."""
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    clock = ScaledClock(ORIGIN, 10.0)
+    async with (
+        watchdog(),
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        page = await browser.new_page()
+        async with explained(page, "gambler"):
+            await sign_up(page, web, f"gil{uuid.uuid4().hex[:6]}")
+            await open_table(page, web, ruleset="gambler", target=300)
+            assert await page.evaluate("document.querySelectorAll('.seat-box').length") == 2
+            clicks = await play_match(page, random.Random(3))
+            await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
+            shown = await checks_shown(page)
+            png = await page.screenshot(artifact("web-table-gambler.png"))
+            assert shown["commitment"] == "pass" and shown["drand"] == "info", shown
+            assert clicks["cards"] >= 9, clicks
+            assert page.errors == [], page.errors
+    print(f"\nscreenshot: {png}")
+    print(f"browser gambler match: {time.monotonic() - started:.1f} s, clicks {clicks}")

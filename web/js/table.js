@@ -251,6 +251,7 @@ class TablePage {
     this.root.querySelector("#table")?.setAttribute("data-busy", "true");
     try {
       await this.ctx.gateway.move(this.tableId, verb, body);
+      say(""); // an earlier refusal is answered by this move
       this.actedVersion = Math.max(this.actedVersion, version);
       if (this.view) this.view = { ...this.view, legal: [], turn: null };
     } catch (e) {
@@ -355,7 +356,8 @@ class TablePage {
     const mySide = (this.seat ?? 0) % 2;
     const scores = this.ending?.scores ?? v?.scores ?? [0, 0];
     const bits = [h("span", { class: "ruleset" }, `${t.ruleset}`), h("span", {}, `to ${t.target}`)];
-    bits.push(h("span", { class: "score", id: "score" }, h("b", {}, this.seat === null ? "Seats 0+2 " : "Your side "), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, this.seat === null ? " seats 1+3" : " their side")));
+    const [ours, theirs] = this.players === 2 ? [cap(this.sideName(mySide)), this.sideName(1 - mySide)] : this.seat === null ? ["Seats 0+2", "seats 1+3"] : ["Your side", "their side"];
+    bits.push(h("span", { class: "score", id: "score" }, h("b", {}, `${ours} `), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, ` ${theirs}`)));
     if (v?.hanging) bits.push(h("span", {}, `hanging ${v.hanging}`));
     if (v && v.phase !== "deck" && v.phase !== "over") {
       bits.push(h("span", {}, `deal ${v.deal_number + 1}, dealer ${this.seatName(v.dealer)}`));
