@@ -171,6 +171,11 @@ class Page:
         await self.send("Page.navigate", {"url": url})
         await self.wait_for("document.readyState === 'complete'")
 
+    async def reload(self) -> None:
+        await self.send("Page.reload", {"ignoreCache": False})
+        await asyncio.sleep(0.1)
+        await self.wait_for("document.readyState === 'complete'")
+
     async def evaluate(self, expression: str) -> Any:
         reply = await self.send(
             "Runtime.evaluate",

@@ -170,7 +170,6 @@ def client_config(settings: Settings, request: web.Request) -> dict[str, Any]:
     return {
         "verify_url": verify_url(settings, request),
         "drand": {"chain": settings.drand_chain, "relays": list(settings.drand_urls)},
-        "seed_window_s": settings.seed_window,
     }
 
 

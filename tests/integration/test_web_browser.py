@@ -178,10 +178,13 @@ PROBE = """(() => {
 })()"""
 
 
-async def play_match(page: Page, rng: random.Random, shot: Path | None = None) -> dict[str, int]:
+async def play_match(
+    page: Page, rng: random.Random, shot: Path | None = None, reload_after: int | None = None
+) -> dict[str, int]:
     """Click through the match: a bid button or a highlighted card whenever it is our
     turn, until the in-tab check has a result. Returns what was clicked. ``shot``: a
-    screenshot the first time cards are highlighted."""
+    screenshot the first time cards are highlighted; ``reload_after``: reload the page
+    once after that many cards (the tab takes the table's events again)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MATCH_TIMEOUT
     acted: dict[str, float] = {}  # match version -> when we clicked for it
@@ -203,6 +206,11 @@ async def play_match(page: Page, rng: random.Random, shot: Path | None = None) -
                 continue  # the page changed under the click (a newer view): look again
             if moved:
                 acted[state["version"]] = loop.time()
+            if reload_after is not None and clicks["cards"] == reload_after:
+                reload_after = None
+                await page.reload()
+                await page.wait_for("document.querySelector('#table[data-status]')")
+                clicks["reloads"] = 1
         await asyncio.sleep(0.05)
 
 
@@ -320,8 +328,9 @@ async def drand_match(
         await page.wait_for("document.querySelector('#my-seed')")
         await page.wait_for("document.querySelector('#drand-round')", timeout=30)
         playing_png = artifact("web-table-playing.png")
-        clicks = await play_match(page, random.Random(11), playing_png)
+        clicks = await play_match(page, random.Random(11), playing_png, reload_after=5)
         assert clicks["cards"] >= 8 and clicks["timer_seen"] and clicks["refused"], clicks
+        assert clicks["reloads"] == 1, clicks
         await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
         # The table closes after the reveal; its final view comes from the log.
         await page.wait_for("document.querySelector('#table').dataset.status === 'closed'")
@@ -341,6 +350,7 @@ async def drand_match(
         assert record["fair_deal"]["drand"]["round"] == drand_round in (1001, 1002, 1003)
         assert kept["reveal"]["server_seed"] == record["fair_deal"]["server_seed"]
         assert set(kept["deals"]) == {str(d["deal"]) for d in record["deals"]}
+        assert kept["conflicts"] == []  # the reload showed the same facts again
         assert verify_record(record, bls=drand.verify).ok
 
         assert "verified in this tab" in banner.lower()

@@ -5,7 +5,7 @@
 //   #/matches     finished matches (the verify API)
 //   #/replay/ID   a finished match replayed, every deck recomputed in this tab
 
-import { Gateway, VerifyApi, ApiError } from "./api.js";
+import { Gateway, VerifyApi } from "./api.js";
 import { store } from "./store.js";
 import { h, replace, say, sayError } from "./ui.js";
 import { renderLobby } from "./lobby.js";
@@ -118,5 +118,4 @@ function renderLogin(root, next) {
   name.focus();
 }
 
-export { ApiError };
 start();

@@ -15,6 +15,7 @@ import { keep, keepMySeed, newKept } from "./keeper.js";
 import { cardBacks, cardFace, h, replace, say, sayError, shortHex } from "./ui.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
+const CHECK_SETTLE_MS = 300;
 const LOG_LINES = 80;
 
 export function renderTable(root, ctx, tableId) {
@@ -43,6 +44,7 @@ class TablePage {
     this.seedSent = false;
     this.checking = false;
     this.checkedReveal = null;
+    this.checkTimer = null;
     this.refreshTimer = null;
     this.refreshing = false;
     this.refreshAgain = false;
@@ -77,6 +79,7 @@ class TablePage {
     this.live?.close();
     clearInterval(this.ticker);
     clearTimeout(this.refreshTimer);
+    clearTimeout(this.checkTimer);
   }
 
   get seat() {
@@ -107,13 +110,11 @@ class TablePage {
     this.refreshing = true;
     try {
       const reply = await this.ctx.gateway.table(this.tableId);
-      // A closed table is answered from the log: no view. Keep the last one we had.
-      if (reply.view === null && this.view) reply.match_version = this.version;
-      if (reply.seat === null && this.reply?.seat != null) reply.seat = this.reply.seat;
       this.reply = reply;
       this.matchId = reply.table.match_id;
       if (reply.ending && !this.ending) this.ending = reply.ending;
-      // A view with no moves must not hide the ones a newer "turn" message brought.
+      // A view with no moves must not hide the ones a newer "turn" message brought; and a
+      // table changing owner is answered without a view: keep the last one.
       if (!(reply.match_version < this.version) && reply.view) {
         this.view = this.spent(reply.view, reply.match_version);
         this.version = reply.match_version ?? this.version;
@@ -171,7 +172,7 @@ class TablePage {
     const line = describe(m, this);
     if (line) this.addLog(line, m);
     this.maybeSendSeed(kept);
-    if (m.event === "ServerSeedRevealed" || m.event === "FairDealRevealed" || m.event === "TableClosed") this.maybeCheck();
+    if (kept.reveal) this.scheduleCheck();
     this.queueRender();
   }
 
@@ -215,10 +216,19 @@ class TablePage {
     if (retry) setTimeout(() => this.maybeSendSeed(this.kept()), 500);
   }
 
+  /** The check runs once the events stop coming for a moment: a page opened after the
+   * end receives the table's streams one after the other (the table's reveal before the
+   * match's events), and must have kept them all first. */
+  scheduleCheck() {
+    clearTimeout(this.checkTimer);
+    this.checkTimer = setTimeout(() => this.maybeCheck(), CHECK_SETTLE_MS);
+  }
+
   /** The in-tab check, once the server has revealed its seed. */
   async maybeCheck() {
     const kept = this.kept();
-    if (!kept || !kept.reveal || this.checking || this.checkedReveal === kept.reveal.server_seed) return;
+    if (this.stopped || !kept || !kept.reveal || !kept.ended) return;
+    if (this.checking || this.checkedReveal === kept.reveal.server_seed) return;
     this.checking = true;
     this.queueRender();
     try {
