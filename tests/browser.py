@@ -105,8 +105,19 @@ class Browser:
             if not future.done():
                 future.set_exception(CdpError("the browser closed the connection"))
 
-    async def new_page(self, width: int = 1400, height: int = 1000) -> Page:
-        target = await self.send("Target.createTarget", {"url": "about:blank"})
+    async def new_context(self) -> str:
+        """A separate browser context: its own cookies and storage (another person)."""
+        reply = await self.send("Target.createBrowserContext", {"disposeOnDetach": True})
+        context: str = reply["browserContextId"]
+        return context
+
+    async def new_page(
+        self, width: int = 1400, height: int = 1000, context: str | None = None
+    ) -> Page:
+        params: dict[str, Any] = {"url": "about:blank"}
+        if context is not None:
+            params["browserContextId"] = context
+        target = await self.send("Target.createTarget", params)
         attached = await self.send(
             "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
         )

@@ -459,10 +459,13 @@ async def tampered_match(page: Page, web: Web, store: Any) -> Path:
     return png
 
 
-async def test_a_gambler_match_of_two_with_melds(servers, store, pg_pool, nc, js_names) -> None:
-    """Two players face to face: gambler's bidding (all trumps, no trumps), melds
-    declared by a click when the server offers them, the trump seven swap, the bottom
-    card; the check passes on a fallback match."""
+async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    """Two people in two browser contexts: one opens a gambler table with a free seat,
+    the other takes it from the lobby; both play by clicking (gambler's bids, "Declare
+    melds" and "Swap the trump seven" when the server offers them, misère when both
+    pass), and each tab checks its own cards; a fallback match."""
     assert CHROMIUM is not None
     started = time.monotonic()
     clock = ScaledClock(ORIGIN, 10.0)
@@ -471,17 +474,43 @@ async def test_a_gambler_match_of_two_with_melds(servers, store, pg_pool, nc, js
         web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
         chromium(CHROMIUM) as browser,
     ):
-        page = await browser.new_page()
-        async with explained(page, "gambler"):
-            await sign_up(page, web, f"gil{uuid.uuid4().hex[:6]}")
-            await open_table(page, web, ruleset="gambler", target=300)
-            assert await page.evaluate("document.querySelectorAll('.seat-box').length") == 2
-            clicks = await play_match(page, random.Random(3))
-            await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
-            shown = await checks_shown(page)
-            png = await page.screenshot(artifact("web-table-gambler.png"))
-            assert shown["commitment"] == "pass" and shown["drand"] == "info", shown
-            assert clicks["cards"] >= 9, clicks
-            assert page.errors == [], page.errors
-    print(f"\nscreenshot: {png}")
-    print(f"browser gambler match: {time.monotonic() - started:.1f} s, clicks {clicks}")
+        gil = await browser.new_page(context=await browser.new_context())
+        hal = await browser.new_page(context=await browser.new_context())
+        async with explained(gil, "gambler-gil"), explained(hal, "gambler-hal"):
+            await sign_up(gil, web, f"gil{uuid.uuid4().hex[:6]}")
+            await gil.select("#ruleset", "gambler")
+            await gil.select("#seat-1", "human")
+            await gil.type("#target", "300")
+            await gil.click("#create-table")
+            await gil.wait_for("document.querySelector('#table[data-status=\"open\"]')")
+            assert "Waiting for 1 more player" in await gil.evaluate(
+                "document.querySelector('#status').textContent"
+            )
+            await sign_up(hal, web, f"hal{uuid.uuid4().hex[:6]}")
+            await hal.click("button.sit[data-seat='1']", timeout=10)  # from the lobby
+            await hal.wait_for("document.querySelector('#table[data-status]')")
+            assert await hal.evaluate("document.querySelectorAll('.seat-box').length") == 2
+            clicks = await asyncio.gather(
+                play_match(gil, random.Random(3)), play_match(hal, random.Random(4))
+            )
+            shown = [await checks_shown(p) for p in (gil, hal)]
+            kept = [await kept_record(p) for p in (gil, hal)]
+            png = [
+                await gil.screenshot(artifact("web-table-gambler.png")),
+                await hal.screenshot(artifact("web-table-gambler-2.png")),
+            ]
+            for page in (gil, hal):
+                assert await page.evaluate("document.querySelector('#table').dataset.check") == (
+                    "pass"
+                )
+                assert page.errors == [], page.errors
+            for s in shown:
+                assert s["commitment"] == "pass" and s["your seed"] == "pass", s
+                assert s["drand"] == "info", s
+            # Each tab kept its own seat's cards, and both seeds went into the decks.
+            assert [k["seat"] for k in kept] == [0, 1]
+            assert kept[0]["seat_seeds"] == kept[1]["seat_seeds"]
+            assert kept[0]["seat_seeds"] == [kept[0]["my_seed"], kept[1]["my_seed"]]
+            assert kept[0]["deals"]["0"]["first"] != kept[1]["deals"]["0"]["first"]
+    print(f"\nscreenshots: {png[0]} {png[1]}")
+    print(f"browser gambler match of two: {time.monotonic() - started:.1f} s, clicks {clicks}")

@@ -586,8 +586,10 @@ function timerText(deadline) {
   return `${left} s`;
 }
 
+/** "you" and "bot 2 (easy)" start a sentence with a capital; a player's name stays as
+ * its owner wrote it. */
 function cap(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
+  return /^(you|bot |seat |seats )/.test(text ?? "") ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
 function claimLabel(claim) {
