@@ -37,13 +37,20 @@ async function call(base, method, path, { body, token } = {}) {
 
 /** The gateway, on this page's origin; ``token()`` gives the session's token or null. */
 export class Gateway {
-  constructor(token, base = "") {
+  constructor(token, base = "", onUnauthorized = () => {}) {
     this.token = token;
     this.base = base;
+    this.onUnauthorized = onUnauthorized;
   }
 
-  request(method, path, body) {
-    return call(this.base, method, path, { body, token: this.token() });
+  async request(method, path, body) {
+    try {
+      return await call(this.base, method, path, { body, token: this.token() });
+    } catch (e) {
+      // A session that has expired (or a key that changed): log in again.
+      if (e.code === "unauthorized" && this.token()) this.onUnauthorized(e);
+      throw e;
+    }
   }
 
   config() {

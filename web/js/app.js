@@ -19,8 +19,9 @@ const ctx = {
   verify: null,
   config: null,
   rulesets: {},
+  flash: null, // a message for the next page
 };
-ctx.gateway = new Gateway(() => ctx.session?.token ?? null);
+ctx.gateway = new Gateway(() => ctx.session?.token ?? null, "", (e) => logOut(`${e.message}: log in again.`));
 
 let cleanup = null;
 
@@ -42,8 +43,9 @@ function logOut(why = "") {
   store.clearSession();
   ctx.session = null;
   header();
-  if (why) say(why, "info");
-  location.hash = "#/login";
+  ctx.flash = why || null; // said once the login page is drawn
+  if (location.hash === "#/login") route();
+  else location.hash = "#/login";
 }
 
 function header() {
@@ -61,7 +63,8 @@ function header() {
 function route() {
   if (cleanup) cleanup();
   cleanup = null;
-  say("");
+  say(ctx.flash ?? "", "info");
+  ctx.flash = null;
   header();
   const root = document.getElementById("page");
   const hash = location.hash.replace(/^#/, "") || "/";
@@ -92,7 +95,7 @@ function renderLogin(root, next) {
       const s = await ctx.gateway.logIn(name.value, password.value);
       ctx.session = { token: s.token, player: s.player, name: s.name, expires_at_ms: s.expires_at_ms };
       store.saveSession(ctx.session);
-      say(signUp ? `Welcome, ${s.name}.` : `Logged in as ${s.name}.`, "info");
+      ctx.flash = signUp ? `Welcome, ${s.name}.` : `Logged in as ${s.name}.`;
       location.hash = `#${next === "/login" ? "/" : next}`;
       if (location.hash === `#${next}`) route();
     } catch (e) {

@@ -1,6 +1,6 @@
 // The lobby: open tables with their ruleset, free seats and bots; a table to create.
 
-import { h, replace, say, sayError } from "./ui.js";
+import { h, replace, sayError } from "./ui.js";
 
 const REFRESH_MS = 3000;
 const SEAT_CHOICES = [
@@ -107,7 +107,7 @@ function createForm(ctx) {
     if (me >= 0) body.sit = me;
     try {
       const created = await ctx.gateway.createTable(body);
-      say(`Table ${created.table_id} is open.`, "info");
+      ctx.flash = `Table ${created.table_id} is open.`;
       location.hash = `#/table/${encodeURIComponent(created.table_id)}`;
     } catch (err) {
       sayError(err, "Opening a table");
