@@ -81,6 +81,17 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "services the gateway's /status page scrapes, as name=host:port,...; unset: each "
         "service's port on BELOT_HTTP_HOST (belot run sets it to every process)",
     ),
+    (
+        "BELOT_WEB_DIR",
+        "(unset)",
+        "the web client's files the gateway serves at /; unset: the repository's web/",
+    ),
+    (
+        "BELOT_VERIFY_URL",
+        "(unset)",
+        "the verify API's address as browsers reach it (the replay page and the in-tab "
+        "check call it); unset: the page's host on BELOT_VERIFY_PORT",
+    ),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -124,6 +135,8 @@ class Settings:
     rate_per_second: float = 20.0
     rate_burst: int = 40
     status_targets: str | None = None
+    web_dir: Path | None = None
+    verify_url: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -193,6 +206,14 @@ class Settings:
                 f"BELOT_GATEWAY_SCHEMA={gateway_schema!r}: lower-case letters, digits and '_', "
                 "at most 51"
             )
+        verify_url = get("BELOT_VERIFY_URL")
+        if verify_url is not None:
+            verify_url = verify_url.rstrip("/")
+            if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", verify_url):
+                raise SettingsError(
+                    f"BELOT_VERIFY_URL={verify_url!r}: an http:// or https:// URL, no query"
+                )
+        web_dir = get("BELOT_WEB_DIR")
         token_secret = get("BELOT_TOKEN_SECRET")
         if token_secret is not None and len(token_secret) < 16:
             raise SettingsError("BELOT_TOKEN_SECRET: at least 16 characters")
@@ -227,6 +248,8 @@ class Settings:
             rate_per_second=_float("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
             rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),
             status_targets=get("BELOT_STATUS_TARGETS"),
+            web_dir=None if web_dir is None else Path(web_dir),
+            verify_url=verify_url,
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

@@ -5,9 +5,11 @@ It speaks drand's v1 API (``/chains``, ``/{hash}/info``, ``/{hash}/public/{round
 chain, as real relays do) and maps the recorded rounds onto a clock: a round is served
 once the clock has reached its time; a request for the next round waits until it is
 produced, later rounds get 425 Too Early (as drand/http-relay does); a round that was not
-recorded gets 404. Modes: ``ok``; ``slow:SECONDS`` answers every request that late;
-``down`` accepts connections and never answers; ``lying`` serves forged beacons (a flipped
-signature bit, with a randomness that matches the forged signature).
+recorded gets 404. Every answer allows any origin (``Access-Control-Allow-Origin: *``), as
+the public relays do, so a browser tab can ask it. Modes: ``ok``; ``slow:SECONDS``
+answers every request that late; ``down`` accepts connections and never answers;
+``lying`` serves forged beacons (a flipped signature bit, with a randomness that matches
+the forged signature).
 """
 
 from __future__ import annotations
@@ -110,6 +112,13 @@ def create_relay_app(
     """An aiohttp app serving ``beacons[chain_name][round]`` on ``clock``."""
     app = web.Application()
     served = {name: dict(rounds) for name, rounds in beacons.items()}
+
+    async def cors(request: web.Request, response: web.StreamResponse) -> None:
+        # Public relays answer browsers too (drand's own JS client runs in them); the web
+        # client's tab asks this one for the round it checks.
+        response.headers["Access-Control-Allow-Origin"] = "*"
+
+    app.on_response_prepare.append(cors)
     never = asyncio.Event()
 
     def chain_of(request: web.Request) -> Chain | None:

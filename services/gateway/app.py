@@ -21,6 +21,13 @@ from services.gateway.domain import RateLimiter, Tokens, token_secret
 from services.gateway.handlers import Api
 from services.gateway.live import Hub
 from services.gateway.store import AccountStore
+from services.gateway.web import (
+    DEFAULT_WEB_DIR,
+    StaticSite,
+    client_config,
+    rulesets_json,
+    static_handler,
+)
 
 API: Final = web.AppKey("gateway_api", Api)
 
@@ -84,10 +91,34 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
     # Routes are added now (the router freezes at start); the handlers reach the Api
     # built at start-up through the holder.
     app.router.add_get("/status", status.handler(settings, settings.status_targets))
-    return _add_routes(app, holder)
+    _add_routes(app, holder)
+    _add_web_client(app, settings)
+    return app
 
 
-def _add_routes(app: web.Application, holder: dict[str, Api]) -> web.Application:
+def _add_web_client(app: web.Application, settings: Settings) -> None:
+    """The web client's files at / (index.html, js/, css/, img/), and what it asks first."""
+    root = settings.web_dir or DEFAULT_WEB_DIR
+    site = StaticSite(root) if (root / "index.html").is_file() else None
+    files = static_handler(site, settings)
+    app.router.add_get("/", files)
+    app.router.add_get("/index.html", files)
+    for folder in ("js", "css", "img"):
+        app.router.add_get(f"/{folder}/{{path:.+}}", files)
+
+    async def config(request: web.Request) -> web.Response:
+        return web.json_response(client_config(settings, request))
+
+    rulesets = rulesets_json()
+
+    async def list_rulesets(request: web.Request) -> web.Response:
+        return web.json_response(rulesets, headers={"Cache-Control": "public, max-age=300"})
+
+    app.router.add_get("/v1/config", config)
+    app.router.add_get("/v1/rulesets", list_rulesets)
+
+
+def _add_routes(app: web.Application, holder: dict[str, Api]) -> None:
     verbs = ("seed", "bid", "play", "announce", "swap", "redeal", "leave")
 
     def call(attr: str, verb: str | None = None) -> messaging.Handler:
@@ -109,7 +140,6 @@ def _add_routes(app: web.Application, holder: dict[str, Api]) -> web.Application
     app.router.add_get("/v1/ws", call("websocket"))
     for verb in verbs:
         app.router.add_post(f"/v1/tables/{{table_id}}/{verb}", call("command", verb))
-    return app
 
 
 def main() -> None:

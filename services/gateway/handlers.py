@@ -23,6 +23,9 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from nats.aio.client import Client
 from nats.js.kv import KeyValue
 
+from belot import RULESETS, replay, view
+from belot.codec import from_payload
+from belot.events import EVENT_TYPES
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
 from eventlog import EventStore, Viewer
@@ -39,6 +42,7 @@ from services.gateway.domain import (
 from services.gateway.live import Hub
 from services.gateway.store import AccountStore, NameTaken
 from services.table import domain as table_domain
+from services.table.views import public_view, view_to_json
 
 NAME_RE: Final = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
 TABLE_ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
@@ -294,11 +298,7 @@ class Api:
             and (status is None or t.get("status") == status)
         ]
         tables.sort(key=lambda t: t.get("opened_at_ms", 0), reverse=True)
-        ids = sorted({s["player"] for t in tables for s in t["seats"] if s.get("player")})
-        names = await self.accounts.names(ids)
-        for t in tables:
-            for s in t["seats"]:
-                s["name"] = names.get(s.get("player") or "")
+        await self._name_seats(tables)
         return web.json_response({"tables": tables})
 
     async def create_table(self, request: web.Request) -> web.Response:
@@ -327,22 +327,44 @@ class Api:
         except ServiceError as exc:
             if exc.code not in ("unavailable", "timeout"):
                 raise ApiError(exc.code, exc.message) from None
-            reply = await self._table_from_log(table_id)
+            reply = await self._table_from_log(table_id, who)
+        await self._name_seats([reply["table"]])
         return web.json_response(reply)
 
-    async def _table_from_log(self, table_id: str) -> dict[str, Any]:
-        """A table nobody owns now (closed, or changing owner): its public line."""
+    async def _name_seats(self, tables: list[dict[str, Any]]) -> None:
+        """Add each seated player's name to the table lines (``seats[].name``)."""
+        ids = sorted({s["player"] for t in tables for s in t["seats"] if s.get("player")})
+        names = await self.accounts.names(ids)
+        for t in tables:
+            for s in t["seats"]:
+                s["name"] = names.get(s.get("player") or "")
+
+    async def _table_from_log(self, table_id: str, who: Identity | None) -> dict[str, Any]:
+        """A table nobody owns now (closed, or changing owner): its public line, the
+        caller's seat and, once the match has ended, its final view (the game core's
+        replay of the match stream: everything in it is public then)."""
         events = await self.store.read_stream(f"table-{table_id}")
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
         state = table_domain.fold([(e.type, e.payload) for e in events])
-        return {
+        seat = state.seat_of(who.player) if who else None
+        reply: dict[str, Any] = {
             "table": table_domain.summary(state),
             "status": state.status,
-            "seat": None,
+            "seat": seat,
             "view": None,
             "server_seed": state.server_seed,
+            "deadline_ms": None,
         }
+        match = await self.store.read_stream(f"match-{state.match_id}") if state.finished else []
+        if match and match[-1].type in MATCH_ENDING:
+            core = [from_payload(e.payload) for e in match if e.type in EVENT_TYPES]
+            final = replay(RULESETS[state.ruleset.name], core)
+            seat_view = view(final, seat if seat is not None else 0)
+            reply["view"] = view_to_json(seat_view) if seat is not None else public_view(seat_view)
+            reply["match_version"] = match[-1].version
+            reply["ending"] = {"type": match[-1].type, **match[-1].payload}
+        return reply
 
     async def table_events(self, request: web.Request) -> web.Response:
         """The table's events the caller may see now: the table's, the match's (its own

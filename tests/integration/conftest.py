@@ -13,6 +13,7 @@ stream name and subject prefix (deleted afterwards).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -93,7 +94,11 @@ def servers() -> Iterator[Servers]:
 async def pg_pool(servers: Servers) -> AsyncIterator[asyncpg.Pool]:
     pool = await asyncpg.create_pool(servers.pg_dsn, min_size=1, max_size=12)
     yield pool
-    await pool.close()
+    # A connection a failed test never gave back would make close() wait for ever.
+    try:
+        await asyncio.wait_for(pool.close(), 10)
+    except TimeoutError:
+        pool.terminate()
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -114,7 +119,10 @@ async def store(pg_pool: asyncpg.Pool, schema: str) -> AsyncIterator[EventStore]
 async def nc(servers: Servers) -> AsyncIterator[Client]:
     conn = await messaging.connect(servers.nats_url, name="tests")
     yield conn
-    await conn.drain()
+    try:
+        await asyncio.wait_for(conn.drain(), 10)
+    except TimeoutError:
+        await conn.close()
 
 
 @pytest.fixture

@@ -43,6 +43,9 @@ class Platform:
     prefix: str
     randomness: RandomnessService
     workers: list[TableWorker] = field(default_factory=list)
+    #: The local drand relay's address and the virtual clock it and the service share.
+    drand_url: str = ""
+    clock: ScaledClock | None = None
 
     async def request(self, subject: str, body: dict[str, Any], timeout: float = 10) -> Any:
         return await messaging.request(self.nc, f"{self.prefix}.{subject}", body, timeout=timeout)
@@ -140,9 +143,10 @@ async def platform(
     window_ms: int = 20_000,
     drand_mode: str = "ok",
     relay: bool = True,
+    clock: ScaledClock | None = None,
 ) -> AsyncIterator[Platform]:
     prefix = f"t{uuid.uuid4().hex[:10]}"
-    clock = ScaledClock(ORIGIN, SPEED)
+    clock = clock or ScaledClock(ORIGIN, SPEED)
     drand_relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(drand_mode)))
     await drand_relay.start_server()
     seeds = SeedStore(pg_pool, store.schema)
@@ -162,7 +166,8 @@ async def platform(
         )
         await outbox.ensure_stream()
         relay_task = asyncio.create_task(outbox.run(stop))
-    p = Platform(store, nc, prefix, randomness)
+    drand_url = str(drand_relay.make_url("")).rstrip("/")
+    p = Platform(store, nc, prefix, randomness, drand_url=drand_url, clock=clock)
     for _ in range(workers):
         await p.add_worker(lease_ttl, turn_ms)
     try:

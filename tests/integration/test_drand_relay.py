@@ -77,6 +77,9 @@ async def test_next_round_request_waits_until_produced() -> None:
         assert early.status == 425
         missing = await http.get(f"{urls[0]}/{QUICKNET.hash}/public/999")
         assert missing.status == 404 and (await missing.json())["error"] == "not_recorded"
+        # Browsers may ask it, as they may ask the public relays (the web client's tab).
+        for r in (resp, early, missing):
+            assert r.headers["Access-Control-Allow-Origin"] == "*"
 
 
 @pytest.mark.parametrize("mode", ["slow:6", "down"])

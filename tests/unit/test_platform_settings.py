@@ -30,10 +30,13 @@ def test_values_are_read() -> None:
             "BELOT_VERIFY_PORT": "9000",
             "BELOT_LOG_LEVEL": "debug",
             "BELOT_DATA_DIR": "/tmp/x",
+            "BELOT_WEB_DIR": "/srv/web",
+            "BELOT_VERIFY_URL": "https://verify.example.org/",
         }
     )
     assert s.pg_dsn == "postgresql://u@h:5/db" and s.port("verify") == 9000
     assert s.log_level == "DEBUG" and s.data_dir == Path("/tmp/x")
+    assert s.web_dir == Path("/srv/web") and s.verify_url == "https://verify.example.org"
 
 
 @pytest.mark.parametrize(
@@ -48,6 +51,8 @@ def test_values_are_read() -> None:
         ("BELOT_NATS_TIMEOUT", "soon"),
         ("BELOT_EVENTS_SUBJECT", "a..b"),
         ("BELOT_RATING_SCHEMA", "rating-projection"),
+        ("BELOT_VERIFY_URL", "ftp://verify"),
+        ("BELOT_VERIFY_URL", "https://verify/?q=1"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:

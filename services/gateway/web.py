@@ -1,0 +1,195 @@
+"""The web client, served by the gateway: its files from ``web/`` and the two documents
+the client asks for first (``/v1/config``, ``/v1/rulesets``).
+
+The client is plain ES modules with no build step, so file names carry no content hash:
+every answer says ``Cache-Control: no-cache`` with a strong ``ETag`` (SHA-256 of the
+bytes), and a browser revalidates each file with ``If-None-Match`` (304, no body) instead
+of ever running a stale module next to a fresh one. Files are read once and kept in
+memory until their modification time or size changes.
+
+Only ``index.html`` and the files under ``js/``, ``css/`` and ``img/`` are served, with a
+known extension; ``web/test/`` and anything else are 404. HTML pages carry a Content
+Security Policy that allows scripts and styles from the gateway only (no CDN, no inline
+script) and connections to the gateway, the verify API and the drand relays the tab may
+ask for a round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import web
+
+from belot import RULESETS, deal_pattern
+from belot_platform.settings import Settings
+
+#: The repository's ``web/`` beside ``services/`` (BELOT_WEB_DIR overrides it).
+DEFAULT_WEB_DIR: Final = Path(__file__).resolve().parents[2] / "web"
+
+CONTENT_TYPES: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".json": "application/json",
+}
+#: Directories of ``web/`` whose files are served (``web/test`` is not).
+SERVED_DIRS: Final = ("js", "css", "img")
+_NAME_RE: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True, slots=True)
+class StaticFile:
+    body: bytes
+    etag: str
+    content_type: str
+    mtime_ns: int
+    size: int
+
+
+class StaticSite:
+    """The files of the web client under ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._cache: dict[Path, StaticFile] = {}
+
+    def resolve(self, path: str) -> Path | None:
+        """The file a URL path names, or None when it is not one we serve."""
+        if path in ("", "/"):
+            path = "/index.html"
+        parts = path.lstrip("/").split("/")
+        if not all(_NAME_RE.fullmatch(p) for p in parts):
+            return None
+        if len(parts) == 1:
+            if parts[0] != "index.html":
+                return None
+        elif parts[0] not in SERVED_DIRS:
+            return None
+        if Path(parts[-1]).suffix not in CONTENT_TYPES:
+            return None
+        candidate = self.root.joinpath(*parts).resolve()
+        if not candidate.is_relative_to(self.root) or not candidate.is_file():
+            return None
+        return candidate
+
+    def load(self, file: Path) -> StaticFile:
+        stat = file.stat()
+        hit = self._cache.get(file)
+        if hit is not None and (hit.mtime_ns, hit.size) == (stat.st_mtime_ns, stat.st_size):
+            return hit
+        body = file.read_bytes()
+        loaded = StaticFile(
+            body=body,
+            etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+            content_type=CONTENT_TYPES[file.suffix],
+            mtime_ns=stat.st_mtime_ns,
+            size=stat.st_size,
+        )
+        self._cache[file] = loaded
+        return loaded
+
+
+def verify_url(settings: Settings, request: web.Request) -> str:
+    """The verify API as this browser reaches it: BELOT_VERIFY_URL, else the host the
+    page came from on the verify service's port."""
+    if settings.verify_url:
+        return settings.verify_url
+    host = request.url.host or settings.http_host
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 address
+    return f"{request.scheme}://{host}:{settings.port('verify')}"
+
+
+def _origin(url: str) -> str:
+    m = re.match(r"(https?://[^/?#]+)", url)
+    return m.group(1) if m else url
+
+
+def content_security_policy(settings: Settings, request: web.Request) -> str:
+    ws = ("wss://" if request.scheme == "https" else "ws://") + request.host
+    connect = ["'self'", ws, _origin(verify_url(settings, request))]
+    connect += sorted({_origin(u) for u in settings.drand_urls})
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data:",
+            f"connect-src {' '.join(connect)}",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+def static_handler(site: StaticSite | None, settings: Settings) -> Handler:
+    """GET (and HEAD) of the client's files; ``site`` None: there is no web directory."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        if site is None:
+            raise web.HTTPNotFound(text="the web client is not installed here (BELOT_WEB_DIR)")
+        file = site.resolve(request.path)
+        if file is None:
+            raise web.HTTPNotFound(text="no such file")
+        loaded = site.load(file)
+        headers = {
+            "ETag": loaded.etag,
+            "Cache-Control": "no-cache",
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+        }
+        if loaded.content_type.startswith("text/html"):
+            headers["Content-Security-Policy"] = content_security_policy(settings, request)
+        if loaded.etag in _etags(request.headers.get("If-None-Match", "")):
+            return web.Response(status=304, headers=headers)
+        headers["Content-Type"] = loaded.content_type
+        return web.Response(body=loaded.body, headers=headers)
+
+    return handler
+
+
+def _etags(header: str) -> set[str]:
+    return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
+
+
+def client_config(settings: Settings, request: web.Request) -> dict[str, Any]:
+    """What the client needs to know of the platform: where the verify API is and which
+    drand relays the tab may ask for a round (it pins the chains' hashes itself)."""
+    return {
+        "verify_url": verify_url(settings, request),
+        "drand": {"chain": settings.drand_chain, "relays": list(settings.drand_urls)},
+    }
+
+
+def rulesets_json() -> dict[str, Any]:
+    """The rulesets a table may have, with what the lobby and the in-tab check need:
+    seats, deck size, default target, melds, and the published deal pattern."""
+    out = []
+    for name, r in RULESETS.items():
+        out.append(
+            {
+                "name": name,
+                "players": r.players,
+                "deck_size": r.deck_size,
+                "target": r.target,
+                "melds": r.melds is not None,
+                "belote_points": r.belote_points,
+                "belote_announce": r.belote_announce.value,
+                "all_pass": r.all_pass.value,
+                "second_round": sorted(s.name.lower() for s in r.second_round),
+                "deal_pattern": deal_pattern(r).to_payload(),
+            }
+        )
+    return {"rulesets": out}

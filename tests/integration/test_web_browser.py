@@ -1,0 +1,516 @@
+"""The web client in a real browser (Debian's headless Chromium over the DevTools
+protocol, tests/browser.py) against the real services: randomness (a local drand relay on
+a virtual clock, or relays that never answer), a table worker, the outbox relay, the
+gateway serving the client, and the verify API.
+
+1. With drand: a player signs up, opens a classic table with three bots, plays the whole
+   match by clicking (bids and legal cards), sees the in-tab check pass (drand's round
+   fetched by the tab from the relay and compared), then opens the replay and sees the
+   verify service's report and every deck recomputed in the tab.
+2. Without drand (the relays never answer: the fallback), and the stored server reveal
+   tampered with as the tab writes it: the table says the match was dealt without drand
+   and shows the failed check at once; the server's own report still passes.
+
+Screenshots are saved under tests/artifacts/ (ignored by git); their paths are printed.
+Skipped, saying so, when no Chromium is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+import drand
+from belot_platform.settings import Settings
+from drand import QUICKNET
+from drand.clock import ScaledClock
+from fairdeal.verifier import verify_record
+from services.verify.app import build_app as build_verify_app
+from services.verify.http import RateLimits
+from tests.browser import Page, chromium, chromium_path
+from tests.integration.gateway_support import gateway
+from tests.integration.table_support import ORIGIN, platform
+from tests.matchgen import stored_record
+
+CHROMIUM = chromium_path()
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+MATCH_TIMEOUT = 150.0
+
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no Chromium: install Debian's chromium (apt-get install chromium) "
+        "or set BELOT_CHROMIUM to run the browser tests",
+    ),
+]
+
+
+class RestartableClock(ScaledClock):
+    """The virtual clock, set back to a moment of our choosing: the recorded beacons are
+    rounds 1000-1003, so the table must open just after round 1000 came out."""
+
+    def restart(self, origin: float) -> None:
+        self.origin = origin
+        self._start = time.monotonic()
+
+
+@dataclass
+class Web:
+    url: str
+    verify_url: str
+    clock: ScaledClock
+    store: Any
+
+
+@contextlib.asynccontextmanager
+async def web_stack(
+    servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any, *, drand_mode: str,
+    clock: ScaledClock,
+) -> AsyncIterator[Web]:  # fmt: skip
+    verify_schema = f"v_{uuid.uuid4().hex[:12]}"
+    verify = TestClient(
+        TestServer(
+            build_verify_app(
+                Settings(pg_dsn=servers.pg_dsn, pg_schema=store.schema),
+                schema=verify_schema,
+                limits=RateLimits(rate=10_000, burst=100_000),
+            )
+        )
+    )
+    await verify.start_server()
+    try:
+        async with platform(
+            store, pg_pool, nc, js_names, drand_mode=drand_mode, clock=clock, turn_ms=60_000
+        ) as p:
+            verify_url = str(verify.make_url("")).rstrip("/")
+            async with gateway(
+                servers,
+                store.schema,
+                js_names,
+                p.prefix,
+                verify_url=verify_url,
+                drand_urls=(p.drand_url,),
+            ) as http:
+                yield Web(str(http.make_url("/")), verify_url, clock, store)
+    finally:
+        await verify.close()
+        await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{verify_schema}" CASCADE')
+
+
+@contextlib.asynccontextmanager
+async def watchdog(limit: float = 300.0) -> AsyncIterator[None]:
+    """Print every task's stack if the test (its teardown included) outlives ``limit``:
+    a hang while the services stop then says where it is."""
+    dump = asyncio.create_task(_dump_tasks_after(limit))
+    try:
+        yield
+    finally:
+        dump.cancel()
+
+
+async def _dump_tasks_after(seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    print(f"\nthe test still runs after {seconds} s (a hang?); its tasks:", file=sys.stderr)
+    for task in asyncio.all_tasks():
+        print(f"--- {task.get_name()}", file=sys.stderr)
+        task.print_stack(file=sys.stderr)
+
+
+async def sign_up(page: Page, web: Web, name: str) -> None:
+    await page.goto(web.url)
+    await page.wait_for("document.querySelector('#login')")
+    await page.type("#name", name)
+    await page.type("#password", "correct horse battery")
+    await page.click("#sign-up")
+    await page.wait_for("document.querySelector('#create-table')")
+    assert await page.evaluate("document.querySelector('#who').textContent") == name
+
+
+async def open_table(
+    page: Page, web: Web, *, ruleset: str = "classic", target: int = 151,
+    before_create: Any = None,
+) -> str:  # fmt: skip
+    """Fill the lobby's form: me at seat 0, bots at the others, a short match."""
+    await page.select("#ruleset", ruleset)
+    seats = await page.evaluate("document.querySelectorAll('#seat-choices select').length")
+    for seat, level in list(((1, "bot:easy"), (2, "bot:medium"), (3, "bot:medium")))[: seats - 1]:
+        await page.select(f"#seat-{seat}", level)
+    await page.type("#target", str(target))
+    await page.type("#bot-delay", "20")
+    await page.type("#turn-seconds", "60")
+    if before_create is not None:
+        before_create()
+    await page.click("#create-table")
+    table_id: str = await page.wait_for(
+        "location.hash.startsWith('#/table/') && document.querySelector('#table[data-status]')"
+        " && decodeURIComponent(location.hash.slice(8))"
+    )
+    return table_id
+
+
+PROBE = """(() => {
+  const t = document.querySelector('#table');
+  if (!t) return null;
+  return {
+    turn: t.dataset.turn, version: t.dataset.version, check: t.dataset.check,
+    status: t.dataset.status, phase: t.dataset.phase,
+    cards: [...document.querySelectorAll('#hand button.card.legal')].map(b => b.dataset.card),
+    illegal: [...document.querySelectorAll('#hand button.card:not(.legal)')]
+      .map(b => b.dataset.card),
+    bids: [...document.querySelectorAll('#bids button.bid')].map(b => b.dataset.strain),
+    timer: document.querySelector('#timer')?.textContent ?? null,
+    extras: ['declare-melds', 'swap'].filter(id => document.getElementById(id)),
+  };
+})()"""
+
+
+async def play_match(
+    page: Page, rng: random.Random, shot: Path | None = None, reload_after: int | None = None
+) -> dict[str, int]:
+    """Click through the match: a bid button or a highlighted card whenever it is our
+    turn, until the in-tab check has a result. Returns what was clicked. ``shot``: a
+    screenshot the first time cards are highlighted; ``reload_after``: reload the page
+    once after that many cards (the tab takes the table's events again)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + MATCH_TIMEOUT
+    acted: dict[str, float] = {}  # match version -> when we clicked for it
+    clicks = {"bids": 0, "cards": 0, "timer_seen": 0, "refused": 0, "melds": 0, "swaps": 0}
+    while True:
+        state = await page.evaluate(PROBE)
+        if state and state["check"] in ("pass", "fail"):
+            return clicks
+        if loop.time() > deadline:
+            raise AssertionError(f"the match did not finish in {MATCH_TIMEOUT} s: {state}")
+        mine = state and state["turn"] == "me"
+        stale = state and loop.time() - acted.get(state["version"], -99.0) < 3.0
+        if mine and state["timer"] and re.fullmatch(r"\d+ s", state["timer"]):
+            clicks["timer_seen"] += 1
+        if mine and not stale:
+            try:
+                moved = await act(page, state, rng, clicks, shot)
+            except TimeoutError:
+                continue  # the page changed under the click (a newer view): look again
+            if moved:
+                acted[state["version"]] = loop.time()
+            if reload_after is not None and clicks["cards"] == reload_after:
+                reload_after = None
+                await page.reload()
+                await page.wait_for("document.querySelector('#table[data-status]')")
+                clicks["reloads"] = 1
+        await asyncio.sleep(0.05)
+
+
+async def act(
+    page: Page, state: dict[str, Any], rng: random.Random, clicks: dict[str, int],
+    shot: Path | None,
+) -> bool:  # fmt: skip
+    """One click for our turn; False when it was a card the server had to refuse."""
+    if state["bids"]:
+        # Take one time in three, else pass (bots take otherwise; all passing redeals,
+        # which the check must follow too).
+        takes = [b for b in state["bids"] if b != "pass"]
+        choice = rng.choice(takes) if takes and rng.random() < 0.34 else "pass"
+        await page.click(f'#bids button.bid[data-strain="{choice}"]', timeout=2)
+        clicks["bids"] += 1
+        return True
+    if "declare-melds" in state["extras"]:
+        await page.click("#declare-melds", timeout=2)  # melds are worth declaring
+        clicks["melds"] += 1
+        return True
+    if "swap" in state["extras"] and rng.random() < 0.5:
+        await page.click("#swap", timeout=2)
+        clicks["swaps"] += 1
+        return True
+    if not state["cards"]:
+        return False
+    if shot is not None and clicks["cards"] == 2:
+        await page.screenshot(shot)
+    if state["illegal"] and not clicks["refused"]:
+        # A card the rules forbid now: the server refuses it and the page says why.
+        await page.click(f'#hand button.card[data-card="{state["illegal"][0]}"]', timeout=2)
+        said = await page.wait_for(
+            "(t => t.includes('cannot play') && t)"
+            "(document.querySelector('#message:not([hidden])')?.textContent ?? '')"
+        )
+        assert said.startswith("Playing ") and "You cannot play that card now" in said
+        print(f"\nrefused as it should be: {said}")
+        clicks["refused"] += 1
+        return False
+    card = rng.choice(state["cards"])
+    await page.click(f'#hand button.card.legal[data-card="{card}"]', timeout=2)
+    clicks["cards"] += 1
+    return True
+
+
+async def kept_record(page: Page) -> dict[str, Any]:
+    raw = await page.evaluate(
+        "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
+        ".map(k => localStorage.getItem(k))"
+    )
+    assert len(raw) == 1, raw
+    kept: dict[str, Any] = json.loads(raw[0])
+    return kept
+
+
+async def checks_shown(page: Page) -> dict[str, str]:
+    shown: dict[str, str] = await page.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#checks li')]"
+        ".map(li => [li.dataset.check, li.className]))"
+    )
+    return shown
+
+
+def artifact(name: str) -> Path:
+    return ARTIFACTS / name
+
+
+@contextlib.asynccontextmanager
+async def explained(page: Page, name: str) -> AsyncIterator[None]:
+    """On a failure, save what the page showed and what it said, then fail."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            path = await page.screenshot(artifact(f"web-failure-{name}.png"))
+            status = await page.evaluate(
+                "[document.querySelector('#status')?.textContent,"
+                " document.querySelector('#message')?.textContent,"
+                " Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
+                ".map(k => localStorage.getItem(k))]"
+            )
+            print(f"\nfailure screenshot: {path}\npage: {status}\nerrors: {page.errors}")
+        raise
+
+
+async def test_a_player_plays_a_classic_match_and_the_tab_verifies_it(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    # Half real speed: the tab has 2.9 virtual seconds (5.8 real) after round 1000 to send
+    # its seed, so that round 1001 (recorded) is the one named.
+    clock = RestartableClock(ORIGIN, 0.5)
+    async with (
+        watchdog(),
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="ok", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        page = await browser.new_page()
+        shots, clicks = await drand_match(page, web, clock, store)
+    print(f"\nscreenshots: {' '.join(str(p) for p in shots)}")
+    print(f"browser match with drand: {time.monotonic() - started:.1f} s, clicks {clicks}")
+
+
+async def drand_match(
+    page: Page, web: Web, clock: RestartableClock, store: Any
+) -> tuple[list[Path], dict[str, int]]:
+    round_1000 = QUICKNET.time_of_round(1000)
+    async with explained(page, "drand"):
+        await sign_up(page, web, f"ann{uuid.uuid4().hex[:6]}")
+        table_id = await open_table(
+            page, web, target=301, before_create=lambda: clock.restart(round_1000 + 0.1)
+        )
+        # The fair deal in the tab, before the first card.
+        await page.wait_for("document.querySelector('#my-seed')")
+        await page.wait_for("document.querySelector('#drand-round')", timeout=30)
+        playing_png = artifact("web-table-playing.png")
+        clicks = await play_match(page, random.Random(11), playing_png, reload_after=5)
+        assert clicks["cards"] >= 8 and clicks["timer_seen"] and clicks["refused"], clicks
+        assert clicks["reloads"] == 1, clicks
+        await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
+        # The table closes after the reveal; its final view comes from the log.
+        await page.wait_for("document.querySelector('#table').dataset.status === 'closed'")
+        await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
+        shown = await checks_shown(page)
+        kept = await kept_record(page)
+        banner = await page.evaluate("document.querySelector('#banner').textContent")
+        href = await page.evaluate("document.querySelector('#drand-round').href")
+        table_png = await page.screenshot(artifact("web-table-verified.png"))
+
+        # What the tab kept and checked is the match the log holds.
+        record = await stored_record(store, kept["match_id"])
+        assert kept["table_id"] == table_id
+        assert record["seats"][kept["seat"]]["seed"] == kept["my_seed"]
+        # Recorded beacons are rounds 1000-1003: the one named is the first after the seed.
+        drand_round = kept["drand"]["round"]
+        assert record["fair_deal"]["drand"]["round"] == drand_round in (1001, 1002, 1003)
+        assert kept["reveal"]["server_seed"] == record["fair_deal"]["server_seed"]
+        assert set(kept["deals"]) == {str(d["deal"]) for d in record["deals"]}
+        assert kept["conflicts"] == []  # the reload showed the same facts again
+        assert verify_record(record, bls=drand.verify).ok
+
+        assert "verified in this tab" in banner.lower()
+        assert href == f"https://api.drand.sh/{QUICKNET.hash}/public/{drand_round}"
+        assert shown["commitment"] == "pass" and shown["your seed"] == "pass", shown
+        assert shown["drand value"] == "pass", shown
+        assert shown["drand relay"] == "pass", shown  # asked by the tab itself
+        deal_checks = [k for k in shown if k.startswith("deal ")]
+        assert len(deal_checks) == len(record["deals"]) and all(
+            shown[k] == "pass" for k in deal_checks
+        )
+        assert await page.evaluate("!document.querySelector('#fallback')")
+
+        # The replay.
+        await page.click("#replay-link")
+        await page.wait_for("document.querySelector('#report-verdict')", timeout=30)
+        assert await page.evaluate("document.querySelector('#replay').dataset.report") == "ok"
+        assert await page.evaluate("document.querySelector('#replay').dataset.recomputed") == "ok"
+        kept_items = await page.evaluate(
+            "[...document.querySelectorAll('#kept li')].map(li => li.className)"
+        )
+        assert kept_items and set(kept_items) == {"pass"}, kept_items
+        for _ in range(6):
+            await page.click("#step-next")
+        assert "step 7" in await page.evaluate("document.querySelector('#step-label').textContent")
+        replay_png = await page.screenshot(artifact("web-replay.png"))
+        assert page.errors == [], page.errors
+    return [playing_png, table_png, replay_png], clicks
+
+
+TAMPER = """(() => {
+  // The test's tamperer: whatever the tab stores of a match, the server's reveal in it is
+  // changed (one hex digit) as it is written. The tab's check reads the stored copy.
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    if (typeof key === 'string' && key.startsWith('belot.kept.')) {
+      try {
+        const kept = JSON.parse(value);
+        if (kept.reveal && !kept.reveal.tampered) {
+          const s = kept.reveal.server_seed;
+          kept.reveal.server_seed = (s[0] === '0' ? '1' : '0') + s.slice(1);
+          kept.reveal.tampered = true;
+          value = JSON.stringify(kept);
+        }
+      } catch (e) {}
+    }
+    return setItem.call(this, key, value);
+  };
+})();"""
+
+
+async def test_a_tampered_reveal_is_shown_failed_and_a_fallback_says_so(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    clock = ScaledClock(ORIGIN, 10.0)  # relays that never answer: the fallback in 0.5 s
+    async with (
+        watchdog(),
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        page = await browser.new_page()
+        png = await tampered_match(page, web, store)
+    print(f"\nscreenshot: {png}")
+    print(f"browser match, fallback and tampered reveal: {time.monotonic() - started:.1f} s")
+
+
+async def tampered_match(page: Page, web: Web, store: Any) -> Path:
+    async with explained(page, "tampered"):
+        await page.add_init_script(TAMPER)
+        # A refused log-in is said plainly.
+        await page.goto(web.url)
+        await page.type("#name", "nobody-here")
+        await page.type("#password", "not the password")
+        await page.click("#log-in")
+        said = await page.wait_for("document.querySelector('#message:not([hidden])')?.textContent")
+        assert said == "Logging in: Wrong name or password.", said
+        await sign_up(page, web, f"bob{uuid.uuid4().hex[:6]}")
+        await open_table(page, web)
+        await page.wait_for("document.querySelector('#fallback')", timeout=30)
+        fallback_text = await page.evaluate("document.querySelector('#fallback').textContent")
+        await play_match(page, random.Random(5))
+        await page.wait_for("document.querySelector('#table').dataset.check === 'fail'")
+        await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
+        banner = await page.evaluate("document.querySelector('#banner').textContent")
+        shown = await checks_shown(page)
+        message = await page.evaluate("document.querySelector('#message').textContent")
+        kept = await kept_record(page)
+        png = await page.screenshot(artifact("web-table-tampered.png"))
+
+        record = await stored_record(store, kept["match_id"])
+        assert record["fair_deal"]["fallback"] is not None and record["fair_deal"]["drand"] is None
+        assert kept["reveal"]["tampered"] is True
+        assert kept["reveal"]["server_seed"] != record["fair_deal"]["server_seed"]
+        # The server's own verifier passes: the failure is the tab's, found on its own.
+        assert verify_record(record, bls=drand.verify).ok
+
+        assert fallback_text == "Dealt without drand"
+        assert "FAILED" in banner and "commitment" in banner, banner
+        assert "FAILED" in message, message
+        assert shown["commitment"] == "fail", shown
+        assert shown["drand"] == "info", shown
+        assert all(shown[k] == "fail" for k in shown if k.startswith("deal ")), shown
+        assert page.errors == [], page.errors
+    return png
+
+
+async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    """Two people in two browser contexts: one opens a gambler table with a free seat,
+    the other takes it from the lobby; both play by clicking (gambler's bids, "Declare
+    melds" and "Swap the trump seven" when the server offers them, misère when both
+    pass), and each tab checks its own cards; a fallback match."""
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    clock = ScaledClock(ORIGIN, 10.0)
+    async with (
+        watchdog(),
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        gil = await browser.new_page(context=await browser.new_context())
+        hal = await browser.new_page(context=await browser.new_context())
+        async with explained(gil, "gambler-gil"), explained(hal, "gambler-hal"):
+            await sign_up(gil, web, f"gil{uuid.uuid4().hex[:6]}")
+            await gil.select("#ruleset", "gambler")
+            await gil.select("#seat-1", "human")
+            await gil.type("#target", "300")
+            await gil.click("#create-table")
+            await gil.wait_for("document.querySelector('#table[data-status=\"open\"]')")
+            assert "Waiting for 1 more player" in await gil.evaluate(
+                "document.querySelector('#status').textContent"
+            )
+            await sign_up(hal, web, f"hal{uuid.uuid4().hex[:6]}")
+            await hal.click("button.sit[data-seat='1']", timeout=10)  # from the lobby
+            await hal.wait_for("document.querySelector('#table[data-status]')")
+            assert await hal.evaluate("document.querySelectorAll('.seat-box').length") == 2
+            clicks = await asyncio.gather(
+                play_match(gil, random.Random(3)), play_match(hal, random.Random(4))
+            )
+            shown = [await checks_shown(p) for p in (gil, hal)]
+            kept = [await kept_record(p) for p in (gil, hal)]
+            png = [
+                await gil.screenshot(artifact("web-table-gambler.png")),
+                await hal.screenshot(artifact("web-table-gambler-2.png")),
+            ]
+            for page in (gil, hal):
+                assert await page.evaluate("document.querySelector('#table').dataset.check") == (
+                    "pass"
+                )
+                assert page.errors == [], page.errors
+            for s in shown:
+                assert s["commitment"] == "pass" and s["your seed"] == "pass", s
+                assert s["drand"] == "info", s
+            # Each tab kept its own seat's cards, and both seeds went into the decks.
+            assert [k["seat"] for k in kept] == [0, 1]
+            assert kept[0]["seat_seeds"] == kept[1]["seat_seeds"]
+            assert kept[0]["seat_seeds"] == [kept[0]["my_seed"], kept[1]["my_seed"]]
+            assert kept[0]["deals"]["0"]["first"] != kept[1]["deals"]["0"]["first"]
+    print(f"\nscreenshots: {png[0]} {png[1]}")
+    print(f"browser gambler match of two: {time.monotonic() - started:.1f} s, clicks {clicks}")

@@ -1,0 +1,165 @@
+// The gateway's HTTP API and WebSocket, and the verify API, for the pages.
+// Errors come back as ApiError(status, code, message): the gateway's own JSON errors
+// ({"error", "message"}), or code "network" when nothing answered.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(base, method, path, { body, token } = {}) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new ApiError(0, "network", `the server did not answer (${e.message})`);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const code = data?.error ?? `http_${response.status}`;
+    let message = data?.message ?? response.statusText;
+    if (response.status === 429) message = `too many requests: wait ${response.headers.get("Retry-After") ?? "a second"} s`;
+    throw new ApiError(response.status, code, message);
+  }
+  return data;
+}
+
+/** The gateway, on this page's origin; ``token()`` gives the session's token or null. */
+export class Gateway {
+  constructor(token, base = "", onUnauthorized = () => {}) {
+    this.token = token;
+    this.base = base;
+    this.onUnauthorized = onUnauthorized;
+  }
+
+  async request(method, path, body) {
+    try {
+      return await call(this.base, method, path, { body, token: this.token() });
+    } catch (e) {
+      // A session that has expired (or a key that changed): log in again.
+      if (e.code === "unauthorized" && this.token()) this.onUnauthorized(e);
+      throw e;
+    }
+  }
+
+  config() {
+    return this.request("GET", "/v1/config");
+  }
+  rulesets() {
+    return this.request("GET", "/v1/rulesets");
+  }
+  signUp(name, password) {
+    return this.request("POST", "/v1/accounts", { name, password });
+  }
+  logIn(name, password) {
+    return this.request("POST", "/v1/sessions", { name, password });
+  }
+  lobby() {
+    return this.request("GET", "/v1/lobby");
+  }
+  createTable(options) {
+    return this.request("POST", "/v1/tables", { ...options, command_id: commandId() });
+  }
+  table(id) {
+    return this.request("GET", `/v1/tables/${encodeURIComponent(id)}`);
+  }
+  join(id, seat) {
+    return this.request("POST", `/v1/tables/${encodeURIComponent(id)}/seats/${seat}`, { command_id: commandId() });
+  }
+  /** seed, bid, play, announce, swap, redeal, leave: the body gets a fresh command id. */
+  move(id, verb, body = {}) {
+    return this.request("POST", `/v1/tables/${encodeURIComponent(id)}/${verb}`, { ...body, command_id: commandId() });
+  }
+}
+
+const decoder = new TextDecoder();
+
+export function commandId() {
+  const b = new Uint8Array(12);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+/** The verify API (another origin: it answers with CORS). */
+export class VerifyApi {
+  constructor(base) {
+    this.base = base.replace(/\/$/, "");
+  }
+  matches(query = "") {
+    return call(this.base, "GET", `/v1/matches${query}`);
+  }
+  match(id) {
+    return call(this.base, "GET", `/v1/matches/${encodeURIComponent(id)}`);
+  }
+  record(id) {
+    return call(this.base, "GET", `/v1/matches/${encodeURIComponent(id)}/record`);
+  }
+  verification(id) {
+    return call(this.base, "GET", `/v1/matches/${encodeURIComponent(id)}/verification`);
+  }
+}
+
+/**
+ * The player's WebSocket: watches one table, hands every message to ``onMessage``,
+ * reconnects (with back-off) when the connection drops and watches again; the gateway
+ * then replays the table's events from the log, which the keeper takes in its stride.
+ * ``onStatus(text)`` hears "live", "reconnecting …" or "replaced".
+ */
+export class Live {
+  constructor(token, tableId, onMessage, onStatus = () => {}) {
+    this.token = token;
+    this.tableId = tableId;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.closed = false;
+    this.backoff = 500;
+    this.open();
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/v1/ws?token=${encodeURIComponent(this.token)}`);
+    this.ws = ws;
+    // The gateway sends binary frames of JSON: decode them in order, synchronously.
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => {
+      this.backoff = 500;
+      ws.send(JSON.stringify({ op: "watch", table: this.tableId }));
+      this.onStatus("live");
+    };
+    ws.onmessage = (e) => {
+      const text = typeof e.data === "string" ? e.data : decoder.decode(e.data);
+      try {
+        this.onMessage(JSON.parse(text));
+      } catch (err) {
+        console.error("message handling failed", err);
+      }
+    };
+    ws.onclose = (e) => {
+      if (this.closed) return;
+      if (e.code === 4000) {
+        this.onStatus("replaced: this table is open in another tab");
+        return;
+      }
+      this.onStatus(`reconnecting in ${Math.round(this.backoff / 1000)} s`);
+      setTimeout(() => !this.closed && this.open(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, 10_000);
+    };
+  }
+
+  close() {
+    this.closed = true;
+    this.ws?.close();
+  }
+}

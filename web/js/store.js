@@ -1,0 +1,69 @@
+// What the tab keeps between pages and reloads, in localStorage: the session, and for
+// each match what the table showed this tab (see keeper.js). Every change is a fresh
+// read, an edit and a write, so the stored copy is the one truth: the in-tab check reads
+// it back from storage rather than trusting a copy in memory.
+
+const SESSION_KEY = "belot.session";
+const KEPT_PREFIX = "belot.kept.";
+/** Matches kept at most; the oldest are dropped past it. */
+export const MAX_KEPT = 100;
+
+export function makeStore(storage) {
+  const read = (key) => {
+    const text = storage.getItem(key);
+    if (text === null) return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  };
+  const write = (key, value) => storage.setItem(key, JSON.stringify(value));
+
+  const keptKeys = () => {
+    const keys = [];
+    for (let i = 0; i < storage.length; i++) {
+      const key = storage.key(i);
+      if (key && key.startsWith(KEPT_PREFIX)) keys.push(key);
+    }
+    return keys;
+  };
+
+  return {
+    session: () => read(SESSION_KEY),
+    saveSession: (s) => write(SESSION_KEY, s),
+    clearSession: () => storage.removeItem(SESSION_KEY),
+
+    /** The record kept for a match, or null. */
+    kept: (matchId) => read(KEPT_PREFIX + matchId),
+
+    saveKept(kept) {
+      kept.saved_at = Date.now();
+      write(KEPT_PREFIX + kept.match_id, kept);
+      const keys = keptKeys();
+      if (keys.length > MAX_KEPT) {
+        const byAge = keys.map((k) => [read(k)?.saved_at ?? 0, k]).sort((a, b) => a[0] - b[0]);
+        for (const [, k] of byAge.slice(0, keys.length - MAX_KEPT)) storage.removeItem(k);
+      }
+    },
+
+    /** Read the match's record (or make it with ``init``), let ``edit`` change it, write it
+     * back if ``edit`` says it changed anything; return the stored record. */
+    updateKept(matchId, init, edit) {
+      const kept = read(KEPT_PREFIX + matchId) ?? init();
+      if (edit(kept)) this.saveKept(kept);
+      return read(KEPT_PREFIX + matchId) ?? kept;
+    },
+
+    /** Every kept match, the latest first: {match_id, table_id, ruleset, saved_at}. */
+    keptMatches() {
+      return keptKeys()
+        .map((k) => read(k))
+        .filter(Boolean)
+        .map((k) => ({ match_id: k.match_id, table_id: k.table_id, ruleset: k.ruleset, saved_at: k.saved_at }))
+        .sort((a, b) => b.saved_at - a.saved_at);
+    },
+  };
+}
+
+export const store = typeof localStorage === "undefined" ? null : makeStore(localStorage);
