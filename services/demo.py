@@ -59,8 +59,47 @@ async def _status(http: aiohttp.ClientSession, base: str, table_id: str) -> dict
         return result
 
 
+#: The demo's Swiss tournament: six bots, three rounds, short matches at a watchable pace.
+TOURNAMENT: Final = {
+    "format": "swiss",
+    "ruleset": "gambler",
+    "rounds": 3,
+    "target": 301,
+    "bot_delay_ms": 50,
+    "rated": False,
+}
+TOURNAMENT_BOTS: Final = ("easy", "easy", "medium", "medium", "hard", "hard")
+
+
+async def _open_tournament(http: aiohttp.ClientSession, base: str, token: str, n: int) -> str:
+    """A Swiss tournament of bots, created, filled and started through the gateway."""
+    headers = {"Authorization": f"Bearer {token}"}
+    body = {**TOURNAMENT, "name": f"demo Swiss #{n}"}
+    async with http.post(f"{base}/v1/tournaments", json=body, headers=headers) as r:
+        if r.status != 201:
+            raise RuntimeError(f"demo tournament: HTTP {r.status} {await r.text()}")
+        tid = str((await r.json())["tournament_id"])
+    for level in TOURNAMENT_BOTS:
+        url = f"{base}/v1/tournaments/{tid}/entrants"
+        async with http.post(url, json={"bot": level}, headers=headers) as r:
+            if r.status != 201:
+                raise RuntimeError(f"demo tournament entrant: HTTP {r.status} {await r.text()}")
+    async with http.post(f"{base}/v1/tournaments/{tid}/start", headers=headers) as r:
+        if r.status != 200:
+            raise RuntimeError(f"demo tournament start: HTTP {r.status} {await r.text()}")
+    return tid
+
+
+async def _tournament(http: aiohttp.ClientSession, base: str, tid: str) -> dict[str, Any]:
+    async with http.get(f"{base}/v1/tournaments/{tid}") as r:
+        result: dict[str, Any] = await r.json() if r.status == 200 else {}
+        return result
+
+
 async def run_demo(supervisor: Supervisor) -> None:
-    """Keep one bot table of each ruleset in play until the supervisor stops."""
+    """Keep one bot table of each ruleset, and a Swiss tournament of six bots, in play
+    until the supervisor stops (a finished tournament is followed by a new one). A failed
+    request is reported and retried a little later: the demo never stops by itself."""
     if "gateway" not in REGISTRY:
         return
     s = supervisor.resolved
@@ -70,27 +109,64 @@ async def run_demo(supervisor: Supervisor) -> None:
         password_file.write_text(secrets.token_urlsafe(18))
         password_file.chmod(0o600)
     password = password_file.read_text().strip()
-    announced = False
+    demo = _Demo(base, password, s.http_host, s.port("verify") if "verify" in REGISTRY else 0)
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-        try:
-            token = await _session(http, base, password)
-            tables = [await _open_table(http, base, token, n) for n in range(len(RULESETS))]
-            _say(f"demo: {len(tables)} bot tables ({', '.join(RULESETS)}) playing")
-            opened = len(tables)
-            while not supervisor.stopping.is_set():
-                for i, table_id in enumerate(tables):
-                    status = await _status(http, base, table_id)
-                    if status.get("status") not in ("closed", "finished"):
-                        continue
-                    match_id = status.get("table", {}).get("match_id")
-                    if not announced and match_id and "verify" in REGISTRY:
-                        url = f"http://{s.http_host}:{s.port('verify')}"
-                        _say(f"a finished match: {url}/v1/matches/{match_id}/verification")
-                        announced = True
-                    tables[i] = await _open_table(http, base, token, i)
-                    opened += 1
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(supervisor.stopping.wait(), 2.0)
-        except (aiohttp.ClientError, RuntimeError, TimeoutError) as exc:
-            if not supervisor.stopping.is_set():
-                _say(f"demo stopped: {exc}")
+        while not supervisor.stopping.is_set():
+            try:
+                await demo.step(http)
+                pause = 2.0
+            except (aiohttp.ClientError, RuntimeError, TimeoutError, KeyError) as exc:
+                if supervisor.stopping.is_set():
+                    break
+                _say(f"demo: {exc!r}; trying again in 5 s")
+                demo.token = None  # log in again: the session may be what failed
+                pause = 5.0
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(supervisor.stopping.wait(), pause)
+
+
+class _Demo:
+    """What the demo holds between two steps, so a failed step loses nothing."""
+
+    def __init__(self, base: str, password: str, host: str, verify_port: int) -> None:
+        self.base, self.password = base, password
+        self.verify_url = f"http://{host}:{verify_port}" if verify_port else None
+        self.token: str | None = None
+        self.tables: list[str | None] = [None] * len(RULESETS)
+        self.tournament: str | None = None
+        self.held = 0
+        self.announced = False  # the first finished match's verification link
+        self.playing = False  # the tables' announcement
+
+    async def step(self, http: aiohttp.ClientSession) -> None:
+        """Open what is missing, replace what finished."""
+        if self.token is None:
+            self.token = await _session(http, self.base, self.password)
+        token = self.token
+        for i, table_id in enumerate(self.tables):
+            if table_id is not None:
+                status = await _status(http, self.base, table_id)
+                if status.get("status") not in ("closed", "finished"):
+                    continue
+                match_id = status.get("table", {}).get("match_id")
+                if not self.announced and match_id and self.verify_url:
+                    _say(f"a finished match: {self.verify_url}/v1/matches/{match_id}/verification")
+                    self.announced = True
+            self.tables[i] = await _open_table(http, self.base, token, i)
+        if not self.playing:
+            self.playing = True
+            _say(f"demo: {len(RULESETS)} bot tables ({', '.join(RULESETS)}) playing")
+        if "tournament" not in REGISTRY:
+            return
+        if self.tournament is not None:
+            t = await _tournament(http, self.base, self.tournament)
+            if not t.get("finished"):
+                return
+            winner = (t["finished"].get("standings") or ["nobody"])[0]
+            _say(f"demo: tournament {self.tournament} won by {winner}; a new one starts")
+        self.held += 1
+        self.tournament = await _open_tournament(http, self.base, token, self.held)
+        _say(
+            f"demo: a Swiss tournament of 6 bots: {self.base}/v1/tournaments/{self.tournament}"
+            "/standings"
+        )

@@ -21,6 +21,7 @@ REGISTRY: Final[dict[str, str]] = {
     "gateway": "services.gateway.app:main",
     "rating": "services.rating.app:main",
     "verify": "services.verify.app:main",
+    "tournament": "services.tournament.app:main",
 }
 
 

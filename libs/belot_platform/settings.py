@@ -92,6 +92,17 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "the verify API's address as browsers reach it (the replay page and the in-tab "
         "check call it); unset: the page's host on BELOT_VERIFY_PORT",
     ),
+    (
+        "BELOT_TOURNAMENT_SCHEMA",
+        "tournament",
+        "schema of the tournament service's tables (list, table map, checkpoint)",
+    ),
+    (
+        "BELOT_ADMIN_TOKEN",
+        "(unset)",
+        "a bearer token (16+ characters) the gateway accepts as an operator's: may run any "
+        "tournament; unset: only a tournament's creator runs it",
+    ),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -137,6 +148,8 @@ class Settings:
     status_targets: str | None = None
     web_dir: Path | None = None
     verify_url: str | None = None
+    tournament_schema: str = "tournament"
+    admin_token: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -214,6 +227,15 @@ class Settings:
                     f"BELOT_VERIFY_URL={verify_url!r}: an http:// or https:// URL, no query"
                 )
         web_dir = get("BELOT_WEB_DIR")
+        tournament_schema = get("BELOT_TOURNAMENT_SCHEMA") or "tournament"
+        if _NAME_RE.fullmatch(tournament_schema) is None:
+            raise SettingsError(
+                f"BELOT_TOURNAMENT_SCHEMA={tournament_schema!r}: lower-case letters, digits "
+                "and '_', at most 51"
+            )
+        admin_token = get("BELOT_ADMIN_TOKEN")
+        if admin_token is not None and len(admin_token) < 16:
+            raise SettingsError("BELOT_ADMIN_TOKEN: at least 16 characters")
         token_secret = get("BELOT_TOKEN_SECRET")
         if token_secret is not None and len(token_secret) < 16:
             raise SettingsError("BELOT_TOKEN_SECRET: at least 16 characters")
@@ -250,6 +272,8 @@ class Settings:
             status_targets=get("BELOT_STATUS_TARGETS"),
             web_dir=None if web_dir is None else Path(web_dir),
             verify_url=verify_url,
+            tournament_schema=tournament_schema,
+            admin_token=admin_token,
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:

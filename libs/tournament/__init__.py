@@ -9,9 +9,11 @@ and folds them with ``evolve``; ``standings`` and ``export`` are queries on the 
 from tournament.codec import from_payload, to_payload
 from tournament.commands import (
     Deadline,
+    cancel,
     correct_result,
     create,
     deadlines,
+    edit,
     enter,
     finish_if_due,
     no_show,
@@ -20,6 +22,7 @@ from tournament.commands import (
     record_result,
     round_timeout,
     start,
+    terminate,
     withdraw,
 )
 from tournament.errors import TournamentError
@@ -40,9 +43,11 @@ __all__ = [
     "Tournament",
     "TournamentError",
     "TournamentEvent",
+    "cancel",
     "correct_result",
     "create",
     "deadlines",
+    "edit",
     "enter",
     "evolve",
     "finish_if_due",
@@ -55,6 +60,7 @@ __all__ = [
     "round_timeout",
     "standings",
     "start",
+    "terminate",
     "to_payload",
     "withdraw",
 ]

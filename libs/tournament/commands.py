@@ -2,8 +2,9 @@
 append (``decide``); the state follows by ``state.evolve``. This is the API the
 tournament service calls, one function per command:
 
-    create, enter, withdraw, start, pair_next_round, record_result, no_show,
-    round_timeout, record_ladder_match, finish_if_due        (and the query deadlines)
+    create, edit, enter, withdraw, start, pair_next_round, record_result, no_show,
+    round_timeout, record_ladder_match, finish_if_due, cancel, terminate
+    (and the query deadlines)
 
 Nothing here reads a clock or draws randomness: ``now_ms`` is the service's time (whole
 unix milliseconds), ratings come through a port (a mapping; 1500 for the unknown), and a
@@ -25,6 +26,7 @@ from tournament.errors import (
     AlreadyFinished,
     AlreadyStarted,
     BadResult,
+    BadSettings,
     CorrectionTooLate,
     MatchDecided,
     NotEnoughEntrants,
@@ -47,10 +49,12 @@ from tournament.errors import (
 from tournament.events import (
     ALL_ROUNDS_PLAYED,
     ALL_WITHDREW,
+    CANCELLED,
     FINAL_DECIDED,
     LADDER_ENDED,
     NO_ONE_LEFT,
     NO_VALID_PAIRING,
+    TERMINATED,
     TOO_FEW_TO_PAIR,
     Entered,
     LadderMatchReported,
@@ -61,6 +65,7 @@ from tournament.events import (
     RoundPaired,
     RoundTimedOut,
     SeatNoShow,
+    SettingsChanged,
     Started,
     Team,
     TournamentCreated,
@@ -90,6 +95,45 @@ def create(
     if not tournament_id:
         raise UnknownTournament("a tournament needs an id")
     return [TournamentCreated(tournament_id, settings.validated(), now_ms)]
+
+
+def edit(state: Tournament, settings: Settings, now_ms: int) -> list[TournamentEvent]:
+    """The organiser changes the tournament's numbers before it starts (the same
+    settings again append nothing). Entrants already in stay in, so a cap below their
+    number is refused; a changed rating band applies to later entries only.
+    Raises AlreadyStarted, BadSettings, AlreadyFinished."""
+    _require_open(state)
+    if state.is_started:
+        raise AlreadyStarted("the tournament has started: its numbers are fixed")
+    settings = settings.validated()
+    if settings.format is not state.settings.format:
+        raise BadSettings("the format is chosen at creation; create another tournament")
+    if settings.max_entrants is not None and settings.max_entrants < len(state.entered):
+        raise BadSettings(f"{len(state.entered)} have entered: the cap cannot go below that")
+    if settings == state.settings:
+        return []
+    return [SettingsChanged(settings, now_ms)]
+
+
+def cancel(state: Tournament, now_ms: int, detail: str = "") -> list[TournamentEvent]:
+    """Call the tournament off before it starts: it finishes with nobody placed.
+    Raises AlreadyStarted (terminate a running one), AlreadyFinished."""
+    _require_open(state)
+    if state.is_started:
+        raise AlreadyStarted("the tournament has started: terminate it instead")
+    return [TournamentFinished(CANCELLED, detail or "cancelled by the organiser", (), now_ms)]
+
+
+def terminate(
+    state: Tournament, now_ms: int, ratings: Ratings | None = None, detail: str = ""
+) -> list[TournamentEvent]:
+    """Stop a running tournament now: the standings as they stand are the final order,
+    undecided matches stay undecided. Raises NotStarted (cancel one that has not
+    started), AlreadyFinished."""
+    _require_open(state)
+    if not state.is_started:
+        raise NotStarted("the tournament has not started: cancel it instead")
+    return [_finish(state, TERMINATED, detail or "terminated by the organiser", now_ms, ratings)]
 
 
 def enter(

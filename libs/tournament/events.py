@@ -2,7 +2,8 @@
 
 A tournament's stream, in order::
 
-    TournamentCreated                 the settings, fixed for good
+    TournamentCreated                 the settings
+    SettingsChanged*                  the organiser's edits, before the start only
     Entered* / Withdrew*              registration (withdrawing later is allowed too)
     Started                           seeding fixed; teams formed; round-robin schedule
                                       drawn; ladder window opened
@@ -70,6 +71,17 @@ class TournamentCreated:
     TYPE: ClassVar[str] = "TournamentCreated"
     SCHEMA: ClassVar[int] = 1
     tournament_id: str
+    settings: Settings
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged:
+    """The organiser changed the tournament's numbers before it started (the new
+    settings replace the old ones whole; entrants already in stay in)."""
+
+    TYPE: ClassVar[str] = "SettingsChanged"
+    SCHEMA: ClassVar[int] = 1
     settings: Settings
     at_ms: int
 
@@ -214,6 +226,7 @@ class TournamentFinished:
 
 TournamentEvent = (
     TournamentCreated
+    | SettingsChanged
     | Entered
     | Withdrew
     | Started
@@ -228,6 +241,7 @@ TournamentEvent = (
 
 EVENT_CLASSES: tuple[type[TournamentEvent], ...] = (
     TournamentCreated,
+    SettingsChanged,
     Entered,
     Withdrew,
     Started,
@@ -248,3 +262,5 @@ FINAL_DECIDED = "final_decided"
 NO_ONE_LEFT = "no_one_left"
 ALL_WITHDREW = "all_withdrew"
 LADDER_ENDED = "ladder_ended"
+CANCELLED = "cancelled"  # called off before it started
+TERMINATED = "terminated"  # stopped by the organiser while it ran

@@ -25,6 +25,7 @@ from tournament.events import (
     RoundPaired,
     RoundTimedOut,
     SeatNoShow,
+    SettingsChanged,
     Started,
     TournamentCreated,
     TournamentEvent,
@@ -212,6 +213,8 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
             return replace(
                 state, id=event.tournament_id, settings=event.settings, created_at_ms=event.at_ms
             )
+        case SettingsChanged():
+            return replace(state, settings=event.settings)
         case Entered():
             if not state.is_started:
                 return replace(state, entered=(*state.entered, event.entrant))

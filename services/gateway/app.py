@@ -21,6 +21,8 @@ from services.gateway.domain import RateLimiter, Tokens, token_secret
 from services.gateway.handlers import Api
 from services.gateway.live import Hub
 from services.gateway.store import AccountStore
+from services.gateway.tournaments import Tournaments
+from services.gateway.tournaments import add_routes as add_tournament_routes
 from services.gateway.web import (
     DEFAULT_WEB_DIR,
     StaticSite,
@@ -36,6 +38,7 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
     """The gateway's app; ``hasher`` can be given (tests use cheaper argon2 parameters)."""
     app = create_app(settings, name="gateway")
     holder: dict[str, Api] = {}
+    tournaments: list[Tournaments] = []
 
     @web.middleware
     async def middleware(request: web.Request, handler: messaging.Handler) -> web.StreamResponse:
@@ -81,6 +84,7 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
         api_ref.append(api)
         app[API] = api
         holder["api"] = api
+        tournaments.append(Tournaments(api, settings.admin_token))
         await hub.start()
         yield
         await hub.stop()
@@ -91,6 +95,7 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
     # Routes are added now (the router freezes at start); the handlers reach the Api
     # built at start-up through the holder.
     app.router.add_get("/status", status.handler(settings, settings.status_targets))
+    add_tournament_routes(app, lambda: tournaments[-1])
     _add_routes(app, holder)
     _add_web_client(app, settings)
     return app

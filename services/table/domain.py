@@ -76,13 +76,18 @@ class TableError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SeatConfig:
-    """A seat as the table was created: a human seat, or a bot of a level."""
+    """A seat as the table was created: a human seat, or a bot of a level. A human seat
+    may be reserved for one account (a tournament's table): nobody else may take it."""
 
     kind: str  # HUMAN or BOT
     level: str | None = None  # the bot's level
+    reserved: str | None = None  # the only account that may sit here
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "level": self.level}
+        out: dict[str, Any] = {"kind": self.kind, "level": self.level}
+        if self.reserved is not None:  # absent otherwise: older payloads stay the same
+            out["reserved"] = self.reserved
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +151,10 @@ def _seat_config(item: Any, n: int) -> SeatConfig:
         raise TableError("bad_request", f"seats[{n}]: 'human', 'bot:<level>' or an object")
     kind = item.get("kind")
     if kind == HUMAN:
-        return SeatConfig(HUMAN)
+        reserved = item.get("player")
+        if reserved is not None and (not isinstance(reserved, str) or not reserved):
+            raise TableError("bad_request", f"seats[{n}]: player is the account id reserved")
+        return SeatConfig(HUMAN, None, reserved)
     if kind == BOT:
         level = item.get("level") or "medium"
         if level not in LEVELS:
@@ -217,7 +225,9 @@ def evolve(state: TableState, event_type: str, payload: Mapping[str, Any]) -> Ta
     if event_type == TABLE_OPENED:
         options = TableOptions(
             ruleset=payload["ruleset"],
-            seats=tuple(SeatConfig(s["kind"], s.get("level")) for s in payload["seats"]),
+            seats=tuple(
+                SeatConfig(s["kind"], s.get("level"), s.get("reserved")) for s in payload["seats"]
+            ),
             target=payload["target"],
             turn_ms=payload["turn_ms"],
             fallback_level=payload["fallback_level"],
@@ -304,6 +314,8 @@ def take_seat(state: TableState, seat: int, player: str, now_ms: int) -> dict[st
         raise TableError("already_seated", f"you already sit at seat {seat}")
     if target.player is not None:
         raise TableError("seat_taken", f"seat {seat} is taken")
+    if target.config.reserved is not None and target.config.reserved != player:
+        raise TableError("seat_reserved", f"seat {seat} is kept for another player")
     mine = state.seat_of(player)
     if mine is not None:
         raise TableError("already_seated", f"you already sit at seat {mine}")
@@ -388,6 +400,7 @@ def summary(state: TableState, names: Mapping[str, str] | None = None) -> dict[s
                 "seat": s.number,
                 "kind": s.config.kind,
                 "level": s.config.level,
+                "reserved": s.config.reserved,
                 "player": s.player,
             }
             for s in state.seats

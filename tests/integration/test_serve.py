@@ -26,7 +26,8 @@ def free_port() -> int:
 
 
 @pytest.mark.parametrize(
-    "service", sorted(n for n in REGISTRY if n in ("randomness", "table", "gateway"))
+    "service",
+    sorted(n for n in REGISTRY if n in ("randomness", "table", "gateway", "tournament")),
 )
 def test_belot_serve_runs_and_stops_on_sigterm(servers, schema, tmp_path, service) -> None:
     port = free_port()
@@ -36,6 +37,7 @@ def test_belot_serve_runs_and_stops_on_sigterm(servers, schema, tmp_path, servic
         "BELOT_NATS_URL": servers.nats_url,
         "BELOT_PG_SCHEMA": schema,
         "BELOT_GATEWAY_SCHEMA": schema,
+        "BELOT_TOURNAMENT_SCHEMA": schema,
         "BELOT_SUBJECT_PREFIX": f"serve{os.getpid()}",
         "BELOT_EVENTS_STREAM": f"SERVE_{os.getpid()}",
         "BELOT_EVENTS_SUBJECT": f"serve{os.getpid()}.events",

@@ -76,6 +76,22 @@ def test_seats_are_taken_once_by_humans() -> None:
         domain.seat_for(state, "carol", None)
 
 
+def test_a_reserved_seat_is_kept_for_its_player() -> None:
+    state = opened(ruleset="gambler", seats=[{"kind": "human", "player": "ann"}, "bot:easy"])
+    assert state.seats[0].config.reserved == "ann"
+    assert domain.summary(state)["seats"][0]["reserved"] == "ann"
+    with pytest.raises(TableError) as err:
+        domain.take_seat(state, 0, "bob", 2)
+    assert err.value.code == "seat_reserved"
+    state = domain.evolve(state, domain.SEAT_TAKEN, domain.take_seat(state, 0, "ann", 3))
+    assert state.all_seated
+    # An unreserved seat's payload is what it always was.
+    assert domain.SeatConfig(domain.HUMAN).to_json() == {"kind": "human", "level": None}
+    with pytest.raises(TableError):
+        domain.parse_options({"ruleset": "gambler", "seats": [{"kind": "human", "player": 3},
+                                                              "human"]}, 30_000)  # fmt: skip
+
+
 def test_the_rating_contract_payload() -> None:
     state = opened(rated=False)
     fair = {

@@ -29,7 +29,8 @@ def every_event() -> list:
     run.do(c.withdraw(run.state, "p2", T0 + 200 * SECOND))
     run.pair()
     events += run.events
-    run = Run(swiss(rounds=1), "abcd")
+    run = Run(swiss(rounds=2), "abcd")
+    run.do(c.edit(run.state, swiss(rounds=1), T0))
     run.pair()
     run.result("a", W, 90, 72)
     run.do(c.correct_result(run.state, 1, 1, 1, W, L, T0, 91, 72, reason="typo"))

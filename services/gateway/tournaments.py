@@ -1,0 +1,190 @@
+"""The gateway's tournament routes: HTTP in, the tournament service's NATS API out
+(``<prefix>.tournament.<verb>``), with the caller as ``actor``.
+
+Who may do what. Reading (list, a tournament, standings, exports) needs no token.
+Entering and withdrawing oneself need an account's token. The organiser's actions
+(edit, cancel, seeding, forbidden pairs, start, next round, pause, resume, terminate,
+corrections, entering a bot or another account, withdrawing someone else) need the
+token of the account that created the tournament, or the operators' token
+``BELOT_ADMIN_TOKEN`` sent as ``Authorization: Bearer <token>`` (an admin may run any
+tournament; one it creates has no creator account).
+
+Errors are the gateway's JSON ``{"error", "message"}``: 400 bad input (``bad_request``,
+``bad_settings``, ``bad_result``, ``bad_seeding``), 401 ``unauthorized``, 403
+``forbidden`` / ``wrong_password``, 404 ``unknown_tournament`` / ``unknown_match``, 409
+what the rules refuse now (``registration_closed``, ``tournament_full``,
+``rating_out_of_band``, ``already_started``, ``round_in_progress``, ``paused``, …), 503
+when the tournament service does not answer.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any, Final
+
+from aiohttp import web
+
+from belot_platform import messaging
+from belot_platform.messaging import ServiceError
+from services.gateway.handlers import Api, ApiError
+
+BAD_INPUT: Final = frozenset(
+    {"bad_request", "bad_settings", "bad_result", "bad_seeding", "bad_payload"}
+)
+STATUS: Final = {
+    "unauthorized": 401,
+    "forbidden": 403,
+    "wrong_password": 403,
+    "unknown_tournament": 404,
+    "unknown_match": 404,
+    "unavailable": 503,
+    "timeout": 503,
+}
+#: POST /v1/tournaments/{id}/<action> -> the service's verb.
+ACTIONS: Final = {
+    "cancel": "cancel",
+    "terminate": "terminate",
+    "start": "start",
+    "rounds": "next_round",
+    "pause": "pause",
+    "resume": "resume",
+    "withdraw": "withdraw",
+    "corrections": "correct",
+}
+
+
+def status_of(code: str) -> int:
+    return 400 if code in BAD_INPUT else STATUS.get(code, 409)
+
+
+class Tournaments:
+    def __init__(self, api: Api, admin_token: str | None) -> None:
+        self.api = api
+        self.admin_token = admin_token
+
+    def actor(self, request: web.Request, *, required: bool) -> dict[str, Any]:
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header.lower().startswith("bearer ") else ""
+        if token and self.admin_token and hmac.compare_digest(token, self.admin_token):
+            return {"player": None, "admin": True}
+        who = self.api.identity(request, required=required)
+        return {"player": None if who is None else who.player, "admin": False}
+
+    async def ask(self, verb: str, body: dict[str, Any]) -> Any:
+        try:
+            return await messaging.request(
+                self.api.nc,
+                f"{self.api.prefix}.tournament.{verb}",
+                body,
+                timeout=self.api.timeout * 3,
+            )
+        except ServiceError as exc:
+            raise ApiError(exc.code, exc.message, status_of(exc.code)) from None
+
+    async def _command(
+        self, request: web.Request, verb: str, extra: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        body = await self.api.body(request)
+        body.pop("actor", None)
+        body.update(extra or {})
+        body["actor"] = self.actor(request, required=True)
+        if "tournament_id" in request.match_info:
+            body["tournament_id"] = request.match_info["tournament_id"]
+        reply: dict[str, Any] = await self.ask(verb, body)
+        return reply
+
+    # ------------------------------------------------------------------ routes
+
+    async def list_all(self, request: web.Request) -> web.Response:
+        body: dict[str, Any] = {}
+        if "status" in request.query:
+            body["status"] = request.query["status"]
+        if "limit" in request.query:
+            try:
+                body["limit"] = int(request.query["limit"])
+            except ValueError:
+                raise ApiError("bad_request", "limit is a whole number") from None
+        return web.json_response(await self.ask("list", body))
+
+    async def create(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._command(request, "create"), status=201)
+
+    async def names(self, players: list[str]) -> dict[str, str]:
+        """Account names of the players (bots and unknown ids keep their id)."""
+        found = await self.api.accounts.names(sorted(set(players)))
+        return {p: found.get(p) or p for p in players}
+
+    async def get(self, request: web.Request) -> web.Response:
+        tid = request.match_info["tournament_id"]
+        reply = await self.ask("get", {"tournament_id": tid})
+        players = [
+            *reply.get("entrants", []),
+            *(p for ps in reply.get("teams", {}).values() for p in ps),
+        ]
+        reply["names"] = await self.names(players)
+        return web.json_response(reply)
+
+    async def edit(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._command(request, "edit"))
+
+    async def action(self, request: web.Request) -> web.Response:
+        verb = ACTIONS.get(request.match_info["action"])
+        if verb is None:
+            raise ApiError("not_found", f"no action {request.match_info['action']!r}", 404)
+        return web.json_response(await self._command(request, verb))
+
+    async def enter(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._command(request, "enter"), status=201)
+
+    async def withdraw_entrant(self, request: web.Request) -> web.Response:
+        entrant = request.match_info["entrant"]
+        return web.json_response(await self._command(request, "withdraw", {"entrant": entrant}))
+
+    async def seeding(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._command(request, "seeding"))
+
+    async def forbidden(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._command(request, "forbid"))
+
+    async def standings(self, request: web.Request) -> web.Response:
+        tid = request.match_info["tournament_id"]
+        reply = await self.ask("standings", {"tournament_id": tid})
+        names = await self.names([p for row in reply["rows"] for p in row["players"]])
+        for row in reply["rows"]:
+            row["names"] = [names[p] for p in row["players"]]
+        return web.json_response(reply)
+
+    async def export(self, request: web.Request) -> web.Response:
+        tid = request.match_info["tournament_id"]
+        fmt = request.query.get("format", "json")
+        reply = await self.ask("export", {"tournament_id": tid, "format": fmt})
+        return web.Response(
+            text=reply["body"],
+            content_type=reply["content_type"].split(";")[0],
+            charset="utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{reply["filename"]}"'},
+        )
+
+
+def add_routes(app: web.Application, get: Any) -> None:
+    """``get()`` returns the Tournaments built at start-up (the router freezes first)."""
+
+    def call(attr: str) -> Any:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            response: web.StreamResponse = await getattr(get(), attr)(request)
+            return response
+
+        return handler
+
+    base = "/v1/tournaments"
+    app.router.add_get(base, call("list_all"))
+    app.router.add_post(base, call("create"))
+    app.router.add_get(base + "/{tournament_id}", call("get"))
+    app.router.add_patch(base + "/{tournament_id}", call("edit"))
+    app.router.add_post(base + "/{tournament_id}/entrants", call("enter"))
+    app.router.add_delete(base + "/{tournament_id}/entrants/{entrant}", call("withdraw_entrant"))
+    app.router.add_put(base + "/{tournament_id}/seeding", call("seeding"))
+    app.router.add_put(base + "/{tournament_id}/forbidden-pairs", call("forbidden"))
+    app.router.add_get(base + "/{tournament_id}/standings", call("standings"))
+    app.router.add_get(base + "/{tournament_id}/export", call("export"))
+    app.router.add_post(base + "/{tournament_id}/{action}", call("action"))

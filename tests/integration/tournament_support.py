@@ -1,0 +1,141 @@
+"""A platform for the tournament tests: the randomness service and a table worker
+(table_support), the tournament service's real app on its own schema with a clock the
+test can move, and the gateway (with an operators' token) in front of it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from belot_platform.settings import Settings
+from services.tournament.app import ENGINE, create_app
+from services.tournament.engine import Engine
+from tests.integration.gateway_support import TEST_HASHER, gateway
+from tests.integration.table_support import Platform, platform
+
+ADMIN_TOKEN = "operators-token-for-tests"
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+
+class Clock:
+    """The wall clock plus an offset the test can push forward (unix ms)."""
+
+    def __init__(self) -> None:
+        self.offset_ms = 0
+
+    def __call__(self) -> int:
+        return time.time_ns() // 1_000_000 + self.offset_ms
+
+
+@dataclass
+class Harness:
+    platform: Platform
+    http: TestClient
+    settings: Settings
+    clock: Clock
+    service: TestServer | None = None
+    services: list[TestServer] = field(default_factory=list)
+
+    @property
+    def engine(self) -> Engine:
+        assert self.service is not None
+        return self.service.app[ENGINE]
+
+    async def start_service(self) -> None:
+        app = create_app(self.settings, clock=self.clock, tick=0.1, hasher=TEST_HASHER)
+        self.service = TestServer(app)
+        await self.service.start_server()
+
+    async def stop_service(self) -> None:
+        if self.service is not None:
+            await self.service.close()
+            self.service = None
+
+    async def call(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        async with self.http.request(
+            method, path, json=body, headers=ADMIN if headers is None else headers
+        ) as resp:
+            if resp.content_type == "application/json":
+                return resp.status, await resp.json()
+            return resp.status, await resp.text()
+
+    async def ok(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        status, reply = await self.call(method, path, body, **kw)
+        assert status in (200, 201), (status, reply)
+        return reply
+
+    async def create(self, **body: Any) -> str:
+        reply = await self.ok("POST", "/v1/tournaments", {"name": "test", **body})
+        return str(reply["tournament_id"])
+
+    async def bots(self, tid: str, n: int, level: str = "easy") -> list[str]:
+        out = []
+        for _ in range(n):
+            reply = await self.ok("POST", f"/v1/tournaments/{tid}/entrants", {"bot": level})
+            out.append(reply["entrant"])
+        return out
+
+    async def get(self, tid: str) -> dict[str, Any]:
+        reply: dict[str, Any] = await self.ok("GET", f"/v1/tournaments/{tid}")
+        return reply
+
+    async def wait_finished(self, tid: str, timeout: float = 90.0) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            t = await self.get(tid)
+            if t["finished"] is not None:
+                return t
+            if loop.time() > deadline:
+                raise AssertionError(f"tournament {tid} not finished: {t['status']}, {t['rounds']}")
+            await asyncio.sleep(0.2)
+
+    async def wait(self, tid: str, check: Any, timeout: float = 60.0) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            t = await self.get(tid)
+            if check(t):
+                return t
+            if loop.time() > deadline:
+                raise AssertionError(f"tournament {tid}: condition not reached: {t}")
+            await asyncio.sleep(0.1)
+
+    async def events(self, tid: str) -> list[Any]:
+        return await self.platform.store.read_stream(f"tournament-{tid}")
+
+
+@contextlib.asynccontextmanager
+async def harness(
+    servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any, **options: Any
+) -> AsyncIterator[Harness]:
+    async with (
+        platform(store, pg_pool, nc, js_names, **options) as p,
+        gateway(servers, store.schema, js_names, p.prefix, admin_token=ADMIN_TOKEN) as http,
+    ):
+        settings = Settings(
+            pg_dsn=servers.pg_dsn,
+            nats_url=servers.nats_url,
+            pg_schema=store.schema,
+            tournament_schema=f"{store.schema}_t",
+            subject_prefix=p.prefix,
+            events_stream=js_names.stream,
+            events_subject=js_names.subject_prefix,
+        )
+        h = Harness(p, http, settings, Clock())
+        await h.start_service()
+        try:
+            yield h
+            if h.service is not None:  # the results consumer never had to start again
+                assert h.engine.consumer_failures == 0, h.engine.consumer_error
+        finally:
+            await h.stop_service()
+            await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{store.schema}_t" CASCADE')
