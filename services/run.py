@@ -320,6 +320,7 @@ class Supervisor:
                 lines.append(f"  {child.name:<12} http://{host}:{child.port}/  (metrics: /metrics)")
         if "gateway" in REGISTRY:
             lines.append(f"  lobby         http://{host}:{s.port('gateway')}/")
+            lines.append(f"  status page   http://{host}:{s.port('gateway')}/status")
         if "verify" in REGISTRY:
             lines.append(f"  verify API    http://{host}:{s.port('verify')}/v1/matches")
         lines.append(f"service logs: {self.log_dir}/   Ctrl-C stops everything.")
