@@ -6,7 +6,9 @@ NATS connection) live in ``cleanup_ctx`` under typed ``web.AppKey``s, with ``/he
 ``/metrics`` (prometheus-client). ``serve(app, ...)`` runs it until SIGTERM or SIGINT,
 then shuts down in the documented order: stop accepting connections, let in-flight
 requests finish (up to the shutdown timeout), run ``on_shutdown``, then the cleanup
-contexts in reverse (drain NATS, then close the pool).
+contexts in reverse (drain NATS, then close the pool). ``run_service(name, build)`` is
+every service's ``main``: settings from the environment, logging, the servers (embedded
+unless named), then ``serve`` on the service's port.
 """
 
 from __future__ import annotations
@@ -158,3 +160,23 @@ async def serve(
             loop.remove_signal_handler(sig)
         await runner.cleanup()
         log.info("stopped")
+
+
+def run_service(name: str, build: Callable[[Settings], web.Application]) -> None:
+    """``belot serve <name>``: read the settings, configure logging, resolve the servers
+    (``BELOT_PG_DSN`` / ``BELOT_NATS_URL``, else the embedded ones), and serve
+    ``build(settings)`` on the service's port until SIGTERM or SIGINT."""
+    from belot_platform.embedded import servers
+    from belot_platform.logs import configure_logging
+
+    settings = Settings.from_env()
+    configure_logging(settings.log_level, settings.log_format)
+    with servers(settings) as resolved:
+        asyncio.run(
+            serve(
+                build(resolved),
+                resolved.http_host,
+                resolved.port(name),
+                shutdown_timeout=resolved.shutdown_timeout,
+            )
+        )

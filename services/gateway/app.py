@@ -11,9 +11,7 @@ from aiohttp import web
 from argon2 import PasswordHasher
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, create_app, serve
-from belot_platform.embedded import servers
-from belot_platform.logs import configure_logging
+from belot_platform.app import NATS, PG_POOL, create_app, run_service
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from services.gateway import status
@@ -148,14 +146,4 @@ def _add_routes(app: web.Application, holder: dict[str, Api]) -> None:
 
 
 def main() -> None:
-    settings = Settings.from_env()
-    configure_logging(settings.log_level, settings.log_format)
-    with servers(settings) as resolved:
-        asyncio.run(
-            serve(
-                build_app(resolved),
-                resolved.http_host,
-                resolved.port("gateway"),
-                shutdown_timeout=resolved.shutdown_timeout,
-            )
-        )
+    run_service("gateway", build_app)

@@ -3,7 +3,6 @@ and the HTTP app with /healthz, /readyz and /metrics."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -11,9 +10,7 @@ import orjson
 from aiohttp import web
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, create_app, serve
-from belot_platform.embedded import servers
-from belot_platform.logs import configure_logging
+from belot_platform.app import NATS, PG_POOL, create_app, run_service
 from belot_platform.settings import Settings
 from drand.chain import CHAINS
 from drand.client import DrandClient
@@ -81,15 +78,4 @@ def build_app(
 
 
 def main() -> None:
-    settings = Settings.from_env()
-    configure_logging(settings.log_level, settings.log_format)
-    with servers(settings) as resolved:
-        app = build_app(resolved)
-        asyncio.run(
-            serve(
-                app,
-                resolved.http_host,
-                resolved.port("randomness"),
-                shutdown_timeout=resolved.shutdown_timeout,
-            )
-        )
+    run_service("randomness", build_app)

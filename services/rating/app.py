@@ -21,10 +21,8 @@ import asyncpg
 from aiohttp import web
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, serve
+from belot_platform.app import NATS, PG_POOL, run_service
 from belot_platform.app import create_app as create_platform_app
-from belot_platform.embedded import servers
-from belot_platform.logs import configure_logging
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from eventlog.migrations import quote_schema
@@ -122,14 +120,4 @@ def print_report(report: RebuildReport) -> None:
 def main() -> None:
     """``belot serve rating``: serve on ``BELOT_RATING_PORT`` until SIGTERM or SIGINT, on
     the servers ``BELOT_PG_DSN`` / ``BELOT_NATS_URL`` name, else the embedded ones."""
-    settings = Settings.from_env()
-    configure_logging(settings.log_level, settings.log_format)
-    with servers(settings) as resolved:
-        asyncio.run(
-            serve(
-                create_app(resolved),
-                resolved.http_host,
-                resolved.port(NAME),
-                shutdown_timeout=resolved.shutdown_timeout,
-            )
-        )
+    run_service(NAME, create_app)

@@ -12,9 +12,7 @@ from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import NATS, PG_POOL, create_app, serve
-from belot_platform.embedded import servers
-from belot_platform.logs import configure_logging
+from belot_platform.app import NATS, PG_POOL, create_app, run_service
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from eventlog.relay import OutboxRelay
@@ -69,14 +67,4 @@ def build_app(
 
 
 def main() -> None:
-    settings = Settings.from_env()
-    configure_logging(settings.log_level, settings.log_format)
-    with servers(settings) as resolved:
-        asyncio.run(
-            serve(
-                build_app(resolved),
-                resolved.http_host,
-                resolved.port("table"),
-                shutdown_timeout=resolved.shutdown_timeout,
-            )
-        )
+    run_service("table", build_app)

@@ -12,7 +12,6 @@ Readiness includes the consumer.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Final
@@ -21,10 +20,8 @@ from aiohttp import web
 from argon2 import PasswordHasher
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, serve
+from belot_platform.app import NATS, PG_POOL, run_service
 from belot_platform.app import create_app as create_platform_app
-from belot_platform.embedded import servers
-from belot_platform.logs import configure_logging
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from services.tournament.engine import Clock, Engine, wall_clock
@@ -93,14 +90,4 @@ def create_app(
 
 def main() -> None:
     """``belot serve tournament``: serve on ``BELOT_TOURNAMENT_PORT`` until SIGTERM."""
-    settings = Settings.from_env()
-    configure_logging(settings.log_level, settings.log_format)
-    with servers(settings) as resolved:
-        asyncio.run(
-            serve(
-                create_app(resolved),
-                resolved.http_host,
-                resolved.port(NAME),
-                shutdown_timeout=resolved.shutdown_timeout,
-            )
-        )
+    run_service(NAME, create_app)

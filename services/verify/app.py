@@ -11,9 +11,7 @@ from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import PG_POOL, create_app, serve
-from belot_platform.embedded import servers
-from belot_platform.logs import configure_logging
+from belot_platform.app import PG_POOL, create_app, run_service
 from belot_platform.settings import Settings
 from drand import verify as drand_verify
 from eventlog import EventStore
@@ -95,15 +93,4 @@ def build_app(
 
 
 def main() -> None:
-    settings = Settings.from_env()
-    configure_logging(settings.log_level, settings.log_format)
-    with servers(settings) as resolved:
-        app = build_app(resolved)
-        asyncio.run(
-            serve(
-                app,
-                resolved.http_host,
-                resolved.port("verify"),
-                shutdown_timeout=resolved.shutdown_timeout,
-            )
-        )
+    run_service("verify", build_app)

@@ -1,7 +1,7 @@
 """Deployment files: the k8s manifests pass Kubernetes' own schemas (kubernetes-validate
-bundles them; no cluster runs here), the compose file is well-formed and, when the
-docker CLI is present, `docker compose config` accepts it; Prometheus scrapes every
-service."""
+bundles them; no cluster runs here), the compose file is well-formed and, when a Compose
+CLI is present (the docker plugin or `docker-compose`), its `config` accepts it and
+refuses a broken copy; Prometheus scrapes every service."""
 
 from __future__ import annotations
 
@@ -73,22 +73,50 @@ def test_compose_runs_every_service_and_a_three_node_nats_cluster() -> None:
     assert "container_name" not in services["table"] and "ports" not in services["table"]
 
 
-def has_compose() -> bool:
-    if shutil.which("docker") is None:
-        return False
-    probe = subprocess.run(["docker", "compose", "version"], capture_output=True)
-    return probe.returncode == 0
+def compose_cli() -> list[str] | None:
+    """The Compose command here: the docker CLI's plugin, else the standalone
+    ``docker-compose`` (Debian's package); None when neither is installed."""
+    if shutil.which("docker") is not None:
+        probe = subprocess.run(["docker", "compose", "version"], capture_output=True)
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    standalone = shutil.which("docker-compose")
+    return [standalone] if standalone is not None else None
 
 
-@pytest.mark.skipif(not has_compose(), reason="no docker CLI with the compose plugin here")
-def test_docker_compose_config_accepts_the_file() -> None:
-    proc = subprocess.run(
-        ["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"],
+COMPOSE_CLI = compose_cli()
+no_compose = pytest.mark.skipif(
+    COMPOSE_CLI is None,
+    reason="neither `docker compose` nor `docker-compose` here (apt-get install docker-compose)",
+)
+
+
+def compose_config(path: Path) -> subprocess.CompletedProcess[str]:
+    assert COMPOSE_CLI is not None
+    return subprocess.run(
+        [*COMPOSE_CLI, "-f", str(path), "config", "--quiet"],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=path.parent,
     )
+
+
+@no_compose
+def test_docker_compose_config_accepts_the_file() -> None:
+    proc = compose_config(COMPOSE)
     assert proc.returncode == 0, proc.stderr
+
+
+@no_compose
+def test_docker_compose_config_refuses_a_broken_file(tmp_path: Path) -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    compose["services"]["table"]["depends_on"]["postgres"] = {"condition": "when_it_feels_like"}
+    compose["services"]["table"]["healthcheck"] = {"interval": "five seconds"}
+    broken = tmp_path / "docker-compose.yml"
+    broken.write_text(yaml.safe_dump(compose))
+    proc = compose_config(broken)
+    assert proc.returncode != 0
+    assert "condition" in proc.stderr or "interval" in proc.stderr, proc.stderr
 
 
 def test_prometheus_scrapes_every_service() -> None:
