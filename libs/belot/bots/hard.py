@@ -9,14 +9,16 @@ with :func:`belot.bots.sim.greedy_card` for every seat, score it as the match wo
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does (README).
 
-The work per decision is fixed by ``budget`` (play-outs), never by a clock, so a
-seeded ``random.Random`` makes every decision reproducible.
+The work per decision is at most ``budget`` play-outs, so a seeded ``random.Random``
+makes every decision reproducible. A caller with a time budget (the table service) also
+passes ``out_of_time``, asked after each sampled deal once ``MIN_SAMPLES`` are done: when
+it answers True the bot plays the best card so far. The bot itself reads no clock.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from belot.bots import medium
@@ -35,7 +37,12 @@ MIN_SAMPLES: Final = 4
 TAKE_AT: Final = dict(medium.TAKE_AT)
 
 
-def choose(view: SeatView, rng: random.Random, budget: int = DEFAULT_BUDGET) -> Command:
+def choose(
+    view: SeatView,
+    rng: random.Random,
+    budget: int = DEFAULT_BUDGET,
+    out_of_time: Callable[[], bool] | None = None,
+) -> Command:
     bids = [m for m in view.legal if isinstance(m, Bid)]
     if bids:
         return medium.bid(view, bids, TAKE_AT[view.ruleset.players])
@@ -43,7 +50,7 @@ def choose(view: SeatView, rng: random.Random, budget: int = DEFAULT_BUDGET) -> 
     if extra is not None:
         return extra
     cards = sorted({m.card for m in view.legal if isinstance(m, PlayCard)})
-    card = cards[0] if len(cards) == 1 else _best_card(view, cards, rng, budget)
+    card = cards[0] if len(cards) == 1 else _best_card(view, cards, rng, budget, out_of_time)
     for m in view.legal:
         if isinstance(m, PlayCard) and m.card == card and m.belote:
             return m
@@ -99,12 +106,20 @@ def _position(view: SeatView, hands: list[Mask]) -> Position:
     )
 
 
-def _best_card(view: SeatView, cards: Sequence[int], rng: random.Random, budget: int) -> int:
+def _best_card(
+    view: SeatView,
+    cards: Sequence[int],
+    rng: random.Random,
+    budget: int,
+    out_of_time: Callable[[], bool] | None = None,
+) -> int:
     kn = knowledge(view)
     side = side_of(view.seat)
     samples = max(MIN_SAMPLES, budget // len(cards))
     totals = dict.fromkeys(cards, 0)
-    for _ in range(samples):
+    for i in range(samples):
+        if i >= MIN_SAMPLES and out_of_time is not None and out_of_time():
+            break
         base = _position(view, sample_hands(kn, rng))
         for card in cards:
             pos = base.copy()
