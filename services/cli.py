@@ -7,6 +7,7 @@ stdout then.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -58,10 +59,11 @@ def parse_hex(flag: str, text: str, sizes: tuple[int, ...]) -> bytes:
 
 
 def parse_int(flag: str, text: str, high: int) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise UsageError(f"{flag} {text!r} is not a whole number") from None
+    """Decimal ASCII digits only: no sign but a minus, no spaces, no ``_``, no other
+    scripts' digits (all of which ``int()`` would take)."""
+    if re.fullmatch(r"-?[0-9]+", text) is None:
+        raise UsageError(f"{flag} {text!r} is not a whole number (decimal digits 0-9)")
+    value = int(text, 10)
     if not 0 <= value <= high:
         raise UsageError(f"{flag} {value} is outside 0..{high}")
     return value

@@ -70,6 +70,10 @@ BAD = {
     "deal below 0": (["--seat-seed", "", "--deal", "-1"], "--deal -1 is outside 0..4294967295"),
     "deal past 2^32-1": (["--seat-seed", "", "--deal", str(2**32)], "is outside 0..4294967295"),
     "deal not a number": (["--seat-seed", "", "--deal", "x"], "is not a whole number"),
+    "deal with a space": (["--seat-seed", "", "--deal", " 5"], "is not a whole number"),
+    "deal with a plus": (["--seat-seed", "", "--deal", "+5"], "is not a whole number"),
+    "deal with an underscore": (["--seat-seed", "", "--deal", "1_0"], "is not a whole number"),
+    "deal in Arabic digits": (["--seat-seed", "", "--deal", "\u0663"], "is not a whole number"),
     "round past 2^64-1": (
         [
             "--seat-seed",
