@@ -247,3 +247,41 @@ async def test_canonical_bytes_match_what_a_third_party_recomputes(store: EventS
         e.stream_id, e.version, e.type, e.payload, e.metadata, e.visibility, e.recorded_at
     )
     assert hashlib.sha256(bytes(32) + text.encode()).digest() == e.hash
+
+
+def _batches() -> tuple[float, float]:
+    """(transactions, events) the group commit has written so far in this process."""
+    from prometheus_client import REGISTRY
+
+    count = REGISTRY.get_sample_value("belot_eventlog_batch_events_count") or 0.0
+    total = REGISTRY.get_sample_value("belot_eventlog_batch_events_sum") or 0.0
+    return count, total
+
+
+async def appends_in_transactions(store: EventStore) -> float:
+    """Append one event to each of 64 new streams at once; the transactions it took."""
+    before = _batches()
+    streams = [f"group-{uuid.uuid4().hex[:8]}" for _ in range(64)]
+    results = await asyncio.gather(*(store.append(s, 0, [ev(1)]) for s in streams))
+    after = _batches()
+    transactions, events = after[0] - before[0], after[1] - before[1]
+    assert events == 64 and len({r.first_position for r in results}) == 64
+    # And every append is where its result says, one event per stream.
+    for stream, result in zip(streams, results, strict=True):
+        assert [e.position for e in await store.read_stream(stream)] == [result.first_position]
+    return transactions
+
+
+async def test_concurrent_appends_share_group_commits(
+    store: EventStore, pg_pool: asyncpg.Pool, schema: str
+) -> None:
+    """64 appenders, one event each: the writer merges what waits into few transactions
+    (one per append would be the throughput of bench/eventlog.py's first version)."""
+    transactions = await appends_in_transactions(store)
+    assert transactions <= 16, f"{transactions:.0f} transactions for 64 appends"
+    # The measure sees transactions: a writer allowed one event a batch takes 64.
+    one_by_one = await EventStore.open(pg_pool, schema, producer="tests", max_batch_events=1)
+    try:
+        assert await appends_in_transactions(one_by_one) == 64
+    finally:
+        await one_by_one.close()
