@@ -31,7 +31,8 @@ $(VENV)/.bench-installed: $(STAMP)
 	touch $@
 
 bench: $(VENV)/.bench-installed
-	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@failed=""; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
+	if [ -n "$$failed" ]; then echo "below target or failed:$$failed"; exit 1; fi
 
 up:
 	docker compose up -d --build
