@@ -110,7 +110,7 @@ class _TablesByState(Collector):
             "belot_tables_by_state", "Tables this worker owns, by state.", labels=["state"]
         )
         counts = collections.Counter(
-            t.state.status for w in list(_WORKERS) for t in list(w.tables.values())
+            t.status for w in list(_WORKERS) for t in list(w.tables.values())
         )
         for state in (domain.OPEN, domain.DEALING, domain.PLAYING, domain.FINISHED, domain.CLOSED):
             family.add_metric([state], counts.get(state, 0))
@@ -176,6 +176,14 @@ class Table:
         self.inflight: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ appending
+
+    @property
+    def status(self) -> str:
+        """The table's status: its stream's, and "playing" from the first deck on (the
+        match stream says that, so the table stream's status stays "dealing")."""
+        if self.state.status == domain.DEALING and self.match is not None:
+            return domain.PLAYING
+        return self.state.status
 
     async def _append_table(self, events: list[NewEvent], command_id: str | None = None) -> None:
         try:
@@ -330,11 +338,11 @@ class Table:
         player = body.get("player")
         seat = self.state.seat_of(player) if isinstance(player, str) else None
         out: dict[str, Any] = {
-            "table": domain.summary(self.state),
+            "table": {**domain.summary(self.state), "status": self.status},
             "seat": seat,
             "match_version": self.match_version,
             "table_version": self.table_version,
-            "status": self.state.status,
+            "status": self.status,
             "ending": None if self.ending is None else {"type": self.ending[0], **self.ending[1]},
             "deadline_ms": self.deadline_ms(),
             "view": None,
@@ -890,7 +898,7 @@ class TableWorker:
         body = {
             "table_id": table.id,
             "match_id": table.state.match_id,
-            "status": table.state.status,
+            "status": table.status,
             "table_version": table.table_version,
             "match_version": table.match_version,
             "due": None if d is None else d.kind.value,
@@ -907,7 +915,8 @@ class TableWorker:
         if self.registry is None or table.state.status == domain.CLOSED:
             return
         with contextlib.suppress(Exception):
-            await self.registry.put(table.id, orjson.dumps(domain.summary(table.state)))
+            line = {**domain.summary(table.state), "status": table.status}
+            await self.registry.put(table.id, orjson.dumps(line))
 
     # ------------------------------------------------------------------ creating
 

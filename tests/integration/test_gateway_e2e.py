@@ -34,6 +34,18 @@ async def seat_players(
     return created
 
 
+async def watch_status(player: Player, table_id: str, seen: list[tuple[str, str]]) -> None:
+    """Record the table's status and its lobby line's, whenever either changes."""
+    while True:
+        _, table = await player.call("GET", f"/v1/tables/{table_id}")
+        _, lobby = await player.call("GET", "/v1/lobby")
+        line = next((t for t in lobby.get("tables", []) if t["table_id"] == table_id), {})
+        now = (table.get("status", ""), line.get("status", ""))
+        if now[0] and (not seen or seen[-1] != now):
+            seen.append(now)
+        await asyncio.sleep(0.2)  # 10 requests a second: well under the rate limit
+
+
 @pytest.mark.parametrize("ruleset", PLAYERS)
 async def test_humans_play_a_whole_match(servers, store, pg_pool, nc, js_names, ruleset) -> None:
     async with (
@@ -74,7 +86,15 @@ async def test_mixed_human_and_bot_table(servers, store, pg_pool, nc, js_names) 
         players = [await Player(http, f"mixed-{i}").register() for i in range(2)]
         seats = ["human", "bot:easy", "human", "bot:medium"]
         created = await seat_players(players, "club", seats, target=300)
+        seen: list[tuple[str, str]] = []  # (table status, lobby line status), as they came
+        watcher = asyncio.create_task(watch_status(players[0], created["table_id"], seen))
         await asyncio.gather(*(pl.play(created["table_id"]) for pl in players))
+        watcher.cancel()
+    # The status moves on as the match does; the lobby line says the same.
+    order = ["open", "dealing", "playing", "finished", "closed"]
+    statuses = [order.index(t) for t, _ in seen]
+    assert statuses == sorted(statuses) and "playing" in {t for t, _ in seen}, seen
+    assert ("playing", "playing") in seen, seen
     match = await store.read_stream(f"match-{created['match_id']}")
     state, _ = replay_match(match)
     assert state.result is not None and match[-1].type == "MatchEnded"
