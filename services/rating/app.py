@@ -39,6 +39,12 @@ class NoEventLog(LookupError):
     """The configured schema holds no event log to rebuild from."""
 
 
+def lookup_subject_of(settings: Settings) -> str:
+    """``belot.rating.lookup`` (the first token is ``BELOT_SUBJECT_PREFIX``, as in the
+    tournament service's request)."""
+    return LOOKUP_SUBJECT.replace("belot", settings.subject_prefix, 1)
+
+
 def create_app(
     settings: Settings,
     *,
@@ -72,7 +78,7 @@ def create_app(
         task = asyncio.create_task(consumer.run(stop), name="rating-consumer")
         # A queue group: replicas share the look-ups (each reads the same projection).
         lookups = await messaging.serve(
-            app[NATS], LOOKUP_SUBJECT, lookup_handler(projection), queue=NAME
+            app[NATS], lookup_subject_of(settings), lookup_handler(projection), queue=NAME
         )
         try:
             yield

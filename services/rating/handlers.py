@@ -33,7 +33,8 @@ from services.rating.store import Projection
 PROJECTION: Final = web.AppKey("rating_projection", Projection)
 
 #: The NATS subject of the look-up: {"pool": str, "players": [str]} ->
-#: {"ratings": {player: float}} (the core's ``rating_of``: 1500 for a newcomer).
+#: {"ratings": {player: float}} (the core's ``rating_of``: 1500 for a newcomer). Its
+#: first token is ``BELOT_SUBJECT_PREFIX`` (``app.lookup_subject_of``).
 LOOKUP_SUBJECT: Final = "belot.rating.lookup"
 UNKNOWN_POOL: Final = "unknown_pool"
 MAX_LOOKUP_PLAYERS: Final = 1000
@@ -194,7 +195,7 @@ async def get_rating(request: web.Request) -> web.Response:
 
 
 def lookup_handler(projection: Projection) -> Any:
-    """The ``belot.rating.lookup`` handler: ``{"pool", "players"}`` ->
+    """The ``<prefix>.rating.lookup`` handler: ``{"pool", "players"}`` ->
     ``{"ratings": {player: float}}``, the display rating unrounded (``rating_of``)."""
 
     async def lookup(body: Any) -> dict[str, Any]:

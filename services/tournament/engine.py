@@ -84,6 +84,12 @@ RESULTS = Counter(
 )
 TIMERS = Counter("tournament_timers_fired_total", "Deadlines acted on, by kind.", ["kind"])
 TABLES = Counter("tournament_tables_total", "Tables opened and aborted.", ["what"])
+RATING_LOOKUP_FAILURES = Counter(
+    "tournament_rating_lookup_failures_total",
+    "Rating look-ups that got no ratings (the default 1500 was used), by reason: the "
+    "messaging error code (timeout, unavailable, ...) or malformed.",
+    ["reason"],
+)
 
 
 def wall_clock() -> int:
@@ -277,25 +283,34 @@ class Engine:
         return f"{tid}:{who}:{verb}:{cid}"
 
     async def ratings(self, pool: str, players: Sequence[str]) -> dict[str, float]:
-        """Ratings from the rating service (``belot.rating.lookup``); bots and anyone it
-        does not answer for get the core's default (1500)."""
+        """Ratings from the rating service (``<prefix>.rating.lookup``); bots and anyone
+        it does not answer for get the core's default (1500). A look-up that fails (no
+        reply in time, nobody answering, an error or a reply without ratings) is logged
+        as a warning and counted in ``tournament_rating_lookup_failures_total``: seeding
+        and bands on 1500 for everyone must not pass unnoticed."""
         humans = sorted({p for p in players if domain.bot_level(p) is None})
         if not humans:
             return {}
+        subject = f"{self.prefix}.rating.lookup"
         try:
             reply = await messaging.request(
                 self.nc,
-                f"{self.prefix}.rating.lookup",
+                subject,
                 {"pool": pool, "players": humans[:1000]},
                 timeout=min(self.timeout, 1.0),
             )
         except ServiceError as exc:
-            log.info("no ratings (%s): the default is used", exc.code)
-            return {}
+            return self._no_ratings(exc.code, exc.message)
         found = reply.get("ratings") if isinstance(reply, dict) else None
         if not isinstance(found, dict):
-            return {}
+            return self._no_ratings("malformed", f"the reply on {subject} holds no ratings")
         return {str(k): float(v) for k, v in found.items() if isinstance(v, int | float)}
+
+    @staticmethod
+    def _no_ratings(reason: str, detail: str) -> dict[str, float]:
+        RATING_LOOKUP_FAILURES.labels(reason).inc()
+        log.warning("no ratings (%s: %s): the default 1500 is used", reason, detail)
+        return {}
 
     async def _players_ratings(self, state: Tournament) -> dict[str, float]:
         players = [p for e in (state.order or state.entered) for p in state.players_of(e)]

@@ -17,6 +17,7 @@ import os
 import random
 import signal
 import sys
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -48,7 +49,7 @@ from rating import (
     rating_of,
     standings,
 )
-from services.rating.app import CONSUMER, create_app, rebuild
+from services.rating.app import CONSUMER, create_app, lookup_subject_of, rebuild
 from services.rating.consumer import MATCHES_CONSUMED, Consumer
 from services.rating.domain import (
     TABLE_MATCH_FINISHED,
@@ -56,7 +57,7 @@ from services.rating.domain import (
     summary_from_payload,
     summary_to_payload,
 )
-from services.rating.handlers import LOOKUP_SUBJECT, PROJECTION
+from services.rating.handlers import PROJECTION
 from services.rating.store import Projection
 from tests.integration.conftest import Servers
 
@@ -77,9 +78,13 @@ async def rating_schema(pg_pool: asyncpg.Pool, schema: str) -> AsyncIterator[str
 
 @pytest.fixture
 def settings(servers: Servers, schema: str, rating_schema: str) -> Settings:
-    return Settings(pg_schema=schema, rating_schema=rating_schema, pg_pool_max=6).with_servers(
-        servers.pg_dsn, servers.nats_url
-    )
+    # The test's own subject prefix: another test run on the same NATS answers elsewhere.
+    return Settings(
+        pg_schema=schema,
+        rating_schema=rating_schema,
+        pg_pool_max=6,
+        subject_prefix=f"t{uuid.uuid4().hex[:10]}",
+    ).with_servers(servers.pg_dsn, servers.nats_url)
 
 
 @asynccontextmanager
@@ -399,17 +404,19 @@ async def test_lookup_over_nats(store: EventStore, settings: Settings, nc: Clien
             last = await finish(store, str(i % 3), payload)
         await caught_up(client, last)
         players = ["c1", "c2", "nobody"]
+        subject = lookup_subject_of(settings)
+        assert subject == f"{settings.subject_prefix}.rating.lookup"
         reply = await messaging.request(
-            nc, LOOKUP_SUBJECT, {"pool": "club", "players": players}, timeout=5
+            nc, subject, {"pool": "club", "players": players}, timeout=5
         )
         assert reply == {"ratings": {p: rating_of(expected, "club", p) for p in players}}
         assert reply["ratings"]["nobody"] == 1500.0
         with pytest.raises(messaging.ServiceError) as info:
-            await messaging.request(nc, LOOKUP_SUBJECT, {"pool": "poker", "players": []}, timeout=5)
+            await messaging.request(nc, subject, {"pool": "poker", "players": []}, timeout=5)
         assert info.value.code == "unknown_pool"
         for bad in ({"pool": "club", "players": "c1"}, {"pool": "club", "players": [""]}, [1]):
             with pytest.raises(messaging.ServiceError) as info:
-                await messaging.request(nc, LOOKUP_SUBJECT, bad, timeout=5)
+                await messaging.request(nc, subject, bad, timeout=5)
             assert info.value.code == messaging.BAD_REQUEST
 
 
@@ -515,7 +522,7 @@ async def test_belot_rating_rebuild_command(
 
 
 async def test_belot_serve_rating_serves_until_sigterm(
-    store: EventStore, settings: Settings, servers: Servers
+    store: EventStore, settings: Settings, servers: Servers, nc: Client
 ) -> None:
     env = {
         **os.environ,
@@ -524,6 +531,7 @@ async def test_belot_serve_rating_serves_until_sigterm(
         "BELOT_PG_SCHEMA": settings.pg_schema,
         "BELOT_RATING_SCHEMA": settings.rating_schema,
         "BELOT_RATING_PORT": "0",
+        "BELOT_SUBJECT_PREFIX": settings.subject_prefix,
     }
     last = await finish(store, "1", summary_to_payload(summary("m", ["a", "b"], pool="gambler")))
     proc = await asyncio.create_subprocess_exec(
@@ -551,6 +559,14 @@ async def test_belot_serve_rating_serves_until_sigterm(
                 await asyncio.sleep(0.02)
             async with session.get(f"http://127.0.0.1:{port}/v1/ratings/gambler/a") as r:
                 assert (await r.json())["games"] == 1
+        # The look-up answers under BELOT_SUBJECT_PREFIX, where the tournament service asks.
+        reply = await messaging.request(
+            nc,
+            f"{settings.subject_prefix}.rating.lookup",
+            {"pool": "gambler", "players": ["a"]},
+            timeout=5,
+        )
+        assert reply["ratings"]["a"] > 1500.0
         proc.send_signal(signal.SIGTERM)
         _, err = await asyncio.wait_for(proc.communicate(), 20)
         assert proc.returncode == 0, err.decode()
