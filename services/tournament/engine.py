@@ -70,22 +70,22 @@ TABLE_STREAM: Final = "table-"
 #: table service could not open, an abort that found nobody).
 SWEEP_S: Final = 5.0
 
-TOURNAMENTS = Gauge("tournament_tournaments", "Tournaments by status.", ["status"])
-ROUNDS = Counter("tournament_rounds_paired_total", "Rounds paired.")
+TOURNAMENTS = Gauge("belot_tournament_tournaments", "Tournaments by status.", ["status"])
+ROUNDS = Counter("belot_tournament_rounds_paired_total", "Rounds paired.")
 PAIRING = Histogram(
-    "tournament_pairing_seconds",
+    "belot_tournament_pairing_seconds",
     "Time to decide a round's pairing (standings, matching, events).",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 RESULTS = Counter(
-    "tournament_results_recorded_total",
+    "belot_tournament_results_recorded_total",
     "Results recorded, by how (table, no_show, timeout, correction, ladder, withdrawal).",
     ["how"],
 )
-TIMERS = Counter("tournament_timers_fired_total", "Deadlines acted on, by kind.", ["kind"])
-TABLES = Counter("tournament_tables_total", "Tables opened and aborted.", ["what"])
+TIMERS = Counter("belot_tournament_timers_fired_total", "Deadlines acted on, by kind.", ["kind"])
+TABLES = Counter("belot_tournament_tables_total", "Tables opened and aborted.", ["what"])
 RATING_LOOKUP_FAILURES = Counter(
-    "tournament_rating_lookup_failures_total",
+    "belot_tournament_rating_lookup_failures_total",
     "Rating look-ups that got no ratings (the default 1500 was used), by reason: the "
     "messaging error code (timeout, unavailable, ...) or malformed.",
     ["reason"],
@@ -286,7 +286,7 @@ class Engine:
         """Ratings from the rating service (``<prefix>.rating.lookup``); bots and anyone
         it does not answer for get the core's default (1500). A look-up that fails (no
         reply in time, nobody answering, an error or a reply without ratings) is logged
-        as a warning and counted in ``tournament_rating_lookup_failures_total``: seeding
+        as a warning and counted in ``belot_tournament_rating_lookup_failures_total``: seeding
         and bands on 1500 for everyone must not pass unnoticed."""
         humans = sorted({p for p in players if domain.bot_level(p) is None})
         if not humans:

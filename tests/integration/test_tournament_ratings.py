@@ -27,7 +27,7 @@ from tests.integration.tournament_support import Harness, harness
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-FAILURES = "tournament_rating_lookup_failures_total"
+FAILURES = "belot_tournament_rating_lookup_failures_total"
 
 
 @contextlib.asynccontextmanager
