@@ -1,5 +1,6 @@
 """Privacy: everything every player's WebSocket and HTTP calls receive during a match,
-and everything the public endpoints show meanwhile, is recorded; before the match ends
+and everything the public endpoints show meanwhile (the gateway's lobby and table, and
+the verify API's match, record and verification), is recorded; before the match ends
 none of it holds another seat's dealt cards, a secret event, or the server seed."""
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from typing import Any
 
 import orjson
 import pytest
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
+from belot_platform.settings import Settings
+from services.verify.app import build_app as build_verify
+from services.verify.http import RateLimits
 from tests.integration.gateway_support import Player, gateway
 from tests.integration.table_support import platform
 from tests.integration.test_gateway_e2e import seat_players
@@ -19,12 +23,23 @@ from tests.integration.test_gateway_e2e import seat_players
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-async def spectate(http: TestClient, table_id: str, done: asyncio.Event, out: list) -> None:
+async def spectate(
+    http: TestClient, verify: TestClient, table_id: str, match_id: str, done: asyncio.Event,
+    out: list,
+) -> None:  # fmt: skip
     """Poll every public endpoint, anonymously, until ``done``."""
+    gateway_paths = ("/v1/lobby", f"/v1/tables/{table_id}", f"/v1/tables/{table_id}/events")
+    verify_paths = (
+        "/v1/matches?limit=100",
+        f"/v1/matches/{match_id}",
+        f"/v1/matches/{match_id}/record",
+        f"/v1/matches/{match_id}/verification",
+    )
     while not done.is_set():
-        for path in ("/v1/lobby", f"/v1/tables/{table_id}", f"/v1/tables/{table_id}/events"):
-            async with http.get(path) as resp:
-                out.append((time.time(), path, await resp.json()))
+        for client, paths in ((http, gateway_paths), (verify, verify_paths)):
+            for path in paths:
+                async with client.get(path) as resp:
+                    out.append((time.time(), path, await resp.json()))
         await asyncio.sleep(0.05)
 
 
@@ -98,7 +113,11 @@ async def test_nothing_private_leaks_before_the_end(servers, store, pg_pool, nc,
         table_id, match_id = created["table_id"], created["match_id"]
         done = asyncio.Event()
         public: list = []
-        spectator = asyncio.create_task(spectate(http, table_id, done, public))
+        settings = Settings(pg_dsn=servers.pg_dsn, pg_schema=store.schema)
+        limits = RateLimits(rate=10_000, burst=100_000)
+        verify = TestClient(TestServer(build_verify(settings, schema=store.schema, limits=limits)))
+        await verify.start_server()
+        spectator = asyncio.create_task(spectate(http, verify, table_id, match_id, done, public))
         stamped: list[list] = [[] for _ in players]
 
         async def play(i: int) -> None:
@@ -116,6 +135,7 @@ async def test_nothing_private_leaks_before_the_end(servers, store, pg_pool, nc,
         await asyncio.gather(*(play(i) for i in range(4)))
         done.set()
         await spectator
+        await verify.close()
 
     match = await store.read_stream(f"match-{match_id}")
     fair = await store.read_stream(f"randomness-{match_id}")
@@ -151,6 +171,13 @@ async def test_nothing_private_leaks_before_the_end(servers, store, pg_pool, nc,
             check_clean(reply, None, dealt, hidden_from(None), f"public {path}")
             checked += 1
     assert checked > 200
+    # The verify API was asked all along: the match showed, in progress, and was refused.
+    records = [r for at, path, r in public if at < ended_at and path.endswith("/record")]
+    shown = [r for r in records if "streams" in r]  # the match, as the log had it then
+    assert shown and all(r["fair_deal"]["server_seed"] is None for r in shown), records[-1]
+    assert any(e["type"] == "CardPlayed" for r in shown for e in r["streams"]["match"]["events"])
+    refused = [r for at, p, r in public if at < ended_at and p.endswith("/verification")]
+    assert refused and all(r.get("error") in ("match_not_ended", "unknown_match") for r in refused)
     # And after the end, the players were shown the reveal.
     assert all(
         any(m.get("event") == "FairDealRevealed" and m["payload"]["server_seed"] == server_seed
