@@ -262,3 +262,113 @@ def test_sigint_stops_everything(running: Running) -> None:
     assert not alive, alive
     # nothing started under the data directory either: no PostgreSQL, no nats-server
     assert not processes_mentioning(str(running.data_dir))
+
+
+@pytest.fixture(scope="module")
+def given_servers() -> Iterator[tuple[str, str]]:
+    """Servers `belot run` is told to use: the environment's, else ones started here
+    (as an operator's would be: not under the data directory `belot run` gets)."""
+    pg, nats = os.environ.get("BELOT_PG_DSN"), os.environ.get("BELOT_NATS_URL")
+    if pg and nats:
+        yield pg, nats
+        return
+    from belot_platform.embedded import EmbeddedStack
+    from belot_platform.settings import Settings
+
+    base = Path(tempfile.mkdtemp(prefix="belot-given-"))
+    base.chmod(0o755)
+    stack = EmbeddedStack(Settings(embedded_pg_port=0, embedded_nats_port=0), base)
+    try:
+        yield stack.start_postgres(), stack.start_nats()
+    finally:
+        stack.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) -> None:
+    pg_dsn, nats_url = given_servers
+    data_dir = Path(tempfile.mkdtemp(prefix="belot-run-urls-"))
+    tag = f"urls{os.getpid()}"
+    ports = {s: free_port() for s in SERVICES}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
+    env.update(
+        {
+            "BELOT_PG_DSN": pg_dsn,
+            "BELOT_NATS_URL": nats_url,
+            "BELOT_DATA_DIR": str(data_dir),
+            "BELOT_PG_SCHEMA": f"{tag}_log",
+            "BELOT_GATEWAY_SCHEMA": f"{tag}_gateway",
+            "BELOT_RATING_SCHEMA": f"{tag}_rating",
+            "BELOT_TOURNAMENT_SCHEMA": f"{tag}_tournament",
+            "BELOT_SUBJECT_PREFIX": tag,
+            "BELOT_EVENTS_STREAM": f"{tag.upper()}_EVENTS",
+            "BELOT_EVENTS_SUBJECT": f"{tag}.events",
+            "BELOT_DRAND_URLS": "http://127.0.0.1:9",
+            **{f"BELOT_{s.upper()}_PORT": str(p) for s, p in ports.items()},
+        }
+    )
+    log = data_dir / "belot-run.out"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "services.cli", "run", "--table-workers", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    r = Running(proc, data_dir, ports, log)
+    try:
+        wait_until(
+            lambda: all(get(f"{r.url(s)}/healthz")[0] == 200 for s in SERVICES),
+            120,
+            "every /healthz",
+            r,
+        )
+
+        def events_in_the_given_log() -> bool:
+            status, body = get_json(f"{r.url('gateway')}/status?format=json")
+            return status == 200 and body.get("events_appended", 0) > 0
+
+        wait_until(events_in_the_given_log, 60, "the demo's first events", r)
+        count = subprocess.run(
+            [sys.executable, "-c", COUNT_EVENTS, pg_dsn, f"{tag}_log"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert int(count.stdout) > 0  # written to the given PostgreSQL, in its schema
+        # Nothing embedded was started: no server data under the data directory.
+        assert not (data_dir / "pg").exists() and not (data_dir / "nats").exists()
+        assert "starting the embedded" not in log.read_text()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=90) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in processes_mentioning(str(data_dir)):
+            os.kill(pid, signal.SIGKILL)
+        subprocess.run(
+            [sys.executable, "-c", DROP_SCHEMAS, pg_dsn, tag], capture_output=True, check=False
+        )
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+COUNT_EVENTS = """
+import asyncio, sys, asyncpg
+async def main():
+    conn = await asyncpg.connect(sys.argv[1])
+    print(await conn.fetchval(f'SELECT count(*) FROM "{sys.argv[2]}".events'))
+    await conn.close()
+asyncio.run(main())
+"""
+
+DROP_SCHEMAS = """
+import asyncio, sys, asyncpg
+async def main():
+    conn = await asyncpg.connect(sys.argv[1])
+    for kind in ("log", "gateway", "rating", "tournament"):
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{sys.argv[2]}_{kind}" CASCADE')
+    await conn.close()
+asyncio.run(main())
+"""
