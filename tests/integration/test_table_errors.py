@@ -261,3 +261,73 @@ async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) ->
         # Another token has its own bucket.
         other = {"Authorization": "Bearer another.forged.token"}
         assert (await call("GET", "/v1/lobby", headers=other))[0] == 200
+
+
+async def event_counts(store, created: dict) -> list[int]:
+    """How many events each of the table's three streams holds."""
+    m = created["match_id"]
+    streams = (f"table-{created['table_id']}", f"match-{m}", f"randomness-{m}")
+    return [len(await store.read_stream(s)) for s in streams]
+
+
+#: Fields of the wrong JSON type (or value) for each command: 400 bad_request each.
+WRONG_SEAT = ["1", [0], {"n": 0}, 1.0, True, 1e30, 99999999999999999999999]
+WRONG_SEED = [5, ["ab" * 16], {"seed": "ab"}, None, True]
+WRONG_MOVES = [
+    ("bid", {"strain": 5}),
+    ("bid", {"strain": ["hearts"]}),
+    ("bid", {"strain": {"name": "hearts"}}),
+    ("play", {"card": 5}),
+    ("play", {"card": ["AS"]}),
+    ("play", {"card": "AS", "belote": "yes"}),
+    ("announce", {"melds": "true"}),
+    ("announce", {"belote": 5}),
+    ("announce", {"belote": ["KH"]}),
+    *((verb, {"seat": seat}) for verb in ("swap", "redeal") for seat in WRONG_SEAT),
+    *(("bid", {"strain": None, "seat": seat}) for seat in WRONG_SEAT),
+    *(("play", {"card": "AS", "seat": seat}) for seat in WRONG_SEAT),
+    *(("announce", {"melds": True, "seat": seat}) for seat in WRONG_SEAT),
+    *((verb, {"command_id": cid}) for verb in ("bid", "leave") for cid in (5, "", ["c"])),
+]
+
+
+async def test_wrong_typed_fields_are_bad_request_and_append_nothing(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        players, created = await four_at_a_table(http, "types")
+        table_id = created["table_id"]
+        await wait_for_table(store, table_id, "FairDealOpened")
+
+        async def refused(who: Player, route: str, req: dict) -> None:
+            status, body = await who.call("POST", f"/v1/tables/{table_id}/{route}", req)
+            assert (status, body.get("error")) == (400, "bad_request"), (route, req, body)
+            assert isinstance(body.get("message"), str) and body["message"], body
+
+        seed = random.randbytes(16).hex()
+        before = await event_counts(store, created)
+        for seat in WRONG_SEAT:
+            await refused(players[1], "seed", {"seed": seed, "seat": seat})
+        for text in WRONG_SEED:
+            await refused(players[1], "seed", {"seed": text})
+            await refused(players[1], "seed", {"seed": text, "seat": 1})
+        await refused(players[1], "seed", {"seed": seed, "command_id": 7})
+        assert await event_counts(store, created) == before
+        for pl in players:
+            status, body = await pl.call(
+                "POST", f"/v1/tables/{table_id}/seed", {"seed": random.randbytes(16).hex()}
+            )
+            assert status == 200, body
+        await wait_for_cards(players, table_id)
+
+        due = await due_player(players, table_id)
+        before = await event_counts(store, created)
+        for route, req in WRONG_MOVES:
+            await refused(due, route, req)
+        assert await event_counts(store, created) == before
+        # The seat still acts: nothing was decided for it.
+        status, body = await due.call("POST", f"/v1/tables/{table_id}/bid", {"strain": None})
+        assert status == 200, body
