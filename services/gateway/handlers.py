@@ -172,11 +172,16 @@ class Api:
             )
 
     def _rate_key(self, request: web.Request) -> str:
+        """The rate-limit bucket: the player's when the token verifies, else the client
+        address's, so that forged tokens (each one different) share one bucket."""
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
         token = token or request.query.get("token", "")
         if token:
-            return f"token:{token}"
+            try:
+                return f"player:{self.tokens.check(token).player}"
+            except TokenError:
+                pass
         return f"addr:{request.remote}"
 
     def identity(self, request: web.Request, *, required: bool = True) -> Identity | None:

@@ -247,20 +247,29 @@ async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) ->
         assert status == 404 and body["error"] == "not_found"
         status, body, _ = await call("DELETE", "/v1/lobby")
         assert status == 405 and body["error"] == "method_not_allowed"
-        await asyncio.sleep(2)  # refill
+        await asyncio.sleep(2.5)  # refill
+        ann = await Player(http, "json-ann").register()  # two requests of this address
+        await asyncio.sleep(2.5)
         status, body, _ = await call("POST", "/v1/tables", json={"ruleset": "club"})
         assert status == 401 and body["error"] == "unauthorized"
         bad = {"Authorization": "Bearer forged.token.value"}
         status, body, _ = await call("GET", "/v1/ws", headers=bad)
         assert status == 401 and body["error"] == "unauthorized"
-        codes = [(await call("GET", "/v1/lobby", headers=bad))[0] for _ in range(8)]
+        # Forged tokens, a new one each time, all draw on this address's bucket.
+        codes = [
+            (await call("GET", "/v1/lobby", headers={"Authorization": f"Bearer forged.{i}"}))[0]
+            for i in range(8)
+        ]
         assert 429 in codes
         status, body, headers = await call("GET", "/v1/lobby", headers=bad)
         assert status == 429 and body["error"] == "rate_limited"
         assert int(headers["Retry-After"]) >= 1
-        # Another token has its own bucket.
         other = {"Authorization": "Bearer another.forged.token"}
-        assert (await call("GET", "/v1/lobby", headers=other))[0] == 200
+        assert (await call("GET", "/v1/lobby", headers=other))[0] == 429
+        assert (await call("GET", "/v1/lobby?token=yet.another.one"))[0] == 429
+        assert (await call("GET", "/v1/lobby"))[0] == 429
+        # A player's valid token has the player's own bucket.
+        assert (await call("GET", "/v1/lobby", headers=ann.auth))[0] == 200
 
 
 async def event_counts(store, created: dict) -> list[int]:
