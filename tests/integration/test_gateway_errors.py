@@ -1,9 +1,12 @@
 """The gateway's answers to what no client should send, and to its own failures: always
-JSON, 4xx for the client's input and 500 ``internal`` for a bug, nothing appended."""
+JSON, 4xx for the client's input and 500 ``internal`` for a bug, nothing appended; and
+one WebSocket per player, the newer replacing the older."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
+from aiohttp import WSMsgType
 
 from services.gateway.app import API
 from tests.integration.gateway_support import Player, gateway
@@ -60,3 +63,27 @@ async def test_an_unexpected_failure_is_a_json_500(servers, store, pg_pool, nc, 
         assert r.status == 500 and body["error"] == "internal" and body["message"], body
         async with http.get("/v1/rulesets") as r:  # the gateway still answers
             assert r.status == 200
+
+
+async def test_a_second_websocket_replaces_the_first(servers, store, pg_pool, nc, js_names) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names, workers=0) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        ann = await Player(http, "ws-ann").register()
+        bob = await Player(http, "ws-bob").register()
+        first = await http.ws_connect("/v1/ws", headers=ann.auth)
+        bobs = await http.ws_connect("/v1/ws", headers=bob.auth)
+        second = await http.ws_connect(f"/v1/ws?token={ann.token}")
+        try:
+            msg = await first.receive(timeout=5)
+            assert msg.type is WSMsgType.CLOSE, msg
+            assert (msg.data, msg.extra) == (4000, "replaced by a newer connection")
+            for ws in (second, bobs):  # the newer one and another player's stay open
+                await ws.send_str(orjson.dumps({"op": "ping"}).decode())
+                reply = await ws.receive(timeout=5)
+                assert orjson.loads(reply.data) == {"type": "pong"}, reply
+            assert set(http.server.app[API].hub.connections) == {ann.player, bob.player}
+        finally:
+            for ws in (first, second, bobs):
+                await ws.close()
