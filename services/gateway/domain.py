@@ -1,4 +1,4 @@
-"""The gateway's rules, without I/O: signed bearer tokens, per-token rate limits, and
+"""The gateway's rules, without I/O: signed bearer tokens, per-player rate limits, and
 what a player may see of an event while the match runs.
 
 Tokens are itsdangerous' ``URLSafeTimedSerializer`` (HMAC-SHA256 over the JSON
@@ -77,7 +77,7 @@ def token_secret(configured: str | None, data_dir: Path) -> str:
 
 
 class RateLimiter:
-    """A token bucket per key (a player's token, or an address without one): ``rate``
+    """A token bucket per key (a player, or an address without a valid token): ``rate``
     requests a second sustained, ``burst`` at once. Time is passed in (seconds)."""
 
     def __init__(self, rate: float, burst: int, max_keys: int = 100_000) -> None:

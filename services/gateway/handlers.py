@@ -4,12 +4,14 @@ Every error is JSON ``{"error": code, "message": text}``: 400 for bad input (mal
 JSON, a missing or wrong field), 401 without a valid token, 403 for another's seat, 404
 for an unknown table or route, 405 for a wrong method, 409 when the game refuses the
 move (not your turn, illegal card, ...), 410 for a closed table, 429 past the rate limit
-(with Retry-After), 503 when no table worker answers.
+(with Retry-After), 500 ``internal`` for anything unexpected (logged with its traceback),
+503 when no table worker answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 import uuid
@@ -44,8 +46,15 @@ from services.gateway.store import AccountStore, NameTaken
 from services.table import domain as table_domain
 from services.table.views import public_view, view_to_json
 
+log = logging.getLogger(__name__)
+
 NAME_RE: Final = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
 TABLE_ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+#: A whole number in a path or query: ASCII digits only (``int`` also takes "+1", " 1",
+#: "1_0" and other scripts' digits), few enough to bound before converting.
+WHOLE_RE: Final = re.compile(r"[0-9]{1,9}")
+#: The highest seat number of any ruleset.
+MAX_SEAT: Final = max(r.players for r in RULESETS.values()) - 1
 TABLE_OPTIONS: Final = (
     *("ruleset", "seats", "target", "turn_seconds", "fallback_level", "rated"),
     *("bot_delay_ms", "sit"),
@@ -67,6 +76,7 @@ STATUS: Final = {
     "method_not_allowed": 405,
     "table_closed": 410,
     "rate_limited": 429,
+    "internal": 500,
     "unavailable": 503,
     "timeout": 503,
     "table_unavailable": 503,
@@ -154,13 +164,24 @@ class Api:
             headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
             message = exc.text if exc.text and not exc.text.startswith(str(exc.status)) else ""
             return error_response(code, message or exc.reason, exc.status, **headers)
+        except Exception:
+            # A bug, not the client's input: still JSON, never aiohttp's text/plain 500.
+            log.exception("%s %s failed", request.method, request.path)
+            return error_response(
+                "internal", "the gateway failed to answer this request (logged)", 500
+            )
 
     def _rate_key(self, request: web.Request) -> str:
+        """The rate-limit bucket: the player's when the token verifies, else the client
+        address's, so that forged tokens (each one different) share one bucket."""
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
         token = token or request.query.get("token", "")
         if token:
-            return f"token:{token}"
+            try:
+                return f"player:{self.tokens.check(token).player}"
+            except TokenError:
+                pass
         return f"addr:{request.remote}"
 
     def identity(self, request: web.Request, *, required: bool = True) -> Identity | None:
@@ -404,10 +425,7 @@ class Api:
         who = self.identity(request)
         assert who is not None
         table_id = self.table_id(request)
-        try:
-            seat = int(request.match_info["seat"])
-        except ValueError:
-            raise ApiError("bad_request", "the seat is a number") from None
+        seat = parse_whole(request.match_info["seat"], "the seat", 0, MAX_SEAT)
         body = await self.body(request)
         reply = await self.ask_table(
             table_id,
@@ -472,7 +490,12 @@ class Api:
                 if op == "ping":
                     conn.send({"type": "pong"})
                 elif op in ("watch", "unwatch") and isinstance(data.get("table"), str):
-                    await self._ws_watch(conn, who, op, data["table"])
+                    try:
+                        await self._ws_watch(conn, who, op, data["table"])
+                    except Exception:
+                        # The socket is open: no HTTP error can be sent any more.
+                        log.exception("WebSocket %s of %s failed", op, data["table"])
+                        conn.send({"type": "error", "error": "internal", "message": f"{op} failed"})
                 else:
                     conn.send(
                         {
@@ -500,6 +523,14 @@ class Api:
         match_id = events[0].payload["match_id"]
         # The seat comes from the table's own events (catch-up sets it).
         await self.hub.watch(conn, table_id, match_id, None)
+
+
+def parse_whole(text: str, what: str, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` written in a path or query; raises
+    :class:`ApiError` (bad_request)."""
+    if WHOLE_RE.fullmatch(text) is None or not low <= int(text) <= high:
+        raise ApiError("bad_request", f"{what} is a whole number from {low} to {high}")
+    return int(text)
 
 
 def _command_id(body: dict[str, Any]) -> str:

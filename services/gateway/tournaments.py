@@ -13,8 +13,8 @@ Errors are the gateway's JSON ``{"error", "message"}``: 400 bad input (``bad_req
 ``bad_settings``, ``bad_result``, ``bad_seeding``), 401 ``unauthorized``, 403
 ``forbidden`` / ``wrong_password``, 404 ``unknown_tournament`` / ``unknown_match``, 409
 what the rules refuse now (``registration_closed``, ``tournament_full``,
-``rating_out_of_band``, ``already_started``, ``round_in_progress``, ``paused``, …), 503
-when the tournament service does not answer.
+``rating_out_of_band``, ``already_started``, ``round_in_progress``, ``paused``, …), 500
+``internal`` when the service failed, 503 when the tournament service does not answer.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from aiohttp import web
 
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
-from services.gateway.handlers import Api, ApiError
+from services.gateway.handlers import Api, ApiError, parse_whole
 
 BAD_INPUT: Final = frozenset(
     {"bad_request", "bad_settings", "bad_result", "bad_seeding", "bad_payload"}
@@ -37,9 +37,12 @@ STATUS: Final = {
     "wrong_password": 403,
     "unknown_tournament": 404,
     "unknown_match": 404,
+    "internal": 500,
     "unavailable": 503,
     "timeout": 503,
 }
+#: The most tournaments one list gives (the tournament service's bound).
+MAX_LIST: Final = 1000
 #: POST /v1/tournaments/{id}/<action> -> the service's verb.
 ACTIONS: Final = {
     "cancel": "cancel",
@@ -100,10 +103,7 @@ class Tournaments:
         if "status" in request.query:
             body["status"] = request.query["status"]
         if "limit" in request.query:
-            try:
-                body["limit"] = int(request.query["limit"])
-            except ValueError:
-                raise ApiError("bad_request", "limit is a whole number") from None
+            body["limit"] = parse_whole(request.query["limit"], "limit", 1, MAX_LIST)
         return web.json_response(await self.ask("list", body))
 
     async def create(self, request: web.Request) -> web.Response:

@@ -243,12 +243,28 @@ class Table:
             raise TableError(BAD_REQUEST, "player must be the account id the gateway checked")
         return player
 
+    def _check_seat(self, body: dict[str, Any]) -> int | None:
+        """The seat a command names (None: the player's own); raises :class:`TableError`
+        (bad_request) for anything but a whole number ("1", 1.0, true, [0] included)."""
+        seat = body.get("seat")
+        if seat is not None and type(seat) is not int:
+            raise TableError(BAD_REQUEST, "seat must be a whole number")
+        return seat
+
+    def _command_id(self, player: str, body: dict[str, Any]) -> str | None:
+        """The command id for the log (see :func:`log_command_id`); raises
+        :class:`TableError` (bad_request) unless it is absent or a non-empty string."""
+        command_id = body.get("command_id")
+        if command_id is not None and (not isinstance(command_id, str) or not command_id):
+            raise TableError(BAD_REQUEST, "command_id must be a non-empty string")
+        return log_command_id(self.id, player, command_id)
+
     async def join(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
-        seat = body.get("seat")
-        if type(seat) is not int:
+        seat = self._check_seat(body)
+        if seat is None:
             raise TableError(BAD_REQUEST, "seat must be a whole number")
-        cid = log_command_id(self.id, player, body.get("command_id"))
+        cid = self._command_id(player, body)
         async with self.lock:
             if cid is not None and cid in self.command_ids:
                 return {"table_id": self.id, "seat": seat, "accepted": True}
@@ -260,7 +276,7 @@ class Table:
 
     async def leave(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
-        cid = log_command_id(self.id, player, body.get("command_id"))
+        cid = self._command_id(player, body)
         async with self.lock:
             if cid is not None and cid in self.command_ids:
                 return {"table_id": self.id, "left": True}
@@ -296,10 +312,8 @@ class Table:
 
     async def move(self, verb: str, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
-        seat_req = body.get("seat")
-        if seat_req is not None and type(seat_req) is not int:
-            raise TableError(BAD_REQUEST, "seat must be a whole number")
-        cid = log_command_id(self.id, player, body.get("command_id"))
+        seat_req = self._check_seat(body)
+        cid = self._command_id(player, body)
         started = time.perf_counter()
         async with self.lock:
             if cid is not None and cid in self.command_ids:
@@ -322,15 +336,17 @@ class Table:
 
     async def seed(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
-        seat = domain.seat_for(self.state, player, body.get("seat"))
-        if self.state.status == domain.OPEN:
-            raise TableError("not_started", "seeds are sent once the commitment is shown")
+        seat_req = self._check_seat(body)
         text = body.get("seed")
         if not isinstance(text, str):
             raise TableError(BAD_REQUEST, "seed must be 32 hex digits (16 bytes)")
+        cid = self._command_id(player, body)
+        seat = domain.seat_for(self.state, player, seat_req)
+        if self.state.status == domain.OPEN:
+            raise TableError("not_started", "seeds are sent once the commitment is shown")
         request = {"match_id": self.state.match_id, "seat": seat, "player": player, "seed": text}
-        if body.get("command_id") is not None:
-            request["command_id"] = log_command_id(self.id, player, body.get("command_id"))
+        if cid is not None:
+            request["command_id"] = cid
         reply = await self.worker.randomness("seed", request)
         return {"accepted": True, "window_closed": reply.get("window_closed")}
 

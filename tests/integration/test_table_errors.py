@@ -247,17 +247,96 @@ async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) ->
         assert status == 404 and body["error"] == "not_found"
         status, body, _ = await call("DELETE", "/v1/lobby")
         assert status == 405 and body["error"] == "method_not_allowed"
-        await asyncio.sleep(2)  # refill
+        await asyncio.sleep(2.5)  # refill
+        ann = await Player(http, "json-ann").register()  # two requests of this address
+        await asyncio.sleep(2.5)
         status, body, _ = await call("POST", "/v1/tables", json={"ruleset": "club"})
         assert status == 401 and body["error"] == "unauthorized"
         bad = {"Authorization": "Bearer forged.token.value"}
         status, body, _ = await call("GET", "/v1/ws", headers=bad)
         assert status == 401 and body["error"] == "unauthorized"
-        codes = [(await call("GET", "/v1/lobby", headers=bad))[0] for _ in range(8)]
+        # Forged tokens, a new one each time, all draw on this address's bucket.
+        codes = [
+            (await call("GET", "/v1/lobby", headers={"Authorization": f"Bearer forged.{i}"}))[0]
+            for i in range(8)
+        ]
         assert 429 in codes
         status, body, headers = await call("GET", "/v1/lobby", headers=bad)
         assert status == 429 and body["error"] == "rate_limited"
         assert int(headers["Retry-After"]) >= 1
-        # Another token has its own bucket.
         other = {"Authorization": "Bearer another.forged.token"}
-        assert (await call("GET", "/v1/lobby", headers=other))[0] == 200
+        assert (await call("GET", "/v1/lobby", headers=other))[0] == 429
+        assert (await call("GET", "/v1/lobby?token=yet.another.one"))[0] == 429
+        assert (await call("GET", "/v1/lobby"))[0] == 429
+        # A player's valid token has the player's own bucket.
+        assert (await call("GET", "/v1/lobby", headers=ann.auth))[0] == 200
+
+
+async def event_counts(store, created: dict) -> list[int]:
+    """How many events each of the table's three streams holds."""
+    m = created["match_id"]
+    streams = (f"table-{created['table_id']}", f"match-{m}", f"randomness-{m}")
+    return [len(await store.read_stream(s)) for s in streams]
+
+
+#: Fields of the wrong JSON type (or value) for each command: 400 bad_request each.
+WRONG_SEAT = ["1", [0], {"n": 0}, 1.0, True, 1e30, 99999999999999999999999]
+WRONG_SEED = [5, ["ab" * 16], {"seed": "ab"}, None, True]
+WRONG_MOVES = [
+    ("bid", {"strain": 5}),
+    ("bid", {"strain": ["hearts"]}),
+    ("bid", {"strain": {"name": "hearts"}}),
+    ("play", {"card": 5}),
+    ("play", {"card": ["AS"]}),
+    ("play", {"card": "AS", "belote": "yes"}),
+    ("announce", {"melds": "true"}),
+    ("announce", {"belote": 5}),
+    ("announce", {"belote": ["KH"]}),
+    *((verb, {"seat": seat}) for verb in ("swap", "redeal") for seat in WRONG_SEAT),
+    *(("bid", {"strain": None, "seat": seat}) for seat in WRONG_SEAT),
+    *(("play", {"card": "AS", "seat": seat}) for seat in WRONG_SEAT),
+    *(("announce", {"melds": True, "seat": seat}) for seat in WRONG_SEAT),
+    *((verb, {"command_id": cid}) for verb in ("bid", "leave") for cid in (5, "", ["c"])),
+]
+
+
+async def test_wrong_typed_fields_are_bad_request_and_append_nothing(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        players, created = await four_at_a_table(http, "types")
+        table_id = created["table_id"]
+        await wait_for_table(store, table_id, "FairDealOpened")
+
+        async def refused(who: Player, route: str, req: dict) -> None:
+            status, body = await who.call("POST", f"/v1/tables/{table_id}/{route}", req)
+            assert (status, body.get("error")) == (400, "bad_request"), (route, req, body)
+            assert isinstance(body.get("message"), str) and body["message"], body
+
+        seed = random.randbytes(16).hex()
+        before = await event_counts(store, created)
+        for seat in WRONG_SEAT:
+            await refused(players[1], "seed", {"seed": seed, "seat": seat})
+        for text in WRONG_SEED:
+            await refused(players[1], "seed", {"seed": text})
+            await refused(players[1], "seed", {"seed": text, "seat": 1})
+        await refused(players[1], "seed", {"seed": seed, "command_id": 7})
+        assert await event_counts(store, created) == before
+        for pl in players:
+            status, body = await pl.call(
+                "POST", f"/v1/tables/{table_id}/seed", {"seed": random.randbytes(16).hex()}
+            )
+            assert status == 200, body
+        await wait_for_cards(players, table_id)
+
+        due = await due_player(players, table_id)
+        before = await event_counts(store, created)
+        for route, req in WRONG_MOVES:
+            await refused(due, route, req)
+        assert await event_counts(store, created) == before
+        # The seat still acts: nothing was decided for it.
+        status, body = await due.call("POST", f"/v1/tables/{table_id}/bid", {"strain": None})
+        assert status == 200, body
