@@ -18,10 +18,10 @@ median RD next to the actual error of the displayed ratings against the true str
 The players. 100 per run: 10 at each of the three bot levels (the easy, medium and hard
 AI of RULES.md §4 at the strengths their measured results give on the Elo scale: 1022,
 1500 and 1673, since medium beat easy in 94.0% of matches and hard beat medium in 73.0%;
-their play is simulated, the game library is not used here) and 70 with strengths drawn from N(1500, 250). Each match
-draws its players uniformly at random; in 2v2 the partners change from match to match
-(the lobby and the ladder, not fixed tournament teams). A side's strength is the mean
-of its players'.
+their play is simulated, the game library is not used here) and 70 with strengths drawn
+from N(1500, 250). Each match draws its players uniformly at random; in 2v2 the partners
+change from match to match (the lobby and the ladder, not fixed tournament teams). A
+side's strength is the mean of its players'.
 
 The outcome of a match follows the strength difference D (side A minus side B) through
 one of two links, because a simulation that follows one model's own formula would
