@@ -121,7 +121,7 @@ class Browser:
         attached = await self.send(
             "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
         )
-        page = Page(self, attached["sessionId"])
+        page = Page(self, attached["sessionId"], target["targetId"])
         self._listeners.setdefault(page.session, []).append(page._on_event)
         for domain in ("Page", "Runtime"):
             await page.send(f"{domain}.enable")
@@ -155,9 +155,10 @@ class Browser:
 
 
 class Page:
-    def __init__(self, browser: Browser, session: str) -> None:
+    def __init__(self, browser: Browser, session: str, target: str) -> None:
         self.browser = browser
         self.session = session
+        self.target = target
         self.errors: list[str] = []  # console errors and uncaught exceptions
         self.console: list[str] = []
 
@@ -173,6 +174,9 @@ class Page:
             self.console.append(f"{params['type']}: {text}")
             if params["type"] == "error":
                 self.errors.append(text)
+
+    async def close(self) -> None:
+        await self.browser.send("Target.closeTarget", {"targetId": self.target})
 
     async def add_init_script(self, source: str) -> None:
         """Run ``source`` in every document before the page's own scripts."""

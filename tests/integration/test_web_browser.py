@@ -9,7 +9,17 @@ gateway serving the client, and the verify API.
    verify service's report and every deck recomputed in the tab.
 2. Without drand (the relays never answer: the fallback), and the stored server reveal
    tampered with as the tab writes it: the table says the match was dealt without drand
-   and shows the failed check at once; the server's own report still passes.
+   and shows the failed check at once; the server's own report still passes. The same
+   account, logged in in another browser, sees the table in the lobby with its bots; at
+   the end the player signs out and logs in again.
+3. Two players at a gambler table, one sitting down from the lobby's listing.
+
+On every turn of every match the board is compared with the game core: the match's
+events are read from the event log and replayed with ``belot``, and its view of the seat
+must give the highlighted cards (the legal ones), the bid and action buttons, the hand,
+the trick shown and the running score; a click on what the page offered must be taken
+with no error shown. At the end the score, the commitment and every seat's seed shown
+are the stored match record's.
 
 Screenshots are saved under tests/artifacts/ (ignored by git); their paths are printed.
 Skipped, saying so, when no Chromium is installed.
@@ -34,9 +44,14 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 import drand
+from belot import RULESETS, replay, view
+from belot.cards import to_code
+from belot.codec import command_to_payload, from_payload
+from belot.events import EVENT_TYPES, MatchStarted
 from belot_platform.settings import Settings
 from drand import QUICKNET
 from drand.clock import ScaledClock
+from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
 from services.verify.app import build_app as build_verify_app
 from services.verify.http import RateLimits
@@ -48,6 +63,14 @@ from tests.matchgen import stored_record
 CHROMIUM = chromium_path()
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 MATCH_TIMEOUT = 150.0
+PASSWORD = "correct horse battery"
+#: The buttons the table shows for the game core's legal actions other than bids and cards.
+EXTRAS = {"DeclareMelds": "declare-melds", "SwapTrumpSeven": "swap", "DemandRedeal": "redeal"}
+#: The running score as the page shows it, ours first: [12, 30] from "Your side 12 — 30
+#: their side" (the side names, a player's among them, are left out).
+SCORE = """(el => el ? [...el.childNodes].filter(n => n.nodeType === Node.TEXT_NODE)
+  .map(n => n.textContent).join('').split('—').map(x => Number(x.trim())) : null)
+  (document.querySelector('#score'))"""
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
@@ -73,7 +96,7 @@ class Web:
     url: str
     verify_url: str
     clock: ScaledClock
-    store: Any
+    store: Any  # the event log the services write: the tests read matches from it
 
 
 @contextlib.asynccontextmanager
@@ -134,10 +157,86 @@ async def sign_up(page: Page, web: Web, name: str) -> None:
     await page.goto(web.url)
     await page.wait_for("document.querySelector('#login')")
     await page.type("#name", name)
-    await page.type("#password", "correct horse battery")
+    await page.type("#password", PASSWORD)
     await page.click("#sign-up")
     await page.wait_for("document.querySelector('#create-table')")
     assert await page.evaluate("document.querySelector('#who').textContent") == name
+
+
+async def log_in(page: Page, name: str) -> None:
+    """Log in with an account that exists, from the login page; lands in the lobby."""
+    await page.wait_for("document.querySelector('#login')")
+    await page.type("#name", name)
+    await page.type("#password", PASSWORD)
+    await page.click("#log-in")
+    await page.wait_for("document.querySelector('#create-table')")
+    who, said = await page.evaluate(
+        "[document.querySelector('#who')?.textContent,"
+        " document.querySelector('#message').textContent]"
+    )
+    assert (who, said) == (name, f"Logged in as {name}."), (who, said)
+
+
+LOBBY_ROW = """(id => {
+  const tr = [...document.querySelectorAll('#tables tr')].find(r => r.dataset.table === id);
+  if (!tr) return null;
+  const [about, status, seats] = tr.querySelectorAll('td');
+  return {
+    ruleset: about.querySelector('strong').textContent,
+    target: about.querySelector('.dim').textContent,
+    status: status.textContent,
+    count: seats.firstChild.textContent,
+    seats: [...seats.querySelectorAll('li')].map(li => [li.className, li.textContent]),
+    sit: [...seats.querySelectorAll('button.sit')].map(b => b.dataset.seat),
+  };
+})"""
+
+
+async def lobby_row(page: Page, table_id: str) -> dict[str, Any]:
+    """The lobby's line for a table, once listed (the lobby asks every 3 s)."""
+    row: dict[str, Any] = await page.wait_for(f"{LOBBY_ROW}({json.dumps(table_id)})", timeout=10)
+    return row
+
+
+async def fair_deal_shown(page: Page) -> dict[str, Any]:
+    """The table's fair-deal panel: the commitment and every seat's seed (None: none)."""
+    shown: dict[str, Any] = await page.evaluate(
+        """({
+          commitment: document.querySelector('#commitment')?.title ?? null,
+          commitment_text: document.querySelector('#commitment')?.textContent ?? null,
+          seeds: [...document.querySelectorAll('#seat-seeds li')]
+            .map(li => li.querySelector('code')?.title ?? null),
+        })"""
+    )
+    return shown
+
+
+def assert_fair_deal_is_the_record(shown: dict[str, Any], record: dict[str, Any]) -> None:
+    commitment = record["fair_deal"]["commitment"]
+    assert shown["commitment"] == commitment, (shown, commitment)
+    text = shown["commitment_text"]
+    assert text.startswith(commitment[:16]) and text.endswith(commitment[-4:]), text
+    assert shown["seeds"] == [s["seed"] or None for s in record["seats"]], shown
+
+
+def scored_before_the_end(record: dict[str, Any]) -> bool:
+    """A deal before the last left a match score other than 0:0, so the running score
+    shown on a later turn was not all zeros (a match may end in its first deal)."""
+    return any(d["score"] and any(d["score"]["scores"]) for d in record["deals"][:-1])
+
+
+async def assert_final_score_is_the_record(page: Page, record: dict[str, Any], seat: int) -> None:
+    """The score bar, the final score and the status line give the record's result, the
+    seat's side first."""
+    score, final, status = await page.evaluate(
+        f"[{SCORE}, document.querySelector('#trick .final-score')?.textContent,"
+        " document.querySelector('#status')?.textContent]"
+    )
+    scores = record["result"]["scores"]
+    ours = [scores[seat % 2], scores[1 - seat % 2]]
+    assert score == ours, (score, record["result"])
+    assert final == f"{ours[0]}:{ours[1]}", (final, record["result"])
+    assert status.startswith("Match over: ") and status.endswith(f", {final}."), status
 
 
 async def open_table(
@@ -165,30 +264,39 @@ async def open_table(
 PROBE = """(() => {
   const t = document.querySelector('#table');
   if (!t) return null;
+  const kept = Object.keys(localStorage).find(k => k.startsWith('belot.kept.'));
   return {
     turn: t.dataset.turn, version: t.dataset.version, check: t.dataset.check,
     status: t.dataset.status, phase: t.dataset.phase,
+    match: kept ? kept.slice('belot.kept.'.length) : null,
     cards: [...document.querySelectorAll('#hand button.card.legal')].map(b => b.dataset.card),
     illegal: [...document.querySelectorAll('#hand button.card:not(.legal)')]
       .map(b => b.dataset.card),
     bids: [...document.querySelectorAll('#bids button.bid')].map(b => b.dataset.strain),
+    belote: !!document.querySelector('#belote'),
     timer: document.querySelector('#timer')?.textContent ?? null,
-    extras: ['declare-melds', 'swap'].filter(id => document.getElementById(id)),
+    extras: ['declare-melds', 'swap', 'redeal'].filter(id => document.getElementById(id)),
+    trick: [...document.querySelectorAll('#trick .played [data-card]')].map(c => c.dataset.card),
+    score: SCORE,
   };
-})()"""
+})()""".replace("SCORE", SCORE)
 
 
 async def play_match(
-    page: Page, rng: random.Random, shot: Path | None = None, reload_after: int | None = None
-) -> dict[str, int]:
+    page: Page, rng: random.Random, store: Any, seat: int = 0, shot: Path | None = None,
+    reload_after: int | None = None,
+) -> dict[str, int]:  # fmt: skip
     """Click through the match: a bid button or a highlighted card whenever it is our
-    turn, until the in-tab check has a result. Returns what was clicked. ``shot``: a
-    screenshot the first time cards are highlighted; ``reload_after``: reload the page
-    once after that many cards (the tab takes the table's events again)."""
+    turn, until the in-tab check has a result; before each click the board is compared
+    with the game core's replay of the stored match (``against_core``). Returns what was
+    clicked and checked. ``shot``: a screenshot the first time cards are highlighted;
+    ``reload_after``: reload the page once after that many cards (the tab takes the
+    table's events again)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MATCH_TIMEOUT
     acted: dict[str, float] = {}  # match version -> when we clicked for it
     clicks = {"bids": 0, "cards": 0, "timer_seen": 0, "refused": 0, "melds": 0, "swaps": 0}
+    clicks |= {"core_checked": 0, "tricks_seen": 0, "scores_seen": 0}
     while True:
         state = await page.evaluate(PROBE)
         if state and state["check"] in ("pass", "fail"):
@@ -200,6 +308,7 @@ async def play_match(
         if mine and state["timer"] and re.fullmatch(r"\d+ s", state["timer"]):
             clicks["timer_seen"] += 1
         if mine and not stale:
+            await against_core(store, state, seat, clicks)
             try:
                 moved = await act(page, state, rng, clicks, shot)
             except TimeoutError:
@@ -214,6 +323,67 @@ async def play_match(
         await asyncio.sleep(0.05)
 
 
+async def against_core(
+    store: Any, state: dict[str, Any], seat: int, clicks: dict[str, int]
+) -> None:
+    """On our turn the match waits for us, so the board must be the game core's: replay
+    the match's stored events with ``belot`` and compare its view of our seat with the
+    page: the highlighted cards are the legal cards, the bid and action buttons the legal
+    calls and actions, the hand, the trick on the table (the last one when none is
+    started) and the running score. Skipped when the log is ahead of the page (a newer
+    view is on its way)."""
+    if state["match"] is None:
+        return
+    events = await store.read_stream(match_stream(state["match"]))
+    if not events or str(events[-1].version) != state["version"]:
+        return
+    core = [from_payload(e.payload) for e in events if e.type in EVENT_TYPES]
+    assert isinstance(core[0], MatchStarted), core[0]
+    v = view(replay(RULESETS[core[0].ruleset], core), seat)
+    legal = [command_to_payload(m) for m in v.legal]
+    assert v.turn == seat and legal, (v.turn, state)
+    assert set(state["cards"]) == {m["card"] for m in legal if m["type"] == "PlayCard"}, legal
+    assert sorted(state["cards"] + state["illegal"]) == sorted(to_code(c) for c in v.hand)
+    bids = sorted(m["strain"] or "pass" for m in legal if m["type"] == "Bid")
+    assert sorted(state["bids"]) == bids, (state["bids"], bids)
+    assert state["belote"] == any(m["type"] == "PlayCard" and m["belote"] for m in legal)
+    offered = {EXTRAS[m["type"]] for m in legal if m["type"] in EXTRAS}
+    assert set(state["extras"]) == offered, (state["extras"], legal)
+    on_table = [to_code(c) for _, c in v.trick]
+    if not on_table and v.tricks:
+        on_table = [to_code(c) for c in v.tricks[-1].cards]
+    assert state["trick"] == on_table, (state["trick"], on_table)
+    side = seat % 2
+    assert state["score"] == [v.scores[side], v.scores[1 - side]], (state["score"], v.scores)
+    clicks["core_checked"] += 1
+    clicks["tricks_seen"] += bool(on_table)
+    clicks["scores_seen"] += any(v.scores)
+
+
+async def answered(page: Page, version: str) -> None:
+    """After a click on what the page offered: wait until the move is taken (the page no
+    longer offers it) and fail if an error is shown instead. The message line is cleared
+    first, so that an earlier refusal still shown is not taken for this one. Raises
+    TimeoutError when nothing happened (the click missed: the caller looks again)."""
+    await page.evaluate(
+        "(m => { m.hidden = true; m.textContent = ''; m.className = 'message'; })"
+        "(document.querySelector('#message'))"
+    )
+    said = await page.wait_for(
+        f"""(() => {{
+          const t = document.querySelector('#table');
+          const m = document.querySelector('#message');
+          const error = !m.hidden && m.classList.contains('error') ? m.textContent : '';
+          if (error) return {{error}};
+          if (t && (t.dataset.turn !== 'me' || t.dataset.version !== {json.dumps(version)}))
+            return {{error: ''}};
+          return null;
+        }})()""",
+        timeout=5,
+    )
+    assert said["error"] == "", f"the page refused what it offered: {said['error']}"
+
+
 async def act(
     page: Page, state: dict[str, Any], rng: random.Random, clicks: dict[str, int],
     shot: Path | None,
@@ -225,14 +395,17 @@ async def act(
         takes = [b for b in state["bids"] if b != "pass"]
         choice = rng.choice(takes) if takes and rng.random() < 0.34 else "pass"
         await page.click(f'#bids button.bid[data-strain="{choice}"]', timeout=2)
+        await answered(page, state["version"])
         clicks["bids"] += 1
         return True
     if "declare-melds" in state["extras"]:
         await page.click("#declare-melds", timeout=2)  # melds are worth declaring
+        await answered(page, state["version"])
         clicks["melds"] += 1
         return True
     if "swap" in state["extras"] and rng.random() < 0.5:
         await page.click("#swap", timeout=2)
+        await answered(page, state["version"])
         clicks["swaps"] += 1
         return True
     if not state["cards"]:
@@ -252,6 +425,7 @@ async def act(
         return False
     card = rng.choice(state["cards"])
     await page.click(f'#hand button.card.legal[data-card="{card}"]', timeout=2)
+    await answered(page, state["version"])
     clicks["cards"] += 1
     return True
 
@@ -326,11 +500,13 @@ async def drand_match(
         )
         # The fair deal in the tab, before the first card.
         await page.wait_for("document.querySelector('#my-seed')")
+        shown_first = await fair_deal_shown(page)
         await page.wait_for("document.querySelector('#drand-round')", timeout=30)
         playing_png = artifact("web-table-playing.png")
-        clicks = await play_match(page, random.Random(11), playing_png, reload_after=5)
+        clicks = await play_match(page, random.Random(11), store, shot=playing_png, reload_after=5)
         assert clicks["cards"] >= 8 and clicks["timer_seen"] and clicks["refused"], clicks
         assert clicks["reloads"] == 1, clicks
+        assert clicks["core_checked"] >= 8 and clicks["tricks_seen"], clicks
         await page.wait_for("document.querySelector('#table').dataset.check === 'pass'")
         # The table closes after the reveal; its final view comes from the log.
         await page.wait_for("document.querySelector('#table').dataset.status === 'closed'")
@@ -339,10 +515,17 @@ async def drand_match(
         kept = await kept_record(page)
         banner = await page.evaluate("document.querySelector('#banner').textContent")
         href = await page.evaluate("document.querySelector('#drand-round').href")
+        shown_last = await fair_deal_shown(page)
         table_png = await page.screenshot(artifact("web-table-verified.png"))
 
-        # What the tab kept and checked is the match the log holds.
+        # What the tab kept, showed and checked is the match the log holds.
         record = await stored_record(store, kept["match_id"])
+        assert clicks["scores_seen"] or not scored_before_the_end(record), clicks
+        await assert_final_score_is_the_record(page, record, 0)
+        # The commitment shown before the tab made its seed is the match's; every seat's
+        # seed is shown as recorded (the bots': none).
+        assert shown_first["commitment"] == record["fair_deal"]["commitment"], shown_first
+        assert_fair_deal_is_the_record(shown_last, record)
         assert kept["table_id"] == table_id
         assert record["seats"][kept["seat"]]["seed"] == kept["my_seed"]
         # Recorded beacons are rounds 1000-1003: the one named is the first after the seed.
@@ -414,12 +597,12 @@ async def test_a_tampered_reveal_is_shown_failed_and_a_fallback_says_so(
         chromium(CHROMIUM) as browser,
     ):
         page = await browser.new_page()
-        png = await tampered_match(page, web, store)
+        png = await tampered_match(page, web, store, browser)
     print(f"\nscreenshot: {png}")
     print(f"browser match, fallback and tampered reveal: {time.monotonic() - started:.1f} s")
 
 
-async def tampered_match(page: Page, web: Web, store: Any) -> Path:
+async def tampered_match(page: Page, web: Web, store: Any, browser: Any) -> Path:
     async with explained(page, "tampered"):
         await page.add_init_script(TAMPER)
         # A refused log-in is said plainly.
@@ -429,11 +612,29 @@ async def tampered_match(page: Page, web: Web, store: Any) -> Path:
         await page.click("#log-in")
         said = await page.wait_for("document.querySelector('#message:not([hidden])')?.textContent")
         assert said == "Logging in: Wrong name or password.", said
-        await sign_up(page, web, f"bob{uuid.uuid4().hex[:6]}")
-        await open_table(page, web)
+        name = f"bob{uuid.uuid4().hex[:6]}"
+        await sign_up(page, web, name)
+        table_id = await open_table(page, web)
+        # The same account logged in elsewhere sees the table in the lobby, its bots too.
+        elsewhere = await browser.new_page(context=await browser.new_context())
+        await elsewhere.goto(web.url)
+        await log_in(elsewhere, name)
+        row = await lobby_row(elsewhere, table_id)
+        await elsewhere.close()
+        assert elsewhere.errors == [], elsewhere.errors
+        assert (row["ruleset"], row["target"]) == ("classic", "to 151"), row
+        assert row["count"] == "0 free, 3 bots", row
+        assert row["seats"] == [
+            ["seat taken me", name],
+            ["seat bot", "bot (easy)"],
+            ["seat bot", "bot (medium)"],
+            ["seat bot", "bot (medium)"],
+        ], row
+        assert row["sit"] == [] and row["status"] != "open", row
         await page.wait_for("document.querySelector('#fallback')", timeout=30)
         fallback_text = await page.evaluate("document.querySelector('#fallback').textContent")
-        await play_match(page, random.Random(5))
+        clicks = await play_match(page, random.Random(5), store)
+        assert clicks["core_checked"] >= 4, clicks
         await page.wait_for("document.querySelector('#table').dataset.check === 'fail'")
         await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
         banner = await page.evaluate("document.querySelector('#banner').textContent")
@@ -443,6 +644,7 @@ async def tampered_match(page: Page, web: Web, store: Any) -> Path:
         png = await page.screenshot(artifact("web-table-tampered.png"))
 
         record = await stored_record(store, kept["match_id"])
+        await assert_final_score_is_the_record(page, record, 0)
         assert record["fair_deal"]["fallback"] is not None and record["fair_deal"]["drand"] is None
         assert kept["reveal"]["tampered"] is True
         assert kept["reveal"]["server_seed"] != record["fair_deal"]["server_seed"]
@@ -455,6 +657,11 @@ async def tampered_match(page: Page, web: Web, store: Any) -> Path:
         assert shown["commitment"] == "fail", shown
         assert shown["drand"] == "info", shown
         assert all(shown[k] == "fail" for k in shown if k.startswith("deal ")), shown
+
+        # Signing out and in again with the account: the lobby, under its name.
+        await page.click("#log-out")
+        await page.wait_for("document.querySelector('#login') && !document.querySelector('#who')")
+        await log_in(page, name)
         assert page.errors == [], page.errors
     return png
 
@@ -477,7 +684,8 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
         gil = await browser.new_page(context=await browser.new_context())
         hal = await browser.new_page(context=await browser.new_context())
         async with explained(gil, "gambler-gil"), explained(hal, "gambler-hal"):
-            await sign_up(gil, web, f"gil{uuid.uuid4().hex[:6]}")
+            gil_name = f"gil{uuid.uuid4().hex[:6]}"
+            await sign_up(gil, web, gil_name)
             await gil.select("#ruleset", "gambler")
             await gil.select("#seat-1", "human")
             await gil.type("#target", "300")
@@ -486,15 +694,31 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
             assert "Waiting for 1 more player" in await gil.evaluate(
                 "document.querySelector('#status').textContent"
             )
+            table_id = await gil.evaluate("decodeURIComponent(location.hash.slice(8))")
             await sign_up(hal, web, f"hal{uuid.uuid4().hex[:6]}")
+            # The lobby lists the open table: its ruleset, who sits, the free seat.
+            row = await lobby_row(hal, table_id)
+            assert (row["ruleset"], row["target"]) == ("gambler", "to 300"), row
+            assert (row["status"], row["count"]) == ("open", "1 free, 0 bots"), row
+            assert row["seats"] == [["seat taken", gil_name], ["seat free", "Sit at seat 1"]]
+            assert row["sit"] == ["1"], row
             await hal.click("button.sit[data-seat='1']", timeout=10)  # from the lobby
             await hal.wait_for("document.querySelector('#table[data-status]')")
             assert await hal.evaluate("document.querySelectorAll('.seat-box').length") == 2
             clicks = await asyncio.gather(
-                play_match(gil, random.Random(3)), play_match(hal, random.Random(4))
+                play_match(gil, random.Random(3), store, 0),
+                play_match(hal, random.Random(4), store, 1),
             )
             shown = [await checks_shown(p) for p in (gil, hal)]
             kept = [await kept_record(p) for p in (gil, hal)]
+            record = await stored_record(store, kept[0]["match_id"])
+            for seat, page in enumerate((gil, hal)):
+                assert clicks[seat]["core_checked"] >= 8, clicks
+                assert clicks[seat]["tricks_seen"], clicks
+                assert clicks[seat]["scores_seen"] or not scored_before_the_end(record), clicks
+                await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
+                await assert_final_score_is_the_record(page, record, seat)
+                assert_fair_deal_is_the_record(await fair_deal_shown(page), record)
             png = [
                 await gil.screenshot(artifact("web-table-gambler.png")),
                 await hal.screenshot(artifact("web-table-gambler-2.png")),

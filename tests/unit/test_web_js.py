@@ -1,5 +1,6 @@
 """The web client's JavaScript tests (Node's test runner): the in-tab deck code against
-the published deck vectors, and the tab's keeper and check against whole matches.
+the published deck vectors, the tab's keeper and check against whole matches, and the
+replay page's recomputation against those matches' records.
 
 The matches are generated here (``tests.matchgen``: bots, real decks, a real drand
 beacon or the fallback) and handed to Node as what each human seat's tab would have
@@ -69,8 +70,10 @@ def seat_feed(record: dict[str, Any], seat: int) -> list[dict[str, Any]]:
 
 def fixtures() -> dict[str, Any]:
     cases = []
+    records = {}
     for name, spec in SPECS:
         record = offline_record(spec)
+        records[name] = record
         for s in record["seats"]:
             if not s["human"]:
                 continue
@@ -96,13 +99,15 @@ def fixtures() -> dict[str, Any]:
                     "drand": record["fair_deal"]["drand"],
                 }
             )
-    return {"rulesets": rulesets_json()["rulesets"], "cases": cases}
+    return {"rulesets": rulesets_json()["rulesets"], "cases": cases, "records": records}
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript tests need it")
 def test_javascript_tests_pass(tmp_path: Path) -> None:
-    """deck.test.mjs (every published deck vector) and fairdeal.test.mjs (the keeper and
-    the in-tab check on the generated matches, and tampered copies of them)."""
+    """deck.test.mjs (every published deck vector), fairdeal.test.mjs (the keeper and
+    the in-tab check on the generated matches, and tampered copies of them),
+    replay.test.mjs (the replay's recomputation of their records, and tampered copies) and
+    errors.test.mjs (the words for the servers' error codes)."""
     assert NODE is not None
     path = tmp_path / "matches.json"
     path.write_text(json.dumps(fixtures()))

@@ -55,7 +55,7 @@ function header() {
     h("a", { href: "#/" }, "Lobby"),
     h("a", { href: "#/matches" }, "Finished matches"),
     ctx.session
-      ? [h("span", { class: "who", id: "who" }, ctx.session.name), h("button", { type: "button", class: "link", onclick: () => logOut() }, "Log out")]
+      ? [h("span", { class: "who", id: "who" }, ctx.session.name), h("button", { type: "button", class: "link", id: "log-out", onclick: () => logOut() }, "Log out")]
       : h("a", { href: "#/login" }, "Log in"),
   );
 }
@@ -96,8 +96,11 @@ function renderLogin(root, next) {
       ctx.session = { token: s.token, player: s.player, name: s.name, expires_at_ms: s.expires_at_ms };
       store.saveSession(ctx.session);
       ctx.flash = signUp ? `Welcome, ${s.name}.` : `Logged in as ${s.name}.`;
-      location.hash = `#${next === "/login" ? "/" : next}`;
-      if (location.hash === `#${next}`) route();
+      // A new hash routes (hashchange); the same one does not, so route here. Routing
+      // both ways would draw the page twice, the second time without the message.
+      const target = `#${next === "/login" ? "/" : next}`;
+      if (location.hash === target) route();
+      else location.hash = target;
     } catch (e) {
       sayError(e, signUp ? "Signing up" : "Logging in");
     }

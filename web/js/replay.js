@@ -141,8 +141,9 @@ function header(record, ctx) {
   );
 }
 
-/** Every deck from the record's inputs, here, with Web Crypto. */
-async function recompute(record) {
+/** Every deck from the record's inputs, here, with Web Crypto: {ok, problems,
+ * commitmentOk, decks: {deal: {cards, sameDeck, seatsOk, ok}}}. */
+export async function recompute(record) {
   const f = record.fair_deal;
   const out = { ok: true, problems: [], commitmentOk: null, decks: {} };
   if (!f.server_seed) {

@@ -41,37 +41,131 @@ export function say(text, kind = "error") {
   if (text && kind !== "error") say.timer = setTimeout(() => (el.hidden = true), 4000);
 }
 
+/** Every error code a page can be answered with, in plain words: the gateway's own, those
+ * it passes on from the table, the randomness service, the game's and the fair deal's
+ * rules and the tournament service, the verify API's, and "network" (nothing answered).
+ * tests/unit/test_web_errors.py reads the services' source and fails on a code missing
+ * here; web/test/errors.test.mjs checks that each has words of its own. */
+export const ERROR_WORDS = Object.freeze({
+  // Nothing answered, or the request itself.
+  network: "The server did not answer",
+  timeout: "The server took too long to answer",
+  unavailable: "The service is not available just now",
+  starting: "The service is still starting",
+  busy: "The server is busy with that table: try again",
+  internal: "Something went wrong on the server",
+  rate_limited: "Too many requests",
+  bad_request: "The request was not understood",
+  not_found: "There is no such page on the server",
+  method_not_allowed: "The server does not take that kind of request there",
+  request_entity_too_large: "The request is too large",
+  too_large: "That record is too large to check",
+  unsupported_media_type: "The server does not read that kind of content",
+  bad_json: "The record sent is not valid JSON",
+  empty_body: "Nothing was sent to check",
+  not_a_record: "What was sent is not a match record",
+  bad_input: "The record cannot be checked as it is",
+  // Accounts.
+  unauthorized: "Log in first",
+  forbidden: "You may not do that",
+  name_taken: "That name is taken",
+  bad_credentials: "Wrong name or password",
+  // Tables and seats.
+  unknown_table: "There is no such table",
+  table_closed: "This table is closed",
+  table_unavailable: "The table is not answering (it may be changing server)",
+  table_moved: "The table is changing server: try again",
+  table_started: "The match has started: the seats are taken",
+  seat_taken: "That seat is taken",
+  seat_reserved: "That seat is kept for another player",
+  already_seated: "You already sit at this table",
+  bot_seat: "A bot plays that seat",
+  not_your_seat: "That is not your seat",
+  unknown_seat: "There is no such seat at this table",
+  not_started: "It has not started yet",
+  // The game's rules.
+  not_your_turn: "It is not your turn",
+  illegal_card: "You cannot play that card now",
+  card_not_in_hand: "That card is not in your hand",
+  bid_not_allowed: "That bid is not allowed now",
+  belote_not_allowed: "Belote cannot be announced with that card",
+  meld_not_allowed: "Melds cannot be declared now",
+  swap_not_allowed: "The trump seven cannot be swapped now",
+  redeal_not_allowed: "A redeal cannot be demanded now",
+  not_expected: "That is not expected now",
+  match_over: "The match is over",
+  wrong_deck: "That deck does not fit this deal",
+  bad_event: "The match's history does not fit the rules",
+  rules_error: "The rules do not allow that",
+  // The fair deal: the seats' seeds, the server's seed, drand.
+  seed_not_hex: "A seed is written in hexadecimal digits",
+  seed_wrong_length: "A seed must be 16 bytes (32 hex digits)",
+  seed_window_closed: "Too late: the time for sending seeds is over",
+  seed_already_sent: "Your seed was already sent",
+  seed_mismatch: "That seed does not match the commitment",
+  seed_lost: "The server has lost this match's secret seed",
+  seed_not_revealed: "The server has not revealed its seed yet",
+  inputs_not_fixed: "The seeds or drand's value are not all in yet",
+  match_not_ended: "The match has not ended yet",
+  match_exists: "That match is already open",
+  unknown_match: "There is no such match",
+  bad_commitment: "That commitment is not a SHA-256 hash",
+  bad_seats: "Those seats are not numbered as they should be",
+  bad_window: "That seed window is not a valid time",
+  unknown_chain: "There is no such drand chain",
+  wrong_round: "That is not the round expected",
+  bad_randomness: "That drand value is not 32 bytes",
+  bad_deal: "There is no deal with that number",
+  bad_cards: "A deck has 32 or 24 cards",
+  bad_payload: "An event could not be read",
+  unknown_event: "An event of an unknown kind",
+  // Finished matches (the verify API's queries).
+  bad_match_id: "That is not a match id",
+  bad_limit: "That many matches cannot be listed",
+  bad_before: "That is not a position in the log",
+  bad_ruleset: "There is no such ruleset",
+  bad_player: "That is not a player id",
+  bad_ended_by: "A match ends by MatchEnded, MatchForfeited or MatchAborted",
+  // Tournaments.
+  tournament_error: "The tournament's rules do not allow that",
+  unknown_tournament: "There is no such tournament",
+  tournament_exists: "That tournament already exists",
+  bad_settings: "Those tournament settings do not work",
+  wrong_password: "That tournament needs its password",
+  registration_closed: "Entries to that tournament are closed",
+  already_entered: "You have already entered",
+  not_entered: "Not entered in this tournament",
+  tournament_full: "The tournament is full",
+  rating_out_of_band: "Your rating is outside the tournament's band",
+  not_enough_entrants: "Not enough players have entered",
+  odd_players_for_teams: "Teams need an even number of players",
+  bad_seeding: "The seeding must list every entrant once",
+  already_started: "It has already started",
+  already_finished: "The tournament has finished",
+  paused: "The tournament is paused",
+  wrong_format: "The tournament's format does not have that",
+  round_in_progress: "A round is still being played",
+  match_decided: "That match is already decided",
+  bad_result: "That result is not possible",
+  result_conflict: "That result contradicts the one recorded",
+  correction_too_late: "Too late to correct that result",
+  not_in_play: "That match is not being played",
+  seat_window_open: "Players may still take their seats",
+  no_valid_pairing: "No pairing fits the rules",
+  conflict: "The tournament changed meanwhile: try again",
+});
+
 /** A refusal from the server, in words: the code's meaning, then the server's reason. */
-export function sayError(err, doing = "") {
-  const known = {
-    network: "The server did not answer",
-    not_your_turn: "It is not your turn",
-    illegal_card: "You cannot play that card now",
-    card_not_in_hand: "That card is not in your hand",
-    bid_not_allowed: "That bid is not allowed now",
-    belote_not_allowed: "Belote cannot be announced with that card",
-    meld_not_allowed: "Melds cannot be declared now",
-    swap_not_allowed: "The trump seven cannot be swapped now",
-    redeal_not_allowed: "A redeal cannot be demanded now",
-    not_expected: "That is not expected now",
-    match_over: "The match is over",
-    seat_taken: "That seat is taken",
-    already_seated: "You already sit at this table",
-    bot_seat: "A bot plays that seat",
-    table_started: "The match has started: the seats are taken",
-    not_your_seat: "That is not your seat",
-    unauthorized: "Log in first",
-    name_taken: "That name is taken",
-    bad_credentials: "Wrong name or password",
-    rate_limited: "Too many requests",
-    table_unavailable: "The table is not answering (it may be changing server)",
-    table_closed: "This table is closed",
-    unknown_table: "There is no such table",
-  };
-  const head = known[err.code] ?? (err.code ? err.code.replaceAll("_", " ") : "Something went wrong");
+export function errorText(err, doing = "") {
+  const fallback = err.code ? err.code.replaceAll("_", " ") : "Something went wrong";
+  const head = Object.hasOwn(ERROR_WORDS, err.code ?? "") ? ERROR_WORDS[err.code] : fallback;
   const prefix = doing ? `${doing}: ` : "";
   const reason = err.message && err.message.toLowerCase() !== head.toLowerCase() ? ` — ${err.message}` : "";
-  say(`${prefix}${head}${reason}.`, "error");
+  return `${prefix}${head}${reason}.`;
+}
+
+export function sayError(err, doing = "") {
+  say(errorText(err, doing), "error");
 }
 
 /** A card face: a button when it can be clicked. */

@@ -1,0 +1,172 @@
+"""Every error code a page can be answered with has its own words in the web client.
+
+The codes are read from the source of what answers the pages: the gateway (its own
+codes, and those it passes on from the table workers, the randomness service, the game's
+and the fair deal's rules, the request plumbing and the tournament service) and the
+verify API (finished matches and replays). The client's words are ``ERROR_WORDS`` in
+web/js/ui.js, read here through Node. A new code in the services fails this test until
+the client says it in plain words; web/test/errors.test.mjs checks the words themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+
+SOURCES = (
+    *("services/gateway", "services/table", "services/randomness", "services/tournament"),
+    *("services/verify", "libs/belot/errors.py", "libs/fairdeal/fairness.py"),
+    *("libs/tournament/errors.py", "libs/belot_platform/messaging.py"),
+)
+#: What raises or answers an error, its code the first text argument.
+RAISERS = frozenset(
+    {"ApiError", "TableError", "ServiceError", "FairnessError", "Refused", "error_response"}
+    | {"_bad"}
+)
+#: Codes made at run time: the source's f-string, and every code it can make.
+MADE = {
+    # the verify API's _query_int(request, name, ...), for limit and before
+    "bad_{name}": {"bad_limit", "bad_before"},
+}
+#: Codes no call above names: the gateway's and the verify API's answers to aiohttp's
+#: own HTTP errors (the gateway's made from the reason in snake case), and the client's
+#: own (nothing answered).
+OTHER = {
+    *("not_found", "method_not_allowed", "request_entity_too_large"),
+    *("too_large", "unsupported_media_type", "network"),
+}
+
+
+def python_files() -> Iterator[Path]:
+    for source in SOURCES:
+        path = ROOT / source
+        yield from sorted(path.glob("*.py")) if path.is_dir() else (path,)
+
+
+def constants(trees: list[ast.Module]) -> dict[str, str]:
+    """Module-level text constants (``BAD_REQUEST: Final = "bad_request"``)."""
+    found: dict[str, str] = {}
+    for tree in trees:
+        for node in tree.body:
+            target = value = None
+            if isinstance(node, ast.AnnAssign):
+                target, value = node.target, node.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            if (
+                isinstance(target, ast.Name)
+                and isinstance(value, ast.Constant)
+                and isinstance(value.value, str)
+            ):
+                found[target.id] = value.value
+    return found
+
+
+def passed_on(node: ast.expr) -> bool:
+    """A code handed on from elsewhere (``exc.code``, a ``code`` parameter, ``reply["error"]``):
+    its source is read where it is made."""
+    return (
+        (isinstance(node, ast.Attribute) and node.attr == "code")
+        or (isinstance(node, ast.Name) and node.id == "code")
+        or isinstance(node, ast.Subscript)
+    )
+
+
+def service_codes() -> set[str]:
+    files = {p.relative_to(ROOT): ast.parse(p.read_text(), str(p)) for p in python_files()}
+    names = constants(list(files.values()))
+    codes: set[str] = set()
+    unread: list[str] = []
+
+    def read(node: ast.expr, where: str) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            codes.add(node.value)
+        elif isinstance(node, ast.Name) and node.id in names:
+            codes.add(names[node.id])
+        elif isinstance(node, ast.JoinedStr) and ast.unparse(node)[2:-1] in MADE:
+            codes.update(MADE[ast.unparse(node)[2:-1]])
+        elif not passed_on(node):
+            unread.append(f"{where}: {ast.unparse(node)}")
+
+    for path, tree in files.items():
+        for node in ast.walk(tree):
+            where = f"{path}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                args = node.args
+                if node.func.id not in RAISERS or not args:
+                    continue
+                if node.func.id == "_bad" and len(args) == 1:
+                    continue  # the randomness service's _bad(message): bad_request
+                # The verify API's ApiError(status, code, message): skip the status.
+                first = args[0]
+                status = isinstance(first, ast.Constant) and isinstance(first.value, int)
+                read(args[1] if status or ast.unparse(first).endswith("status") else first, where)
+            elif isinstance(node, ast.ClassDef):
+                # The rules' errors: class IllegalCard(RulesError): code = "illegal_card"
+                for item in node.body:
+                    target = item.target if isinstance(item, ast.AnnAssign) else None
+                    if isinstance(item, ast.Assign) and len(item.targets) == 1:
+                        target = item.targets[0]
+                    value = getattr(item, "value", None)
+                    if isinstance(target, ast.Name) and target.id == "code" and value:
+                        read(value, where)
+            elif isinstance(node, ast.Dict):
+                # A reply written out: {"error": "table_moved", "message": ...}
+                for key, value in zip(node.keys, node.values, strict=True):
+                    is_code = isinstance(key, ast.Constant) and key.value == "error"
+                    if is_code and not isinstance(value, ast.Dict):  # not an OpenAPI schema
+                        read(value, where)
+    assert not unread, f"error codes this test cannot read: {unread}"
+    return codes | OTHER
+
+
+def client_words() -> dict[str, str]:
+    assert NODE is not None
+    script = (
+        "const m = await import('./web/js/ui.js');"
+        "process.stdout.write(JSON.stringify(m.ERROR_WORDS));"
+    )
+    proc = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    words: dict[str, str] = json.loads(proc.stdout)
+    return words
+
+
+def test_the_sources_name_the_codes_we_know() -> None:
+    """The scan itself works: codes from each kind of source are found."""
+    codes = service_codes()
+    for code in (
+        "illegal_card",  # belot's RulesError subclasses
+        "seed_window_closed",  # fairdeal's FairnessError
+        "seat_reserved",  # the table service's TableError
+        "seed_not_hex",  # the randomness service's ServiceError
+        "table_moved",  # a reply written out
+        "bad_request",  # messaging.BAD_REQUEST
+        "table_unavailable",  # the gateway's ApiError
+        "unknown_tournament",  # the tournament service
+        "seed_not_revealed",  # the verify API, ApiError(409, code, ...)
+        "bad_limit",  # the verify API, made at run time
+    ):
+        assert code in codes, code
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the client's words need it")
+def test_every_code_has_words_in_the_client() -> None:
+    words = client_words()
+    missing = sorted(service_codes() - set(words))
+    assert not missing, f"web/js/ui.js ERROR_WORDS says nothing for: {', '.join(missing)}"
