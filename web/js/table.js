@@ -457,8 +457,8 @@ class TablePage {
     } else {
       text = "";
     }
-    // The table's status stays "dealing" while the match runs (the table service has no
-    // separate "playing"): the deadline is what says a human seat is on the clock.
+    // The deadline, not the status ("dealing" while the seeds come, then "playing"), is
+    // what says a human seat is on the clock.
     const timer = this.deadline && !this.ending && r.status !== "finished" && r.status !== "closed";
     return h("div", { class: "status-line" }, h("span", { id: "status" }, text), timer ? h("span", { id: "timer", class: "timer" }, timerText(this.deadline)) : null);
   }
