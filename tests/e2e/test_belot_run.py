@@ -87,34 +87,44 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module")
-def running() -> Iterator[Running]:
-    # World-searchable, so the embedded PostgreSQL can run as its own user under root.
-    data_dir = Path(tempfile.mkdtemp(prefix="belot-run-e2e-"))
-    data_dir.chmod(0o755)
+def start(data_dir: Path, env_extra: dict[str, str], *args: str) -> Running:
+    """`belot run` in a subprocess with a clean environment (no BELOT_ variable but
+    ``env_extra``), every service on a free port, its output in the data directory."""
     ports = {s: free_port() for s in SERVICES}
     env = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
     env.update(
         {
             "BELOT_DATA_DIR": str(data_dir),
-            "BELOT_EMBEDDED_PG_PORT": "0",
-            "BELOT_EMBEDDED_NATS_PORT": "0",
-            "BELOT_SUBJECT_PREFIX": f"e2e{os.getpid()}",
             # No internet here: the drand relays fail at once and matches fall back.
             "BELOT_DRAND_URLS": "http://127.0.0.1:9",
             **{f"BELOT_{s.upper()}_PORT": str(p) for s, p in ports.items()},
+            **env_extra,
         }
     )
     log = data_dir / "belot-run.out"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "run"],
+            [sys.executable, "-m", "services.cli", "run", *args],
             cwd=ROOT,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    r = Running(proc, data_dir, ports, log)
+    return Running(proc, data_dir, ports, log)
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[Running]:
+    # World-searchable, so the embedded PostgreSQL can run as its own user under root.
+    data_dir = Path(tempfile.mkdtemp(prefix="belot-run-e2e-"))
+    data_dir.chmod(0o755)
+    embedded = {
+        "BELOT_EMBEDDED_PG_PORT": "0",
+        "BELOT_EMBEDDED_NATS_PORT": "0",
+        "BELOT_SUBJECT_PREFIX": f"e2e{os.getpid()}",
+    }
+    r = start(data_dir, embedded)
+    proc = r.proc
     try:
         yield r
     finally:
@@ -289,34 +299,19 @@ def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) 
     pg_dsn, nats_url = given_servers
     data_dir = Path(tempfile.mkdtemp(prefix="belot-run-urls-"))
     tag = f"urls{os.getpid()}"
-    ports = {s: free_port() for s in SERVICES}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
-    env.update(
-        {
-            "BELOT_PG_DSN": pg_dsn,
-            "BELOT_NATS_URL": nats_url,
-            "BELOT_DATA_DIR": str(data_dir),
-            "BELOT_PG_SCHEMA": f"{tag}_log",
-            "BELOT_GATEWAY_SCHEMA": f"{tag}_gateway",
-            "BELOT_RATING_SCHEMA": f"{tag}_rating",
-            "BELOT_TOURNAMENT_SCHEMA": f"{tag}_tournament",
-            "BELOT_SUBJECT_PREFIX": tag,
-            "BELOT_EVENTS_STREAM": f"{tag.upper()}_EVENTS",
-            "BELOT_EVENTS_SUBJECT": f"{tag}.events",
-            "BELOT_DRAND_URLS": "http://127.0.0.1:9",
-            **{f"BELOT_{s.upper()}_PORT": str(p) for s, p in ports.items()},
-        }
-    )
-    log = data_dir / "belot-run.out"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "run", "--table-workers", "1"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    r = Running(proc, data_dir, ports, log)
+    given = {
+        "BELOT_PG_DSN": pg_dsn,
+        "BELOT_NATS_URL": nats_url,
+        "BELOT_PG_SCHEMA": f"{tag}_log",
+        "BELOT_GATEWAY_SCHEMA": f"{tag}_gateway",
+        "BELOT_RATING_SCHEMA": f"{tag}_rating",
+        "BELOT_TOURNAMENT_SCHEMA": f"{tag}_tournament",
+        "BELOT_SUBJECT_PREFIX": tag,
+        "BELOT_EVENTS_STREAM": f"{tag.upper()}_EVENTS",
+        "BELOT_EVENTS_SUBJECT": f"{tag}.events",
+    }
+    r = start(data_dir, given, "--table-workers", "1")
+    proc, log = r.proc, r.log
     try:
         wait_until(
             lambda: all(get(f"{r.url(s)}/healthz")[0] == 200 for s in SERVICES),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,21 +57,11 @@ def test_bots_never_import_the_match_state() -> None:
 
 def a_card_choice(name: str, seed: int) -> SeatView:
     """The first view, in a medium bots' match, with more than one card to choose from."""
-    rng = random.Random(seed)
     table = Table(RULESETS[name])
-    while True:
-        d = due(table.state)
-        assert d.kind is not DueKind.NOTHING, "no card choice in the match"
-        if d.kind is DueKind.DECK:
-            deck = list(FULL_DECK)
-            rng.shuffle(deck)
-            table.deck(deck)
-            continue
-        assert d.seat is not None
-        v = view(table.state, d.seat)
+    for v in bot_turns(table, ["medium"] * table.state.ruleset.players, seed):
         if len({m.card for m in v.legal if isinstance(m, PlayCard)}) > 1:
             return v
-        table.do(choose(v, rng, "medium"))
+    raise AssertionError("no card choice in the match")
 
 
 def test_a_hard_bot_out_of_time_plays_its_best_card_so_far() -> None:
@@ -96,13 +87,14 @@ def test_a_hard_bot_out_of_time_plays_its_best_card_so_far() -> None:
     assert patient == choose(v, random.Random(1), "hard", 160)  # never out of time: the same
 
 
-def bot_match(name: str, levels: list[str], seed: int, target: int = 200) -> Table:
+def bot_turns(table: Table, levels: list[str], seed: int) -> Iterator[SeatView]:
+    """Play the table's match with bots of ``levels`` (shuffled decks), yielding each
+    seat's view before its bot moves; every move must be one of the view's legal ones."""
     rng = random.Random(seed)
-    table = Table(RULESETS[name], target=target)
     while True:
         d = due(table.state)
         if d.kind is DueKind.NOTHING:
-            return table
+            return
         if d.kind is DueKind.DECK:
             deck = list(FULL_DECK)
             rng.shuffle(deck)
@@ -110,9 +102,17 @@ def bot_match(name: str, levels: list[str], seed: int, target: int = 200) -> Tab
             continue
         assert d.seat is not None
         v = view(table.state, d.seat)
+        yield v
         command = choose(v, rng, levels[d.seat], 12)
         assert command in v.legal
         table.do(command)
+
+
+def bot_match(name: str, levels: list[str], seed: int, target: int = 200) -> Table:
+    table = Table(RULESETS[name], target=target)
+    for _ in bot_turns(table, levels, seed):
+        pass
+    return table
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
