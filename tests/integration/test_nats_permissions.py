@@ -314,6 +314,21 @@ async def test_what_each_user_may_do(
 # ---------------------------------------------------------------------- the real services
 
 
+async def send_seed(player: Player, table_id: str) -> None:
+    """The seat's seed, as soon as the table takes it. Sent on FairDealOpened, it can
+    arrive before the table has applied that event itself (its seed handler takes no
+    lock), so it is retried here, while the seed window is open."""
+    player.seed = os.urandom(16).hex()
+    for _ in range(100):
+        status, body = await player.call(
+            "POST", f"/v1/tables/{table_id}/seed", {"seed": player.seed}
+        )
+        if body.get("error") != "not_started":
+            break
+        await asyncio.sleep(0.02)
+    assert status == 200, body
+
+
 @pytest_asyncio.fixture(loop_scope="session")
 async def schemas(pg_pool: asyncpg.Pool, schema: str) -> AsyncIterator[str]:
     yield schema
@@ -398,7 +413,8 @@ async def test_the_services_play_a_match_as_their_users(
             table_id = created["table_id"]
             status, lobby = await player.call("GET", "/v1/lobby")
             assert status == 200 and table_id in {t["table_id"] for t in lobby["tables"]}
-            await player.play(table_id)
+            await send_seed(player, table_id)
+            await player.play(table_id, send_seed=False)
             status, listed = await player.call("GET", "/v1/tournaments")
             assert status == 200, listed
             # Left open: the worker hands its lease over on the way out.
