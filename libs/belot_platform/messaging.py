@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
+from urllib.parse import unquote, urlsplit
 
 import nats
 import orjson
@@ -32,6 +34,12 @@ UNAVAILABLE: Final = "unavailable"
 BAD_REQUEST: Final = "bad_request"
 INTERNAL: Final = "internal"
 
+#: Seconds a service that may not create a KV bucket waits for its owner to create it.
+BUCKET_WAIT: Final = 30.0
+
+#: A NATS user name that can stand as one subject token (its inbox is ``_INBOX.<user>``).
+_USER_RE: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
 Handler = Callable[[Any], Awaitable[Any]]
 
 
@@ -47,8 +55,29 @@ class ServiceError(Exception):
         return {"error": self.code, "message": self.message}
 
 
+def credentials(url: str) -> tuple[str, str] | None:
+    """The user and password of the first server of ``url`` (comma-separated
+    ``nats://user:password@host:port``) that names them, percent-decoded; None if none
+    does. Raises ValueError for a user that cannot be a subject token."""
+    for server in url.split(","):
+        parts = urlsplit(server.strip())
+        if parts.username is None or parts.password is None:
+            continue
+        user = unquote(parts.username)
+        if _USER_RE.fullmatch(user) is None:
+            raise ValueError(f"NATS user {user!r}: letters, digits, '_' and '-' only")
+        return user, unquote(parts.password)
+    return None
+
+
 async def connect(url: str, *, name: str, connect_timeout: float = 5.0) -> Client:
-    """Connect with reconnection on (forever, every half second), logging state changes."""
+    """Connect with reconnection on (forever, every half second), logging state changes.
+
+    Credentials in ``url`` are sent to every server, the cluster's other nodes it
+    learns of too; with a user, replies come on ``_INBOX.<user>.>``, the only inboxes
+    the server's permissions (deploy/nats/auth.conf) let that user read. Raises
+    ValueError for a user that cannot be a subject token.
+    """
 
     async def on_error(exc: Exception) -> None:
         log.warning("nats error: %s", exc)
@@ -59,6 +88,7 @@ async def connect(url: str, *, name: str, connect_timeout: float = 5.0) -> Clien
     async def on_reconnected() -> None:
         log.info("nats reconnected")
 
+    user, password = credentials(url) or (None, None)
     return await nats.connect(
         servers=[u.strip() for u in url.split(",")],
         name=name,
@@ -69,6 +99,9 @@ async def connect(url: str, *, name: str, connect_timeout: float = 5.0) -> Clien
         error_cb=on_error,
         disconnected_cb=on_disconnected,
         reconnected_cb=on_reconnected,
+        user=user,
+        password=password,
+        inbox_prefix="_INBOX" if user is None else f"_INBOX.{user}",
     )
 
 
@@ -148,11 +181,32 @@ async def subscribe_queue(
 
 
 async def kv_bucket(
-    js: JetStreamContext, bucket: str, *, ttl: float | None = None, history: int = 1
+    js: JetStreamContext,
+    bucket: str,
+    *,
+    ttl: float | None = None,
+    history: int = 1,
+    wait: float = BUCKET_WAIT,
 ) -> KeyValue:
     """Bind to KV bucket ``bucket``, creating it if missing (``ttl`` in seconds: entries
-    expire that long after their last write; leases use it)."""
-    try:
-        return await js.key_value(bucket)
-    except BucketNotFoundError:
-        return await js.create_key_value(bucket=bucket, ttl=ttl, history=history)
+    expire that long after their last write; leases use it).
+
+    A user the server does not let create it (deploy/nats/auth.conf: only the table
+    service creates its buckets) gets no answer to the creation; it binds again every
+    second for up to ``wait`` seconds, meanwhile the owner creates it, then raises
+    :class:`nats.errors.TimeoutError`.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while True:
+        try:
+            return await js.key_value(bucket)
+        except BucketNotFoundError:
+            pass
+        try:
+            return await js.create_key_value(bucket=bucket, ttl=ttl, history=history)
+        except NatsTimeoutError:
+            if loop.time() >= deadline:
+                raise
+            log.warning("KV bucket %s is missing and creating it got no answer: waiting", bucket)
+            await asyncio.sleep(1.0)

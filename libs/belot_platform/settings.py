@@ -20,7 +20,12 @@ SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "ra
 
 VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_PG_DSN", "(unset)", "PostgreSQL URL; unset: start the embedded PostgreSQL"),
-    ("BELOT_NATS_URL", "(unset)", "NATS URL; unset: start the embedded nats-server"),
+    (
+        "BELOT_NATS_URL",
+        "(unset)",
+        "NATS URL, nats://user:password@host:4222 with a user (comma-separated for a "
+        "cluster); unset: start the embedded nats-server",
+    ),
     ("BELOT_DATA_DIR", "./.belot", "where the embedded servers keep their data"),
     ("BELOT_PG_SCHEMA", "eventlog", "schema of the event log"),
     ("BELOT_PG_APP_ROLE", "(unset)", "role granted read+append only on the log"),
@@ -165,14 +170,15 @@ class Settings:
 
         pg_dsn = get("BELOT_PG_DSN")
         if pg_dsn is not None and not pg_dsn.startswith(("postgresql://", "postgres://")):
-            raise SettingsError(f"BELOT_PG_DSN={pg_dsn!r}: must start with postgresql://")
+            raise SettingsError(f"BELOT_PG_DSN={_redact(pg_dsn)!r}: must start with postgresql://")
         nats_url = get("BELOT_NATS_URL")
         if nats_url is not None and not all(
             u.strip().startswith(("nats://", "tls://", "ws://", "wss://"))
             for u in nats_url.split(",")
         ):
             raise SettingsError(
-                f"BELOT_NATS_URL={nats_url!r}: must be nats://host:port (comma-separated list)"
+                f"BELOT_NATS_URL={_redact(nats_url)!r}: must be nats://host:port or "
+                "nats://user:password@host:port (comma-separated list)"
             )
         schema = get("BELOT_PG_SCHEMA") or "eventlog"
         if _NAME_RE.fullmatch(schema) is None:
@@ -283,6 +289,11 @@ class Settings:
     def port(self, service: str) -> int:
         """The HTTP port of ``service``; raises KeyError for an unknown service."""
         return self.ports[service]
+
+
+def _redact(urls: str) -> str:
+    """``urls`` with each password replaced by ``***`` (error messages end up in logs)."""
+    return re.sub(r"(//[^:/@,]*:)[^@,]*@", r"\1***@", urls)
 
 
 def _int(name: str, text: str | None, default: int, low: int, high: int) -> int:

@@ -2,9 +2,10 @@
 
 Where the events come from. The outbox relay publishes every event of the log on
 ``<BELOT_EVENTS_SUBJECT>.<category>.<stream>`` (secret and seat-private ones included:
-NATS permissions keep players off those subjects; they only reach this process). The
-hub subscribes to the table, match and randomness categories and hands each event to the
-watchers of its stream, which forward it only if the watcher's seat may see it
+players never reach NATS, only this process does). The hub subscribes to the table,
+match and randomness categories (deploy/nats/auth.conf lets the gateway's NATS user read
+those three and publish no event, nor reach the randomness service) and hands each
+event to the watchers of its stream, which forward it only if the watcher's seat may see it
 (:func:`~services.gateway.domain.may_see`): public events, the seat's own, and everything
 once the match has ended. The table owner's notifications on ``<prefix>.tables.<id>``
 (what the table waits for, public) are forwarded too, and the seat due to act is sent its

@@ -89,3 +89,11 @@ def test_belot_serve_reports_a_bad_setting_in_one_line() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "BELOT_LOG_LEVEL" in proc.stderr
+
+
+def test_a_bad_url_is_reported_without_its_password() -> None:
+    with pytest.raises(SettingsError, match="BELOT_NATS_URL") as bad:
+        Settings.from_env({"BELOT_NATS_URL": "http://gateway:hunter2@nats1:4222"})
+    assert "hunter2" not in str(bad.value) and "gateway:***@nats1" in str(bad.value)
+    s = Settings.from_env({"BELOT_NATS_URL": "nats://gateway:hunter2@nats1:4222"})
+    assert s.nats_url == "nats://gateway:hunter2@nats1:4222"
