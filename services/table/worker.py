@@ -341,10 +341,14 @@ class Table:
         if not isinstance(text, str):
             raise TableError(BAD_REQUEST, "seed must be 32 hex digits (16 bytes)")
         cid = self._command_id(player, body)
-        seat = domain.seat_for(self.state, player, seat_req)
-        if self.state.status == domain.OPEN:
-            raise TableError("not_started", "seeds are sent once the commitment is shown")
-        request = {"match_id": self.state.match_id, "seat": seat, "player": player, "seed": text}
+        # Under the lock: a seed sent on seeing FairDealOpened may arrive between that
+        # event's append and this table applying it (both happen under the lock).
+        async with self.lock:
+            seat = domain.seat_for(self.state, player, seat_req)
+            if self.state.status == domain.OPEN:
+                raise TableError("not_started", "seeds are sent once the commitment is shown")
+            match_id = self.state.match_id
+        request = {"match_id": match_id, "seat": seat, "player": player, "seed": text}
         if cid is not None:
             request["command_id"] = cid
         reply = await self.worker.randomness("seed", request)

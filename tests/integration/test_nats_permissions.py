@@ -315,9 +315,9 @@ async def test_what_each_user_may_do(
 
 
 async def send_seed(player: Player, table_id: str) -> None:
-    """The seat's seed, as soon as the table takes it. Sent on FairDealOpened, it can
-    arrive before the table has applied that event itself (its seed handler takes no
-    lock), so it is retried here, while the seed window is open."""
+    """The seat's seed, sent as soon as the table is full: until the table has shown the
+    commitment it refuses the seed with ``not_started`` (a seed must follow the
+    commitment), so it is sent again until taken."""
     player.seed = os.urandom(16).hex()
     for _ in range(100):
         status, body = await player.call(
