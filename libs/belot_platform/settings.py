@@ -77,6 +77,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "the gateway's token signing key; unset: generated at first start and kept in "
         "BELOT_DATA_DIR/gateway-token-secret (mode 0600)",
     ),
+    (
+        "BELOT_TOKEN_SECRET_PREVIOUS",
+        "(unset)",
+        "a former BELOT_TOKEN_SECRET whose tokens are still accepted (never used to sign), "
+        "so that a rotation ends no session",
+    ),
     ("BELOT_TOKEN_TTL", "86400", "seconds a gateway bearer token is valid"),
     ("BELOT_RATE_PER_SECOND", "20", "gateway requests a token may make per second, sustained"),
     ("BELOT_RATE_BURST", "40", "gateway requests a token may make at once (bucket size)"),
@@ -147,6 +153,7 @@ class Settings:
     lease_ttl: float = 10.0
     gateway_schema: str = "gateway"
     token_secret: str | None = None
+    token_secret_previous: str | None = None
     token_ttl: int = 86_400
     rate_per_second: float = 20.0
     rate_burst: int = 40
@@ -245,6 +252,9 @@ class Settings:
         token_secret = get("BELOT_TOKEN_SECRET")
         if token_secret is not None and len(token_secret) < 16:
             raise SettingsError("BELOT_TOKEN_SECRET: at least 16 characters")
+        token_secret_previous = get("BELOT_TOKEN_SECRET_PREVIOUS")
+        if token_secret_previous is not None and len(token_secret_previous) < 16:
+            raise SettingsError("BELOT_TOKEN_SECRET_PREVIOUS: at least 16 characters")
         return cls(
             pg_dsn=pg_dsn,
             nats_url=nats_url,
@@ -272,6 +282,7 @@ class Settings:
             lease_ttl=_float("BELOT_LEASE_TTL", get("BELOT_LEASE_TTL"), 10.0),
             gateway_schema=gateway_schema,
             token_secret=token_secret,
+            token_secret_previous=token_secret_previous,
             token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),
             rate_per_second=_float("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
             rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),

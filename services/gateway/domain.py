@@ -39,8 +39,12 @@ class Identity:
 
 
 class Tokens:
-    def __init__(self, secret: str, ttl_s: int) -> None:
-        self._s = URLSafeTimedSerializer(secret, salt=SALT)
+    """Signs with ``secret``; checks with it and, during a rotation, with ``previous``
+    too (itsdangerous' key list, oldest first: the last key signs)."""
+
+    def __init__(self, secret: str, ttl_s: int, previous: str | None = None) -> None:
+        keys = [previous, secret] if previous else [secret]
+        self._s = URLSafeTimedSerializer(keys, salt=SALT)
         self.ttl_s = ttl_s
 
     def issue(self, identity: Identity) -> str:

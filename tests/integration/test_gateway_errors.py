@@ -87,3 +87,31 @@ async def test_a_second_websocket_replaces_the_first(servers, store, pg_pool, nc
         finally:
             for ws in (first, second, bobs):
                 await ws.close()
+
+
+async def test_a_token_secret_rotates_without_ending_sessions(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    """BELOT_TOKEN_SECRET_PREVIOUS: a gateway restarted with a new secret still takes
+    the tokens the old one signed; once the previous secret is dropped, it does not."""
+    old, new = "old-secret-" + "o" * 16, "new-secret-" + "n" * 16
+
+    async def authed(http, token: str) -> int:
+        # A table of no ruleset: 400 for a signed-in player, 401 for a refused token.
+        headers = {"Authorization": f"Bearer {token}"}
+        async with http.post("/v1/tables", json={"ruleset": "none"}, headers=headers) as r:
+            return r.status
+
+    async with platform(store, pg_pool, nc, js_names) as p:
+        async with gateway(servers, store.schema, js_names, p.prefix, token_secret=old) as http:
+            ann = await Player(http, "rotate-ann").register()
+            assert await authed(http, ann.token) == 400
+        async with gateway(
+            servers, store.schema, js_names, p.prefix,
+            token_secret=new, token_secret_previous=old,
+        ) as http:  # fmt: skip
+            assert await authed(http, ann.token) == 400  # the session goes on
+            bob = await Player(http, "rotate-bob").register()
+        async with gateway(servers, store.schema, js_names, p.prefix, token_secret=new) as http:
+            assert await authed(http, bob.token) == 400  # signed with the new secret
+            assert await authed(http, ann.token) == 401  # the rotation is over

@@ -32,8 +32,10 @@ def test_values_are_read() -> None:
             "BELOT_DATA_DIR": "/tmp/x",
             "BELOT_WEB_DIR": "/srv/web",
             "BELOT_VERIFY_URL": "https://verify.example.org/",
+            "BELOT_TOKEN_SECRET_PREVIOUS": "p" * 16,
         }
     )
+    assert s.token_secret_previous == "p" * 16
     assert s.pg_dsn == "postgresql://u@h:5/db" and s.port("verify") == 9000
     assert s.log_level == "DEBUG" and s.data_dir == Path("/tmp/x")
     assert s.web_dir == Path("/srv/web") and s.verify_url == "https://verify.example.org"
@@ -53,6 +55,9 @@ def test_values_are_read() -> None:
         ("BELOT_RATING_SCHEMA", "rating-projection"),
         ("BELOT_VERIFY_URL", "ftp://verify"),
         ("BELOT_VERIFY_URL", "https://verify/?q=1"),
+        ("BELOT_TOKEN_SECRET", "short"),
+        ("BELOT_TOKEN_SECRET_PREVIOUS", "short"),
+        ("BELOT_ADMIN_TOKEN", "short"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:

@@ -137,6 +137,19 @@ def test_first_dealer_comes_from_the_first_deck() -> None:
     assert dealers == {0, 1}
 
 
+def test_a_rotated_secret_keeps_the_old_tokens_until_the_previous_one_is_dropped() -> None:
+    old, new = "o" * 32, "n" * 32
+    before = Tokens(old, 3600).issue(Identity("id-1", "ann"))
+    rotating = Tokens(new, 3600, previous=old)
+    assert rotating.check(before) == Identity("id-1", "ann")  # no session ends
+    after = rotating.issue(Identity("id-2", "bob"))
+    assert Tokens(new, 3600).check(after) == Identity("id-2", "bob")  # signed with the new
+    with pytest.raises(TokenError):
+        Tokens(old, 3600).check(after)
+    with pytest.raises(TokenError):  # the rotation over: the old tokens are refused
+        Tokens(new, 3600).check(before)
+
+
 def test_tokens_round_trip_and_refuse_forgeries(tmp_path) -> None:
     tokens = Tokens("k" * 32, 3600)
     token = tokens.issue(Identity("id-1", "ann"))
