@@ -130,8 +130,9 @@ async def web_stack(
             ) as http:
                 yield Web(str(http.make_url("/")), verify_url, clock, store)
     finally:
-        await verify.close()
-        await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{verify_schema}" CASCADE')
+        await asyncio.wait_for(verify.close(), 30)
+        # A lock a stuck connection holds must not make the teardown wait for ever.
+        await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{verify_schema}" CASCADE', timeout=30)
 
 
 @contextlib.asynccontextmanager
