@@ -113,6 +113,16 @@ def start(data_dir: Path, env_extra: dict[str, str], *args: str) -> Running:
     return Running(proc, data_dir, ports, log)
 
 
+def kill_everything(r: Running) -> None:
+    """After a test, whatever it left: `belot run` itself, and any process started
+    under its data directory (services, embedded servers)."""
+    if r.proc.poll() is None:
+        r.proc.kill()
+        r.proc.wait()
+    for pid in processes_mentioning(str(r.data_dir)):
+        os.kill(pid, signal.SIGKILL)
+
+
 @pytest.fixture(scope="module")
 def running() -> Iterator[Running]:
     # World-searchable, so the embedded PostgreSQL can run as its own user under root.
@@ -124,15 +134,10 @@ def running() -> Iterator[Running]:
         "BELOT_SUBJECT_PREFIX": f"e2e{os.getpid()}",
     }
     r = start(data_dir, embedded)
-    proc = r.proc
     try:
         yield r
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in processes_mentioning(str(data_dir)):
-            os.kill(pid, signal.SIGKILL)
+        kill_everything(r)
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
@@ -338,11 +343,7 @@ def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) 
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=90) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in processes_mentioning(str(data_dir)):
-            os.kill(pid, signal.SIGKILL)
+        kill_everything(r)
         subprocess.run(
             [sys.executable, "-c", DROP_SCHEMAS, pg_dsn, tag], capture_output=True, check=False
         )
