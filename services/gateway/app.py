@@ -78,6 +78,7 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
             hub=hub,
             prefix=settings.subject_prefix,
             timeout=settings.nats_timeout,
+            admin_token=settings.admin_token,
         )
         api_ref.append(api)
         app[API] = api

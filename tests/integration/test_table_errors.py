@@ -226,13 +226,17 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
     assert [e.type for e in table][-2:] == ["FairDealRevealed", "TableClosed"]
 
 
+ADMIN = "operator-" + "a" * 16
+
+
 async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) -> None:
     async with (
         platform(store, pg_pool, nc, js_names, workers=0) as p,
         gateway(
-            servers, store.schema, js_names, p.prefix, rate_per_second=2.0, rate_burst=5
+            servers, store.schema, js_names, p.prefix, rate_per_second=2.0, rate_burst=5,
+            admin_token=ADMIN,
         ) as http,
-    ):
+    ):  # fmt: skip
 
         async def call(method: str, path: str, **kw) -> tuple[int, dict, dict]:
             async with http.request(method, path, **kw) as resp:
@@ -268,8 +272,10 @@ async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) ->
         assert (await call("GET", "/v1/lobby", headers=other))[0] == 429
         assert (await call("GET", "/v1/lobby?token=yet.another.one"))[0] == 429
         assert (await call("GET", "/v1/lobby"))[0] == 429
-        # A player's valid token has the player's own bucket.
+        # A player's valid token has the player's own bucket, the operator's token its own.
         assert (await call("GET", "/v1/lobby", headers=ann.auth))[0] == 200
+        operator = {"Authorization": f"Bearer {ADMIN}"}
+        assert (await call("GET", "/v1/lobby", headers=operator))[0] == 200
 
 
 async def event_counts(store, created: dict) -> list[int]:
