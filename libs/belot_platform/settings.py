@@ -175,6 +175,20 @@ class Settings:
         def port(name: str, default: int) -> int:
             return _int(name, get(name), default, 0, 65535)
 
+        def schema_name(name: str, default: str) -> str:
+            value = get(name) or default
+            if _NAME_RE.fullmatch(value) is None:
+                raise SettingsError(
+                    f"{name}={value!r}: lower-case letters, digits and '_', at most 51"
+                )
+            return value
+
+        def secret(name: str) -> str | None:
+            value = get(name)
+            if value is not None and len(value) < 16:
+                raise SettingsError(f"{name}: at least 16 characters")
+            return value
+
         pg_dsn = get("BELOT_PG_DSN")
         if pg_dsn is not None and not pg_dsn.startswith(("postgresql://", "postgres://")):
             raise SettingsError(f"BELOT_PG_DSN={_redact(pg_dsn)!r}: must start with postgresql://")
@@ -187,17 +201,8 @@ class Settings:
                 f"BELOT_NATS_URL={_redact(nats_url)!r}: must be nats://host:port or "
                 "nats://user:password@host:port (comma-separated list)"
             )
-        schema = get("BELOT_PG_SCHEMA") or "eventlog"
-        if _NAME_RE.fullmatch(schema) is None:
-            raise SettingsError(
-                f"BELOT_PG_SCHEMA={schema!r}: lower-case letters, digits and '_', at most 51"
-            )
-        rating_schema = get("BELOT_RATING_SCHEMA") or "rating"
-        if _NAME_RE.fullmatch(rating_schema) is None:
-            raise SettingsError(
-                f"BELOT_RATING_SCHEMA={rating_schema!r}: lower-case letters, digits and '_', "
-                "at most 51"
-            )
+        schema = schema_name("BELOT_PG_SCHEMA", "eventlog")
+        rating_schema = schema_name("BELOT_RATING_SCHEMA", "rating")
         level = (get("BELOT_LOG_LEVEL") or "INFO").upper()
         if level not in _LEVELS:
             raise SettingsError(f"BELOT_LOG_LEVEL={level!r}: must be one of {', '.join(_LEVELS)}")
@@ -226,12 +231,7 @@ class Settings:
             raise SettingsError(
                 f"BELOT_SUBJECT_PREFIX={prefix!r}: one token of letters, digits and '_' (1-32)"
             )
-        gateway_schema = get("BELOT_GATEWAY_SCHEMA") or "gateway"
-        if _NAME_RE.fullmatch(gateway_schema) is None:
-            raise SettingsError(
-                f"BELOT_GATEWAY_SCHEMA={gateway_schema!r}: lower-case letters, digits and '_', "
-                "at most 51"
-            )
+        gateway_schema = schema_name("BELOT_GATEWAY_SCHEMA", "gateway")
         verify_url = get("BELOT_VERIFY_URL")
         if verify_url is not None:
             verify_url = verify_url.rstrip("/")
@@ -240,21 +240,10 @@ class Settings:
                     f"BELOT_VERIFY_URL={verify_url!r}: an http:// or https:// URL, no query"
                 )
         web_dir = get("BELOT_WEB_DIR")
-        tournament_schema = get("BELOT_TOURNAMENT_SCHEMA") or "tournament"
-        if _NAME_RE.fullmatch(tournament_schema) is None:
-            raise SettingsError(
-                f"BELOT_TOURNAMENT_SCHEMA={tournament_schema!r}: lower-case letters, digits "
-                "and '_', at most 51"
-            )
-        admin_token = get("BELOT_ADMIN_TOKEN")
-        if admin_token is not None and len(admin_token) < 16:
-            raise SettingsError("BELOT_ADMIN_TOKEN: at least 16 characters")
-        token_secret = get("BELOT_TOKEN_SECRET")
-        if token_secret is not None and len(token_secret) < 16:
-            raise SettingsError("BELOT_TOKEN_SECRET: at least 16 characters")
-        token_secret_previous = get("BELOT_TOKEN_SECRET_PREVIOUS")
-        if token_secret_previous is not None and len(token_secret_previous) < 16:
-            raise SettingsError("BELOT_TOKEN_SECRET_PREVIOUS: at least 16 characters")
+        tournament_schema = schema_name("BELOT_TOURNAMENT_SCHEMA", "tournament")
+        admin_token = secret("BELOT_ADMIN_TOKEN")
+        token_secret = secret("BELOT_TOKEN_SECRET")
+        token_secret_previous = secret("BELOT_TOKEN_SECRET_PREVIOUS")
         return cls(
             pg_dsn=pg_dsn,
             nats_url=nats_url,
