@@ -5,11 +5,19 @@ events rebuild the same final score."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
 from tests.integration.gateway_support import Player, gateway
-from tests.integration.table_support import check_decks, platform, replay_match
+from tests.integration.table_support import (
+    check_decks,
+    eventually,
+    platform,
+    replay_match,
+    wait_for_table,
+)
+from tests.integration.test_table_errors import four_at_a_table, wait_for_cards
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -32,18 +40,6 @@ async def seat_players(
         status, body = await p.call("POST", f"/v1/tables/{table_id}/seats/{seat}")
         assert status == 200, body
     return created
-
-
-async def watch_status(player: Player, table_id: str, seen: list[tuple[str, str]]) -> None:
-    """Record the table's status and its lobby line's, whenever either changes."""
-    while True:
-        _, table = await player.call("GET", f"/v1/tables/{table_id}")
-        _, lobby = await player.call("GET", "/v1/lobby")
-        line = next((t for t in lobby.get("tables", []) if t["table_id"] == table_id), {})
-        now = (table.get("status", ""), line.get("status", ""))
-        if now[0] and (not seen or seen[-1] != now):
-            seen.append(now)
-        await asyncio.sleep(0.2)  # 10 requests a second: well under the rate limit
 
 
 @pytest.mark.parametrize("ruleset", PLAYERS)
@@ -86,15 +82,7 @@ async def test_mixed_human_and_bot_table(servers, store, pg_pool, nc, js_names) 
         players = [await Player(http, f"mixed-{i}").register() for i in range(2)]
         seats = ["human", "bot:easy", "human", "bot:medium"]
         created = await seat_players(players, "club", seats, target=300)
-        seen: list[tuple[str, str]] = []  # (table status, lobby line status), as they came
-        watcher = asyncio.create_task(watch_status(players[0], created["table_id"], seen))
         await asyncio.gather(*(pl.play(created["table_id"]) for pl in players))
-        watcher.cancel()
-    # The status moves on as the match does; the lobby line says the same.
-    order = ["open", "dealing", "playing", "finished", "closed"]
-    statuses = [order.index(t) for t, _ in seen]
-    assert statuses == sorted(statuses) and "playing" in {t for t, _ in seen}, seen
-    assert ("playing", "playing") in seen, seen
     match = await store.read_stream(f"match-{created['match_id']}")
     state, _ = replay_match(match)
     assert state.result is not None and match[-1].type == "MatchEnded"
@@ -111,3 +99,42 @@ async def test_mixed_human_and_bot_table(servers, store, pg_pool, nc, js_names) 
     assert [s["player"] for s in finished["seats"]] == [
         players[0].player, None, players[1].player, None
     ]  # fmt: skip
+
+
+async def test_the_status_follows_the_match(servers, store, pg_pool, nc, js_names) -> None:
+    """open while seats are free, dealing from the commitment to the first deck, then
+    playing; the table's reply and its lobby line say the same."""
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        ann = await Player(http, "status-ann").register()
+        status, created = await ann.call("POST", "/v1/tables", {"ruleset": "club", "sit": 0})
+        assert status == 201, created
+        assert await statuses(ann, created["table_id"]) == ("open", "open")
+
+        players, created = await four_at_a_table(http, "status")  # 60 s turns: nobody acts
+        table_id = created["table_id"]
+        await wait_for_table(store, table_id, "FairDealOpened")
+        assert await statuses(players[0], table_id) == ("dealing", "dealing")
+        for pl in players:
+            status, body = await pl.call(
+                "POST", f"/v1/tables/{table_id}/seed", {"seed": os.urandom(16).hex()}
+            )
+            assert status == 200, body
+        await wait_for_cards(players, table_id)
+
+        async def playing() -> bool:
+            return await statuses(players[0], table_id) == ("playing", "playing")
+
+        await eventually(playing)
+
+
+async def statuses(player: Player, table_id: str) -> tuple[str, str]:
+    """The table's status as its reply gives it, and as its lobby line does."""
+    status, table = await player.call("GET", f"/v1/tables/{table_id}")
+    assert status == 200, table
+    status, lobby = await player.call("GET", "/v1/lobby")
+    assert status == 200, lobby
+    line = next((t for t in lobby["tables"] if t["table_id"] == table_id), {})
+    return table["status"], line.get("status", "")
