@@ -1,6 +1,7 @@
 """Recorded matches without the table service: bots play a whole match with the pure cores
 (``belot`` and ``fairdeal.fairness``), decks from ``fairdeal.Shuffler``, and either a real
-quicknet beacon (round 1001 from tests/data) or the 5-second fallback.
+quicknet beacon (round 1001 from tests/data) or the 5-second fallback (round 1002, declared
+missed; its real beacon from tests/data is the late value of ``fallback_late``).
 
 ``generate(spec)`` gives the appends both streams receive, in the order the services
 would make them (the randomness service's events and the table's, interleaved in time).
@@ -11,9 +12,11 @@ From there:
 - ``await write(store, appends)`` then ``await stored_record(store, match_id)``: the same
   match appended to a real event log and read back, for the service's tests.
 
-Deterministic: every seed, the first dealer and the bots' generator come from SHA-256 of
-the spec's ``label``; times come from a virtual clock that starts half a second into
-quicknet round 1000 (so the first round after the seeds is 1001, whose beacon we have).
+Deterministic: every seed and the bots' generator come from SHA-256 of the spec's
+``label`` (the first dealer from the rule, :func:`belot.first_dealer`); times come from a
+virtual clock that starts half a second into quicknet round 1000 (so the first round after
+the seeds is 1001, whose beacon we have), or into round 1001 for a fallback (1002). Every
+match of one kind makes the same round fact, so many matches can share one log.
 """
 
 from __future__ import annotations
@@ -25,7 +28,17 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from belot import RULESETS, SupplyDeck, decide, due, evolve, new_match, started_event, view
+from belot import (
+    RULESETS,
+    SupplyDeck,
+    decide,
+    due,
+    evolve,
+    first_dealer,
+    new_match,
+    started_event,
+    view,
+)
 from belot.bots import choose
 from belot.codec import to_payload as belot_payload
 from belot.commands import Command
@@ -40,19 +53,27 @@ from fairdeal.fairness import (
     Fairness,
     FairnessEvent,
     SeatSpec,
-    beacon_arrived,
-    fallback_if_due,
+    decide_round,
     issue_deck,
+    late_beacon,
     open_match,
     reveal,
+    round_resolved,
+    round_stream,
     submit_seed,
 )
-from fairdeal.record import build_record, match_stream, randomness_stream
+from fairdeal.record import build_record, drand_stream_of, match_stream, randomness_stream
 from tests.drand_vectors import QUICKNET_BEACONS
 
 BEACON_ROUND = 1001
+#: The round a fallback match names (declared missed; its real beacon comes late).
+MISSED_ROUND = 1002
 #: Half a second into round 1000: seeds sent in the next 2.5 s make 1001 the named round.
 START_MS = QUICKNET.time_of_round(1000) * 1000 + 500
+#: The beacon's value is recorded this long after its round was due.
+BEACON_AFTER_MS = 250
+#: The fallback is recorded this long after the round was due.
+MISSED_AFTER_MS = 5_020
 WINDOW_MS = 20_000
 FALLBACK_REASON = "no verified drand value by the round's due time + 5 s"
 _SIGNATURES = {b["round"]: bytes.fromhex(b["signature"]) for b in QUICKNET_BEACONS}
@@ -69,7 +90,10 @@ class MatchSpec:
     #: "beacon" (round 1001 in time), "fallback", or "fallback_late" (a value comes late).
     drand: str = "beacon"
     level: str = "medium"
-    #: "natural" (MatchEnded), "forfeit" (MatchForfeited) or "abort" (MatchAborted).
+    #: Who asks for an abort (``end="abort"``).
+    aborted_by: str = "operator:ops"
+    #: "natural" (MatchEnded), "forfeit" (MatchForfeited), "abort" (MatchAborted a few
+    #: cards into a deal) or "abort_early" (MatchAborted before the first deck went out).
     end: str = "natural"
     #: Forfeit or abort a few cards into the deal after this many deals were scored.
     after_deals: int = 2
@@ -98,6 +122,11 @@ def _digest(spec: MatchSpec, what: str) -> bytes:
 
 def server_seed_of(spec: MatchSpec) -> bytes:
     return _digest(spec, "server-seed")
+
+
+def _started(state: Any) -> tuple[str, dict[str, Any], str]:
+    e = started_event(state)
+    return e.TYPE, belot_payload(e), _visibility(e)
 
 
 def _visibility(e: Event) -> str:
@@ -137,6 +166,8 @@ def generate(spec: MatchSpec) -> list[Append]:
 
     seed = server_seed_of(spec)
     seats = tuple(SeatSpec(i, p) for i, p in enumerate(players))
+    if spec.drand != "beacon":
+        now += QUICKNET.period * 1000  # half a second into round 1001: round 1002 is named
     fapply(
         open_match(
             fair, spec.match_id, hashlib.sha256(seed).digest(), seats, "quicknet", WINDOW_MS, now
@@ -147,21 +178,30 @@ def generate(spec: MatchSpec) -> list[Append]:
             now += 400
             seat_seed = _digest(spec, f"seat-seed-{spec_seat.seat}")[:16]
             fapply(submit_seed(fair, spec_seat.seat, spec_seat.player, seat_seed, now))
-    assert fair.drand_round == BEACON_ROUND and fair.drand_due_at_ms is not None
+    round_ = BEACON_ROUND if spec.drand == "beacon" else MISSED_ROUND
+    assert fair.drand_round == round_ and fair.drand_due_at_ms is not None
     due_ms = fair.drand_due_at_ms
-    signature = _SIGNATURES[BEACON_ROUND]
+    signature = _SIGNATURES[round_]
     randomness = hashlib.sha256(signature).digest()
     if spec.drand == "beacon":
-        now = due_ms + 250
-        fapply(beacon_arrived(fair, BEACON_ROUND, signature, randomness, None, now))
+        now = due_ms + BEACON_AFTER_MS
+        fact = decide_round("quicknet", round_, (signature, randomness, None), now)
     else:
-        now = due_ms + 5_000 + 20
-        fapply(fallback_if_due(fair, now, FALLBACK_REASON))
+        now = due_ms + MISSED_AFTER_MS
+        fact = decide_round("quicknet", round_, None, now, FALLBACK_REASON)
+    appends.append(
+        Append(
+            round_stream("quicknet", round_),
+            (NewEvent(fact.TYPE, fairness.to_payload(fact), "public"),),
+            now,
+        )
+    )
+    fapply(round_resolved(fair, fact, now))
     assert fair.is_drand_resolved
 
     shuffler = Shuffler(fair.deck_inputs(seed))
-    first_dealer = _digest(spec, "first-dealer")[0] % n
-    state = new_match(rules, spec.match_id, target=spec.target, first_dealer=first_dealer)
+    dealer = first_dealer(rules, shuffler.deck(0, rules.deck_size))
+    state = new_match(rules, spec.match_id, target=spec.target, first_dealer=dealer)
     rng = random.Random(_digest(spec, "bots"))
 
     def mapply(events: list[Event], metadata: dict[str, Any] | None = None) -> None:
@@ -176,6 +216,18 @@ def generate(spec: MatchSpec) -> list[Append]:
             )
         )
 
+    if spec.end == "abort_early":
+        # As the table does when asked to abort before its first deck: the match stream
+        # opens (seat 0 deals: no card was dealt) and ends at once.
+        now += 1_000
+        empty = new_match(rules, spec.match_id, target=spec.target)
+        body = {"reason": "the table was closed by an operator", "by": spec.aborted_by}
+        appends.append(
+            Append(mstream, (NewEvent(*_started(empty)), NewEvent("MatchAborted", body)), now)
+        )
+        now += 1_000
+        fapply(reveal(fair, seed, True, now))
+        return appends
     mapply([started_event(state)])
     moves = scored = plays_in_deal = 0
     late_pending = spec.drand == "fallback_late"
@@ -208,7 +260,7 @@ def generate(spec: MatchSpec) -> list[Append]:
                 plays_in_deal += 1
         if late_pending and now >= due_ms + 7_000:
             late_pending = False
-            fapply(beacon_arrived(fair, BEACON_ROUND, signature, randomness, None, now))
+            fapply(late_beacon(fair, round_, signature, randomness, now))
         if (
             spec.end != "natural"
             and scored >= spec.after_deals
@@ -223,7 +275,7 @@ def generate(spec: MatchSpec) -> list[Append]:
                 }
                 appends.append(Append(mstream, (NewEvent("MatchForfeited", body),), now))
             else:
-                body = {"reason": "the table was closed by an operator"}
+                body = {"reason": "the table was closed by an operator", "by": spec.aborted_by}
                 appends.append(Append(mstream, (NewEvent("MatchAborted", body),), now))
             ended_by_table = True
             break
@@ -278,10 +330,12 @@ def envelopes(appends: list[Append]) -> dict[str, list[dict[str, Any]]]:
 def offline_record(spec: MatchSpec) -> dict[str, Any]:
     """The record of ``spec``'s match, built in memory; plain JSON values throughout."""
     streams = envelopes(generate(spec))
+    randomness = streams[randomness_stream(spec.match_id)]
     record = build_record(
         spec.match_id,
         streams[match_stream(spec.match_id)],
-        streams[randomness_stream(spec.match_id)],
+        randomness,
+        streams.get(drand_stream_of(randomness) or "", []),
     )
     result: dict[str, Any] = json.loads(json.dumps(record))
     return result
@@ -304,9 +358,17 @@ def spec_with_deals(deals: int, spec: MatchSpec, tries: int = 200) -> MatchSpec:
 
 
 async def write(store: EventStore, appends: list[Append]) -> None:
-    """Append everything to ``store``, each stream with its expected versions."""
+    """Append everything to ``store``, each stream with its expected versions. A drand
+    round's fact already in the log (another generated match named the same round) is
+    kept: it must be the same fact."""
     versions: dict[str, int] = {}
     for a in appends:
+        if a.stream.startswith("drand-") and a.stream not in versions:
+            known = await store.read_stream(a.stream)
+            if known:
+                assert [e.type for e in known[:1]] == [a.events[0].type], a.stream
+                versions[a.stream] = known[-1].version
+                continue
         v = versions.get(a.stream, 0)
         result = await store.append(a.stream, v, list(a.events))
         versions[a.stream] = result.last_version
@@ -315,7 +377,9 @@ async def write(store: EventStore, appends: list[Append]) -> None:
 async def stored_record(store: EventStore, match_id: str) -> dict[str, Any]:
     """The record of ``match_id`` read back from the log."""
     m = await store.read_stream(match_stream(match_id))
-    r = await store.read_stream(randomness_stream(match_id))
-    record = build_record(match_id, [e.to_json_dict() for e in m], [e.to_json_dict() for e in r])
+    r = [e.to_json_dict() for e in await store.read_stream(randomness_stream(match_id))]
+    drand = drand_stream_of(r)
+    d = [] if drand is None else await store.read_stream(drand)
+    record = build_record(match_id, [e.to_json_dict() for e in m], r, [e.to_json_dict() for e in d])
     result: dict[str, Any] = json.loads(json.dumps(record))
     return result

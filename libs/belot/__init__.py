@@ -8,7 +8,9 @@ Public API (stable; everything else is internal)::
     RULESETS["club" | "classic" | "french" | "gambler"] -> Ruleset   (frozen dataclass:
         players, deck_size, target, the deal pattern's packets, bidding, duties, melds...)
     deal_pattern(ruleset) -> DealPattern      deck indices per seat offset from the dealer:
-        .first, .turned, .completion[taker_offset], .completion_without_taker, .shown
+        .first, .turned, .completion[taker_offset], .completion_without_taker, .shown,
+        .first_dealer_from
+    first_dealer(ruleset, deck) -> int        who deals deal 0, recomputable from its deck
 
     new_match(ruleset, match_id="", *, target=None, first_dealer=0) -> Match
     started_event(state) -> MatchStarted      the first event of the match's log
@@ -45,7 +47,7 @@ from belot.commands import (
     SupplyDeck,
     SwapTrumpSeven,
 )
-from belot.deal import DealPattern, deal_pattern
+from belot.deal import DealPattern, deal_pattern, first_dealer
 from belot.errors import RulesError
 from belot.events import Event, Visibility
 from belot.match import (
@@ -90,6 +92,7 @@ __all__ = [
     "decide",
     "due",
     "evolve",
+    "first_dealer",
     "legal_moves",
     "new_match",
     "parse_card",

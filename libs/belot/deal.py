@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from belot.cards import Card
-from belot.ruleset import AllPass, CompletionStart, Ruleset
+from belot.ruleset import AllPass, CompletionStart, NextDealer, Ruleset
 
 Indices = tuple[int, ...]
 
@@ -52,6 +52,9 @@ class DealPattern:
     completion_without_taker: tuple[Indices, ...] | None
     #: The index of the card shown after the completion (gambler's bottom card).
     shown: int | None
+    #: Who deals first (:func:`first_dealer`): ``None``, seat 0; an index ``i``, the
+    #: number of deal 0's card ``i`` (suit * 8 + rank) modulo the number of players.
+    first_dealer_from: int | None = None
 
     def to_payload(self) -> dict[str, object]:
         """A JSON-able form for verifiers: lists of indices, keys as documented above."""
@@ -67,6 +70,7 @@ class DealPattern:
                 else [list(i) for i in self.completion_without_taker]
             ),
             "shown": self.shown,
+            "first_dealer_from": self.first_dealer_from,
         }
 
 
@@ -132,7 +136,27 @@ def _build_pattern(ruleset: Ruleset) -> DealPattern:
             else None
         ),
         shown=ruleset.deck_size - 1 if ruleset.shows_bottom_card else None,
+        first_dealer_from=(
+            ruleset.deck_size - 1 if ruleset.next_dealer is NextDealer.DEAL_WINNER else None
+        ),
     )
+
+
+def first_dealer(ruleset: Ruleset, deck: Sequence[Card]) -> int:
+    """Who deals the first deal, a rule anyone can recompute from the record.
+
+    Gambler's first dealer is random (RULES.md §2), and the rulesets whose deal passes to
+    the last deal's winner draw it: from deal 0's deck, which the fair-deal recipe makes
+    from the committed server seed, the seats' seeds and drand's value, so the server
+    cannot choose the dealer without choosing the deck. The rule: the bottom card's
+    number (suit * 8 + rank: clubs..spades, 7..ace) modulo the number of players. The
+    four-player rulesets always start with seat 0 dealing: their seeds name no draw, and
+    a fixed seat leaves nobody a choice to make once the cards are known.
+    """
+    index = deal_pattern(ruleset).first_dealer_from
+    if index is None:
+        return 0
+    return int(deck[index]) % ruleset.players
 
 
 def seat_cards(

@@ -6,9 +6,10 @@ clock, passed in (no clock here; integers because the event log hashes exact JSO
 The server seed itself never enters this state until :class:`ServerSeedRevealed`: the
 service keeps it in its private store and hands in only the commitment.
 
-Order of events for a match::
+Order of events for a match (stream ``randomness-<match id>``)::
 
-    ServerSeedCommitted                      public: the commitment, the seats, the window
+    ServerSeedCommitted                      public: the commitment, the seats, the window's
+                                             end and the last round the match may name
     SeatSeedReceived*                        private to the seat until the window closes
     SeedWindowClosed                         public: every seat's seed (absent ones empty)
     DrandRoundNamed                          public: the first round after the seeds were in
@@ -16,6 +17,18 @@ Order of events for a match::
     DrandBeaconLate?                         public: a value that came after the fallback
     DeckIssued*                              public: deal numbers whose deck went out
     ServerSeedRevealed                       public, only once the match has ended
+
+Whether a round's value came in time is not a match's to decide: it is one public fact
+about the round, the first and only event of the round's own stream
+(``drand-<chain>-<round>``, :func:`round_stream`): :class:`DrandRoundBeacon` (the value
+came by its due time + 5 s) or :class:`DrandRoundMissed`. Every match that named the
+round follows that fact (:func:`round_resolved`), so a fallback can never be one match's
+free second deck: it is every match of that round dealt without drand, in public.
+
+Why ``last_round``: the commitment fixes, before any seat sends a seed, the latest round
+the match may name (the first round after the window's end). A server that holds the
+window open to wait for a round whose value it likes can only choose among the rounds up
+to that one, and the verifier and the player's tab both check the bound.
 """
 
 from __future__ import annotations
@@ -37,6 +50,10 @@ from fairdeal.recipe import (
 
 #: RULES.md §6.4: the match falls back when drand's value is this late.
 DRAND_GRACE_MS: Final = 5_000
+#: The longest seed window a match may commit to (the randomness service refuses more).
+#: With quicknet's 3-second rounds it bounds the rounds a match could name: at most
+#: ``MAX_SEED_WINDOW_MS / 3000 + 1``.
+MAX_SEED_WINDOW_MS: Final = 600_000
 
 PUBLIC: Final = "public"
 
@@ -72,6 +89,9 @@ class ServerSeedCommitted:
     seats: tuple[SeatSpec, ...]
     chain: str
     window_closes_at_ms: int
+    #: The last drand round the match may name: the first produced after the window's
+    #: end (0 in records made before the bound existed: such a record cannot pass).
+    last_round: int
     at_ms: int
 
 
@@ -142,6 +162,35 @@ class ServerSeedRevealed:
     at_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class DrandRoundBeacon:
+    """A round's value came, verified, by its due time + 5 s: every match that named the
+    round is dealt from it. The first event of the round's stream."""
+
+    TYPE: ClassVar[str] = "DrandRoundBeacon"
+    chain: str
+    round: int
+    signature: bytes
+    randomness: bytes
+    previous_signature: bytes | None
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrandRoundMissed:
+    """No verified value of the round by its due time + 5 s: every match that named it is
+    dealt without drand. The first event of the round's stream."""
+
+    TYPE: ClassVar[str] = "DrandRoundMissed"
+    chain: str
+    round: int
+    due_at_ms: int
+    reason: str
+    at_ms: int
+
+
+RoundFact = DrandRoundBeacon | DrandRoundMissed
+
 FairnessEvent = (
     ServerSeedCommitted
     | SeatSeedReceived
@@ -152,6 +201,8 @@ FairnessEvent = (
     | DrandBeaconLate
     | DeckIssued
     | ServerSeedRevealed
+    | DrandRoundBeacon
+    | DrandRoundMissed
 )
 
 EVENT_TYPES: Final[dict[str, type[Any]]] = {
@@ -166,8 +217,15 @@ EVENT_TYPES: Final[dict[str, type[Any]]] = {
         DrandBeaconLate,
         DeckIssued,
         ServerSeedRevealed,
+        DrandRoundBeacon,
+        DrandRoundMissed,
     )
 }
+
+
+def round_stream(chain: str, round_: int) -> str:
+    """The stream holding the one public fact about a drand round."""
+    return f"drand-{chain}-{round_}"
 
 
 def visibility(event: FairnessEvent) -> str:
@@ -203,6 +261,9 @@ def from_payload(event_type: str, payload: dict[str, Any]) -> FairnessEvent:
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
         raise FairnessError("unknown_event", f"unknown fairness event type {event_type!r}")
+    if cls is ServerSeedCommitted and "last_round" not in payload:
+        # Upcast: commitments recorded before the bound existed fixed no last round.
+        payload = {**payload, "last_round": 0}
     try:
         kwargs = {f.name: payload[f.name] for f in fields(cls)}
         for name in ("commitment", "seed", "signature", "randomness", "server_seed"):
@@ -218,6 +279,14 @@ def from_payload(event_type: str, payload: dict[str, Any]) -> FairnessEvent:
         event: FairnessEvent = cls(**kwargs)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FairnessError("bad_payload", f"{event_type}: {exc}") from None
+    return event
+
+
+def round_fact_from_payload(event_type: str, payload: dict[str, Any]) -> RoundFact:
+    """The fact a round's stream opens with; raises FairnessError for anything else."""
+    event = from_payload(event_type, payload)
+    if not isinstance(event, DrandRoundBeacon | DrandRoundMissed):
+        raise FairnessError("bad_payload", f"{event_type} is not a drand round's fact")
     return event
 
 
@@ -243,6 +312,7 @@ class Fairness:
     seats: tuple[SeatSpec, ...] = ()
     chain: str = ""
     window_closes_at_ms: int = 0
+    last_round: int = 0
     received: dict[int, bytes] = field(default_factory=dict)
     seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
     seeds_in_at_ms: int | None = None
@@ -251,6 +321,7 @@ class Fairness:
     drand: Drand | None = None  # the value dealt from (None: not yet, or fallback)
     drand_signature: bytes | None = None
     fallback: bool = False
+    late_recorded: bool = False
     decks_issued: tuple[int, ...] = ()
     server_seed: bytes | None = None  # only once revealed
 
@@ -287,6 +358,7 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
                 seats=event.seats,
                 chain=event.chain,
                 window_closes_at_ms=event.window_closes_at_ms,
+                last_round=event.last_round,
             )
         case SeatSeedReceived():
             return replace(state, received={**state.received, event.seat: event.seed})
@@ -301,11 +373,13 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
         case DrandFallback():
             return replace(state, fallback=True)
         case DrandBeaconLate():
-            return state
+            return replace(state, late_recorded=True)
         case DeckIssued():
             return replace(state, decks_issued=(*state.decks_issued, event.deal))
         case ServerSeedRevealed():
             return replace(state, server_seed=event.server_seed)
+        case DrandRoundBeacon() | DrandRoundMissed():
+            return state  # facts of a round's own stream, not of a match's
     raise FairnessError("unknown_event", f"cannot apply {type(event).__name__}")
 
 
@@ -335,11 +409,16 @@ def open_match(
         raise FairnessError("bad_commitment", "a commitment is a 32-byte SHA-256")
     if not 1 <= len(seats) <= MAX_SEATS or [s.seat for s in seats] != list(range(len(seats))):
         raise FairnessError("bad_seats", "seats must be numbered 0, 1, 2, ... (1 to 255 of them)")
-    if window_ms <= 0:
-        raise FairnessError("bad_window", "the seed window must be a positive time")
+    if not 0 < window_ms <= MAX_SEED_WINDOW_MS:
+        raise FairnessError(
+            "bad_window", f"the seed window must be 1..{MAX_SEED_WINDOW_MS} milliseconds"
+        )
     if chain not in CHAINS:
         raise FairnessError("unknown_chain", f"no drand chain named {chain!r}")
-    opened = ServerSeedCommitted(match_id, commitment, seats, chain, now_ms + window_ms, now_ms)
+    closes = now_ms + window_ms
+    opened = ServerSeedCommitted(
+        match_id, commitment, seats, chain, closes, last_round_for(chain, closes), now_ms
+    )
     events: list[FairnessEvent] = [opened]
     if not any(s.is_human for s in seats):
         events += _close_window(evolve(state, opened), now_ms)
@@ -385,47 +464,76 @@ def _close_window(state: Fairness, now_ms: int) -> list[FairnessEvent]:
     seeds = tuple(state.received.get(s.seat, b"") for s in state.seats)
     missing = tuple(s.seat for s in state.seats if s.is_human and s.seat not in state.received)
     chain = CHAINS[state.chain]
-    round_ = chain.next_round_after(now_ms / 1000)
+    # A window closed by its timer closes at its end, however late the timer ran, so the
+    # round named can never pass the last round the commitment allowed. (A timer run
+    # long after the end names a round whose value may be out: the tabs see that.)
+    closed_at = min(now_ms, state.window_closes_at_ms)
+    round_ = chain.next_round_after(closed_at / 1000)
     return [
-        SeedWindowClosed(seeds, missing, now_ms),
+        SeedWindowClosed(seeds, missing, closed_at),
         DrandRoundNamed(chain.name, round_, chain.time_of_round(round_) * 1000, now_ms),
     ]
 
 
-def beacon_arrived(
-    state: Fairness,
+def last_round_for(chain: str, window_closes_at_ms: int) -> int:
+    """The last round a match whose window ends then may name: the first produced after
+    the window's end (a window that closes early names an earlier one)."""
+    return CHAINS[chain].next_round_after(window_closes_at_ms / 1000)
+
+
+def decide_round(
+    chain: str,
     round_: int,
-    signature: bytes,
-    randomness: bytes,
-    previous_signature: bytes | None,
+    beacon: tuple[bytes, bytes, bytes | None] | None,
     now_ms: int,
+    reason: str = "no verified drand value by the round's due time + 5 s",
+) -> RoundFact:
+    """The one fact about a round: ``beacon`` (signature, randomness, previous signature;
+    the caller verified the signature) came in time, or it did not. Raises FairnessError
+    when it is too early to say that a round was missed."""
+    c = CHAINS.get(chain)
+    if c is None:
+        raise FairnessError("unknown_chain", f"no drand chain named {chain!r}")
+    due_ms = c.time_of_round(round_) * 1000
+    if beacon is not None and now_ms < due_ms + DRAND_GRACE_MS:
+        signature, randomness, previous = beacon
+        if len(randomness) != DRAND_VALUE_SIZE:
+            raise FairnessError("bad_randomness", "drand randomness is 32 bytes")
+        return DrandRoundBeacon(chain, round_, signature, randomness, previous, now_ms)
+    if now_ms < due_ms + DRAND_GRACE_MS:
+        raise FairnessError("not_due", f"round {round_} is not due + 5 s yet")
+    return DrandRoundMissed(chain, round_, due_ms, reason, now_ms)
+
+
+def round_resolved(state: Fairness, fact: RoundFact, now_ms: int) -> list[FairnessEvent]:
+    """The match follows its named round's public fact: dealt from its value, or without
+    drand. A match never decides this for itself."""
+    if state.drand_round is None or fact.round != state.drand_round or fact.chain != state.chain:
+        raise FairnessError(
+            "wrong_round", f"{fact.chain} round {fact.round} is not the round this match named"
+        )
+    if state.is_drand_resolved:
+        return []
+    if isinstance(fact, DrandRoundBeacon):
+        return [
+            DrandBeaconVerified(
+                fact.round, fact.signature, fact.randomness, fact.previous_signature, fact.at_ms
+            )
+        ]
+    return [DrandFallback(fact.round, fact.reason, max(now_ms, fact.at_ms))]
+
+
+def late_beacon(
+    state: Fairness, round_: int, signature: bytes, randomness: bytes, now_ms: int
 ) -> list[FairnessEvent]:
-    """A verified beacon for the named round (the caller verified its signature)."""
+    """After a fallback, a verified value that came later: recorded, never used."""
     if state.drand_round is None or round_ != state.drand_round:
         raise FairnessError("wrong_round", f"round {round_} is not the round named")
     if len(randomness) != DRAND_VALUE_SIZE:
         raise FairnessError("bad_randomness", "drand randomness is 32 bytes")
-    if state.drand is not None:
+    if not state.fallback or state.late_recorded:
         return []
-    if state.fallback:
-        return [DrandBeaconLate(round_, signature, randomness, now_ms)]
-    assert state.drand_due_at_ms is not None
-    if now_ms >= state.drand_due_at_ms + DRAND_GRACE_MS:
-        return [
-            DrandFallback(round_, "the value came after the round was due + 5 s", now_ms),
-            DrandBeaconLate(round_, signature, randomness, now_ms),
-        ]
-    return [DrandBeaconVerified(round_, signature, randomness, previous_signature, now_ms)]
-
-
-def fallback_if_due(state: Fairness, now_ms: int, reason: str) -> list[FairnessEvent]:
-    """Fall back (round 0, zeros) once the named round is due + 5 s without a value."""
-    if state.drand_round is None or state.is_drand_resolved:
-        return []
-    assert state.drand_due_at_ms is not None
-    if now_ms < state.drand_due_at_ms + DRAND_GRACE_MS:
-        return []
-    return [DrandFallback(state.drand_round, reason, now_ms)]
+    return [DrandBeaconLate(round_, signature, randomness, now_ms)]
 
 
 def issue_deck(state: Fairness, deal: int, cards: int, now_ms: int) -> list[FairnessEvent]:

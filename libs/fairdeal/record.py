@@ -3,8 +3,11 @@ finished match without trusting the server, in one JSON document.
 
 A match lives in two streams of the event log: ``match-<id>`` (the game core's events,
 then possibly one table-level ``MatchForfeited`` or ``MatchAborted``) and
-``randomness-<id>`` (the fair-deal events of :mod:`fairdeal.fairness`). A record holds
-both streams event by event with their envelopes (position, stream, version, type,
+``randomness-<id>`` (the fair-deal events of :mod:`fairdeal.fairness`); the drand round
+it named has a third, shared with every match that named the same round:
+``drand-<chain>-<round>``, whose first event is the round's one public fact (its value
+came in time, or the round was missed). A record holds the three streams event by
+event with their envelopes (position, stream, version, type,
 payload, metadata, visibility, recorded_at, hash), so the hash chains can be recomputed,
 and a summary derived from those events for people and for checking by hand: the
 ruleset and its deal pattern, the seats and their seeds, the commitment, the drand
@@ -54,12 +57,15 @@ from fairdeal.fairness import (
     DrandBeaconLate,
     DrandBeaconVerified,
     DrandFallback,
+    DrandRoundBeacon,
+    DrandRoundMissed,
     DrandRoundNamed,
     FairnessError,
     FairnessEvent,
     SeedWindowClosed,
     ServerSeedCommitted,
     ServerSeedRevealed,
+    round_stream,
 )
 from fairdeal.fairness import from_payload as fairness_from_payload
 from fairdeal.recipe import DRAND_VALUE_SIZE
@@ -185,6 +191,8 @@ class MatchRecord:
     summary: Mapping[str, Any]
     match: StreamRecord
     randomness: StreamRecord
+    #: The named round's stream (``drand-<chain>-<round>``); empty before a round is named.
+    drand: StreamRecord = StreamRecord("", None, ())
 
 
 def _stream_from_json(doc: Any, where: str) -> StreamRecord:
@@ -219,8 +227,13 @@ def parse_record(doc: Any) -> MatchRecord:
         raise RecordError("streams is not a JSON object")
     match = _stream_from_json(streams.get("match"), "streams.match")
     randomness = _stream_from_json(streams.get("randomness"), "streams.randomness")
+    drand = (
+        StreamRecord("", None, ())
+        if streams.get("drand") is None
+        else _stream_from_json(streams.get("drand"), "streams.drand")
+    )
     summary = {k: doc.get(k) for k in SUMMARY_KEYS}
-    return MatchRecord(match_id, summary, match, randomness)
+    return MatchRecord(match_id, summary, match, randomness, drand)
 
 
 # --- decoding ----------------------------------------------------------------------------
@@ -228,12 +241,15 @@ def parse_record(doc: Any) -> MatchRecord:
 
 @dataclass(frozen=True, slots=True)
 class TableEnd:
-    """``MatchForfeited`` {leaver, winner_side} or ``MatchAborted`` {reason}."""
+    """``MatchForfeited`` {leaver, winner_side} or ``MatchAborted`` {reason, by}."""
 
     type: str
     leaver: int | None = None
     winner_side: int | None = None
     reason: str | None = None
+    #: Who asked for the abort (``tournament:<id>``, an operator); None in records made
+    #: before aborts named it.
+    by: str | None = None
 
 
 MatchItem = Event | TableEnd
@@ -248,10 +264,12 @@ def decode_table_end(type_: str, payload: Any) -> TableEnd:
         if type(leaver) is not int or type(side) is not int:
             raise ValueError("MatchForfeited needs whole numbers leaver and winner_side")
         return TableEnd(type_, leaver=leaver, winner_side=side)
-    reason = payload.get("reason")
+    reason, by = payload.get("reason"), payload.get("by")
     if not isinstance(reason, str):
         raise ValueError("MatchAborted needs a reason (text)")
-    return TableEnd(type_, reason=reason)
+    if by is not None and not isinstance(by, str):
+        raise ValueError("MatchAborted.by names who asked (text)")
+    return TableEnd(type_, reason=reason, by=by)
 
 
 def decode_match_event(env: Envelope) -> MatchItem:
@@ -318,10 +336,15 @@ class Decoded:
 
     match: list[tuple[Envelope, MatchItem]] = field(default_factory=list)
     fairness: list[tuple[Envelope, FairnessEvent]] = field(default_factory=list)
+    drand: list[tuple[Envelope, FairnessEvent]] = field(default_factory=list)
     problems: list[tuple[str, int, str]] = field(default_factory=list)
 
 
-def decode(match_events: Sequence[Envelope], randomness_events: Sequence[Envelope]) -> Decoded:
+def decode(
+    match_events: Sequence[Envelope],
+    randomness_events: Sequence[Envelope],
+    drand_events: Sequence[Envelope] = (),
+) -> Decoded:
     out = Decoded()
     for env in match_events:
         try:
@@ -331,6 +354,11 @@ def decode(match_events: Sequence[Envelope], randomness_events: Sequence[Envelop
     for env in randomness_events:
         try:
             out.fairness.append((env, decode_fairness_event(env)))
+        except ValueError as exc:
+            out.problems.append((env.stream, env.version, f"{env.type}: {exc}"))
+    for env in drand_events:
+        try:
+            out.drand.append((env, decode_fairness_event(env)))
         except ValueError as exc:
             out.problems.append((env.stream, env.version, f"{env.type}: {exc}"))
     return out
@@ -364,16 +392,20 @@ def _chain_json(name: str) -> dict[str, Any]:
     }
 
 
-def summarize_fair_deal(events: Sequence[FairnessEvent]) -> tuple[dict[str, Any], list[Any]]:
+def summarize_fair_deal(
+    events: Sequence[FairnessEvent], drand_events: Sequence[FairnessEvent] = ()
+) -> tuple[dict[str, Any], list[Any]]:
     """The ``fair_deal`` part and the ``seats`` part of a record."""
     fd: dict[str, Any] = {
         "commitment": None,
         "chain": None,
         "window_closes_at_ms": None,
+        "last_round": None,
         "seeds_in_at_ms": None,
         "missing_seeds": None,
         "drand_round": None,
         "drand_due_at_ms": None,
+        "round_fact": None,
         "drand": None,
         "fallback": None,
         "late_beacon": None,
@@ -388,6 +420,7 @@ def summarize_fair_deal(events: Sequence[FairnessEvent]) -> tuple[dict[str, Any]
             fd["commitment"] = e.commitment.hex()
             fd["chain"] = _chain_json(e.chain)
             fd["window_closes_at_ms"] = e.window_closes_at_ms
+            fd["last_round"] = e.last_round
             seats = [
                 {"seat": s.seat, "player": s.player, "human": s.is_human, "seed": None}
                 for s in e.seats
@@ -425,6 +458,25 @@ def summarize_fair_deal(events: Sequence[FairnessEvent]) -> tuple[dict[str, Any]
         elif isinstance(e, ServerSeedRevealed):
             fd["server_seed"] = e.server_seed.hex()
             fd["revealed_at_ms"] = e.at_ms
+    for e in drand_events[:1]:
+        if isinstance(e, DrandRoundBeacon):
+            fd["round_fact"] = {
+                "type": e.TYPE,
+                "chain": e.chain,
+                "round": e.round,
+                "at_ms": e.at_ms,
+                "signature": e.signature.hex(),
+                "reason": None,
+            }
+        elif isinstance(e, DrandRoundMissed):
+            fd["round_fact"] = {
+                "type": e.TYPE,
+                "chain": e.chain,
+                "round": e.round,
+                "at_ms": e.at_ms,
+                "signature": None,
+                "reason": e.reason,
+            }
     return fd, seats
 
 
@@ -547,6 +599,7 @@ def summarize_game(
                 "scores": list(e.scores),
                 "leaver": None,
                 "reason": None,
+                "by": None,
             }
         elif isinstance(e, TableEnd):
             if e.type == MATCH_FORFEITED:
@@ -557,6 +610,7 @@ def summarize_game(
                     "scores": list(scores),
                     "leaver": e.leaver,
                     "reason": None,
+                    "by": None,
                 }
             else:
                 status = "aborted"
@@ -566,6 +620,7 @@ def summarize_game(
                     "scores": list(scores),
                     "leaver": None,
                     "reason": e.reason,
+                    "by": e.by,
                 }
         else:  # melds, belote already handled, swaps, redeal demands
             current()["other_events"].append(_other(e))
@@ -576,7 +631,9 @@ def summarize_decoded(decoded: Decoded) -> dict[str, Any]:
     """The summary part of a record from its decoded events (undecodable events are left
     out: the verifier reports them separately)."""
     ruleset, deals, result, status = summarize_game([e for _, e in decoded.match])
-    fair_deal, seats = summarize_fair_deal([e for _, e in decoded.fairness])
+    fair_deal, seats = summarize_fair_deal(
+        [e for _, e in decoded.fairness], [e for _, e in decoded.drand]
+    )
     rules = RULESETS.get(ruleset["name"]) if ruleset else None
     pattern = deal_pattern(rules).to_payload() if rules else None
     return {
@@ -592,10 +649,12 @@ def summarize_decoded(decoded: Decoded) -> dict[str, Any]:
 
 
 def summarize(
-    match_events: Sequence[Envelope], randomness_events: Sequence[Envelope]
+    match_events: Sequence[Envelope],
+    randomness_events: Sequence[Envelope],
+    drand_events: Sequence[Envelope] = (),
 ) -> dict[str, Any]:
     """The summary part of a record, derived from the events alone."""
-    return summarize_decoded(decode(match_events, randomness_events))
+    return summarize_decoded(decode(match_events, randomness_events, drand_events))
 
 
 def _head(events: Sequence[Envelope]) -> str | None:
@@ -606,10 +665,12 @@ def build_record(
     match_id: str,
     match_events: Sequence[Mapping[str, Any]],
     randomness_events: Sequence[Mapping[str, Any]],
+    drand_events: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """A record from both streams' envelopes (``RecordedEvent.to_json_dict()`` each).
+    """A record from the streams' envelopes (``RecordedEvent.to_json_dict()`` each):
+    the match's, its fair deal's and its named round's (:func:`drand_stream_of` names it).
 
-    Give every event of both streams once the match has ended; before the end give the
+    Give every event of the streams once the match has ended; before the end give the
     public events only (the record then says ``complete: false`` and cannot verify).
     Raises :class:`RecordError` if an envelope is malformed.
     """
@@ -617,10 +678,11 @@ def build_record(
     r = tuple(
         Envelope.from_json(e, f"randomness event {i}") for i, e in enumerate(randomness_events)
     )
+    d = tuple(Envelope.from_json(e, f"drand event {i}") for i, e in enumerate(drand_events))
     return {
         "format": FORMAT,
         "match_id": match_id,
-        **summarize(m, r),
+        **summarize(m, r, d),
         "streams": {
             "match": {
                 "id": match_stream(match_id),
@@ -632,8 +694,25 @@ def build_record(
                 "head": _head(r),
                 "events": [e.to_json() for e in r],
             },
+            "drand": {
+                "id": drand_stream_of(r) or "",
+                "head": _head(d),
+                "events": [e.to_json() for e in d],
+            },
         },
     }
+
+
+def drand_stream_of(randomness_events: Sequence[Envelope | Mapping[str, Any]]) -> str | None:
+    """The stream of the round a match named (from its ``DrandRoundNamed``), or None."""
+    for e in randomness_events:
+        env_type = e.type if isinstance(e, Envelope) else e.get("type")
+        payload = e.payload if isinstance(e, Envelope) else e.get("payload")
+        if env_type == DrandRoundNamed.TYPE and isinstance(payload, dict):
+            chain, round_ = payload.get("chain"), payload.get("round")
+            if isinstance(chain, str) and type(round_) is int:
+                return round_stream(chain, round_)
+    return None
 
 
 def public_view(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -646,7 +725,7 @@ def record_digest(record: Mapping[str, Any]) -> str:
     lengths (hex). Equal digests mean the same events, whatever the summary says."""
     streams = record.get("streams") or {}
     parts = []
-    for name in ("match", "randomness"):
+    for name in ("match", "randomness", "drand"):
         s = streams.get(name) or {}
         parts.append(f"{s.get('id')}:{len(s.get('events') or [])}:{s.get('head')}")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()

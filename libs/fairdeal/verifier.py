@@ -18,18 +18,31 @@ or is skipped when what it needs failed or is missing):
 ``seat_seeds``      each seat's seed as shown is the one the seat sent (bots: none), sent
                     while the window was open
 ``drand_round``     the named round is the first produced after the seeds were in, from
-                    the recorded times (``SeedWindowClosed.at_ms``)
+                    the recorded times (``SeedWindowClosed.at_ms``), and no later than the
+                    last round the commitment allowed, which is the first after the
+                    window's end; the window is no longer than the longest allowed
 ``drand_beacon``    the chain is the pinned one; randomness = SHA-256(signature); the value
-                    came in time; or the fallback came no earlier than due + 5 s
+                    came in time; or the fallback came no earlier than due + 5 s, and a
+                    late value no earlier than the fallback
+``drand_fact``      the round's one public fact (its own stream, shared by every match that
+                    named the round) says what the match did: its value in time, or missed
 ``drand_signature`` the beacon's BLS signature against the chain's public key (injected)
-``decks``           each deal's deck recomputed with the recipe equals the deck dealt, and
-                    the randomness service issued it
+``decks``           each deal's deck recomputed with the recipe equals the deck dealt, the
+                    randomness service issued it, and no deck was issued for a deal that
+                    was never dealt (a look at cards nobody played)
 ``deals``           each recomputed deck, through the published deal pattern, gives exactly
                     the cards each seat was dealt (and the turned and bottom cards)
+``dealer``          the first dealer is the one the published rule gives (gambler: from deal
+                    0's deck; the other rulesets: seat 0), so nobody chose it
 ``play``            replaying with the game core: every bid and card was legal and every
                     derived event (tricks, scores, the end) is what the rules give
 ``score``           the result follows from the replay (a forfeit goes to the other side)
+``ending``          how the match ended leaves no choice to the server: an abort after a
+                    deck went out fails (the cards were known when it was thrown away)
 ``reveal``          the server seed was revealed once, after the match's end
+
+What a record alone cannot show, the verify API adds from the whole log (a commitment
+used by two matches, a round whose matches disagree); see ``services/verify``.
 """
 
 from __future__ import annotations
@@ -42,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from belot import RULESETS, Ruleset, deal_pattern
+from belot import RULESETS, Ruleset, deal_pattern, first_dealer
 from belot.cards import to_code
 from belot.commands import (
     Bid,
@@ -77,11 +90,14 @@ from fairdeal.chains import CHAINS, Chain
 from fairdeal.eventchain import GENESIS_HASH, chain_hash
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
+    MAX_SEED_WINDOW_MS,
     PUBLIC,
     DeckIssued,
     DrandBeaconLate,
     DrandBeaconVerified,
     DrandFallback,
+    DrandRoundBeacon,
+    DrandRoundMissed,
     DrandRoundNamed,
     FairnessEvent,
     SeatSeedReceived,
@@ -108,6 +124,7 @@ from fairdeal.record import (
     StreamRecord,
     TableEnd,
     decode,
+    drand_stream_of,
     is_match_id,
     match_stream,
     parse_record,
@@ -127,11 +144,14 @@ CHECKS: Final = (
     "seat_seeds",
     "drand_round",
     "drand_beacon",
+    "drand_fact",
     "drand_signature",
     "decks",
     "deals",
+    "dealer",
     "play",
     "score",
+    "ending",
     "reveal",
 )
 CHECK_CRASHED: Final = "the check could not run on this record"
@@ -436,7 +456,9 @@ class _Context:
     def __init__(self, record: MatchRecord, bls: BlsCheck | None) -> None:
         self.record = record
         self.bls = bls
-        self.decoded: Decoded = decode(record.match.events, record.randomness.events)
+        self.decoded: Decoded = decode(
+            record.match.events, record.randomness.events, record.drand.events
+        )
         self.items: list[MatchItem] = [e for _, e in self.decoded.match]
         self.envs: list[Envelope] = [env for env, _ in self.decoded.match]
         self.fair: list[FairnessEvent] = [e for _, e in self.decoded.fairness]
@@ -526,11 +548,15 @@ class _Context:
         r = self.record
         problems = self._chain_problems(r.match, match_stream(r.match_id))
         problems += self._chain_problems(r.randomness, randomness_stream(r.match_id))
+        drand_id = drand_stream_of(r.randomness.events)
+        if drand_id is not None and r.drand.events:
+            problems += self._chain_problems(r.drand, drand_id)
         return _result(
             "hash_chain",
             problems,
-            f"both hash chains hold ({len(r.match.events)} match events, "
-            f"{len(r.randomness.events)} fair-deal events)",
+            f"the hash chains hold ({len(r.match.events)} match events, "
+            f"{len(r.randomness.events)} fair-deal events, {len(r.drand.events)} of the "
+            "drand round's)",
             "a hash chain is broken",
         )
 
@@ -864,6 +890,7 @@ class _Context:
                     f">= {closed.at_ms}",
                 )
             )
+        problems += self._round_bounds(chain, commit, closed, named)
         before = first - 1
         return _result(
             "drand_round",
@@ -871,9 +898,78 @@ class _Context:
             f"round {named.round} of {chain.name} is the first produced after the seeds were in "
             f"(at {closed.at_ms} ms; round {before} came out at "
             f"{chain.time_of_round(before) * 1000 if before >= 1 else 'genesis'} ms, round "
-            f"{named.round} at {named.due_at_ms} ms)",
+            f"{named.round} at {named.due_at_ms} ms), within the commitment's last round "
+            f"{commit.last_round}",
             "the drand round was not the first after the seeds were in",
         )
+
+    @staticmethod
+    def _round_bounds(
+        chain: Chain,
+        commit: ServerSeedCommitted,
+        closed: SeedWindowClosed,
+        named: DrandRoundNamed,
+    ) -> list[Difference]:
+        """The bounds the commitment set before any seed came: the window's length and the
+        last round the match may name. A server holding the window open to wait for a
+        round it likes can choose among those rounds only."""
+        problems: list[Difference] = []
+        window = commit.window_closes_at_ms - commit.at_ms
+        if not 0 < window <= MAX_SEED_WINDOW_MS:
+            problems.append(
+                Difference(
+                    "ServerSeedCommitted.window_closes_at_ms",
+                    f"the seed window lasts {window} ms: it must be 1..{MAX_SEED_WINDOW_MS}",
+                    window,
+                    f"1..{MAX_SEED_WINDOW_MS}",
+                )
+            )
+        if commit.last_round == 0:
+            problems.append(
+                Difference(
+                    "ServerSeedCommitted.last_round",
+                    "the commitment fixed no last round: the round could have been waited for",
+                )
+            )
+        else:
+            want = chain.next_round_after(commit.window_closes_at_ms / 1000)
+            if commit.last_round != want:
+                problems.append(
+                    Difference(
+                        "ServerSeedCommitted.last_round",
+                        "not the first round after the window's end",
+                        commit.last_round,
+                        want,
+                    )
+                )
+            if named.round > commit.last_round:
+                problems.append(
+                    Difference(
+                        "DrandRoundNamed.round",
+                        "later than the last round the commitment allowed",
+                        named.round,
+                        f"<= {commit.last_round}",
+                    )
+                )
+        if closed.at_ms < commit.at_ms:
+            problems.append(
+                Difference(
+                    "SeedWindowClosed.at_ms",
+                    "closed before it opened",
+                    closed.at_ms,
+                    f">= {commit.at_ms}",
+                )
+            )
+        if closed.at_ms > commit.window_closes_at_ms:
+            problems.append(
+                Difference(
+                    "SeedWindowClosed.at_ms",
+                    "closed after the window's end",
+                    closed.at_ms,
+                    f"<= {commit.window_closes_at_ms}",
+                )
+            )
+        return problems
 
     # drand beacon ----------------------------------------------------------------------------
 
@@ -981,6 +1077,17 @@ class _Context:
                         "DrandBeaconLate.round", "not the named round", late.round, named.round
                     )
                 )
+            if late.at_ms < max(fallback.at_ms, earliest):
+                # A value "late" by less than 5 s came in time: the match should have
+                # been dealt from it, so the fallback was a choice.
+                problems.append(
+                    Difference(
+                        "DrandBeaconLate.at_ms",
+                        "a value recorded as late came before the fallback, or by due + 5 s",
+                        late.at_ms,
+                        f">= {max(fallback.at_ms, earliest)}",
+                    )
+                )
             late_text = (
                 f"; round {late.round}'s value came later, at "
                 f"{_seconds(late.at_ms - named.due_at_ms)} after it was due, and was not used"
@@ -994,6 +1101,126 @@ class _Context:
             f"{fallback.reason}){late_text}",
             "the drand fallback does not hold",
         )
+
+    # drand fact --------------------------------------------------------------------------
+
+    def check_drand_fact(self) -> Check:
+        """A fallback is a platform-wide fact about a round, never one match's choice: the
+        round's own stream opens with one fact, and the match must have followed it."""
+        named = self.one(DrandRoundNamed)
+        chain = self.chain()
+        if named is None or chain is None:
+            return Check("drand_fact", FAIL, "no drand round was named on a pinned chain")
+        want_id = drand_stream_of(self.record.randomness.events)
+        stream = self.record.drand
+        if not stream.events:
+            return Check(
+                "drand_fact",
+                FAIL,
+                f"the record lacks the round's own stream {want_id}: whether round "
+                f"{named.round} came in time is not shown as the platform's fact",
+            )
+        problems: list[Difference] = []
+        if stream.id != want_id:
+            problems.append(
+                Difference("streams.drand.id", "not the named round's stream", stream.id, want_id)
+            )
+        facts = self.decoded.drand
+        for env, e in facts:
+            if env.visibility != PUBLIC:
+                problems.append(
+                    Difference(_where(env), "a round's fact is public", env.visibility, PUBLIC)
+                )
+            if not isinstance(e, DrandRoundBeacon | DrandRoundMissed):
+                problems.append(Difference(_where(env), f"{env.type} is not a round's fact"))
+        if len(facts) != 1 or not isinstance(facts[0][1], DrandRoundBeacon | DrandRoundMissed):
+            problems.append(
+                Difference(
+                    want_id or "streams.drand",
+                    "a round's stream holds exactly one fact",
+                    [e.type for e, _ in facts],
+                    ["DrandRoundBeacon or DrandRoundMissed"],
+                )
+            )
+            return _result("drand_fact", problems, "", "the round's fact is not one fact")
+        fact = facts[0][1]
+        assert isinstance(fact, DrandRoundBeacon | DrandRoundMissed)
+        if (fact.chain, fact.round) != (named.chain, named.round):
+            problems.append(
+                Difference(
+                    f"{fact.TYPE}.round",
+                    "a fact about another round",
+                    f"{fact.chain} {fact.round}",
+                    f"{named.chain} {named.round}",
+                )
+            )
+        verified, fallback = self.one(DrandBeaconVerified), self.one(DrandFallback)
+        due = named.due_at_ms
+        if isinstance(fact, DrandRoundMissed):
+            if fact.at_ms < due + DRAND_GRACE_MS:
+                problems.append(
+                    Difference(
+                        "DrandRoundMissed.at_ms",
+                        "declared missed before the round was due + 5 s",
+                        fact.at_ms,
+                        f">= {due + DRAND_GRACE_MS}",
+                    )
+                )
+            if fact.due_at_ms != due:
+                problems.append(
+                    Difference(
+                        "DrandRoundMissed.due_at_ms", "not the round's time", fact.due_at_ms, due
+                    )
+                )
+            if verified is not None:
+                problems.append(
+                    Difference(
+                        "DrandBeaconVerified",
+                        "the match was dealt from a round the platform declared missed",
+                    )
+                )
+            text = (
+                f"round {fact.round} was declared missed for every match that named it, "
+                f"{_seconds(fact.at_ms - due)} after it was due, and this match was dealt "
+                "without drand as every such match must be"
+            )
+        else:
+            if not due <= fact.at_ms < due + DRAND_GRACE_MS:
+                problems.append(
+                    Difference(
+                        "DrandRoundBeacon.at_ms",
+                        "a value in time comes between the due time and due + 5 s",
+                        fact.at_ms,
+                        f"{due}..{due + DRAND_GRACE_MS - 1}",
+                    )
+                )
+            if fallback is not None:
+                problems.append(
+                    Difference(
+                        "DrandFallback",
+                        f"the platform had round {fact.round}'s value in time, "
+                        f"{_seconds(fact.at_ms - due)} after it was due: the fallback was a "
+                        "choice, a second deck for this match",
+                    )
+                )
+            elif verified is not None and (
+                verified.signature != fact.signature
+                or verified.randomness != fact.randomness
+                or verified.at_ms != fact.at_ms
+            ):
+                problems.append(
+                    Difference(
+                        "DrandBeaconVerified",
+                        "not the round's value as the platform recorded it",
+                        verified.signature.hex(),
+                        fact.signature.hex(),
+                    )
+                )
+            text = (
+                f"round {fact.round}'s value came {_seconds(fact.at_ms - due)} after it was "
+                "due, one fact for every match that named it, and this match was dealt from it"
+            )
+        return _result("drand_fact", problems, text, "the match did not follow its round's fact")
 
     def check_drand_signature(self) -> Check:
         verified = self.one(DrandBeaconVerified)
@@ -1112,7 +1339,16 @@ class _Context:
             (e.at_ms for e in self.fair if isinstance(e, DrandBeaconVerified | DrandFallback)),
             default=None,
         )
+        dealt = set(numbers)
         for k, given in sorted(issued.items()):
+            if k not in dealt:
+                problems.append(
+                    Difference(
+                        f"DeckIssued deal {k}",
+                        "a deck went out for a deal that was never dealt: its cards were seen "
+                        "and not played",
+                    )
+                )
             if fixed_at is not None and given.at_ms < fixed_at:
                 problems.append(
                     Difference(
@@ -1263,6 +1499,49 @@ class _Context:
             "a seat was dealt other cards than the deck and the pattern give",
         )
 
+    # dealer -----------------------------------------------------------------------------------
+
+    def check_dealer(self) -> Check:
+        """Who deals first follows the published rule, recomputed from deal 0's deck: the
+        server knows that deck before the match starts, so a dealer it wrote would be a
+        choice of who gets which hand."""
+        if self.ruleset is None or not self.items or not isinstance(self.items[0], MatchStarted):
+            return _skip("dealer", "the match stream does not start with a known ruleset")
+        started = self.items[0]
+        pattern = deal_pattern(self.ruleset)
+        rule = (
+            "seat 0 deals first"
+            if pattern.first_dealer_from is None
+            else f"deal 0's card {pattern.first_dealer_from} (suit * 8 + rank) modulo "
+            f"{self.ruleset.players}"
+        )
+        deck0 = next((e for e in self.items if isinstance(e, DeckSupplied)), None)
+        if deck0 is None:
+            if started.first_dealer != 0:
+                return Check(
+                    "dealer",
+                    FAIL,
+                    "no card was dealt, yet MatchStarted names a first dealer but seat 0",
+                    (
+                        Difference(
+                            "MatchStarted.first_dealer", "no deck: seat 0", started.first_dealer, 0
+                        ),
+                    ),
+                )
+            return _pass("dealer", "no card was dealt: no dealer to choose")
+        if deck0.deal_number != 0 or len(deck0.cards) != self.ruleset.deck_size:
+            return Check("dealer", FAIL, "the first deck is not deal 0's full deck (see decks)")
+        want = first_dealer(self.ruleset, deck0.cards)
+        if started.first_dealer != want:
+            return Check(
+                "dealer",
+                FAIL,
+                f"the first dealer was seat {started.first_dealer}, but the rule ({rule}) "
+                f"gives seat {want}: a dealer written after the deck was known is a choice",
+                (Difference("MatchStarted.first_dealer", rule, started.first_dealer, want),),
+            )
+        return _pass("dealer", f"seat {want} dealt first, as the rule gives: {rule}")
+
     # play ---------------------------------------------------------------------------------------
 
     def check_play(self) -> Check:
@@ -1386,6 +1665,7 @@ class _Context:
                 "scores": list(state.result.scores),
                 "leaver": None,
                 "reason": None,
+                "by": None,
             }
             text = (
                 f"the match ended {state.result.scores[0]} to {state.result.scores[1]}, "
@@ -1419,6 +1699,7 @@ class _Context:
                 "scores": list(state.scores),
                 "leaver": ending.leaver,
                 "reason": None,
+                "by": None,
             }
             text = (
                 f"seat {leaver} left; the match goes to side {winner} (scores then "
@@ -1431,6 +1712,7 @@ class _Context:
                 "scores": list(state.scores),
                 "leaver": None,
                 "reason": ending.reason,
+                "by": ending.by,
             }
             text = (
                 f"aborted ({ending.reason}) with the scores at {state.scores[0]} to "
@@ -1440,6 +1722,42 @@ class _Context:
             return Check("score", FAIL, "no event ends the match")
         _diff("result", result, want, problems)
         return _result("score", problems, text, "the result does not follow from the play")
+
+    # ending -----------------------------------------------------------------------------------
+
+    def check_ending(self) -> Check:
+        """An abort after a deck went out is a match thrown away by someone who could know
+        its cards (the server can compute every deck once drand is in): the record cannot
+        show the abort was not chosen, so it does not verify. Who asked and why are shown,
+        and the verify API publishes the platform's abort rate."""
+        ends = [e for e in self.items if isinstance(e, MatchEnded | TableEnd)]
+        if not ends:
+            return Check("ending", FAIL, "no event ends the match")
+        end = ends[-1]
+        if isinstance(end, MatchEnded):
+            return _pass("ending", "the match was played to its end")
+        if end.type == MATCH_FORFEITED:
+            return _pass(
+                "ending", f"seat {end.leaver} left the match and lost it (a seat's own choice)"
+            )
+        issued = sorted(e.deal for e in self.all(DeckIssued))
+        who = end.by if end.by else "nobody named"
+        if not issued:
+            if end.by is None:
+                return Check("ending", FAIL, "aborted, and the record does not say who asked")
+            return _pass(
+                "ending",
+                f"aborted by {who} ({end.reason}) before any deck went out: no card was known",
+            )
+        return Check(
+            "ending",
+            FAIL,
+            f"aborted by {who} ({end.reason}) after {len(issued)} deck(s) went out (deals "
+            f"{', '.join(str(k) for k in issued)}): whoever could see those cards could "
+            "throw the match away and deal another, so this record cannot show the abort "
+            "was not chosen (the verify API's /v1/stats gives the platform's abort rate)",
+            (Difference("MatchAborted", "an abort after a deck went out", who, None),),
+        )
 
     # reveal -----------------------------------------------------------------------------------
 

@@ -1,9 +1,16 @@
 """Domain glue of the randomness service: load a match's fair-deal state from the log,
 decide with :mod:`fairdeal.fairness`, append, and run each match's timers.
 
-Stream: ``randomness-<match_id>``. A match's timers (the seed window, then the drand
-round, its 5-second fallback, and the wait for a late value) run as one task per match;
-their deadlines are in the events, so a restarted service resumes them from the log.
+Streams: ``randomness-<match_id>`` per match, and ``drand-<chain>-<round>`` per drand
+round a match named. A match's timers (the seed window, then the drand round, its
+5-second fallback, and the wait for a late value) run as one task per match; their
+deadlines are in the events, so a restarted service resumes them from the log.
+
+Whether a round's value came in time is decided once per round, not per match: one task
+per round asks the relays and appends the round's one fact (``DrandRoundBeacon`` or
+``DrandRoundMissed``) as the first event of the round's stream, with expected version 0,
+so two tasks (or a restarted service) that race can only agree: the loser reads the
+winner's fact. Every match that named the round then follows that fact.
 """
 
 from __future__ import annotations
@@ -23,21 +30,28 @@ from drand.client import DrandClient
 from drand.clock import Clock, sleep_until
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
 from fairdeal import Shuffler
+from fairdeal.chains import CHAINS
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
     MATCH_ENDING_EVENTS,
+    PUBLIC,
+    DrandRoundMissed,
     Fairness,
     FairnessError,
     FairnessEvent,
+    RoundFact,
     SeatSpec,
-    beacon_arrived,
     close_window_if_due,
+    decide_round,
     evolve,
-    fallback_if_due,
     from_payload,
     issue_deck,
+    late_beacon,
     open_match,
     reveal,
+    round_fact_from_payload,
+    round_resolved,
+    round_stream,
     submit_seed,
     to_payload,
     visibility,
@@ -54,6 +68,11 @@ SEEDS = Counter("belot_randomness_seat_seeds_total", "Seat seeds by outcome.", [
 DECKS = Counter("belot_randomness_decks_issued_total", "Decks handed to tables.")
 FALLBACKS = Counter(
     "belot_drand_fallbacks_total", "Matches dealt without drand (no value by due + 5 s)."
+)
+ROUNDS = Counter(
+    "belot_drand_rounds_decided_total",
+    "drand rounds whose one public fact this service recorded, by outcome.",
+    ["outcome"],
 )
 DRAND_USED = Counter("belot_drand_rounds_used_total", "Matches dealt with a verified drand value.")
 REVEALS = Counter("belot_randomness_reveals_total", "Server seeds revealed at match end.")
@@ -95,6 +114,7 @@ class RandomnessService:
         self._fixed: dict[str, asyncio.Event] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._server_seeds: dict[str, bytes] = {}  # memory of the private store, per match
+        self._rounds: dict[tuple[str, int], asyncio.Task[RoundFact]] = {}
 
     def now_ms(self) -> int:
         return int(self.clock.now() * 1000)
@@ -107,7 +127,7 @@ class RandomnessService:
             self._drive(match_id)
 
     async def stop(self) -> None:
-        tasks = list(self._tasks.values())
+        tasks: list[asyncio.Task[Any]] = [*self._tasks.values(), *self._rounds.values()]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -216,6 +236,24 @@ class RandomnessService:
             self._seeds_in.setdefault(match_id, asyncio.Event()).set()
         return state
 
+    async def receipt(self, match_id: str, seat: int) -> dict[str, Any]:
+        """What the seat is given for its seed: the event that recorded it (stream and
+        version), the seed's SHA-256 and the match. The record must honour it: the seat's
+        tab fails its check, at once, if the window closes without that seed, and at the
+        end if the record's event at that version is not this one."""
+        for e in await self.store.read_stream(stream_of(match_id)):
+            if e.type == "SeatSeedReceived" and e.payload.get("seat") == seat:
+                seed = bytes.fromhex(e.payload["seed"])
+                return {
+                    "match_id": match_id,
+                    "seat": seat,
+                    "seed_sha256": hashlib.sha256(seed).hexdigest(),
+                    "stream": stream_of(match_id),
+                    "version": e.version,
+                    "at_ms": e.payload["at_ms"],
+                }
+        raise FairnessError("seed_lost", f"no seed of seat {seat} is recorded")
+
     async def deck(self, match_id: str, deal: int, cards: int, wait_s: float) -> dict[str, Any]:
         """Deal ``deal``'s deck, once the inputs are fixed (waiting up to ``wait_s``)."""
         _, state = await self._current(match_id)
@@ -310,23 +348,9 @@ class RandomnessService:
         assert state.drand_round is not None and state.drand_due_at_ms is not None
         round_, due_ms = state.drand_round, state.drand_due_at_ms
         if not state.is_drand_resolved:
-            beacon = await self.drand.beacon_by(round_, (due_ms + DRAND_GRACE_MS) / 1000)
+            fact = await self.round_fact(state.chain, round_)
             now = self.now_ms()
-            if beacon is not None:
-                await self._apply(
-                    match_id,
-                    lambda s: beacon_arrived(
-                        s,
-                        round_,
-                        beacon.signature,
-                        beacon.randomness,
-                        beacon.previous_signature,
-                        now,
-                    ),
-                )
-            else:
-                reason = "no verified drand value by the round's due time + 5 s"
-                await self._apply(match_id, lambda s: fallback_if_due(s, now, reason))
+            await self._apply(match_id, lambda s: round_resolved(s, fact, now))
             state = await self.state(match_id)
             if state.fallback:
                 FALLBACKS.inc()
@@ -340,21 +364,66 @@ class RandomnessService:
         if state.fallback:
             await self._late_value(match_id, round_, due_ms)
 
+    async def round_fact(self, chain: str, round_: int) -> RoundFact:
+        """The one public fact about ``round_``: read from its stream, or decided by the one
+        task of this service that asks the relays for it."""
+        key = (chain, round_)
+        task = self._rounds.get(key)
+        if task is None:
+            task = asyncio.create_task(self._decide_round(chain, round_), name=f"drand-{round_}")
+            self._rounds[key] = task
+            # Once decided the fact is in the log: later askers read it there.
+            task.add_done_callback(lambda _: self._rounds.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _recorded_fact(self, stream: str) -> RoundFact | None:
+        recorded = await self.store.read_stream(stream)
+        if not recorded:
+            return None
+        return round_fact_from_payload(recorded[0].type, recorded[0].payload)
+
+    async def _decide_round(self, chain: str, round_: int) -> RoundFact:
+        stream = round_stream(chain, round_)
+        known = await self._recorded_fact(stream)
+        if known is not None:
+            return known
+        due_s = CHAINS[chain].time_of_round(round_)
+        deadline_s = due_s + DRAND_GRACE_MS / 1000
+        beacon = await self.drand.beacon_by(round_, deadline_s)
+        if beacon is None:
+            # A relay's "no" can come before the deadline: a round is missed only then.
+            await sleep_until(self.clock, deadline_s)
+        now = self.now_ms()
+        fact = decide_round(
+            chain,
+            round_,
+            None if beacon is None else (
+                beacon.signature, beacon.randomness, beacon.previous_signature
+            ),
+            now,
+        )  # fmt: skip
+        event = NewEvent(fact.TYPE, to_payload(fact), PUBLIC)
+        try:
+            await self.store.append(stream, 0, [event])
+        except WrongExpectedVersion:
+            # Another process recorded the round's fact first: that one stands.
+            known = await self._recorded_fact(stream)
+            assert known is not None
+            return known
+        ROUNDS.labels("missed" if isinstance(fact, DrandRoundMissed) else "beacon").inc()
+        return fact
+
     async def _late_value(self, match_id: str, round_: int, due_ms: int) -> None:
         """After a fallback, keep asking for a while: a value that comes is recorded (not
         used), so the replay can show it."""
-        events = await self.store.read_stream(stream_of(match_id))
-        if any(e.type == "DrandBeaconLate" for e in events):
+        if (await self.state(match_id)).late_recorded:
             return
         beacon = await self.drand.beacon_by(round_, (due_ms + self.late_ms) / 1000)
         if beacon is None:
             return
         now = self.now_ms()
         await self._apply(
-            match_id,
-            lambda s: beacon_arrived(
-                s, round_, beacon.signature, beacon.randomness, beacon.previous_signature, now
-            ),
+            match_id, lambda s: late_beacon(s, round_, beacon.signature, beacon.randomness, now)
         )
 
 
@@ -367,6 +436,7 @@ def public_view(state: Fairness) -> dict[str, Any]:
         "commitment": state.commitment.hex(),
         "chain": state.chain,
         "window_closes_at_ms": state.window_closes_at_ms,
+        "last_round": state.last_round,
         "seats": [
             {
                 "seat": s.seat,

@@ -3,9 +3,10 @@
 Subjects (JSON bodies; errors come back as ``{"error": code, "message": text}``):
 
 - ``belot.randomness.open``   {match_id, seats: [{seat, player|null}], window_ms?}
-  -> {match_id, commitment, window_closes_at_ms, chain}
+  -> {match_id, commitment, window_closes_at_ms, last_round, chain}
 - ``belot.randomness.seed``   {match_id, seat, player, seed (32 hex digits), command_id?}
-  -> {match_id, seat, accepted, window_closed}
+  -> {match_id, seat, accepted, window_closed, receipt: {match_id, seat, seed_sha256,
+  stream, version, at_ms}}: the event that recorded the seed, which the record must honour
 - ``belot.randomness.deck``   {match_id, deal, cards?: 32|24, wait_ms?: 0..15000}
   -> {match_id, deal, cards: [codes, top first], drand_round, fallback}
 - ``belot.randomness.reveal`` {match_id} -> {match_id, server_seed}   (after match end only)
@@ -24,7 +25,7 @@ from typing import Any, Final
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from eventlog.envelope import check_stream_id
 from eventlog.errors import InvalidEvent
-from fairdeal.fairness import FairnessError, SeatSpec
+from fairdeal.fairness import MAX_SEED_WINDOW_MS, FairnessError, SeatSpec
 from services.randomness.domain import RandomnessService, public_view, stream_of
 
 SUBJECT: Final = "belot.randomness"
@@ -86,13 +87,16 @@ class Handlers:
                 raise _bad(f"seats[{n}].player must be a non-empty string, or null for a bot")
             seats.append(SeatSpec(n, player))
         window = body.get("window_ms")
-        if window is not None and (type(window) is not int or not 1 <= window <= 600_000):
-            raise _bad("window_ms must be a whole number of milliseconds, 1..600000")
+        if window is not None and (
+            type(window) is not int or not 1 <= window <= MAX_SEED_WINDOW_MS
+        ):
+            raise _bad(f"window_ms must be a whole number of milliseconds, 1..{MAX_SEED_WINDOW_MS}")
         state = await self._call(self.service.open(match_id, tuple(seats), self.chain, window))
         return {
             "match_id": match_id,
             "commitment": state.commitment.hex(),
             "window_closes_at_ms": state.window_closes_at_ms,
+            "last_round": state.last_round,
             "chain": state.chain,
         }
 
@@ -114,11 +118,13 @@ class Handlers:
         if command_id is not None and (not isinstance(command_id, str) or not command_id):
             raise _bad("command_id must be a non-empty string")
         state = await self._call(self.service.submit_seed(match_id, seat, player, seed, command_id))
+        receipt = await self._call(self.service.receipt(match_id, seat))
         return {
             "match_id": match_id,
             "seat": seat,
             "accepted": True,
             "window_closed": state.is_window_closed,
+            "receipt": receipt,
         }
 
     async def deck(self, body: Any) -> dict[str, Any]:

@@ -26,8 +26,6 @@ from typing import Any, Final
 
 from belot import RULESETS, Ruleset
 from belot.bots import LEVELS
-from belot.cards import Card
-from belot.ruleset import NextDealer
 from belot.seats import side_of
 
 # --- event types ---------------------------------------------------------------------
@@ -365,20 +363,6 @@ def match_finished(
         "finished_at_ms": now_ms,
         "rated": state.options.rated,
     }
-
-
-def first_dealer(ruleset: Ruleset, deck: Sequence[Card]) -> int:
-    """Who deals first.
-
-    Gambler's first dealer is random (RULES.md §2). It is taken from deal 0's deck, which
-    the fair-deal recipe makes from the committed server seed, the seats' seeds and the
-    drand value: the server cannot choose it without choosing the deck. The rule: the
-    bottom card's number (suit * 8 + rank, clubs..spades, 7..ace) modulo the number of
-    players. The four-player rulesets start with seat 0 dealing (their seeds name no
-    draw); the rulesets whose deal passes to the last deal's winner draw the first."""
-    if ruleset.next_dealer is not NextDealer.DEAL_WINNER:
-        return 0
-    return int(deck[-1]) % ruleset.players
 
 
 def summary(state: TableState, names: Mapping[str, str] | None = None) -> dict[str, Any]:

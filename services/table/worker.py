@@ -58,6 +58,7 @@ from belot import (
     decide,
     due,
     evolve,
+    first_dealer,
     new_match,
     parse_card,
     started_event,
@@ -84,6 +85,9 @@ from services.table.store import (
 from services.table.views import public_view, view_to_json
 
 log = logging.getLogger(__name__)
+
+#: The longest reason, or name of who asked, an abort may record.
+MAX_ABORT_TEXT = 200
 
 QUEUE: Final = "table"
 #: How long a deck request waits for the fair-deal inputs (the randomness service's max).
@@ -352,7 +356,11 @@ class Table:
         if cid is not None:
             request["command_id"] = cid
         reply = await self.worker.randomness("seed", request)
-        return {"accepted": True, "window_closed": reply.get("window_closed")}
+        return {
+            "accepted": True,
+            "window_closed": reply.get("window_closed"),
+            "receipt": reply.get("receipt"),
+        }
 
     async def view(self, body: dict[str, Any]) -> dict[str, Any]:
         player = body.get("player")
@@ -383,9 +391,17 @@ class Table:
         return out
 
     async def abort(self, body: dict[str, Any]) -> dict[str, Any]:
-        reason = body.get("reason")
-        if not isinstance(reason, str) or not reason:
-            raise TableError(BAD_REQUEST, "reason must be a non-empty string")
+        """End the match with no winner. Who asked and why are recorded with it: an abort
+        after a deck went out could be a server throwing away cards it saw, so the record,
+        the verifier and the verify API's abort rate all show it."""
+        reason, by = body.get("reason"), body.get("by")
+        if not isinstance(reason, str) or not reason or len(reason) > MAX_ABORT_TEXT:
+            raise TableError(BAD_REQUEST, f"reason must be a text of 1..{MAX_ABORT_TEXT}")
+        if not isinstance(by, str) or not by or len(by) > MAX_ABORT_TEXT:
+            raise TableError(
+                BAD_REQUEST, f"by must name who asks for the abort (1..{MAX_ABORT_TEXT})"
+            )
+        aborted = NewEvent(domain.MATCH_ABORTED, {"reason": reason, "by": by})
         async with self.lock:
             if self.ending is not None:
                 raise TableError("match_over", "the match has ended")
@@ -400,15 +416,10 @@ class Table:
                 assert st.options is not None
                 start = new_match(st.ruleset, st.match_id, target=st.options.target)
                 self.match = None
-                await self._append_match(
-                    [started_event(start)],
-                    extra=[NewEvent(domain.MATCH_ABORTED, {"reason": reason})],
-                )
+                await self._append_match([started_event(start)], extra=[aborted])
                 self.match = start
             else:
-                await self._append_match(
-                    [], extra=[NewEvent(domain.MATCH_ABORTED, {"reason": reason})]
-                )
+                await self._append_match([], extra=[aborted])
         MATCHES.labels("aborted").inc()
         self.wake.set()
         return {"aborted": True}
@@ -494,6 +505,7 @@ class Table:
                 "match_id": st.match_id,
                 "commitment": reply["commitment"],
                 "window_closes_at_ms": reply["window_closes_at_ms"],
+                "last_round": reply.get("last_round"),
                 "chain": reply.get("chain"),
                 "seats": seats,
                 "at_ms": now_ms(),
@@ -528,7 +540,7 @@ class Table:
                 return None
             st = self.state
             assert st.options is not None
-            first = domain.first_dealer(st.ruleset, cards)
+            first = first_dealer(st.ruleset, cards)
             start = new_match(st.ruleset, st.match_id, target=st.options.target,
                               first_dealer=first)  # fmt: skip
             events = [started_event(start), *decide(start, SupplyDeck(0, cards))]

@@ -711,7 +711,7 @@ class Engine:
                 await messaging.request(
                     self.nc,
                     f"{self.prefix}.table.{a.table_id}.abort",
-                    {"reason": reason},
+                    {"reason": reason, "by": f"tournament:{loaded.id}"},
                     timeout=self.timeout,
                 )
             except ServiceError as exc:

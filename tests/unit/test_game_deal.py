@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from belot import RULESETS, deal_pattern, new_match, view
+from belot import RULESETS, deal_pattern, first_dealer, new_match, view
 from belot.cards import FULL_DECK, Card, cards_in, mask_of
 from belot.codec import (
     CodecError,
@@ -202,3 +202,32 @@ def test_a_view_shows_only_the_seats_own_cards(name: str) -> None:
 def test_a_view_has_no_path_to_the_state() -> None:
     fields = set(view(new_match(RULESETS["club"]), 0).__dataclass_fields__)
     assert not fields & {"deal", "deck", "hands", "state"}
+
+
+# Who deals first: a rule anyone can recompute from the record, so that the server, which
+# knows deal 0's deck before the match starts, has no dealer to choose (RULES.md §2:
+# gambler's first dealer is random; the four-player seeds name no draw).
+@pytest.mark.parametrize(
+    ("ruleset", "rule"),
+    [
+        ("club", "seat 0 always deals first"),
+        ("classic", "seat 0 always deals first"),
+        ("french", "seat 0 always deals first"),
+        ("gambler", "the bottom card's number modulo 2"),
+    ],
+)
+def test_the_first_dealer_follows_the_published_rule(ruleset: str, rule: str) -> None:
+    rules = RULESETS[ruleset]
+    decks = [
+        Shuffler(DeckInputs(bytes([i]) * 32, (b"",) * rules.players, None)).deck(0, rules.deck_size)
+        for i in range(24)
+    ]
+    dealers = [first_dealer(rules, d) for d in decks]
+    index = deal_pattern(rules).first_dealer_from
+    if rule.startswith("seat 0"):
+        assert index is None and set(dealers) == {0}
+    else:
+        assert index == rules.deck_size - 1
+        assert dealers == [int(d[-1]) % rules.players for d in decks]
+        assert set(dealers) == {0, 1}, "the draw gives either seat the deal"
+    assert deal_pattern(rules).to_payload()["first_dealer_from"] == index

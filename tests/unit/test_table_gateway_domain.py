@@ -124,19 +124,6 @@ def test_the_rating_contract_payload() -> None:
     assert domain.forfeited(RULESETS["gambler"], 1) == {"leaver": 1, "winner_side": 0}
 
 
-def test_first_dealer_comes_from_the_first_deck() -> None:
-    deck = Shuffler(DeckInputs(b"\x01" * 32, (b"", b""), None)).deck(0, 32)
-    assert domain.first_dealer(RULESETS["gambler"], deck) == int(deck[-1]) % 2
-    assert domain.first_dealer(RULESETS["club"], deck) == 0
-    dealers = {
-        domain.first_dealer(
-            RULESETS["gambler"], Shuffler(DeckInputs(bytes([i]) * 32, (b"", b""), None)).deck(0, 32)
-        )
-        for i in range(20)
-    }
-    assert dealers == {0, 1}
-
-
 def test_a_rotated_secret_keeps_the_old_tokens_until_the_previous_one_is_dropped() -> None:
     old, new = "o" * 32, "n" * 32
     before = Tokens(old, 3600).issue(Identity("id-1", "ann"))
