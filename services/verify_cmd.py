@@ -4,7 +4,8 @@ The same verifier as the API's (:func:`fairdeal.verifier.verify_record`), with d
 BLS check. Exit status: 0 when every check passes, 1 when one fails (or is skipped), 2
 for bad input (an unreadable file or URL, not JSON, not a match record) with one line on
 stderr. ``--drand-url`` asks that drand relay for the record's round, independently of
-the record, and adds a check ``drand_relay``: the relay's beacon must be the recorded one.
+the record, and adds a check ``drand_relay``: the relay's beacon must be the recorded one
+(see :func:`relay_check` for a match dealt without drand).
 """
 
 from __future__ import annotations
@@ -105,7 +106,13 @@ async def _relay_beacon(url: str, chain_name: str, round_: int) -> Any:
 
 
 def relay_check(report: Report, record: Any, url: str) -> Check:
-    """Ask the relay at ``url`` for the record's round and compare with the record."""
+    """Ask the relay at ``url`` for the record's round and compare with the record.
+
+    A match dealt from drand passes when the relay serves the recorded beacon. A match
+    dealt without drand never passes here: a relay that serves the round today cannot say
+    whether the value was out by its due time + 5 s, so the claim that it was not is
+    reported as one this check cannot confirm (a skip, and the report is not ok). A relay
+    that cannot be reached is a skip too: nothing was checked."""
     name = "drand_relay"
     fair = record.get("fair_deal") if isinstance(record, dict) else None
     if not isinstance(fair, dict) or report.drand_round is None:
@@ -117,36 +124,42 @@ def relay_check(report: Report, record: Any, url: str) -> Check:
     round_ = report.drand_round
     try:
         beacon = asyncio.run(_relay_beacon(url, str(chain_name), round_))
-    except Exception as exc:  # any failure to reach the relay is this check failing
-        return Check(name, FAIL, f"could not ask {url} for round {round_}: {exc}")
+    except Exception as exc:  # any failure to reach the relay: nothing could be checked
+        return Check(name, SKIP, f"could not check: could not ask {url} for round {round_}: {exc}")
     if beacon is None:
         return Check(
-            name, FAIL, f"{url} gave no verified beacon for round {round_} within {DRAND_WAIT} s"
+            name,
+            SKIP,
+            f"could not check: {url} gave no verified beacon for round {round_} within "
+            f"{DRAND_WAIT} s",
         )
     used = fair.get("drand") if isinstance(fair.get("drand"), dict) else None
     late = fair.get("late_beacon") if isinstance(fair.get("late_beacon"), dict) else None
     recorded = used or late
     relay_sig = beacon.signature.hex()
-    if recorded is None:
-        return Check(
-            name,
-            PASS,
-            f"{url} serves round {round_} (randomness {beacon.randomness.hex()}); the match "
-            "was dealt without drand and recorded no value for it",
-        )
-    if recorded.get("signature") != relay_sig:
+    if recorded is not None and recorded.get("signature") != relay_sig:
         return Check(
             name,
             FAIL,
             f"{url} serves round {round_} with another signature than the record's",
             (Difference("fair_deal", "signature differs", recorded.get("signature"), relay_sig),),
         )
-    how = "dealt from it" if used is not None else "dealt without it (it came late)"
+    if used is None:
+        fact = fair.get("round_fact") if isinstance(fair.get("round_fact"), dict) else {}
+        return Check(
+            name,
+            SKIP,
+            f"cannot confirm the fallback: {url} serves round {round_} (randomness "
+            f"{beacon.randomness.hex()}, verified), and the record says the platform declared "
+            f"it missed at {fact.get('at_ms')} ms, no value by its due time + 5 s. Whether the "
+            "value was out in time cannot be known from here: a fallback is a claim to weigh "
+            "against the platform's fallback rate (the verify API's /v1/stats)",
+        )
     return Check(
         name,
         PASS,
         f"{url} independently serves round {round_} with the recorded signature and "
-        f"randomness {beacon.randomness.hex()} (verified); the match was {how}",
+        f"randomness {beacon.randomness.hex()} (verified); the match was dealt from it",
     )
 
 

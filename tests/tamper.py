@@ -20,16 +20,18 @@ def events(record: Record, stream: str) -> list[dict[str, Any]]:
 
 
 def find(record: Record, stream: str, type_: str, nth: int = 0) -> dict[str, Any]:
-    """The ``nth`` event of ``type_`` in ``stream`` ('match' or 'randomness')."""
+    """The ``nth`` event of ``type_`` in ``stream`` ('match', 'randomness' or 'drand')."""
     found = [e for e in events(record, stream) if e["type"] == type_]
     return found[nth]
 
 
 def rechain(record: Record) -> Record:
     """Versions renumbered from 1, positions handed out again in the new order, every hash
-    recomputed, in both streams; then the summary derived again from the events (what a
+    recomputed, in every stream; then the summary derived again from the events (what a
     careful forger would do)."""
-    for name in ("match", "randomness"):
+    for name in ("match", "randomness", "drand"):
+        if name not in record["streams"]:
+            continue
         prev = GENESIS_HASH
         stream = events(record, name)
         positions = sorted(e["position"] for e in stream)
@@ -50,7 +52,10 @@ def rechain(record: Record) -> Record:
             )
             e["hash"] = h.hex()
             prev = h
-    return build_record(record["match_id"], events(record, "match"), events(record, "randomness"))
+    drand = events(record, "drand") if "drand" in record["streams"] else []
+    return build_record(
+        record["match_id"], events(record, "match"), events(record, "randomness"), drand
+    )
 
 
 def tampered(record: Record, edit: Callable[[Record], None], *, forge: bool = True) -> Record:

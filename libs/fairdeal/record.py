@@ -695,7 +695,8 @@ def build_record(
                 "events": [e.to_json() for e in r],
             },
             "drand": {
-                "id": drand_stream_of(r) or "",
+                # The events' own stream; whether it is the named round's, the verifier says.
+                "id": d[0].stream if d else drand_stream_of(r) or "",
                 "head": _head(d),
                 "events": [e.to_json() for e in d],
             },

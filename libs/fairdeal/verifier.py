@@ -548,9 +548,9 @@ class _Context:
         r = self.record
         problems = self._chain_problems(r.match, match_stream(r.match_id))
         problems += self._chain_problems(r.randomness, randomness_stream(r.match_id))
-        drand_id = drand_stream_of(r.randomness.events)
-        if drand_id is not None and r.drand.events:
-            problems += self._chain_problems(r.drand, drand_id)
+        if r.drand.events:
+            # Chained under its own id: whether it is the named round's is drand_fact's.
+            problems += self._chain_problems(r.drand, r.drand.id)
         return _result(
             "hash_chain",
             problems,

@@ -10,10 +10,13 @@ from fairdeal import Shuffler
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
+    MAX_SEED_WINDOW_MS,
     DeckIssued,
     DrandBeaconLate,
     DrandBeaconVerified,
     DrandFallback,
+    DrandRoundBeacon,
+    DrandRoundMissed,
     DrandRoundNamed,
     Fairness,
     FairnessError,
@@ -22,15 +25,18 @@ from fairdeal.fairness import (
     SeedWindowClosed,
     ServerSeedCommitted,
     ServerSeedRevealed,
-    beacon_arrived,
     close_window_if_due,
+    decide_round,
     evolve,
-    fallback_if_due,
     from_payload,
     issue_deck,
+    late_beacon,
     open_match,
     replay,
     reveal,
+    round_fact_from_payload,
+    round_resolved,
+    round_stream,
     submit_seed,
     to_payload,
     visibility,
@@ -69,6 +75,29 @@ def test_commitment_comes_first_and_is_public() -> None:
     assert isinstance(e, ServerSeedCommitted) and e.commitment == COMMIT
     assert visibility(e) == "public"
     assert e.window_closes_at_ms == T0 + 30_000
+
+
+def test_the_commitment_fixes_the_last_round_before_any_seed() -> None:
+    # The first round after the window's end: a server holding the window open can name
+    # nothing later. T0 is half a second into round 1000; 30 s on is half a second into
+    # round 1010, so 1011 is the last round the match may name.
+    (e,) = opened().events
+    assert e.last_round == QUICKNET.next_round_after((T0 + 30_000) / 1000) == 1011
+
+
+@pytest.mark.parametrize("window", [0, -1, MAX_SEED_WINDOW_MS + 1])
+def test_a_window_out_of_bounds_is_refused(window: int) -> None:
+    with pytest.raises(FairnessError) as err:
+        open_match(Fairness(), "m1", COMMIT, SEATS, "quicknet", window, T0)
+    assert err.value.code == "bad_window"
+
+
+def test_a_late_timer_closes_the_window_at_its_end_and_names_no_round_past_the_last() -> None:
+    m = opened(window=10_000)
+    # The service was down: its timer runs 40 s after the window's end.
+    closed, named = m.do(close_window_if_due(m.state, T0 + 50_000))
+    assert closed.at_ms == T0 + 10_000
+    assert named.round == m.state.last_round
 
 
 def test_seeds_close_the_window_when_every_human_is_in() -> None:
@@ -141,45 +170,62 @@ def seeded() -> Match:
     return m
 
 
-def test_beacon_in_time_is_dealt_from() -> None:
+def beacon_fact(m: Match, at_ms: int) -> DrandRoundBeacon:
+    fact = decide_round("quicknet", m.state.drand_round, (b"s" * 48, b"r" * 32, None), at_ms)
+    assert isinstance(fact, DrandRoundBeacon)
+    return fact
+
+
+def test_a_round_whose_value_came_in_time_is_one_fact_and_the_match_is_dealt_from_it() -> None:
     m = seeded()
     due = m.state.drand_due_at_ms
-    assert m.do(fallback_if_due(m.state, due + DRAND_GRACE_MS - 1, "x")) == []
-    (e,) = m.do(
-        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 1000)
-    )
-    assert isinstance(e, DrandBeaconVerified)
+    fact = beacon_fact(m, due + 1000)
+    assert round_stream(fact.chain, fact.round) == f"drand-quicknet-{m.state.drand_round}"
+    (e,) = m.do(round_resolved(m.state, fact, due + 1200))
+    assert isinstance(e, DrandBeaconVerified) and e.at_ms == due + 1000, "when the value came"
     assert m.state.drand is not None and m.state.drand.value == b"r" * 32
+    assert round_resolved(m.state, fact, due + 1300) == [], "resolved once"
 
 
-def test_fallback_at_due_plus_5_and_late_value_recorded_not_used() -> None:
+def test_a_missed_round_is_declared_only_at_due_plus_5_and_the_match_falls_back() -> None:
     m = seeded()
     due = m.state.drand_due_at_ms
-    (fb,) = m.do(fallback_if_due(m.state, due + DRAND_GRACE_MS, "relays silent"))
-    assert isinstance(fb, DrandFallback) and fb.round == m.state.drand_round
-    (late,) = m.do(
-        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 9000)
-    )
-    assert isinstance(late, DrandBeaconLate)
-    assert m.state.drand is None and m.state.fallback
-    inputs = m.state.deck_inputs(SEED)
-    assert inputs.drand is None  # dealt from round 0 and zeros
-
-
-def test_value_arriving_after_the_deadline_is_a_fallback() -> None:
-    m = seeded()
-    due = m.state.drand_due_at_ms
-    events = m.do(
-        beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, due + 6000)
-    )
-    assert [type(e) for e in events] == [DrandFallback, DrandBeaconLate]
-
-
-def test_beacon_for_another_round_is_refused() -> None:
-    m = seeded()
     with pytest.raises(FairnessError) as err:
-        beacon_arrived(m.state, m.state.drand_round + 1, b"s" * 48, b"r" * 32, None, T0 + 3000)
+        decide_round("quicknet", m.state.drand_round, None, due + DRAND_GRACE_MS - 1)
+    assert err.value.code == "not_due"
+    fact = decide_round("quicknet", m.state.drand_round, None, due + DRAND_GRACE_MS, "silent")
+    assert isinstance(fact, DrandRoundMissed) and fact.due_at_ms == due
+    (fb,) = m.do(round_resolved(m.state, fact, due + DRAND_GRACE_MS + 10))
+    assert isinstance(fb, DrandFallback) and fb.reason == "silent"
+    (late,) = m.do(late_beacon(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, due + 9000))
+    assert isinstance(late, DrandBeaconLate)
+    assert late_beacon(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, due + 9500) == []
+    assert m.state.drand is None and m.state.fallback
+    assert m.state.deck_inputs(SEED).drand is None  # dealt from round 0 and zeros
+
+
+def test_a_value_that_came_after_the_deadline_makes_the_round_missed() -> None:
+    m = seeded()
+    due = m.state.drand_due_at_ms
+    fact = decide_round("quicknet", m.state.drand_round, (b"s" * 48, b"r" * 32, None), due + 6000)
+    assert isinstance(fact, DrandRoundMissed)
+
+
+def test_a_late_value_is_never_recorded_for_a_match_dealt_from_drand() -> None:
+    m = seeded()
+    m.do(round_resolved(m.state, beacon_fact(m, m.state.drand_due_at_ms + 100), T0 + 5000))
+    assert late_beacon(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, T0 + 20_000) == []
+
+
+def test_a_fact_about_another_round_is_refused() -> None:
+    m = seeded()
+    other = decide_round("quicknet", m.state.drand_round + 1, (b"s" * 48, b"r" * 32, None), T0)
+    with pytest.raises(FairnessError) as err:
+        round_resolved(m.state, other, T0 + 3000)
     assert err.value.code == "wrong_round"
+    with pytest.raises(FairnessError) as err:
+        round_fact_from_payload("DeckIssued", {"deal": 0, "cards": 32, "at_ms": 1})
+    assert err.value.code == "bad_payload"
 
 
 def test_decks_only_once_inputs_are_fixed_and_each_recorded_once() -> None:
@@ -191,7 +237,7 @@ def test_decks_only_once_inputs_are_fixed_and_each_recorded_once() -> None:
     m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 1000))
     with pytest.raises(FairnessError):
         issue_deck(m.state, 0, 32, T0 + 2000)  # drand not resolved yet
-    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3000))
+    m.do(round_resolved(m.state, beacon_fact(m, m.state.drand_due_at_ms), T0 + 3000))
     assert [type(e) for e in m.do(issue_deck(m.state, 0, 32, T0 + 4000))] == [DeckIssued]
     assert m.do(issue_deck(m.state, 0, 32, T0 + 5000)) == []
     m.do(issue_deck(m.state, 1, 32, T0 + 6000))
@@ -217,7 +263,8 @@ def test_reveal_only_at_match_end_and_only_the_committed_seed() -> None:
 
 def test_events_round_trip_through_payloads_and_replay_rebuilds_state() -> None:
     m = seeded()
-    m.do(beacon_arrived(m.state, m.state.drand_round, b"s" * 48, b"r" * 32, None, T0 + 3000))
+    fact = beacon_fact(m, m.state.drand_due_at_ms)
+    m.do(round_resolved(m.state, fact, T0 + 3000))
     m.do(issue_deck(m.state, 0, 24, T0 + 4000))
     m.do(reveal(m.state, SEED, match_ended=True, now_ms=T0 + 60000))
     payloads = [to_payload(e) for e in m.events]
@@ -226,6 +273,13 @@ def test_events_round_trip_through_payloads_and_replay_rebuilds_state() -> None:
     decoded = [from_payload(type(e).TYPE, p) for e, p in zip(m.events, payloads, strict=True)]
     assert decoded == m.events
     assert replay(decoded) == m.state
+    assert round_fact_from_payload(fact.TYPE, to_payload(fact)) == fact
+
+
+def test_a_commitment_recorded_before_the_last_round_existed_reads_as_none() -> None:
+    (e,) = opened().events
+    old = {k: v for k, v in to_payload(e).items() if k != "last_round"}
+    assert from_payload("ServerSeedCommitted", old).last_round == 0
 
 
 def test_malformed_payload_is_a_clear_error() -> None:

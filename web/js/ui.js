@@ -114,6 +114,7 @@ export const ERROR_WORDS = Object.freeze({
   bad_window: "That seed window is not a valid time",
   unknown_chain: "There is no such drand chain",
   wrong_round: "That is not the round expected",
+  not_due: "That drand round is not due + 5 s yet",
   bad_randomness: "That drand value is not 32 bytes",
   bad_deal: "There is no deal with that number",
   bad_cards: "A deck has 32 or 24 cards",
