@@ -3,7 +3,9 @@
 Until the match's own stream holds a public ending event (``MatchEnded``,
 ``MatchForfeited``, ``MatchAborted``), only public events are read from either stream:
 no deck, no seat's cards, no seat's seed before the window closes, no server seed (it is
-not in the log yet anyway). Once it has ended, both streams are read whole.
+not in the log yet anyway). Once it has ended, both streams are read whole. The round
+the match named has its own public stream (``drand-<chain>-<round>``, shared by every
+match that named it), read whole: its one fact is public from the start.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from eventlog import EventStore, Viewer
 from fairdeal.record import (
     ENDING_EVENTS,
     build_record,
+    drand_stream_of,
     is_match_id,
     match_stream,
     randomness_stream,
@@ -68,8 +71,14 @@ async def load_match(store: EventStore, match_id: str) -> LoadedMatch | None:
         fair = await store.read_stream(randomness_stream(match_id))
     else:
         fair = await store.read_stream_as(randomness_stream(match_id), Viewer.public(), ended_by=())
+    fair_json = [e.to_json_dict() for e in fair]
+    drand = drand_stream_of(fair_json)
+    round_events = [] if drand is None else await store.read_stream(drand)
     record = build_record(
-        match_id, [e.to_json_dict() for e in match], [e.to_json_dict() for e in fair]
+        match_id,
+        [e.to_json_dict() for e in match],
+        fair_json,
+        [e.to_json_dict() for e in round_events],
     )
     revealed = any(e.type == "ServerSeedRevealed" for e in fair)
     return LoadedMatch(match_id, record, ended, revealed, record_digest(record))

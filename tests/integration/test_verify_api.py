@@ -34,7 +34,7 @@ GAMBLER = MatchSpec(
 )
 FORFEIT = MatchSpec(match_id="french-1", ruleset="french", end="forfeit", label="api-f")
 RUNNING = MatchSpec(match_id="running-1", ruleset="classic", label="api-run")
-UNREVEALED = MatchSpec(match_id="unrevealed-1", ruleset="classic", end="abort", label="api-u")
+UNREVEALED = MatchSpec(match_id="unrevealed-1", ruleset="classic", end="abort_early", label="api-u")
 GENEROUS = RateLimits(rate=10_000, burst=100_000)
 
 

@@ -41,7 +41,7 @@ def _visibility(e: Any) -> str:
 async def play_bot_match(r: Any, store: EventStore, match_id: str) -> None:
     """The table's part: a classic match between medium bots, decks from the service."""
     rules = RULESETS["classic"]
-    state = new_match(rules, match_id, first_dealer=3)
+    state = new_match(rules, match_id)  # classic: seat 0 deals first (belot.first_dealer)
     stream = f"match-{match_id}"
     version = (
         await store.append(stream, 0, [NewEvent("MatchStarted", to_payload(started_event(state)))])
