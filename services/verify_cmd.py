@@ -145,7 +145,7 @@ def relay_check(report: Report, record: Any, url: str) -> Check:
             (Difference("fair_deal", "signature differs", recorded.get("signature"), relay_sig),),
         )
     if used is None:
-        fact = fair.get("round_fact") if isinstance(fair.get("round_fact"), dict) else {}
+        fact = fair["round_fact"] if isinstance(fair.get("round_fact"), dict) else {}
         return Check(
             name,
             SKIP,

@@ -1811,10 +1811,84 @@ class _Context:
         )
 
 
+# --- what only the whole log shows -----------------------------------------------------------
+#
+# A record cannot show that its commitment was never used by another match, nor that every
+# match that named its round did what the round's fact says: the verify API answers both
+# from the whole log, and ``belot verify`` asks it. These build the checks from those
+# answers, so that the API and the command judge alike.
+
+#: The names of the checks the verify API adds to a report.
+PLATFORM_CHECKS: Final = ("commitment_unique", "round_consistency")
+
+
+def commitment_check(match_id: str, commitment: str, users: Sequence[str]) -> Check:
+    """``users``: every match the log shows committing to ``commitment``. A server seed
+    used twice is a seed known before the second match: its decks were not fresh."""
+    others = sorted(m for m in set(users) if m != match_id)
+    if match_id not in users:
+        return Check(
+            "commitment_unique",
+            FAIL,
+            f"the log shows no match {match_id} committing to {commitment[:16]}...",
+        )
+    if others:
+        return Check(
+            "commitment_unique",
+            FAIL,
+            f"the commitment {commitment[:16]}... was used by {len(others)} other match(es) "
+            f"({', '.join(others[:5])}): a server seed used twice was known before the "
+            "second match began",
+            tuple(Difference("commitment", "also used by", m) for m in others[:MAX_DIFFERENCES]),
+        )
+    return _pass(
+        "commitment_unique", f"no other match in the log used the commitment {commitment[:16]}..."
+    )
+
+
+def round_check(
+    chain: str,
+    round_: int,
+    fact: str | None,
+    matches: Sequence[tuple[str, bool | None]],
+) -> Check:
+    """``fact``: the type of the round's one fact (``DrandRoundBeacon``,
+    ``DrandRoundMissed``, None if the log holds none); ``matches``: every match that named
+    the round, with whether it was dealt from drand (None: not resolved yet). A fallback
+    is a fact about a round: every match that named a missed round is dealt without
+    drand, and none that named a round whose value came."""
+    if fact is None:
+        return Check(
+            "round_consistency",
+            FAIL,
+            f"the log holds no fact about {chain} round {round_}: its matches followed nothing",
+        )
+    want = fact == DrandRoundBeacon.TYPE
+    wrong = sorted(m for m, used in matches if used is not None and used is not want)
+    said = "its value came in time" if want else "it was missed"
+    if wrong:
+        return Check(
+            "round_consistency",
+            FAIL,
+            f"{chain} round {round_}: the platform says {said}, but {len(wrong)} match(es) "
+            f"were dealt {'without' if want else 'from'} drand ({', '.join(wrong[:5])}): a "
+            "fallback chosen per match is a second deck",
+            tuple(
+                Difference(m, "did not follow the round's fact") for m in wrong[:MAX_DIFFERENCES]
+            ),
+        )
+    return _pass(
+        "round_consistency",
+        f"{chain} round {round_}: {said}, and all {len(matches)} match(es) that named it were "
+        f"dealt {'from' if want else 'without'} drand",
+    )
+
+
 __all__ = [
     "CHECKS",
     "FAIL",
     "PASS",
+    "PLATFORM_CHECKS",
     "REPORT_FORMAT",
     "SKIP",
     "TABLE_ENDINGS",
@@ -1822,6 +1896,8 @@ __all__ = [
     "Check",
     "Difference",
     "Report",
+    "commitment_check",
+    "round_check",
     "verify",
     "verify_record",
 ]

@@ -9,7 +9,13 @@ Routes (all JSON; errors ``{"error": code, "message": text}``; the OpenAPI docum
 - ``GET  /v1/matches/{id}``               the public view (a record without its streams;
                                           private fields null until the match ends)
 - ``GET  /v1/matches/{id}/record``        the match record (public events only until the end)
-- ``GET  /v1/matches/{id}/verification``  the verifier's report, once the seed is revealed
+- ``GET  /v1/matches/{id}/verification``  the verifier's report, once the seed is revealed,
+                                          with the checks only the whole log can make
+                                          (:data:`fairdeal.verifier.PLATFORM_CHECKS`)
+- ``GET  /v1/commitments/{commitment}``   every match that used a commitment
+- ``GET  /v1/rounds/{chain}/{round}``     a drand round's fact and every match that named it
+- ``GET  /v1/stats``                      the platform's rates: rounds missed, matches dealt
+                                          without drand, aborts after a deck, missing seeds
 - ``POST /v1/verify``                     the report on a record anyone uploads
 - ``GET  /v1/decks``                      a deck from given inputs, as ``belot deck``
 - ``GET  /v1/match-record-v1.schema.json`` the record format's JSON Schema
@@ -18,6 +24,7 @@ Routes (all JSON; errors ``{"error": code, "message": text}``; the OpenAPI docum
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.resources
 import time
 from collections import OrderedDict
@@ -44,8 +51,17 @@ from fairdeal import (
     RecipeError,
     Shuffler,
 )
+from fairdeal.chains import CHAINS
 from fairdeal.record import ENDING_EVENTS, RecordError, is_match_id, public_view
-from fairdeal.verifier import FAIL, BlsCheck, Report, verify_record
+from fairdeal.verifier import (
+    FAIL,
+    BlsCheck,
+    Check,
+    Report,
+    commitment_check,
+    round_check,
+    verify_record,
+)
 from services.cli import UsageError, parse_hex, parse_int
 from services.verify.http import ApiError, json_response
 from services.verify.matches import LoadedMatch, if_none_match, load_match
@@ -130,7 +146,7 @@ class Api:
         self.bls = bls
         self.max_record_bytes = max_record_bytes
         self._verifying = asyncio.Semaphore(VERIFY_CONCURRENCY)
-        self._reports: OrderedDict[str, bytes] = OrderedDict()
+        self._reports: OrderedDict[str, Report] = OrderedDict()
 
     def attach(self, store: EventStore, projection: Projection) -> None:
         self._store, self._projection = store, projection
@@ -246,20 +262,81 @@ class Api:
                 "the match has ended; its server seed is revealed moments later: try again",
                 {"Retry-After": "5"},
             )
-        etag = loaded.etag("verification")
+        # The record's own checks are cached by its events; what the whole log says of
+        # its commitment and round can change with other matches, so it is asked each
+        # time and is part of the ETag.
+        platform = await self._db(self._platform_checks(loaded.record))
+        cross = hashlib.sha256(orjson.dumps([c.to_json() for c in platform])).hexdigest()[:16]
+        etag = loaded.etag(f"verification|{cross}")
         headers = {"ETag": etag, "Cache-Control": loaded.cache_control}
         if if_none_match(request.headers.get("If-None-Match"), etag):
             return web.Response(status=304, headers=headers)
-        body = self._reports.get(etag)
-        if body is None:
+        key = loaded.etag("verification")
+        report = self._reports.get(key)
+        if report is None:
             report = await self._verify(loaded.record, "match")
-            body = orjson.dumps(report.to_json())
-            self._reports[etag] = body
+            self._reports[key] = report
             while len(self._reports) > REPORT_CACHE_SIZE:
                 self._reports.popitem(last=False)
         else:
-            self._reports.move_to_end(etag)
+            self._reports.move_to_end(key)
+        for check in platform:
+            report = report.with_check(check)
+        body = orjson.dumps(report.to_json())
         return web.Response(body=body, content_type="application/json", headers=headers)
+
+    async def _platform_checks(self, record: dict[str, Any]) -> list[Check]:
+        """:data:`~fairdeal.verifier.PLATFORM_CHECKS` for a record, from the whole log."""
+        fair = record.get("fair_deal") or {}
+        checks = []
+        commitment = fair.get("commitment")
+        if isinstance(commitment, str):
+            users = await self.projection.facts.commitment_users(commitment)
+            checks.append(commitment_check(record["match_id"], commitment, users))
+        chain = (fair.get("chain") or {}).get("name")
+        round_ = fair.get("drand_round")
+        if isinstance(chain, str) and type(round_) is int:
+            found = await self.projection.facts.round_matches(chain, round_)
+            checks.append(round_check(chain, round_, found.fact, found.matches))
+        return checks
+
+    async def get_commitment(self, request: web.Request) -> web.Response:
+        commitment = request.match_info["commitment"]
+        if len(commitment) != 64 or not all(c in "0123456789abcdef" for c in commitment):
+            raise _bad("bad_commitment", "a commitment is 64 lower-case hex digits (SHA-256)")
+        users = await self._db(self.projection.facts.commitment_users(commitment))
+        return json_response(
+            {"commitment": commitment, "matches": users, "used_twice": len(users) > 1},
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def get_round(self, request: web.Request) -> web.Response:
+        chain = request.match_info["chain"]
+        if chain not in CHAINS:
+            raise _bad("bad_chain", f"chain must be one of {', '.join(sorted(CHAINS))}")
+        text = request.match_info["round"]
+        if not (text.isascii() and text.isdigit() and 1 <= len(text) <= 19):
+            raise _bad("bad_round", "a round is a whole number from 1")
+        round_ = int(text)
+        if not 1 <= round_ <= MAX_POSITION:
+            raise _bad("bad_round", "a round is a whole number from 1")
+        found = await self._db(self.projection.facts.round_matches(chain, round_))
+        check = round_check(chain, round_, found.fact, found.matches)
+        return json_response(
+            {
+                "chain": chain,
+                "round": round_,
+                "fact": found.fact,
+                "matches": [{"match_id": m, "dealt_with_drand": d} for m, d in found.matches],
+                "consistent": check.passed,
+                "detail": check.detail,
+            },
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def get_stats(self, request: web.Request) -> web.Response:
+        stats = await self._db(self.projection.facts.stats())
+        return json_response(stats, headers={"Cache-Control": "no-cache"})
 
     async def post_verify(self, request: web.Request) -> web.Response:
         limit = self.max_record_bytes
@@ -358,6 +435,9 @@ class Api:
             web.get("/v1/matches/{match_id}/verification", self.get_verification, allow_head=False),
             web.post("/v1/verify", self.post_verify),
             web.get("/v1/decks", self.get_deck, allow_head=False),
+            web.get("/v1/commitments/{commitment}", self.get_commitment, allow_head=False),
+            web.get("/v1/rounds/{chain}/{round}", self.get_round, allow_head=False),
+            web.get("/v1/stats", self.get_stats, allow_head=False),
             web.get("/v1/openapi.json", self.openapi, allow_head=False),
             web.get("/v1/match-record-v1.schema.json", self.record_schema, allow_head=False),
         ]

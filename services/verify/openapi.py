@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from belot import RULESETS
+from fairdeal.chains import CHAINS
 from fairdeal.record import FORMAT
-from fairdeal.verifier import CHECKS, REPORT_FORMAT
+from fairdeal.verifier import CHECKS, PLATFORM_CHECKS, REPORT_FORMAT
 
 _ERROR_REF: Final = {"$ref": "#/components/schemas/Error"}
 
@@ -257,6 +258,63 @@ OPENAPI: Final[dict[str, Any]] = {
                 },
             }
         },
+        "/v1/commitments/{commitment}": {
+            "get": {
+                "operationId": "getCommitment",
+                "summary": "Every match that committed to this server seed hash (more than one "
+                "is a seed used twice)",
+                "parameters": [
+                    {
+                        "name": "commitment",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    }
+                ],
+                "responses": {
+                    "200": _json("CommitmentUsers", "the matches, earliest first"),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
+        "/v1/rounds/{chain}/{round}": {
+            "get": {
+                "operationId": "getRound",
+                "summary": "A drand round's one public fact (its value came in time, or it was "
+                "missed) and every match that named it",
+                "parameters": [
+                    {
+                        "name": "chain",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "enum": sorted(CHAINS)},
+                    },
+                    {
+                        "name": "round",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "integer", "minimum": 1},
+                    },
+                ],
+                "responses": {
+                    "200": _json("Round", "the fact and the matches"),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
+        "/v1/stats": {
+            "get": {
+                "operationId": "getStats",
+                "summary": "The rates anyone can watch: drand rounds missed, matches dealt "
+                "without drand, aborts after a deck went out, missing seeds, commitments "
+                "used twice; over all time and the last 24 hours",
+                "responses": {
+                    "200": _json("Stats", "the figures"),
+                    "429": _COMMON_ERRORS["429"],
+                    "503": _COMMON_ERRORS["503"],
+                },
+            }
+        },
         "/v1/match-record-v1.schema.json": {
             "get": {
                 "operationId": "getRecordSchema",
@@ -344,7 +402,7 @@ OPENAPI: Final[dict[str, Any]] = {
                     "streams": {
                         "type": "object",
                         "required": ["match", "randomness"],
-                        "properties": {"match": _STREAM, "randomness": _STREAM},
+                        "properties": {"match": _STREAM, "randomness": _STREAM, "drand": _STREAM},
                     },
                 },
             },
@@ -394,13 +452,69 @@ OPENAPI: Final[dict[str, Any]] = {
                             "type": "object",
                             "required": ["name", "status", "detail", "differences"],
                             "properties": {
-                                "name": {"type": "string", "enum": list(CHECKS)},
+                                "name": {
+                                    "type": "string",
+                                    "enum": [*CHECKS, *PLATFORM_CHECKS, "drand_relay"],
+                                },
                                 "status": {"type": "string", "enum": ["pass", "fail", "skip"]},
                                 "detail": {"type": "string"},
                                 "differences": {"type": "array", "items": {"type": "object"}},
                             },
                         },
                     },
+                },
+            },
+            "CommitmentUsers": {
+                "type": "object",
+                "required": ["commitment", "matches", "used_twice"],
+                "properties": {
+                    "commitment": {"type": "string"},
+                    "matches": {"type": "array", "items": {"type": "string"}},
+                    "used_twice": {"type": "boolean"},
+                },
+            },
+            "Round": {
+                "type": "object",
+                "required": ["chain", "round", "fact", "matches", "consistent", "detail"],
+                "properties": {
+                    "chain": {"type": "string"},
+                    "round": {"type": "integer"},
+                    "fact": {
+                        "type": "string",
+                        "nullable": True,
+                        "enum": ["DrandRoundBeacon", "DrandRoundMissed", None],
+                    },
+                    "matches": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["match_id", "dealt_with_drand"],
+                            "properties": {
+                                "match_id": {"type": "string"},
+                                "dealt_with_drand": {"type": "boolean", "nullable": True},
+                            },
+                        },
+                    },
+                    "consistent": {"type": "boolean"},
+                    "detail": {"type": "string"},
+                },
+            },
+            "Stats": {
+                "type": "object",
+                "required": ["all", "last_24h"],
+                "properties": {
+                    "all": {"$ref": "#/components/schemas/StatsWindow"},
+                    "last_24h": {"$ref": "#/components/schemas/StatsWindow"},
+                },
+            },
+            "StatsWindow": {
+                "type": "object",
+                "required": ["rounds", "matches", "seats", "commitments_used_twice"],
+                "properties": {
+                    "rounds": {"type": "object"},
+                    "matches": {"type": "object"},
+                    "seats": {"type": "object"},
+                    "commitments_used_twice": {"type": "integer"},
                 },
             },
             "Deck": {

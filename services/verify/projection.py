@@ -27,6 +27,7 @@ from prometheus_client import Gauge
 from eventlog import EventStore, RecordedEvent
 from eventlog.migrations import quote_schema
 from fairdeal.record import ENDING_EVENTS, MATCH_FORFEITED, match_stream, randomness_stream
+from services.verify.facts import Facts
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,8 @@ class Projection:
         self._pool = pool
         self._s = quote_schema(schema)
         self.schema = schema
+        #: The cross-match facts (commitments, rounds, rates), fed by the same events.
+        self.facts = Facts(pool, schema)
         self.caught_up = asyncio.Event()
         #: Why the feed cannot read the log now (None: it can).
         self.problem: str | None = None
@@ -152,6 +155,7 @@ class Projection:
             # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-verify'))")
             await conn.execute(_MIGRATION.format(s=self._s))
+            await conn.execute(self.facts.migration)
 
     async def position(self) -> int:
         return int(await self._pool.fetchval(f"SELECT position FROM {self._s}.verify_position"))
@@ -192,7 +196,9 @@ class Projection:
             await self._save_position(conn, position)
 
     async def handle(self, store: EventStore, e: RecordedEvent) -> bool:
-        """Take one event into account; True if it changed a row."""
+        """Take one event into account; True if it changed a row and saved the position
+        with it (the cross-match facts are idempotent writes that leave the position to
+        the periodic save)."""
         if (
             e.type in ENDING_EVENTS
             and e.visibility == "public"
@@ -201,11 +207,13 @@ class Projection:
             match_id = e.stream_id.removeprefix("match-")
             match_events = await store.read_stream(match_stream(match_id))
             fair_events = await store.read_stream(randomness_stream(match_id))
+            await self.facts.record_ending(e, fair_events)
             await self.record_end(summarize_end(e, match_events, fair_events))
             return True
         if e.type == "ServerSeedRevealed" and e.stream_id.startswith("randomness-"):
             await self.record_reveal(e.stream_id.removeprefix("randomness-"), e.position)
             return True
+        await self.facts.handle(e)
         return False
 
     async def feed(self, store: EventStore, *, poll_interval: float = 1.0) -> None:
