@@ -1,11 +1,14 @@
-"""``belot verify RECORD.json | URL [--json] [--drand-url URL]``: check a match record.
+"""``belot verify RECORD.json | URL [--json] [--drand-url URL] [--api URL]``: check a record.
 
 The same verifier as the API's (:func:`fairdeal.verifier.verify_record`), with drand's
 BLS check. Exit status: 0 when every check passes, 1 when one fails (or is skipped), 2
 for bad input (an unreadable file or URL, not JSON, not a match record) with one line on
 stderr. ``--drand-url`` asks that drand relay for the record's round, independently of
 the record, and adds a check ``drand_relay``: the relay's beacon must be the recorded one
-(see :func:`relay_check` for a match dealt without drand).
+(see :func:`relay_check` for a match dealt without drand). With a verify API (``--api``,
+or the API the record's URL names) it also asks what only the whole log shows, and adds
+:data:`~fairdeal.verifier.PLATFORM_CHECKS`: that no other match used the record's
+commitment, and that every match that named its round followed the round's fact.
 """
 
 from __future__ import annotations
@@ -24,7 +27,17 @@ from drand import verify as bls_verify
 from drand.client import DrandClient
 from fairdeal.chains import CHAINS
 from fairdeal.record import RecordError
-from fairdeal.verifier import FAIL, PASS, SKIP, Check, Difference, Report, verify_record
+from fairdeal.verifier import (
+    FAIL,
+    PASS,
+    SKIP,
+    Check,
+    Difference,
+    Report,
+    commitment_check,
+    round_check,
+    verify_record,
+)
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -77,6 +90,48 @@ def _record_url(url: str) -> str:
     if len(parts) >= 3 and parts[-2] == "matches" and parts[-3] == "v1":
         return url.rstrip("/") + "/record"
     return url
+
+
+def api_of(source: str) -> str | None:
+    """The verify API a record's URL names (``https://host/v1/matches/ID[/record]``)."""
+    if not _is_url(source):
+        return None
+    parts = urlsplit(source)
+    path = parts.path.rstrip("/").split("/")
+    if "v1" in path and "matches" in path[path.index("v1") :]:
+        base = "/".join(path[: path.index("v1")])
+        return f"{parts.scheme}://{parts.netloc}{base}"
+    return None
+
+
+async def _get_json(url: str) -> Any:
+    return orjson.loads(await _fetch(url))
+
+
+def platform_checks(record: Any, api: str) -> list[Check]:
+    """Ask the verify API at ``api`` what only the whole log shows about ``record``."""
+    fair = record.get("fair_deal") if isinstance(record, dict) else None
+    match_id = record.get("match_id") if isinstance(record, dict) else None
+    if not isinstance(fair, dict) or not isinstance(match_id, str):
+        return []
+    checks: list[Check] = []
+    commitment = fair.get("commitment")
+    if isinstance(commitment, str):
+        try:
+            users = asyncio.run(_get_json(f"{api}/v1/commitments/{commitment}"))["matches"]
+            checks.append(commitment_check(match_id, commitment, [str(u) for u in users]))
+        except (UsageError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+            checks.append(Check("commitment_unique", SKIP, f"could not ask {api}: {exc}"))
+    chain = (fair.get("chain") or {}).get("name") if isinstance(fair.get("chain"), dict) else None
+    round_ = fair.get("drand_round")
+    if isinstance(chain, str) and type(round_) is int:
+        try:
+            found = asyncio.run(_get_json(f"{api}/v1/rounds/{chain}/{round_}"))
+            matches = [(str(m["match_id"]), m["dealt_with_drand"]) for m in found["matches"]]
+            checks.append(round_check(chain, round_, found["fact"], matches))
+        except (UsageError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+            checks.append(Check("round_consistency", SKIP, f"could not ask {api}: {exc}"))
+    return checks
 
 
 def read_source(source: str) -> Any:
@@ -193,6 +248,9 @@ def render(report: Report) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     try:
+        for flag, url in (("--drand-url", args.drand_url), ("--api", args.api)):
+            if url is not None and not _is_url(url):
+                raise UsageError(f"{flag} {url!r}: give an http:// or https:// URL")
         doc = read_source(args.record)
         try:
             report = verify_record(doc, bls=bls_verify)
@@ -203,6 +261,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.drand_url:
         report = report.with_check(relay_check(report, doc, args.drand_url.rstrip("/")))
+    api = args.api.rstrip("/") if args.api else api_of(args.record)
+    if api is not None:
+        for check in platform_checks(doc, api):
+            report = report.with_check(check)
     if args.json:
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
     else:
@@ -227,5 +289,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--drand-url",
         metavar="URL",
         help="a drand HTTP relay to fetch the record's round from, independently",
+    )
+    verify.add_argument(
+        "--api",
+        metavar="URL",
+        help="a verify API to ask whether another match used the same commitment and "
+        "whether every match of the record's drand round followed its fact (default: the "
+        "API the record's URL names)",
     )
     verify.set_defaults(handler=cmd_verify)

@@ -92,6 +92,10 @@ class MatchSpec:
     level: str = "medium"
     #: Who asks for an abort (``end="abort"``).
     aborted_by: str = "operator:ops"
+    #: Attacks: a seat's seed chosen by hand (by seat), and a first dealer written by hand
+    #: instead of the rule's (the game is then played from that dealer, consistently).
+    seat_seeds: tuple[tuple[int, bytes], ...] = ()
+    first_dealer: int | None = None
     #: "natural" (MatchEnded), "forfeit" (MatchForfeited), "abort" (MatchAborted a few
     #: cards into a deal) or "abort_early" (MatchAborted before the first deck went out).
     end: str = "natural"
@@ -122,6 +126,11 @@ def _digest(spec: MatchSpec, what: str) -> bytes:
 
 def server_seed_of(spec: MatchSpec) -> bytes:
     return _digest(spec, "server-seed")
+
+
+def seat_seed_of(spec: MatchSpec, seat: int) -> bytes:
+    """The seed ``seat`` sends in ``spec``'s match (unless the spec chose one)."""
+    return _digest(spec, f"seat-seed-{seat}")[:16]
 
 
 def _started(state: Any) -> tuple[str, dict[str, Any], str]:
@@ -176,7 +185,9 @@ def generate(spec: MatchSpec) -> list[Append]:
     for spec_seat in seats:
         if spec_seat.player is not None:
             now += 400
-            seat_seed = _digest(spec, f"seat-seed-{spec_seat.seat}")[:16]
+            seat_seed = dict(spec.seat_seeds).get(spec_seat.seat) or seat_seed_of(
+                spec, spec_seat.seat
+            )
             fapply(submit_seed(fair, spec_seat.seat, spec_seat.player, seat_seed, now))
     round_ = BEACON_ROUND if spec.drand == "beacon" else MISSED_ROUND
     assert fair.drand_round == round_ and fair.drand_due_at_ms is not None
@@ -201,6 +212,8 @@ def generate(spec: MatchSpec) -> list[Append]:
 
     shuffler = Shuffler(fair.deck_inputs(seed))
     dealer = first_dealer(rules, shuffler.deck(0, rules.deck_size))
+    if spec.first_dealer is not None:
+        dealer = spec.first_dealer
     state = new_match(rules, spec.match_id, target=spec.target, first_dealer=dealer)
     rng = random.Random(_digest(spec, "bots"))
 

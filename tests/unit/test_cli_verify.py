@@ -3,8 +3,8 @@ passes, 1 when one does not, 2 for input that is not a record. And ``belot serve
 
 from __future__ import annotations
 
-import asyncio
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from functools import cache
@@ -13,15 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 
-from drand import QUICKNET
-from drand.clock import ScaledClock
-from drand.relay import create_relay_app, load_beacons
 from fairdeal.verifier import CHECKS
 from services import verify_cmd
 from services.cli import main as belot
-from tests.drand_vectors import BEACONS_FILE
 from tests.matchgen import MatchSpec, offline_record
 from tests.tamper import find, tampered
 
@@ -106,13 +101,29 @@ def test_input_that_is_not_a_record_exits_2_with_one_line(
 # --- over HTTP ---------------------------------------------------------------------------------
 
 
+#: What the fake verify API says of the record's commitment: the matches that used it.
+COMMITMENT_USERS: list[str] = ["gen-1"]
+
+
 @pytest.fixture
 def record_server() -> Iterator[str]:
-    body = _record("drand").encode()
+    """A stand-in for the verify API: the record, and what the log says of its
+    commitment (:data:`COMMITMENT_USERS`) and of its round (every match followed it)."""
+    record = json.loads(_record("drand"))
+    commitment = record["fair_deal"]["commitment"]
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            if self.path == "/v1/matches/gen-1/record":
+            answers = {
+                "/v1/matches/gen-1/record": record,
+                f"/v1/commitments/{commitment}": {"matches": COMMITMENT_USERS},
+                "/v1/rounds/quicknet/1001": {
+                    "fact": "DrandRoundBeacon",
+                    "matches": [{"match_id": "gen-1", "dealt_with_drand": True}],
+                },
+            }
+            if self.path in answers:
+                body = json.dumps(answers[self.path]).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -137,34 +148,27 @@ def record_server() -> Iterator[str]:
 def test_a_record_from_a_url_and_a_match_url(record_server: str, capsys: Any) -> None:
     assert belot(["verify", f"{record_server}/v1/matches/gen-1/record"]) == 0
     assert belot(["verify", f"{record_server}/v1/matches/gen-1"]) == 0  # .../record added
-    assert "VERIFIED" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "VERIFIED" in out
+    assert "PASS  commitment_unique" in out and "PASS  round_consistency" in out
     assert belot(["verify", f"{record_server}/v1/matches/other"]) == 2
     assert "HTTP 404" in capsys.readouterr().err
 
 
-@pytest.fixture
-def drand_relay() -> Iterator[str]:
-    """A local relay of the recorded quicknet beacons, its clock past round 1001."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    clock = ScaledClock(QUICKNET.time_of_round(1003), 1.0)
-    app = create_relay_app({"quicknet": load_beacons(BEACONS_FILE, QUICKNET)}, clock)
-    runner = web.AppRunner(app)
-
-    async def start() -> int:
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port: int = runner.addresses[0][1]
-        return port
-
-    port = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=10)
-    yield f"http://127.0.0.1:{port}"
-    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=10)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(timeout=5)
-    loop.close()
+def test_a_commitment_another_match_used_is_refused(
+    record_server: str, capsys: Any, monkeypatch: Any, tmp_path: Path
+) -> None:
+    # The API names a second match with the same server seed: a seed used twice.
+    monkeypatch.setattr(sys.modules[__name__], "COMMITMENT_USERS", ["gen-0", "gen-1"])
+    assert belot(["verify", f"{record_server}/v1/matches/gen-1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  commitment_unique" in out and "gen-0" in out
+    # A record from a file is checked against the API given with --api.
+    path = write(tmp_path, _record("drand"))
+    assert belot(["verify", path, "--api", record_server]) == 1
+    assert "FAIL  commitment_unique" in capsys.readouterr().out
+    assert belot(["verify", path, "--api", "ftp://x"]) == 2
+    assert "--api 'ftp://x': give an http" in capsys.readouterr().err
 
 
 def test_drand_url_checks_the_beacon_independently(
