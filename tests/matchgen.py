@@ -234,9 +234,9 @@ def generate(spec: MatchSpec) -> list[Append]:
         # opens (seat 0 deals: no card was dealt) and ends at once.
         now += 1_000
         empty = new_match(rules, spec.match_id, target=spec.target)
-        body = {"reason": "the table was closed by an operator", "by": spec.aborted_by}
+        abort = {"reason": "the table was closed by an operator", "by": spec.aborted_by}
         appends.append(
-            Append(mstream, (NewEvent(*_started(empty)), NewEvent("MatchAborted", body)), now)
+            Append(mstream, (NewEvent(*_started(empty)), NewEvent("MatchAborted", abort)), now)
         )
         now += 1_000
         fapply(reveal(fair, seed, True, now))
