@@ -128,7 +128,7 @@ def platform_checks(record: Any, api: str) -> list[Check]:
         try:
             found = asyncio.run(_get_json(f"{api}/v1/rounds/{chain}/{round_}"))
             matches = [(str(m["match_id"]), m["dealt_with_drand"]) for m in found["matches"]]
-            checks.append(round_check(chain, round_, found["fact"], matches))
+            checks.append(round_check(match_id, chain, round_, found["fact"], matches))
         except (UsageError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
             checks.append(Check("round_consistency", SKIP, f"could not ask {api}: {exc}"))
     return checks

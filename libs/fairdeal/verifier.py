@@ -1847,6 +1847,7 @@ def commitment_check(match_id: str, commitment: str, users: Sequence[str]) -> Ch
 
 
 def round_check(
+    match_id: str,
     chain: str,
     round_: int,
     fact: str | None,
@@ -1854,35 +1855,56 @@ def round_check(
 ) -> Check:
     """``fact``: the type of the round's one fact (``DrandRoundBeacon``,
     ``DrandRoundMissed``, None if the log holds none); ``matches``: every match that named
-    the round, with whether it was dealt from drand (None: not resolved yet). A fallback
-    is a fact about a round: every match that named a missed round is dealt without
-    drand, and none that named a round whose value came."""
+    the round, with whether it was dealt from drand (None: not resolved yet).
+
+    A fallback is a fact about a round: every match that named a missed round is dealt
+    without drand, and none that named a round whose value came. A match that fell back
+    on a round whose value came had a second deck to choose from: it fails. A round
+    declared missed while some match was dealt from its value is a false claim: every
+    match of the round fails (each fallback was a choice)."""
+    name = "round_consistency"
     if fact is None:
         return Check(
-            "round_consistency",
+            name,
             FAIL,
             f"the log holds no fact about {chain} round {round_}: its matches followed nothing",
         )
-    want = fact == DrandRoundBeacon.TYPE
-    wrong = sorted(m for m, used in matches if used is not None and used is not want)
-    said = "its value came in time" if want else "it was missed"
-    if wrong:
+    came = fact == DrandRoundBeacon.TYPE
+    dealt_with = [m for m, used in matches if used is True]
+    without = [m for m, used in matches if used is False]
+    mine = next((used for m, used in matches if m == match_id), None)
+    if came and mine is False:
         return Check(
-            "round_consistency",
+            name,
             FAIL,
-            f"{chain} round {round_}: the platform says {said}, but {len(wrong)} match(es) "
-            f"were dealt {'without' if want else 'from'} drand ({', '.join(wrong[:5])}): a "
-            "fallback chosen per match is a second deck",
+            f"{chain} round {round_}'s value came in time ({len(dealt_with)} match(es) were "
+            "dealt from it), yet this match was dealt without drand: its fallback was a "
+            "choice, a second deck",
+        )
+    if not came and dealt_with:
+        return Check(
+            name,
+            FAIL,
+            f"{chain} round {round_} was declared missed, yet {len(dealt_with)} match(es) "
+            f"were dealt from its value ({', '.join(sorted(dealt_with)[:5])}): the value "
+            "came, and every fallback of this round was a choice",
             tuple(
-                Difference(m, "did not follow the round's fact") for m in wrong[:MAX_DIFFERENCES]
+                Difference(m, "dealt from a round declared missed")
+                for m in sorted(dealt_with)[:MAX_DIFFERENCES]
             ),
         )
-    return _pass(
-        "round_consistency",
-        f"{chain} round {round_}: {said}, and all {len(matches)} match(es) that named it were "
-        f"dealt {'from' if want else 'without'} drand",
+    said = "its value came in time" if came else "it was missed"
+    others = (
+        f"; {len(without)} other match(es) fell back on it and fail their own check"
+        if came and without
+        else ""
     )
-
+    return _pass(
+        name,
+        f"{chain} round {round_}: {said}, and this match, like "
+        f"{len(dealt_with) if came else len(without)} of the {len(matches)} that named it, "
+        f"was dealt {'from' if came else 'without'} drand{others}",
+    )
 
 __all__ = [
     "CHECKS",

@@ -475,7 +475,7 @@ OPENAPI: Final[dict[str, Any]] = {
             },
             "Round": {
                 "type": "object",
-                "required": ["chain", "round", "fact", "matches", "consistent", "detail"],
+                "required": ["chain", "round", "fact", "matches", "consistent", "deviating"],
                 "properties": {
                     "chain": {"type": "string"},
                     "round": {"type": "integer"},
@@ -495,8 +495,16 @@ OPENAPI: Final[dict[str, Any]] = {
                             },
                         },
                     },
-                    "consistent": {"type": "boolean"},
-                    "detail": {"type": "string"},
+                    "consistent": {
+                        "type": "boolean",
+                        "description": "a fact is recorded and every match that named the "
+                        "round followed it",
+                    },
+                    "deviating": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "the matches that did not follow the round's fact",
+                    },
                 },
             },
             "Stats": {
