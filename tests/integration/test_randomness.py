@@ -301,3 +301,64 @@ async def test_restarted_service_resumes_the_timers(store, pg_pool, nc) -> None:
         types = [e.type for e in await r2.events(match_id)]
     assert types[:3] == ["ServerSeedCommitted", "SeedWindowClosed", "DrandRoundNamed"]
     assert types[3] in ("DrandBeaconVerified", "DrandFallback")
+
+
+async def test_a_seed_gets_a_receipt_the_record_must_honour(store, pg_pool, nc) -> None:
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc) as r:
+        await r.ask("open", {"match_id": match_id, "seats": SEATS})
+        reply = await r.ask("seed", {"match_id": match_id, "seat": 2, "player": BOB,
+                                     "seed": "5a" * 16})  # fmt: skip
+        events = await r.events(match_id)
+    receipt = reply["receipt"]
+    recorded = events[receipt["version"] - 1]
+    assert receipt["stream"] == stream_of(match_id) and receipt["seat"] == 2
+    assert recorded.type == "SeatSeedReceived" and recorded.payload["seed"] == "5a" * 16
+    assert receipt["seed_sha256"] == hashlib.sha256(bytes.fromhex("5a" * 16)).hexdigest()
+    assert receipt["at_ms"] == recorded.payload["at_ms"]
+
+
+async def test_matches_that_name_one_round_follow_its_one_fact(store, pg_pool, nc) -> None:
+    # Two matches name the same round while drand is silent: the round is declared missed
+    # once, in its own stream, and both are dealt without drand. None can choose.
+    a, b = new_match_id(), new_match_id()
+    bots = [{"seat": 0, "player": None}, {"seat": 1, "player": None}]
+    async with rig(store, pg_pool, nc, mode="down") as r:
+        await r.ask("open", {"match_id": a, "seats": bots})
+        await r.ask("open", {"match_id": b, "seats": bots})
+        decks = await asyncio.gather(
+            r.ask("deck", {"match_id": a, "deal": 0, "wait_ms": 15_000}),
+            r.ask("deck", {"match_id": b, "deal": 0, "wait_ms": 15_000}),
+        )
+        named = [next(e.payload for e in await r.events(m) if e.type == "DrandRoundNamed")
+                 for m in (a, b)]  # fmt: skip
+        assert named[0]["round"] == named[1]["round"]
+        facts = await store.read_stream(f"drand-quicknet-{named[0]['round']}")
+    assert [d["fallback"] for d in decks] == [True, True]
+    assert [f.type for f in facts] == ["DrandRoundMissed"]
+    assert facts[0].payload["at_ms"] >= named[0]["due_at_ms"] + 5_000
+
+
+async def test_a_round_fact_already_in_the_log_is_followed_not_decided_again(
+    store, pg_pool, nc
+) -> None:
+    # Another process (or a previous run) recorded round 1001 as missed; drand now
+    # answers with its value in time, but the fact stands: the match falls back.
+    await store.append(
+        "drand-quicknet-1001",
+        0,
+        [NewEvent("DrandRoundMissed", {"chain": "quicknet", "round": 1001,
+                                       "due_at_ms": QUICKNET.time_of_round(1001) * 1000,
+                                       "reason": "recorded first elsewhere",
+                                       "at_ms": QUICKNET.time_of_round(1001) * 1000 + 5_000})],
+    )  # fmt: skip
+    match_id = new_match_id()
+    async with rig(store, pg_pool, nc, mode="ok") as r:
+        await r.ask("open", {"match_id": match_id, "seats": SEATS[:2]})
+        await r.ask("seed", {"match_id": match_id, "seat": 0, "player": ANN, "seed": "21" * 16})
+        deck = await r.ask("deck", {"match_id": match_id, "deal": 0, "wait_ms": 15_000})
+        events = await r.events(match_id)
+    assert deck["fallback"] is True
+    fallback = next(e.payload for e in events if e.type == "DrandFallback")
+    assert fallback["reason"] == "recorded first elsewhere"
+    assert len(await store.read_stream("drand-quicknet-1001")) == 1
