@@ -4,12 +4,15 @@ leaving a match; the gateway's JSON errors and rate limits."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 
 import pytest
 
 from belot import Strain
 from belot.bots import choose
+from belot_platform import messaging
+from belot_platform.messaging import ServiceError
 from tests.integration.gateway_support import Player, gateway, move_request
 from tests.integration.table_support import eventually, platform, wait_for_table
 
@@ -346,3 +349,35 @@ async def test_wrong_typed_fields_are_bad_request_and_append_nothing(
         # The seat still acts: nothing was decided for it.
         status, body = await due.call("POST", f"/v1/tables/{table_id}/bid", {"strain": None})
         assert status == 200, body
+
+
+async def test_an_abort_names_who_asked_and_a_seed_gets_its_receipt(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        players, created = await four_at_a_table(http, "abort")
+        table_id, match_id = created["table_id"], created["match_id"]
+        await wait_for_table(store, table_id, "FairDealOpened")
+        for i, pl in enumerate(players):
+            seed = random.randbytes(16).hex()
+            status, body = await pl.call("POST", f"/v1/tables/{table_id}/seed", {"seed": seed})
+            assert status == 200, body
+            receipt = body["receipt"]
+            assert receipt["seat"] == i and receipt["stream"] == f"randomness-{match_id}"
+            assert receipt["seed_sha256"] == hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+        await wait_for_cards(players, table_id)
+        subject = f"{p.prefix}.table.{table_id}.abort"
+        before = await versions(store, created)
+        for bad in ({"reason": "tidy up"}, {"reason": "tidy up", "by": ""},
+                    {"reason": "x", "by": "y" * 201}):  # fmt: skip
+            with pytest.raises(ServiceError) as err:
+                await messaging.request(nc, subject, bad, timeout=5)
+            assert err.value.code == "bad_request"
+        assert await versions(store, created) == before
+        await messaging.request(nc, subject, {"reason": "tidy up", "by": "operator:ann"}, timeout=5)
+        events = await store.read_stream(f"match-{match_id}")
+    assert events[-1].type == "MatchAborted"
+    assert events[-1].payload == {"reason": "tidy up", "by": "operator:ann"}
