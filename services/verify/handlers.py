@@ -77,6 +77,8 @@ MAX_PLAYER: Final = 200
 #: Verifications run in worker threads, this many at once (CPU-bound, ~20 ms each).
 VERIFY_CONCURRENCY: Final = 2
 REPORT_CACHE_SIZE: Final = 512
+#: /v1/stats counts whole tables: it is computed at most this often.
+STATS_SECONDS: Final = 10
 #: The record's JSON Schema, as published in the fairdeal package.
 RECORD_SCHEMA: Final = (
     importlib.resources.files("fairdeal").joinpath("schema/match-record-v1.json").read_bytes()
@@ -147,6 +149,7 @@ class Api:
         self.max_record_bytes = max_record_bytes
         self._verifying = asyncio.Semaphore(VERIFY_CONCURRENCY)
         self._reports: OrderedDict[str, Report] = OrderedDict()
+        self._stats: tuple[float, dict[str, Any]] | None = None
 
     def attach(self, store: EventStore, projection: Projection) -> None:
         self._store, self._projection = store, projection
@@ -282,8 +285,26 @@ class Api:
             self._reports.move_to_end(key)
         for check in platform:
             report = report.with_check(check)
-        body = orjson.dumps(report.to_json())
+        doc = report.to_json()
+        # What the report cannot judge alone, it puts beside the platform's rates: an
+        # abort after a deck, or a fallback, means more on a platform where they are rare.
+        rates = (await self._db(self.stats()))["all"]
+        doc["platform"] = {
+            "fallback_rate": rates["matches"]["fallback_rate"],
+            "abort_after_deck_rate": rates["matches"]["abort_after_deck_rate"],
+            "missing_seed_rate": rates["seats"]["missing_seed_rate"],
+            "rounds_missed_rate": rates["rounds"]["missed_rate"],
+            "see": "/v1/stats",
+        }
+        body = orjson.dumps(doc)
         return web.Response(body=body, content_type="application/json", headers=headers)
+
+    async def stats(self) -> dict[str, Any]:
+        """The platform's figures, computed at most every :data:`STATS_SECONDS`."""
+        now = time.monotonic()
+        if self._stats is None or now - self._stats[0] > STATS_SECONDS:
+            self._stats = (now, await self.projection.facts.stats())
+        return self._stats[1]
 
     async def _platform_checks(self, record: dict[str, Any]) -> list[Check]:
         """:data:`~fairdeal.verifier.PLATFORM_CHECKS` for a record, from the whole log."""
@@ -338,8 +359,8 @@ class Api:
         )
 
     async def get_stats(self, request: web.Request) -> web.Response:
-        stats = await self._db(self.projection.facts.stats())
-        return json_response(stats, headers={"Cache-Control": "no-cache"})
+        stats = await self._db(self.stats())
+        return json_response(stats, headers={"Cache-Control": f"max-age={STATS_SECONDS}"})
 
     async def post_verify(self, request: web.Request) -> web.Response:
         limit = self.max_record_bytes

@@ -446,6 +446,12 @@ OPENAPI: Final[dict[str, Any]] = {
                     "bls_checked": {"type": "boolean"},
                     "failed": {"type": "array", "items": {"type": "string"}},
                     "skipped": {"type": "array", "items": {"type": "string"}},
+                    "platform": {
+                        "type": "object",
+                        "description": "a stored match's report only: the platform's rates "
+                        "(fallbacks, aborts after a deck, missing seeds, rounds missed), all "
+                        "time, as /v1/stats gives them",
+                    },
                     "checks": {
                         "type": "array",
                         "items": {

@@ -198,3 +198,13 @@ async def test_bad_paths_get_clear_errors(world: World) -> None:
         resp = await world.client.get(path)
         assert resp.status == 400, path
         assert (await resp.json())["error"] == code
+
+
+async def test_an_abort_after_a_deck_is_refused_beside_the_platforms_abort_rate(
+    world: World,
+) -> None:
+    rep = await report(world, "aborted-1")
+    assert rep["failed"] == ["ending"]
+    assert "aborted by operator:ops" in check(rep, "ending")["detail"]
+    assert rep["platform"]["abort_after_deck_rate"] == 0.25
+    assert rep["platform"]["see"] == "/v1/stats"
