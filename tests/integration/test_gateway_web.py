@@ -37,6 +37,7 @@ async def test_the_client_is_served_with_types_and_revalidation(
             "/js/app.js": ("text/javascript", WEB / "js" / "app.js"),
             "/js/deck.js": ("text/javascript", WEB / "js" / "deck.js"),
             "/css/belot.css": ("text/css", WEB / "css" / "belot.css"),
+            "/js/drand.js": ("text/javascript", WEB / "js" / "drand.js"),
             # The vendored noble modules, as the import map names them.
             "/vendor/@noble/curves/bls12-381.js": (
                 "text/javascript",
@@ -77,7 +78,7 @@ async def test_the_client_is_served_with_types_and_revalidation(
         # The tab's own drand relays, whatever the server is configured with.
         assert set(DEFAULT_RELAYS) <= set(directives["connect-src"])
         assert "unsafe-inline" not in csp
-        async with http.get("/js/app.js") as r:
+        async with http.get("/js/drand.js") as r:
             assert "Content-Security-Policy" not in r.headers
         # Every module the page loads is a local file (no CDN).
         index = (WEB / "index.html").read_text()
