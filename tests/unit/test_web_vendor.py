@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from services.gateway.web import StaticSite, import_map_hashes
+from services.gateway.web import SERVED_DIRS, StaticSite, import_map_hashes
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
@@ -191,3 +191,13 @@ def test_the_page_is_loaded_with_its_hash(path: str) -> None:
     assert site.load(file).script_hashes == import_map_hashes((WEB / "index.html").read_text())
     js = site.resolve("/js/app.js")
     assert js is not None and site.load(js).script_hashes == ()
+
+
+def test_the_image_carries_every_served_folder() -> None:
+    """The Dockerfile copies each folder the gateway serves that web/ has (vendor/ among
+    them: without it the page's import map points at nothing)."""
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    folders = [d for d in SERVED_DIRS if (WEB / d).is_dir()]
+    assert "vendor" in folders
+    for d in folders:
+        assert f"COPY web/{d} /app/web/{d}\n" in dockerfile, d
