@@ -23,6 +23,7 @@ from services.gateway.tournaments import Tournaments
 from services.gateway.tournaments import add_routes as add_tournament_routes
 from services.gateway.web import (
     DEFAULT_WEB_DIR,
+    SERVED_DIRS,
     StaticSite,
     client_config,
     rulesets_json,
@@ -101,13 +102,14 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
 
 
 def _add_web_client(app: web.Application, settings: Settings) -> None:
-    """The web client's files at / (index.html, js/, css/, img/), and what it asks first."""
+    """The web client's files at / (index.html, js/, css/, img/, vendor/), and what it
+    asks first."""
     root = settings.web_dir or DEFAULT_WEB_DIR
     site = StaticSite(root) if (root / "index.html").is_file() else None
     files = static_handler(site, settings)
     app.router.add_get("/", files)
     app.router.add_get("/index.html", files)
-    for folder in ("js", "css", "img"):
+    for folder in SERVED_DIRS:
         app.router.add_get(f"/{folder}/{{path:.+}}", files)
 
     async def config(request: web.Request) -> web.Response:

@@ -7,15 +7,23 @@ bytes), and a browser revalidates each file with ``If-None-Match`` (304, no body
 of ever running a stale module next to a fresh one. Files are read once and kept in
 memory until their modification time or size changes.
 
-Only ``index.html`` and the files under ``js/``, ``css/`` and ``img/`` are served, with a
-known extension; ``web/test/`` and anything else are 404. HTML pages carry a Content
-Security Policy that allows scripts and styles from the gateway only (no CDN, no inline
-script) and connections to the gateway, the verify API and the drand relays the tab may
-ask for a round.
+Only ``index.html`` and the files under ``js/``, ``css/``, ``img/`` and ``vendor/`` (the
+noble libraries, unmodified npm files: docs/web-drand.md) are served, with a known
+extension; ``web/test/``, ``web/node/`` and anything else are 404. HTML pages carry a
+Content Security Policy that allows scripts and styles from the gateway only (no CDN) and
+connections to the gateway, the verify API and the drand relays the tab may ask for a
+round (the tab's own defaults and the configured ones).
+
+No inline script runs but the page's import map: the vendored modules import each other
+by bare names (``@noble/hashes/sha2.js``), which only an import map resolves without
+editing them, and a browser has no external import maps. Its SHA-256, computed from the
+file as served, is the one hash source in ``script-src``; any other inline script, or an
+edited map, is refused.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
@@ -27,6 +35,7 @@ from aiohttp import web
 
 from belot import RULESETS, deal_pattern
 from belot_platform.settings import Settings
+from fairdeal.chains import DEFAULT_RELAYS
 
 #: The repository's ``web/`` beside ``services/`` (BELOT_WEB_DIR overrides it).
 DEFAULT_WEB_DIR: Final = Path(__file__).resolve().parents[2] / "web"
@@ -41,9 +50,14 @@ CONTENT_TYPES: Final = {
     ".ico": "image/x-icon",
     ".json": "application/json",
 }
-#: Directories of ``web/`` whose files are served (``web/test`` is not).
-SERVED_DIRS: Final = ("js", "css", "img")
-_NAME_RE: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+#: Directories of ``web/`` whose files are served (``web/test`` and ``web/node`` are not).
+SERVED_DIRS: Final = ("js", "css", "img", "vendor")
+#: A path segment: no dot first (no ``..``, no hidden file); ``@`` only first (``@noble``).
+_NAME_RE: Final = re.compile(r"@?[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+#: An inline import map: ``<script type="importmap">`` with no other attribute.
+_IMPORT_MAP_RE: Final = re.compile(
+    r"""<script\s+type\s*=\s*(["']?)importmap\1\s*>(.*?)</script\s*>""", re.DOTALL | re.IGNORECASE
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -55,6 +69,21 @@ class StaticFile:
     content_type: str
     mtime_ns: int
     size: int
+    #: CSP hash sources ('sha256-…') of the page's inline import maps (HTML only).
+    script_hashes: tuple[str, ...] = ()
+
+
+def import_map_hashes(html: str) -> tuple[str, ...]:
+    """The CSP hash sources of a page's inline import maps, and of nothing else inline.
+
+    A browser hashes the element's text as parsed, and HTML parsing turns CR LF and CR
+    into LF: the same is done here before hashing."""
+    out = []
+    for m in _IMPORT_MAP_RE.finditer(html):
+        text = m.group(2).replace("\r\n", "\n").replace("\r", "\n")
+        digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+        out.append(f"'sha256-{digest}'")
+    return tuple(out)
 
 
 class StaticSite:
@@ -89,12 +118,15 @@ class StaticSite:
         if hit is not None and (hit.mtime_ns, hit.size) == (stat.st_mtime_ns, stat.st_size):
             return hit
         body = file.read_bytes()
+        content_type = CONTENT_TYPES[file.suffix]
+        html = content_type.startswith("text/html")
         loaded = StaticFile(
             body=body,
             etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',
-            content_type=CONTENT_TYPES[file.suffix],
+            content_type=content_type,
             mtime_ns=stat.st_mtime_ns,
             size=stat.st_size,
+            script_hashes=import_map_hashes(body.decode("utf-8", "replace")) if html else (),
         )
         self._cache[file] = loaded
         return loaded
@@ -116,14 +148,20 @@ def _origin(url: str) -> str:
     return m.group(1) if m else url
 
 
-def content_security_policy(settings: Settings, request: web.Request) -> str:
+def content_security_policy(
+    settings: Settings, request: web.Request, script_hashes: tuple[str, ...] = ()
+) -> str:
+    """The page's policy; ``script_hashes``: the inline scripts it may run (its import
+    map's hash, see import_map_hashes)."""
     ws = ("wss://" if request.scheme == "https" else "ws://") + request.host
     connect = ["'self'", ws, _origin(verify_url(settings, request))]
-    connect += sorted({_origin(u) for u in settings.drand_urls})
+    # The tab asks its own default relays (web/js/drand.js DEFAULT_RELAYS, the same list)
+    # as well as the configured ones.
+    connect += sorted({_origin(u) for u in (*DEFAULT_RELAYS, *settings.drand_urls)})
     return "; ".join(
         [
             "default-src 'self'",
-            "script-src 'self'",
+            " ".join(["script-src 'self'", *script_hashes]),
             "style-src 'self'",
             "img-src 'self' data:",
             f"connect-src {' '.join(connect)}",
@@ -151,7 +189,9 @@ def static_handler(site: StaticSite | None, settings: Settings) -> Handler:
             "Referrer-Policy": "no-referrer",
         }
         if loaded.content_type.startswith("text/html"):
-            headers["Content-Security-Policy"] = content_security_policy(settings, request)
+            headers["Content-Security-Policy"] = content_security_policy(
+                settings, request, loaded.script_hashes
+            )
         if loaded.etag in _etags(request.headers.get("If-None-Match", "")):
             return web.Response(status=304, headers=headers)
         headers["Content-Type"] = loaded.content_type

@@ -5,12 +5,15 @@ client's configuration and the rulesets; and a closed table's final view from th
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
 
 from belot import RULESETS, deal_pattern
+from fairdeal.chains import DEFAULT_RELAYS
 from services.gateway.web import DEFAULT_WEB_DIR
 from tests.integration.gateway_support import Player, gateway
 from tests.integration.table_support import platform
@@ -34,6 +37,16 @@ async def test_the_client_is_served_with_types_and_revalidation(
             "/js/app.js": ("text/javascript", WEB / "js" / "app.js"),
             "/js/deck.js": ("text/javascript", WEB / "js" / "deck.js"),
             "/css/belot.css": ("text/css", WEB / "css" / "belot.css"),
+            "/js/drand.js": ("text/javascript", WEB / "js" / "drand.js"),
+            # The vendored noble modules, as the import map names them.
+            "/vendor/@noble/curves/bls12-381.js": (
+                "text/javascript",
+                WEB / "vendor" / "@noble" / "curves" / "bls12-381.js",
+            ),
+            "/vendor/@noble/hashes/sha2.js": (
+                "text/javascript",
+                WEB / "vendor" / "@noble" / "hashes" / "sha2.js",
+            ),
         }
         for path, (content_type, file) in expected.items():
             async with http.get(path) as r:
@@ -53,9 +66,20 @@ async def test_the_client_is_served_with_types_and_revalidation(
 
         async with http.get("/") as r:
             csp = r.headers["Content-Security-Policy"]
-        assert "script-src 'self'" in csp and "default-src 'self'" in csp
-        assert "https://verify.example" in csp  # the replay page's API
+        directives = {d.split()[0]: d.split()[1:] for d in csp.split("; ")}
+        assert directives["default-src"] == ["'self'"]
+        # Scripts from the gateway, and one inline script: the import map, by its hash.
+        [import_map] = re.findall(
+            r'<script type="importmap">(.*?)</script>', (WEB / "index.html").read_text(), re.S
+        )
+        digest = base64.b64encode(hashlib.sha256(import_map.encode()).digest()).decode()
+        assert directives["script-src"] == ["'self'", f"'sha256-{digest}'"]
+        assert "https://verify.example" in directives["connect-src"]  # the replay page's API
+        # The tab's own drand relays, whatever the server is configured with.
+        assert set(DEFAULT_RELAYS) <= set(directives["connect-src"])
         assert "unsafe-inline" not in csp
+        async with http.get("/js/drand.js") as r:
+            assert "Content-Security-Policy" not in r.headers
         # Every module the page loads is a local file (no CDN).
         index = (WEB / "index.html").read_text()
         assert "http://" not in index and "https://" not in index
@@ -68,6 +92,10 @@ async def test_the_client_is_served_with_types_and_revalidation(
             "/js/.hidden.js",
             "/README.md",
             "/js/app.py",
+            "/vendor/@noble/curves/LICENSE",  # no served extension
+            "/vendor/@noble/curves/../../js/app.js",
+            "/node/importmap.mjs",  # Node's loader, not the page's
+            "/vendor/@noble/curves/bn254.js",  # not vendored
         ):
             async with http.get(path) as r:
                 assert r.status == 404, path

@@ -106,8 +106,10 @@ def fixtures() -> dict[str, Any]:
 def test_javascript_tests_pass(tmp_path: Path) -> None:
     """deck.test.mjs (every published deck vector), fairdeal.test.mjs (the keeper and
     the in-tab check on the generated matches, and tampered copies of them),
-    replay.test.mjs (the replay's recomputation of their records, and tampered copies) and
-    errors.test.mjs (the words for the servers' error codes)."""
+    replay.test.mjs (the replay's recomputation of their records, and tampered copies),
+    errors.test.mjs (the words for the servers' error codes) and drand.test.mjs (drand's
+    signatures checked in the tab with the vendored noble: recorded beacons, forgeries,
+    lying relays)."""
     assert NODE is not None
     path = tmp_path / "matches.json"
     path.write_text(json.dumps(fixtures()))

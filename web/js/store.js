@@ -5,6 +5,8 @@
 
 const SESSION_KEY = "belot.session";
 const KEPT_PREFIX = "belot.kept.";
+/** The player's own drand relays (drand.js relayList: they replace the tab's defaults). */
+const DRAND_RELAYS_KEY = "belot.drand.relays";
 /** Matches kept at most; the oldest are dropped past it. */
 export const MAX_KEPT = 100;
 
@@ -33,6 +35,17 @@ export function makeStore(storage) {
     session: () => read(SESSION_KEY),
     saveSession: (s) => write(SESSION_KEY, s),
     clearSession: () => storage.removeItem(SESSION_KEY),
+
+    /** The drand relays the player chose (an array of addresses), or null: none chosen,
+     * or what is stored is not such a list (the tab's defaults apply then). */
+    drandRelays() {
+      const relays = read(DRAND_RELAYS_KEY);
+      return Array.isArray(relays) && relays.every((r) => typeof r === "string") ? relays : null;
+    },
+    /** Keep the player's relays (blank entries dropped; an empty list is a choice too:
+     * only the server's relays are asked then). */
+    saveDrandRelays: (relays) => write(DRAND_RELAYS_KEY, relays.map((r) => String(r).trim()).filter(Boolean)),
+    clearDrandRelays: () => storage.removeItem(DRAND_RELAYS_KEY),
 
     /** The record kept for a match, or null. */
     kept: (matchId) => read(KEPT_PREFIX + matchId),
