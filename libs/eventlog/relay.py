@@ -10,12 +10,13 @@ for public and seat-private events. A secret event travels as a stub: the same s
 headers and envelope, except ``"payload": null``, ``"hash": null`` and ``"withheld":
 true`` (a key no full envelope has). Its content stays in the log: the relay's subjects
 are read by the gateway's NATS user, which must not see a deck (nor its chain hash, which
-checks a guess: a small deck's every order can be tried), and no one consumes secret events
-from NATS (the table workers, verify, rating and tournament read the log). Seat-private
-events (``seat:<n>``) travel whole: the gateway exists to deliver each one to its seat
-as it happens, and reads them in the log anyway, so withholding them would hide nothing
-from it and would stop live play. A stub keeps its stream's versions contiguous on NATS,
-so a consumer tells a withheld event from a lost message.
+checks a guess: the cards still to be dealt are few enough to try every order of them),
+and no one consumes secret events from NATS (the table workers, verify, rating and
+tournament read the log). Seat-private events (``seat:<n>``) travel whole: the gateway
+exists to deliver each one to its seat as it happens, and reads them in the log anyway,
+so withholding them would hide nothing from it and would stop live play. A stub keeps
+its stream's versions contiguous on NATS, so a consumer tells a withheld event from a
+lost message.
 
 Exactly once, in order, across restarts and crashes (stubs included: a secret event is
 still one message at its own position, so nothing below depends on the body):
