@@ -1,10 +1,25 @@
 """Transactional outbox: the events table is the outbox, this relay carries it to JetStream.
 
 Each event becomes one JetStream message on ``<prefix>.<category>.<stream id>`` (e.g.
-``belot.events.match.match-42``) whose body is the envelope as JSON and whose
-``Nats-Msg-Id`` is the event's global position. Events are published in position order.
+``belot.events.match.match-42``) whose ``Nats-Msg-Id`` is the event's global position,
+with the headers ``Belot-Stream``, ``Belot-Version``, ``Belot-Type`` and
+``Belot-Visibility``. Events are published in position order.
 
-Exactly once, in order, across restarts and crashes:
+The body (:func:`message_body`) is the envelope as JSON (``RecordedEvent.to_json_dict``)
+for public and seat-private events. A secret event travels as a stub: the same subject,
+headers and envelope, except ``"payload": null``, ``"hash": null`` and ``"withheld":
+true`` (a key no full envelope has). Its content stays in the log: the relay's subjects
+are read by the gateway's NATS user, which must not see a deck (nor its chain hash, which
+checks a guess: the cards still to be dealt are few enough to try every order of them),
+and no one consumes secret events from NATS (the table workers, verify, rating and
+tournament read the log). Seat-private events (``seat:<n>``) travel whole: the gateway
+exists to deliver each one to its seat as it happens, and reads them in the log anyway,
+so withholding them would hide nothing from it and would stop live play. A stub keeps
+its stream's versions contiguous on NATS, so a consumer tells a withheld event from a
+lost message.
+
+Exactly once, in order, across restarts and crashes (stubs included: a secret event is
+still one message at its own position, so nothing below depends on the body):
 
 - The JetStream stream is the record of what was published: its last message's
   ``Nats-Msg-Id`` is the last position published. A (re)starting relay reads it and goes
@@ -38,7 +53,7 @@ from nats.js.api import StreamConfig
 from nats.js.errors import APIError, NotFoundError
 
 from eventlog import metrics
-from eventlog.envelope import RecordedEvent, stream_category
+from eventlog.envelope import SECRET, RecordedEvent, stream_category
 from eventlog.errors import EventLogError
 from eventlog.migrations import quote_schema
 from eventlog.store import EventStore
@@ -63,6 +78,21 @@ class Published:
 
 def subject_for(prefix: str, event: RecordedEvent) -> str:
     return f"{prefix}.{stream_category(event.stream_id)}.{event.stream_id}"
+
+
+def withheld(event: RecordedEvent) -> bool:
+    """Does ``event`` travel as a stub? Secret ones only (see the module docstring)."""
+    return event.visibility == SECRET
+
+
+def message_body(event: RecordedEvent) -> dict[str, Any]:
+    """The JSON body of ``event``'s message: its envelope, or its stub if withheld."""
+    body = event.to_json_dict()
+    if withheld(event):
+        body["payload"] = None
+        body["hash"] = None
+        body["withheld"] = True
+    return body
 
 
 class OutboxRelay:
@@ -177,7 +207,7 @@ class OutboxRelay:
             futures.append(
                 await self.js.publish_async(
                     subject_for(self.subject_prefix, e),
-                    orjson.dumps(e.to_json_dict()),
+                    orjson.dumps(message_body(e)),
                     headers=headers,
                 )
             )

@@ -1,20 +1,29 @@
 """Players' WebSockets: each one watches tables and receives the events its seat may see.
 
 Where the events come from. The outbox relay publishes every event of the log on
-``<BELOT_EVENTS_SUBJECT>.<category>.<stream>`` (secret and seat-private ones included:
-players never reach NATS, only this process does). The hub subscribes to the table,
-match and randomness categories (deploy/nats/auth.conf lets the gateway's NATS user read
-those three and publish no event, nor reach the randomness service) and hands each
-event to the watchers of its stream, which forward it only if the watcher's seat may see it
+``<BELOT_EVENTS_SUBJECT>.<category>.<stream>``: public and seat-private ones whole, secret
+ones as withheld stubs (their place in the stream, no payload, no hash: see
+:mod:`eventlog.relay`). The hub subscribes to the table, match and randomness categories
+(deploy/nats/auth.conf lets the gateway's NATS user read those three and publish no event,
+nor reach the randomness service) and hands each event to the watchers of its stream,
+which forward it only if the watcher's seat may see it
 (:func:`~services.gateway.domain.may_see`): public events, the seat's own, and everything
-once the match has ended. The table owner's notifications on ``<prefix>.tables.<id>``
-(what the table waits for, public) are forwarded too, and the seat due to act is sent its
-own view (``{"type": "turn"}``) fetched from the owner.
+once the match has ended. A stub only moves its stream's version on: it is never
+forwarded (the client recomputes a deck from the revealed seeds if it wants one). The
+table owner's notifications on ``<prefix>.tables.<id>`` (what the table waits for,
+public) are forwarded too, and the seat due to act is sent its own view (``{"type":
+"turn"}``) fetched from the owner.
 
 Order and gaps. A watcher first reads what it may see from the log (catch-up), buffering
 live events meanwhile, then forwards live events whose version follows the last one it
 handled. A version that skips one (a message lost in a reconnection) makes it read the
-missing ones from the log.
+missing ones from the log. The log may not return every version: a role that may not
+read secret rows gets a stream with holes where they are, holes the log will never fill
+for it. So a live event that was received before a read of the log began (hence
+committed before it, as the relay publishes only committed events) is taken once that
+read is done, whatever lies between: a version below it that the read did not return is
+one this gateway cannot read. A gap in an event received during the read is checked by
+one more read, after which it is taken the same way: no resync loop, no stall.
 """
 
 from __future__ import annotations
@@ -49,6 +58,20 @@ def ended_by(stream: str) -> frozenset[str]:
     return RANDOMNESS_OPENED_BY if stream.startswith("randomness-") else MATCH_ENDING
 
 
+@dataclass(frozen=True, slots=True)
+class Withheld:
+    """A secret event's stub from the relay: its place in its stream and nothing else."""
+
+    position: int
+    stream_id: str
+    version: int
+    type: str
+
+
+#: What arrives from NATS: an event, or the stub of one the relay withheld.
+Live = RecordedEvent | Withheld
+
+
 @dataclass(eq=False)
 class Watch:
     """One table watched by one connection."""
@@ -60,7 +83,7 @@ class Watch:
     ready: bool = False
     last: dict[str, int] = field(default_factory=dict)
     opened: set[str] = field(default_factory=set)  # streams whose match has ended
-    buffer: list[RecordedEvent] = field(default_factory=list)
+    buffer: list[Live] = field(default_factory=list)
     turn_pushed: int = -1  # the match version of the last view pushed
 
 
@@ -125,7 +148,13 @@ class Connection:
             }
         )
 
-    def deliver(self, w: Watch, e: RecordedEvent) -> None:
+    def _take(self, w: Watch, e: Live) -> None:
+        w.last[e.stream_id] = e.version
+        if isinstance(e, Withheld):
+            return  # nothing to show, ever: the version is all it brings
+        self._forward(w, e)
+
+    def deliver(self, w: Watch, e: Live) -> None:
         if not w.ready:
             w.buffer.append(e)
             return
@@ -137,8 +166,7 @@ class Connection:
             w.buffer.append(e)
             self.hub.spawn(self.hub.resync(self, w))
             return
-        w.last[e.stream_id] = e.version
-        self._forward(w, e)
+        self._take(w, e)
 
 
 class Hub:
@@ -236,33 +264,43 @@ class Hub:
     async def resync(self, conn: Connection, w: Watch) -> None:
         """Read from the log what ``w`` has not handled yet, then go live."""
         w.ready = False
+        # Received before the reads below: committed before them, so once they are done
+        # any version under one of these that they did not return is hidden from us.
+        settled, w.buffer = w.buffer, []
         for stream in w.streams:
             events = await self.store.read_stream(stream, w.last.get(stream, 0) + 1)
             for e in events:
                 w.last[stream] = e.version
                 conn._forward(w, e)
+        for held in sorted(settled, key=lambda x: x.position):
+            if held.version > w.last.get(held.stream_id, 0):
+                conn._take(w, held)
         pending, w.buffer = w.buffer, []
         w.ready = True
-        for e in sorted(pending, key=lambda x: x.position):
-            conn.deliver(w, e)
+        for held in sorted(pending, key=lambda x: x.position):
+            conn.deliver(w, held)
 
     # ------------------------------------------------------------------ NATS
 
     async def _on_event(self, msg: Msg) -> None:
+        event: Live
         try:
             d = orjson.loads(msg.data)
-            event = RecordedEvent(
-                position=d["position"],
-                stream_id=d["stream"],
-                version=d["version"],
-                type=d["type"],
-                payload=d["payload"],
-                metadata=d.get("metadata") or {},
-                visibility=d["visibility"],
-                recorded_at=_parse_time(d["recorded_at"]),
-                hash=bytes.fromhex(d["hash"]),
-            )
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            if d.get("withheld") is True:
+                event = Withheld(d["position"], d["stream"], d["version"], d["type"])
+            else:
+                event = RecordedEvent(
+                    position=d["position"],
+                    stream_id=d["stream"],
+                    version=d["version"],
+                    type=d["type"],
+                    payload=d["payload"],
+                    metadata=d.get("metadata") or {},
+                    visibility=d["visibility"],
+                    recorded_at=_parse_time(d["recorded_at"]),
+                    hash=bytes.fromhex(d["hash"]),
+                )
+        except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
             log.warning("an event message that is not an envelope on %s", msg.subject)
             return
         for conn, w in list(self._by_stream.get(event.stream_id, ())):

@@ -1,5 +1,5 @@
 """The outbox relay puts every event on JetStream once, in order, across restarts and a
-kill -9 in the middle of publishing."""
+kill -9 in the middle of publishing; a secret event as a stub without its payload or hash."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
-from eventlog import EventStore, NewEvent
-from eventlog.relay import OutboxRelay
+from eventlog import EventStore, NewEvent, seat
+from eventlog.relay import OutboxRelay, RelayError
 from tests.integration.conftest import Servers, StreamNames
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -104,6 +106,114 @@ async def test_two_relays_at_once_cannot_interleave(
     await asyncio.gather(*(drive(r) for r in relays))
     await relays[0].relay_once()
     assert await _positions(js, js_names.stream) == list(range(1, 301))
+
+
+DECK = ["7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
+
+
+async def _append_a_deal(store: EventStore, stream: str, deal: int) -> None:
+    """What the table writes for a deal: the deck (secret), the turned card (public),
+    each seat's cards (seat-private); and a move on another stream in between."""
+    await store.append(
+        stream,
+        6 * (deal - 1),
+        [
+            NewEvent("DeckSupplied", {"deal_number": deal, "cards": DECK}, "secret"),
+            NewEvent("DealStarted", {"deal_number": deal, "turned": "AS"}),
+            *(NewEvent("CardsDealt", {"seat": s, "cards": DECK[2 * s : 2 * s + 2]}, seat(s))
+              for s in range(4)),
+        ],
+    )  # fmt: skip
+    await store.append(f"table-{stream}", deal - 1, [NewEvent("Tick", {"deal": deal})])
+
+
+async def _messages(js: JetStreamContext, stream: str) -> list[tuple[int, dict, dict]]:
+    """(sequence, headers, body) of every message, in stream order."""
+    info = await js.stream_info(stream)
+    out = []
+    for seq in range(info.state.first_seq, info.state.last_seq + 1):
+        msg = await js.get_msg(stream, seq=seq)
+        assert msg.headers is not None and msg.data is not None
+        out.append((msg.seq, msg.headers, orjson.loads(msg.data)))
+    return out
+
+
+async def test_a_secret_event_is_published_as_a_stub_in_its_place(
+    store: EventStore, js: JetStreamContext, nc: Client, js_names: StreamNames
+) -> None:
+    live: list[bytes] = []
+
+    async def tap(msg: Msg) -> None:
+        live.append(msg.data)
+
+    sub = await nc.subscribe(f"{js_names.subject_prefix}.>", cb=tap)
+    for deal in (1, 2):
+        await _append_a_deal(store, "match-s1", deal)
+    relay = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
+    await relay.ensure_stream()
+    assert await relay.relay_once() == 14
+
+    logged = {e.position: e for e in await store.read_all(0, 100)}
+    messages = await _messages(js, js_names.stream)
+    # One message per position, one sequence per message, no hole in either.
+    assert [h["Nats-Msg-Id"] for _, h, _ in messages] == [str(p) for p in range(1, 15)]
+    assert [seq for seq, _, _ in messages] == list(range(1, 15))
+    versions = [int(h["Belot-Version"]) for _, h, _ in messages if h["Belot-Stream"] == "match-s1"]
+    assert versions == list(range(1, 13))
+    stubs = 0
+    for _, headers, body in messages:
+        e = logged[body["position"]]
+        assert headers["Belot-Stream"] == e.stream_id and headers["Belot-Type"] == e.type
+        assert headers["Belot-Visibility"] == e.visibility
+        assert (body["stream"], body["version"], body["visibility"]) == (
+            e.stream_id,
+            e.version,
+            e.visibility,
+        )
+        if e.visibility == "secret":
+            stubs += 1
+            assert e.payload["cards"] == DECK  # the log keeps the deck
+            assert body["payload"] is None and body["hash"] is None and body["withheld"] is True
+        else:
+            assert body == e.to_json_dict()
+    assert stubs == 2
+    await nc.flush()
+    deadline = asyncio.get_running_loop().time() + 5
+    while len(live) < 14 and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+    await sub.unsubscribe()
+    assert len(live) == 14
+    secret_hashes = [e.hash.hex().encode() for e in logged.values() if e.visibility == "secret"]
+    for data in live:
+        assert orjson.dumps(DECK) not in data
+        assert not any(h in data for h in secret_hashes)
+
+
+async def test_a_relay_resumes_after_a_stub_and_resyncs_as_before(
+    store: EventStore, js: JetStreamContext, js_names: StreamNames
+) -> None:
+    """The stream's last message is a stub: a restarted relay reads its position from the
+    stub's Nats-Msg-Id and goes on; a stale relay is refused and resyncs past it."""
+    await store.append("match-s2", 0, [NewEvent("E", {"i": 0})])
+    await store.append("match-s2", 1, [NewEvent("DeckSupplied", {"cards": DECK}, "secret")])
+    first = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
+    await first.ensure_stream()
+    assert await first.relay_once() == 2
+    second = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
+    assert (await second.published()).position == 2
+    await store.append("match-s2", 2, [NewEvent("DeckSupplied", {"cards": DECK}, "secret")])
+    await store.append("match-s2", 3, [NewEvent("E", {"i": 3})])
+    assert await second.relay_once() == 2
+    # The first relay still thinks position 2 was the last: JetStream refuses its chain,
+    # and it resyncs from the stream.
+    with pytest.raises(RelayError):
+        await first.relay_once()
+    assert await first.relay_once() == 0
+    await store.append("match-s2", 4, [NewEvent("DeckSupplied", {"cards": DECK}, "secret")])
+    assert await first.relay_once() == 1
+    assert await _positions(js, js_names.stream) == [1, 2, 3, 4, 5]
+    bodies = [body for _, _, body in await _messages(js, js_names.stream)]
+    assert [b.get("withheld", False) for b in bodies] == [False, True, True, False, True]
 
 
 def _relay_process(servers: Servers, schema: str, names: StreamNames) -> subprocess.Popen[bytes]:

@@ -8,6 +8,9 @@ the deck subject, not in another user's inbox, not by making JetStream capture i
 the table gets its decks, and that every service's real start-up and a whole match,
 lobby and tournament list included, run as their users without a permissions violation.
 Without the authorization block the gateway's deck request is answered and they fail.
+During a whole match, a client connected as the gateway's user to every subject that user
+may subscribe to receives each deck's stub and never a deck or its hash; with the relay
+made to send secret events whole (the control), the same client reads every deck.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -28,10 +32,12 @@ from typing import Any, Final
 
 import asyncpg
 import nats
+import orjson
 import pytest
 import pytest_asyncio
-from aiohttp.test_utils import TestServer
+from aiohttp.test_utils import TestClient, TestServer
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.errors import NoServersError
 from nats.js.api import StreamConfig
 
@@ -42,7 +48,7 @@ from drand import QUICKNET
 from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app
-from eventlog import EventStore, NewEvent
+from eventlog import EventStore, NewEvent, RecordedEvent
 from eventlog.relay import OutboxRelay
 from services.randomness.app import build_app as build_randomness
 from services.rating.app import create_app as create_rating
@@ -381,17 +387,12 @@ async def test_the_outbox_relay_fills_the_events_stream_as_relay(
     assert violations(caplog) == []
 
 
-async def test_the_services_play_a_match_as_their_users(
-    nats_auth: AuthServer,
-    servers: Any,
-    schemas: str,
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """Every service's real app, each connected as its own user: the buckets and the
-    events stream are created, a player plays a whole match through the gateway (lobby,
-    seeds, decks, live events), the gateway lists tournaments and the tournament service
-    looks ratings up, the table worker scans its buckets and hands a table over on the way
-    out; and no client was refused anything on the way."""
+@contextlib.asynccontextmanager
+async def services_as_their_users(
+    servers: Any, nats_auth: AuthServer, schemas: str
+) -> AsyncIterator[list[TestServer]]:
+    """Every service's real app but the gateway's, each connected as its own user;
+    stopped on the way out."""
 
     def settings(user: str) -> Settings:
         return service_settings(servers, nats_auth, user, schemas)
@@ -406,30 +407,64 @@ async def test_the_services_play_a_match_as_their_users(
         TestServer(create_rating(settings("rating"), flush_interval=0.05, poll_interval=0.2)),
         TestServer(create_tournament(settings("tournament"), tick=0.1, hasher=TEST_HASHER)),
     ]
-    caplog.set_level(logging.WARNING, logger="belot_platform.messaging")
     try:
         for app in apps:
             await app.start_server()
-        gw_servers = SimpleNamespace(pg_dsn=servers.pg_dsn, nats_url=nats_auth.url("gateway"))
-        names = SimpleNamespace(stream=EVENTS_STREAM, subject_prefix=EVENTS_SUBJECT)
-        async with gateway(gw_servers, schemas, names, PREFIX) as http:
+        yield apps
+    finally:
+        for app in reversed(apps):
+            await app.close()
+        await drand.close()
+        await drand_relay.close()
+
+
+def gateway_as_its_user(
+    servers: Any, nats_auth: AuthServer, schemas: str
+) -> contextlib.AbstractAsyncContextManager[TestClient]:
+    """The gateway's app, connected as the gateway's user: its HTTP client."""
+    gw_servers = SimpleNamespace(pg_dsn=servers.pg_dsn, nats_url=nats_auth.url("gateway"))
+    names = SimpleNamespace(stream=EVENTS_STREAM, subject_prefix=EVENTS_SUBJECT)
+    return gateway(gw_servers, schemas, names, PREFIX)
+
+
+async def play_a_match(player: Player) -> str:
+    """``player`` opens a table with three bots, sends its seed and plays it to the end;
+    the table's id."""
+    status, created = await player.call(
+        "POST",
+        "/v1/tables",
+        {
+            "ruleset": "club",
+            "seats": ["human", "bot:easy", "bot:easy", "bot:easy"],
+            "sit": 0,
+            "target": 151,
+        },
+    )
+    assert status == 201, created
+    table_id: str = created["table_id"]
+    status, lobby = await player.call("GET", "/v1/lobby")
+    assert status == 200 and table_id in {t["table_id"] for t in lobby["tables"]}
+    await send_seed(player, table_id)
+    await player.play(table_id, send_seed=False)
+    return table_id
+
+
+async def test_the_services_play_a_match_as_their_users(
+    nats_auth: AuthServer,
+    servers: Any,
+    schemas: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every service's real app, each connected as its own user: the buckets and the
+    events stream are created, a player plays a whole match through the gateway (lobby,
+    seeds, decks, live events), the gateway lists tournaments and the tournament service
+    looks ratings up, the table worker scans its buckets and hands a table over on the way
+    out; and no client was refused anything on the way."""
+    caplog.set_level(logging.WARNING, logger="belot_platform.messaging")
+    async with services_as_their_users(servers, nats_auth, schemas) as apps:
+        async with gateway_as_its_user(servers, nats_auth, schemas) as http:
             player = await Player(http, "alice").register()
-            status, created = await player.call(
-                "POST",
-                "/v1/tables",
-                {
-                    "ruleset": "club",
-                    "seats": ["human", "bot:easy", "bot:easy", "bot:easy"],
-                    "sit": 0,
-                    "target": 151,
-                },
-            )
-            assert status == 201, created
-            table_id = created["table_id"]
-            status, lobby = await player.call("GET", "/v1/lobby")
-            assert status == 200 and table_id in {t["table_id"] for t in lobby["tables"]}
-            await send_seed(player, table_id)
-            await player.play(table_id, send_seed=False)
+            await play_a_match(player)
             status, listed = await player.call("GET", "/v1/tournaments")
             assert status == 200, listed
             # Left open: the worker hands its lease over on the way out.
@@ -445,9 +480,119 @@ async def test_the_services_play_a_match_as_their_users(
                 nc, f"{PREFIX}.rating.lookup", {"pool": "club", "players": ["x"]}, timeout=5
             )
         assert isinstance(ratings, dict)
-    finally:
-        for app in reversed(apps):
-            await app.close()
-        await drand.close()
-        await drand_relay.close()
     assert violations(caplog) == [], violations(caplog)
+
+
+# ---------------------------------------------------------------------- no deck on NATS
+
+
+def gateway_may_subscribe() -> list[str]:
+    """The GATEWAY block's subscribe allow-list, as deploy/nats/auth.conf has it."""
+    conf = (NATS_DIR / "auth.conf").read_text()
+    block = conf[conf.index("GATEWAY = {") :]
+    allowed = block[block.index("subscribe = {") :]
+    allowed = allowed[allowed.index("allow = [") : allowed.index("]")]
+    return re.findall(r'"([^"]+)"', allowed)
+
+
+@dataclass
+class Overheard:
+    """What a client connected as the gateway's user received during a match, and the
+    secret events the log holds after it."""
+
+    messages: list[tuple[str, bytes]]
+    secret: list[RecordedEvent]
+
+    def leaks(self) -> list[str]:
+        """Each secret event's payload or hash that appears in a message, named."""
+        found = []
+        for e in self.secret:
+            marks = {"payload": orjson.dumps(e.payload), "hash": e.hash.hex().encode()}
+            if isinstance(e.payload, dict) and "cards" in e.payload:
+                marks["cards"] = orjson.dumps(e.payload["cards"])
+            for subject, data in self.messages:
+                found += [
+                    f"{e.type} {what} on {subject}" for what, mark in marks.items() if mark in data
+                ]
+        return found
+
+
+async def overhear_a_match(
+    servers: Any, nats_auth: AuthServer, schemas: str, store: EventStore
+) -> Overheard:
+    """A whole match played by the real services as their users, while another client
+    connected as the gateway's user subscribes to everything that user may subscribe to."""
+    heard: list[tuple[str, bytes]] = []
+
+    async def note(msg: Msg) -> None:
+        heard.append((msg.subject, msg.data))
+
+    async with connected(nats_auth.url("gateway"), "gateway-tap") as tap:
+        for subject in gateway_may_subscribe():
+            await tap.subscribe(subject, cb=note)
+        await tap.flush()
+        async with (
+            services_as_their_users(servers, nats_auth, schemas),
+            gateway_as_its_user(servers, nats_auth, schemas) as http,
+        ):
+            player = await Player(http, "alice").register()
+            await play_a_match(player)
+            assert any(m.get("event") == "MatchEnded" for m in player.received)
+        await tap.flush()
+        await asyncio.sleep(0.2)  # the last events' messages
+    secret = [e for e in await store.read_all(0, 100_000) if e.visibility == "secret"]
+    return Overheard(heard, secret)
+
+
+def is_stub_of(e: RecordedEvent, data: bytes) -> bool:
+    body = orjson.loads(data)
+    return (
+        isinstance(body, dict)
+        and body.get("position") == e.position
+        and body.get("withheld") is True
+    )
+
+
+async def test_the_gateway_user_reads_no_secret_event_of_a_match(
+    nats_auth: AuthServer,
+    servers: Any,
+    schemas: str,
+    store: EventStore,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each deck is in the log, its stub reaches the gateway's user on the deck's own
+    subject, and neither its cards nor its payload nor its hash reach it anywhere."""
+    caplog.set_level(logging.WARNING, logger="belot_platform.messaging")
+    heard = await overhear_a_match(servers, nats_auth, schemas, store)
+    decks = [e for e in heard.secret if e.type == "DeckSupplied"]
+    assert decks and all(len(e.payload["cards"]) == 32 for e in decks)
+    assert {e.stream_id.split("-")[0] for e in heard.secret} == {"match"}  # the gateway's
+    for e in heard.secret:
+        subject = f"{EVENTS_SUBJECT}.match.{e.stream_id}"
+        stubs = [d for s, d in heard.messages if s == subject and is_stub_of(e, d)]
+        assert len(stubs) == 1, (e.position, e.type)
+        body = orjson.loads(stubs[0])
+        assert body["payload"] is None and body["hash"] is None
+    assert heard.leaks() == []
+    assert violations(caplog) == [], violations(caplog)
+
+
+async def test_the_gateway_user_would_read_every_deck_if_the_relay_sent_it_whole(
+    nats_auth: AuthServer,
+    servers: Any,
+    schemas: str,
+    store: EventStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The control: the relay as it was before secret events were withheld (every body
+    whole). The same client, listening the same way, reads every deck and its hash: the
+    test above would see a deck if one travelled."""
+    monkeypatch.setattr("eventlog.relay.withheld", lambda e: False)
+    heard = await overhear_a_match(servers, nats_auth, schemas, store)
+    decks = [e for e in heard.secret if e.type == "DeckSupplied"]
+    assert decks
+    leaks = heard.leaks()
+    for e in decks:
+        subject = f"{EVENTS_SUBJECT}.match.{e.stream_id}"
+        for what in ("cards", "payload", "hash"):
+            assert f"DeckSupplied {what} on {subject}" in leaks, (e.position, what)

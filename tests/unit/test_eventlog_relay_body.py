@@ -1,0 +1,64 @@
+"""What the outbox relay puts in a message's body: the envelope, or a secret event's stub."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+import orjson
+import pytest
+
+from eventlog.envelope import RecordedEvent
+from eventlog.relay import message_body, withheld
+
+DECK = ["7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
+
+
+def event(visibility: str, payload: object) -> RecordedEvent:
+    return RecordedEvent(
+        position=17,
+        stream_id="match-42",
+        version=3,
+        type="DeckSupplied" if visibility == "secret" else "CardsDealt",
+        payload=payload,
+        metadata={"producer": "table", "command_id": "c-1"},
+        visibility=visibility,
+        recorded_at=datetime(2026, 1, 2, 3, 4, 5, 60, tzinfo=UTC),
+        hash=hashlib.sha256(b"chain").digest(),
+    )
+
+
+def test_a_secret_event_travels_as_a_stub_without_payload_or_hash() -> None:
+    e = event("secret", {"deal_number": 1, "cards": DECK})
+    assert withheld(e)
+    body = message_body(e)
+    assert body == {
+        "position": 17,
+        "stream": "match-42",
+        "version": 3,
+        "type": "DeckSupplied",
+        "payload": None,
+        "metadata": {"producer": "table", "command_id": "c-1"},
+        "visibility": "secret",
+        "recorded_at": "2026-01-02T03:04:05.000060Z",
+        "hash": None,
+        "withheld": True,
+    }
+    data = orjson.dumps(body)
+    assert orjson.dumps(DECK) not in data and b"7S" not in data
+    assert e.hash.hex().encode() not in data
+
+
+@pytest.mark.parametrize("visibility", ["public", "seat:0", "seat:3"])
+def test_public_and_seat_private_events_travel_whole(visibility: str) -> None:
+    e = event(visibility, {"seat": 0, "cards": DECK[:5]})
+    assert not withheld(e)
+    assert message_body(e) == e.to_json_dict()
+    assert "withheld" not in message_body(e)
+
+
+def test_the_stub_does_not_change_the_event() -> None:
+    e = event("secret", {"deal_number": 1, "cards": DECK})
+    message_body(e)
+    assert e.payload == {"deal_number": 1, "cards": DECK}
+    assert e.to_json_dict()["hash"] == e.hash.hex()

@@ -1,0 +1,238 @@
+"""The gateway's watchers against a fake log and fake NATS messages: a secret event's stub
+moves its stream's version on and is never forwarded, and a log that never returns some
+versions (rows the gateway's role may not read) causes neither a resync loop nor a stall."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+import pytest
+
+from eventlog import RecordedEvent
+from eventlog.relay import message_body
+from services.gateway.live import Connection, Hub, Watch
+
+TABLE, MATCH = "t1", "m1"
+STREAM = f"match-{MATCH}"
+#: Reads past this are a resync loop: the fake log stops answering so the test ends.
+MAX_READS = 60
+
+
+@dataclass
+class FakeLog:
+    """``read_stream`` as a role that may not read secret rows sees it: holes."""
+
+    events: dict[str, list[RecordedEvent]] = field(default_factory=dict)
+    hide_secret: bool = True
+    reads: int = 0
+    during_read: list[Callable[[], None]] = field(default_factory=list)
+    positions: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def add(self, stream: str, type_: str, visibility: str = "public") -> RecordedEvent:
+        events = self.events.setdefault(stream, [])
+        e = RecordedEvent(
+            position=next(self.positions),
+            stream_id=stream,
+            version=len(events) + 1,
+            type=type_,
+            payload={"cards": ["7S", "8S", "AS"]} if visibility == "secret" else {"n": 1},
+            metadata={},
+            visibility=visibility,
+            recorded_at=datetime(2026, 1, 2, tzinfo=UTC),
+            hash=hashlib.sha256(f"{stream}{len(events)}".encode()).digest(),
+        )
+        events.append(e)
+        return e
+
+    async def read_stream(self, stream: str, from_version: int = 1) -> list[RecordedEvent]:
+        self.reads += 1
+        if self.reads > MAX_READS:
+            raise AssertionError("resync loop")
+        await asyncio.sleep(0)
+        found = [
+            e
+            for e in self.events.get(stream, [])
+            if e.version >= from_version and not (self.hide_secret and e.visibility == "secret")
+        ]
+        # What arrives while the read is under way (after its snapshot).
+        hooks, self.during_read = self.during_read, []
+        for hook in hooks:
+            hook()
+        await asyncio.sleep(0)
+        return found
+
+
+class FakeWebSocket:
+    closed = False
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.sent.append(orjson.loads(data))
+
+    async def close(self, **_: Any) -> None:
+        self.closed = True
+
+
+async def no_view(table: str, player: str) -> dict[str, Any] | None:
+    return None
+
+
+@dataclass
+class Rig:
+    log: FakeLog
+    hub: Hub
+    conn: Connection
+    ws: FakeWebSocket
+    watch: Watch
+    arrivals: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def publish(self, e: RecordedEvent) -> None:
+        """What the relay would publish for ``e``, as the hub's NATS callback gets it."""
+        msg = SimpleNamespace(data=orjson.dumps(message_body(e)), subject=f"x.match.{STREAM}")
+        self.arrivals.append(asyncio.create_task(self.hub._on_event(msg)))  # type: ignore[arg-type]
+
+    async def settle(self) -> None:
+        """Until every message is handled, every resync done and every message sent."""
+        while pending := [t for t in (*self.arrivals, *self.hub._tasks) if not t.done()]:
+            await asyncio.gather(*pending)
+        while not self.conn.queue.empty():
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+
+    def events(self) -> list[tuple[str, int, str]]:
+        return [
+            (m["stream"], m["version"], m["event"]) for m in self.ws.sent if m["type"] == "event"
+        ]
+
+
+async def rig(log: FakeLog, seat: int | None = 0) -> Rig:
+    hub = Hub(None, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    ws = FakeWebSocket()
+    conn = Connection(hub, ws, "alice")  # type: ignore[arg-type]
+    await hub.watch(conn, TABLE, MATCH, seat)
+    r = Rig(log, hub, conn, ws, conn.watches[TABLE])
+    await r.settle()
+    return r
+
+
+async def close(r: Rig) -> None:
+    await r.conn.close()
+
+
+@pytest.mark.parametrize("hide_secret", [False, True])
+async def test_a_stub_moves_the_version_on_and_is_never_forwarded(hide_secret: bool) -> None:
+    log = FakeLog(hide_secret=hide_secret)
+    log.add(STREAM, "MatchStarted")
+    r = await rig(log)
+    reads = log.reads
+    deal = [
+        log.add(STREAM, "DeckSupplied", "secret"),
+        log.add(STREAM, "CardsDealt", "seat:0"),
+        log.add(STREAM, "CardsDealt", "seat:1"),
+        log.add(STREAM, "MatchEnded"),
+        # Nothing is hidden once the match has ended, but a stub has nothing to show.
+        log.add(STREAM, "DeckSupplied", "secret"),
+        log.add(STREAM, "Late"),
+    ]
+    for e in deal:
+        r.publish(e)
+        await r.settle()
+    assert log.reads == reads, "a stub is not a gap: no resync"
+    assert r.watch.last[STREAM] == 7 and r.watch.ready
+    assert r.events() == [
+        (STREAM, 1, "MatchStarted"),
+        (STREAM, 3, "CardsDealt"),
+        (STREAM, 5, "MatchEnded"),
+        (STREAM, 7, "Late"),
+    ]
+    assert all(m.get("visibility") != "secret" for m in r.ws.sent)
+    await close(r)
+
+
+async def test_a_lost_stub_whose_event_the_log_hides_does_not_loop_the_resync() -> None:
+    """Versions 2 and 3 are secret (the log never returns them); the stub of 2 is lost
+    and 3's arrives: one read of the log, then 3 is taken as it stands."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    r = await rig(log)
+    reads = log.reads
+    log.add(STREAM, "DeckSupplied", "secret")  # its stub is lost
+    r.publish(log.add(STREAM, "DeckSupplied", "secret"))
+    await r.settle()
+    assert log.reads == reads + 3  # one resync: the watch's three streams
+    assert r.watch.ready and r.watch.last[STREAM] == 3
+    r.publish(log.add(STREAM, "DealStarted"))
+    await r.settle()
+    assert log.reads == reads + 3
+    assert r.events() == [(STREAM, 1, "MatchStarted"), (STREAM, 4, "DealStarted")]
+    await close(r)
+
+
+async def test_a_hole_behind_an_event_that_arrives_during_a_resync_costs_one_more_read() -> None:
+    """A public event is lost, the next one's gap starts a resync; while the log is read,
+    a secret event's stub is lost and the next stub arrives. That one may follow versions
+    committed after the read began, so it is checked by a second read; the hole the
+    second read confirms is taken and the watcher goes on live."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    r = await rig(log)
+    reads = log.reads
+    log.add(STREAM, "Bid")  # lost
+    later: list[RecordedEvent] = []
+
+    def arrive() -> None:
+        log.add(STREAM, "DeckSupplied", "secret")  # lost
+        later.append(log.add(STREAM, "DeckSupplied", "secret"))
+        r.publish(later[-1])
+
+    log.during_read.append(arrive)
+    r.publish(log.add(STREAM, "Bid"))
+    await r.settle()
+    assert later, "the second stub arrived during the first resync"
+    assert log.reads == reads + 6  # two resyncs, then no more
+    assert r.watch.ready and r.watch.last[STREAM] == 5
+    r.publish(log.add(STREAM, "DealStarted"))
+    await r.settle()
+    assert log.reads == reads + 6
+    assert r.events() == [
+        (STREAM, 1, "MatchStarted"),
+        (STREAM, 2, "Bid"),
+        (STREAM, 3, "Bid"),
+        (STREAM, 6, "DealStarted"),
+    ]
+    await close(r)
+
+
+async def test_a_watch_opened_on_a_stream_with_holes_goes_live_after_them() -> None:
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    log.add(STREAM, "DeckSupplied", "secret")
+    log.add(STREAM, "CardsDealt", "seat:0")
+    log.add(STREAM, "DeckSupplied", "secret")
+    r = await rig(log)
+    reads = log.reads
+    assert r.watch.last[STREAM] == 3  # the last version the log showed
+    r.publish(log.add(STREAM, "CardPlayed"))
+    await r.settle()
+    # Version 5 after 3: a resync, whose read returns 5 and not 4, and goes live.
+    assert log.reads == reads + 3
+    assert r.events() == [
+        (STREAM, 1, "MatchStarted"),
+        (STREAM, 3, "CardsDealt"),
+        (STREAM, 5, "CardPlayed"),
+    ]
+    r.publish(log.add(STREAM, "CardPlayed"))
+    await r.settle()
+    assert log.reads == reads + 3
+    assert r.events()[-1] == (STREAM, 6, "CardPlayed")
+    await close(r)
