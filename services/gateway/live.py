@@ -8,8 +8,11 @@ ones as withheld stubs (their place in the stream, no payload, no hash: see
 nor reach the randomness service) and hands each event to the watchers of its stream,
 which forward it only if the watcher's seat may see it
 (:func:`~services.gateway.domain.may_see`): public events, the seat's own, and everything
-once the match has ended. A stub only moves its stream's version on: it is never
-forwarded (the client recomputes a deck from the revealed seeds if it wants one). The
+once the match has ended, but a secret event (a deck), never: a stub only moves its
+stream's version on, and a secret event read whole from the log is not forwarded either
+(the client recomputes a deck from the revealed seeds if it wants one). Events read from
+the log in a catch-up go out marked ``"replay": true``: the tab notes only what it saw
+live as seen "then" (when a round was named, say), and knows a replay was not. The
 table owner's notifications on ``<prefix>.tables.<id>`` (what the table waits for,
 public) are forwarded too, and the seat due to act is sent its own view (``{"type":
 "turn"}``) fetched from the owner.
@@ -47,6 +50,9 @@ from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
 
 log = logging.getLogger(__name__)
+
+#: Decks: never sent to a WebSocket, not even after the match has ended.
+SECRET = "secret"
 
 #: A WebSocket whose client reads too slowly is closed past this many queued messages.
 MAX_QUEUED = 5_000
@@ -122,7 +128,7 @@ class Connection:
 
     # ------------------------------------------------------------------ events
 
-    def _forward(self, w: Watch, e: RecordedEvent) -> None:
+    def _forward(self, w: Watch, e: RecordedEvent, *, replay: bool = False) -> None:
         if e.stream_id.startswith("match-") and e.type in MATCH_ENDING:
             w.opened.add(e.stream_id)
         if e.stream_id.startswith("randomness-") and e.type in RANDOMNESS_OPENED_BY:
@@ -132,21 +138,22 @@ class Connection:
                 w.seat = e.payload["seat"]
             elif e.type == "SeatLeft" and not e.payload.get("forfeit"):
                 w.seat = None
-        if not may_see(e.visibility, w.seat, e.stream_id in w.opened):
+        if e.visibility == SECRET or not may_see(e.visibility, w.seat, e.stream_id in w.opened):
             return
-        self.send(
-            {
-                "type": "event",
-                "table": w.table_id,
-                "stream": e.stream_id,
-                "version": e.version,
-                "event": e.type,
-                "payload": e.payload,
-                "visibility": e.visibility,
-                "acted_by": e.metadata.get("acted_by"),
-                "bot_level": e.metadata.get("bot_level"),
-            }
-        )
+        message = {
+            "type": "event",
+            "table": w.table_id,
+            "stream": e.stream_id,
+            "version": e.version,
+            "event": e.type,
+            "payload": e.payload,
+            "visibility": e.visibility,
+            "acted_by": e.metadata.get("acted_by"),
+            "bot_level": e.metadata.get("bot_level"),
+        }
+        if replay:
+            message["replay"] = True
+        self.send(message)
 
     def _take(self, w: Watch, e: Live) -> None:
         w.last[e.stream_id] = e.version
@@ -271,7 +278,7 @@ class Hub:
             events = await self.store.read_stream(stream, w.last.get(stream, 0) + 1)
             for e in events:
                 w.last[stream] = e.version
-                conn._forward(w, e)
+                conn._forward(w, e, replay=True)
         for held in sorted(settled, key=lambda x: x.position):
             if held.version > w.last.get(held.stream_id, 0):
                 conn._take(w, held)

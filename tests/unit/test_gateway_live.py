@@ -236,3 +236,34 @@ async def test_a_watch_opened_on_a_stream_with_holes_goes_live_after_them() -> N
     assert log.reads == reads + 3
     assert r.events()[-1] == (STREAM, 6, "CardPlayed")
     await close(r)
+
+
+async def test_a_secret_event_read_from_the_log_is_never_sent_and_catch_up_is_marked() -> None:
+    # A watch opened after the match ended reads the whole stream from the log (the deck
+    # included, when the role may read it): the deck is not sent; what the catch-up sends
+    # says it is a replay, and what comes live does not.
+    log = FakeLog(hide_secret=False)
+    log.add(STREAM, "MatchStarted")
+    log.add(STREAM, "DeckSupplied", "secret")
+    log.add(STREAM, "CardsDealt", "seat:0")
+    log.add(STREAM, "MatchEnded")
+    r = await rig(log)
+    r.publish(log.add(STREAM, "Late"))
+    await r.settle()
+    sent = [m for m in r.ws.sent if m.get("type") == "event"]
+    assert [(m["event"], m.get("replay", False)) for m in sent] == [
+        ("MatchStarted", True),
+        ("CardsDealt", True),
+        ("MatchEnded", True),
+        ("Late", False),
+    ]
+    # The match has ended for this watch: even so, a deck read from the log is not sent.
+    assert STREAM in r.watch.opened
+    deck = log.events[STREAM][1]
+    assert deck.type == "DeckSupplied" and deck.visibility == "secret"
+    r.conn._forward(r.watch, deck, replay=True)
+    r.conn._forward(r.watch, log.events[STREAM][2], replay=True)  # a seat's cards: sent
+    await r.settle()
+    assert [m["event"] for m in r.ws.sent if m.get("type") == "event"][-1] == "CardsDealt"
+    assert all(m.get("event") != "DeckSupplied" for m in r.ws.sent)
+    await close(r)
