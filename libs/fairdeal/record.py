@@ -459,23 +459,14 @@ def summarize_fair_deal(
             fd["server_seed"] = e.server_seed.hex()
             fd["revealed_at_ms"] = e.at_ms
     for e in drand_events[:1]:
-        if isinstance(e, DrandRoundBeacon):
+        if isinstance(e, DrandRoundBeacon | DrandRoundMissed):
             fd["round_fact"] = {
                 "type": e.TYPE,
                 "chain": e.chain,
                 "round": e.round,
                 "at_ms": e.at_ms,
-                "signature": e.signature.hex(),
-                "reason": None,
-            }
-        elif isinstance(e, DrandRoundMissed):
-            fd["round_fact"] = {
-                "type": e.TYPE,
-                "chain": e.chain,
-                "round": e.round,
-                "at_ms": e.at_ms,
-                "signature": None,
-                "reason": e.reason,
+                "signature": e.signature.hex() if isinstance(e, DrandRoundBeacon) else None,
+                "reason": e.reason if isinstance(e, DrandRoundMissed) else None,
             }
     return fd, seats
 
