@@ -111,14 +111,17 @@ CREATE POLICY events_append ON {s}.events FOR INSERT WITH CHECK (true);
 -- Does the stream hold a public event of one of these types (e.g. the match's end)? A
 -- policy on events cannot query events itself (it would apply to its own subquery:
 -- infinite recursion), so this runs as its owner, who bypasses row-level security. It
--- answers a question about public rows only. The (stream_id, version) unique index
--- finds the stream's rows. search_path is pinned, as for every SECURITY DEFINER
--- function, so that no object a caller creates can stand in for pg_catalog's.
+-- answers a question about public rows only. It walks the (stream_id, version) unique
+-- index from the stream's last version down: an ending is a stream's last event, so an
+-- ended stream answers at its first row (a running one reads its rows once).
+-- search_path is pinned, as for every SECURITY DEFINER function, so that no object a
+-- caller creates can stand in for pg_catalog's.
 CREATE FUNCTION {s}.stream_has_public_event(stream text, types text[]) RETURNS boolean
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$ SELECT EXISTS (SELECT 1 FROM {s}.events e
                          WHERE e.stream_id = stream AND e.type = ANY (types)
-                           AND e.visibility = 'public') $$;
+                           AND e.visibility = 'public'
+                         ORDER BY e.version DESC LIMIT 1) $$;
 REVOKE EXECUTE ON FUNCTION {s}.stream_has_public_event(text, text[]) FROM PUBLIC;
 """,
     ),
@@ -177,7 +180,8 @@ def lock_key(schema: str) -> int:
 
 
 def _behind(component: Component, schema: str) -> str:
-    return schema if component.name == schema else f"{schema} ({component.name})"
+    """``'gateway'``, or ``'t_1' (gateway)`` where a schema holds another's tables."""
+    return repr(schema) if component.name == schema else f"{schema!r} ({component.name})"
 
 
 async def schema_version(conn: Any, component: Component, schema: str) -> int:
@@ -192,7 +196,7 @@ async def schema_version(conn: Any, component: Component, schema: str) -> int:
     except asyncpg.InsufficientPrivilegeError:
         user = await conn.fetchval("SELECT current_user")
         raise MigrationError(
-            f"role {user!r} may not read schema {_behind(component, schema)!r}: run "
+            f"role {user!r} may not read schema {_behind(component, schema)}: run "
             "`belot db setup` with the owner's URL"
         ) from None
 
@@ -227,14 +231,14 @@ async def apply(conn: Any, component: Component, schema: str) -> list[int]:
     have = await schema_version(conn, component, schema)
     if have > want:
         raise MigrationError(
-            f"schema {_behind(component, schema)!r} is at migration {have}, this code knows {want}"
+            f"schema {_behind(component, schema)} is at migration {have}, this code knows {want}"
         )
     if have == want:
         return []
     if not await may_migrate(conn, schema):
         user = await conn.fetchval("SELECT current_user")
         raise SchemaBehind(
-            f"schema {_behind(component, schema)!r} is at migration {have}, this code needs "
+            f"schema {_behind(component, schema)} is at migration {have}, this code needs "
             f"{want}: run `belot db setup` with the owner's URL (role {user!r} may not "
             "change it)"
         )
@@ -244,16 +248,18 @@ async def apply(conn: Any, component: Component, schema: str) -> list[int]:
         # Serialise concurrent starters, including CREATE SCHEMA IF NOT EXISTS, which
         # is not itself safe against a concurrent create of the same name.
         await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(schema))
-        # The version check above looked the schema up, which can leave a "no such
-        # schema" entry in this session's catalog cache, and waiting for an advisory
-        # lock does not process the invalidations another session's commit sent. Opening
-        # pg_namespace (a relation lock, the first of this transaction) does, so the
-        # IF NOT EXISTS below sees the schema a starter before us created (without it,
-        # it can collide: a unique violation on pg_namespace).
-        await conn.fetchval(
+        # Does the schema exist? Asked with a scan of pg_namespace, not left to CREATE
+        # SCHEMA IF NOT EXISTS: the version check above can leave a "no such schema"
+        # entry in this session's catalog cache, and waiting for an advisory lock does
+        # not process the invalidations another session's commit sent; opening
+        # pg_namespace (a relation lock, the first of this transaction) does, so we see
+        # the schema a starter before us created (else: a unique violation on
+        # pg_namespace). And IF NOT EXISTS checks the database's CREATE privilege even
+        # when the schema exists, which its owner need not have.
+        if not await conn.fetchval(
             "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", schema
-        )
-        await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {s}")
+        ):
+            await conn.execute(f"CREATE SCHEMA {s}")
         # The name column is new to the rating service's version table (older code
         # created it without one).
         await conn.execute(
@@ -265,7 +271,7 @@ async def apply(conn: Any, component: Component, schema: str) -> list[int]:
         done = {r[0] for r in await conn.fetch(f"SELECT version FROM {table}")}
         if done and max(done) > want:
             raise MigrationError(
-                f"schema {_behind(component, schema)!r} is at migration {max(done)}, this "
+                f"schema {_behind(component, schema)} is at migration {max(done)}, this "
                 f"code knows {want}"
             )
         for m in component.migrations:
