@@ -5,7 +5,9 @@ unset.
 
 Both servers listen on 127.0.0.1 only, on configured ports (defaults 54329 and 42229,
 away from the usual 5432 and 4222; 0 or a busy port means any free port). ``start`` is
-idempotent: a server already running on the same data directory is reused. ``stop``
+idempotent: a server already running on the same data directory is reused. Its
+``pg_hba.conf`` (:data:`PG_HBA`) trusts the superuser from 127.0.0.1 and wants a password
+from every other role (the services' roles ``belot run`` makes). ``stop``
 shuts down cleanly (PostgreSQL "fast" mode, nats-server SIGTERM then SIGKILL after a
 grace period). The servers run detached, so a crash of the starting process leaves them
 running for the next start to pick up.

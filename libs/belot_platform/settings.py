@@ -41,7 +41,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ),
     ("BELOT_DATA_DIR", "./.belot", "where the embedded servers keep their data"),
     ("BELOT_PG_SCHEMA", "eventlog", "schema of the event log"),
-    ("BELOT_PG_APP_ROLE", "(unset)", "role granted read+append only on the log"),
+    (
+        "BELOT_PG_APP_ROLE",
+        "(unset)",
+        "role granted read+append only on the log (by a service that owns it; belot db "
+        "setup's roles need none)",
+    ),
     (
         "BELOT_PG_ROLE_PREFIX",
         "belot",

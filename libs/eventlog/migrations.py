@@ -295,7 +295,9 @@ async def migrate(conn: Any, schema: str, *, app_role: str | None = None) -> lis
     service, each with only what it uses.
     """
     applied = await apply(conn, LOG, schema)
-    if app_role is not None:
+    # Only the schema's owner (or a superuser) may grant; a service connecting as its own
+    # role has its grants from `belot db setup` already, and cannot hand out more.
+    if app_role is not None and await may_migrate(conn, schema):
         await _grant(conn, quote_schema(schema), app_role)
     return applied
 
