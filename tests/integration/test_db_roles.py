@@ -601,3 +601,91 @@ async def test_every_service_does_its_job_as_its_role(
         and e.payload.get("match_id") == match_id
     ]  # fmt: skip
     assert len(verdicts) == 1 and verdicts[0].metadata.get("producer") == "rating"
+
+
+class _FakeSocket:
+    """What the hub's Connection writes to: records the messages."""
+
+    closed = False
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.messages.append(orjson.loads(data))
+
+
+async def test_the_gateways_live_feed_reads_past_the_hidden_decks(
+    kit: RoleKit, layout: Layout, pg_pool: asyncpg.Pool
+) -> None:
+    """As the gateway role, the log has no deck rows while a match runs: a stream read
+    back (Hub.resync) has holes in its versions. A watcher catches up past them, a live
+    event after a hidden one (a relay that saw no deck, as `belot log relay` as its role)
+    costs one read of the log, not a loop, and an event that follows on needs none."""
+    from services.gateway.live import Connection, Hub
+
+    admin = EventStore(pg_pool, layout.eventlog)
+    m = "match-live"
+    await admin.append(
+        m,
+        0,
+        [
+            NewEvent("MatchStarted", {}),
+            NewEvent("DeckSupplied", {"cards": []}, "secret"),
+            NewEvent("DealStarted", {}),
+            NewEvent("CardPlayed", {"seat": 0}),
+        ],
+    )
+    pool = await asyncpg.create_pool(kit.dsn("gateway"), min_size=1, max_size=2)
+    store = EventStore(pool, layout.eventlog)
+    reads: list[tuple[str, int]] = []
+    read_stream = store.read_stream
+
+    async def counted(stream: str, from_version: int = 1, limit: int | None = None) -> Any:
+        reads.append((stream, from_version))
+        return await read_stream(stream, from_version, limit)
+
+    store.read_stream = counted  # type: ignore[method-assign]
+
+    async def no_view(table_id: str, player: str) -> None:
+        return None
+
+    hub = Hub(None, store, events_subject="x", prefix="y", fetch_view=no_view)  # type: ignore[arg-type]
+    ws = _FakeSocket()
+    conn = Connection(hub, ws, "p1")  # type: ignore[arg-type]
+    try:
+        await hub.watch(conn, "live", "live", None)
+        w = conn.watches["live"]
+        assert w.ready and w.last[m] == 4 and len(reads) == 3  # one read per stream
+
+        await admin.append(m, 4, [NewEvent("DeckSupplied", {}, "secret")])
+        await admin.append(m, 5, [NewEvent("DealStarted", {})])
+        (v6,) = await admin.read_stream(m, 6)
+        reads.clear()
+        conn.deliver(w, v6)  # version 6 after 4: a gap (5 is a deck this role cannot see)
+        for _ in range(100):
+            if w.ready and w.last[m] == 6:
+                break
+            await asyncio.sleep(0.01)
+        assert w.ready and w.last[m] == 6
+        assert reads == [("table-live", 1), (m, 5), ("randomness-live", 1)]  # once, no loop
+        await admin.append(m, 6, [NewEvent("CardPlayed", {"seat": 1})])
+        (v7,) = await admin.read_stream(m, 7)
+        reads.clear()
+        conn.deliver(w, v7)  # follows on: forwarded at once
+        conn.deliver(w, v7)  # a repeat: ignored
+        assert reads == [] and w.last[m] == 7
+        # The holes are row-level security's: this role reads no deck.
+        assert [e.version for e in await read_stream(m)] == [1, 3, 4, 6, 7]
+        await asyncio.sleep(0.05)  # the writer task sends what was queued
+        sent = [
+            (x["stream"], x["version"], x["event"]) for x in ws.messages if x["type"] == "event"
+        ]
+        assert sent == [(m, 1, "MatchStarted"), (m, 3, "DealStarted"), (m, 4, "CardPlayed"),
+                        (m, 6, "DealStarted"), (m, 7, "CardPlayed")]  # fmt: skip
+    finally:
+        hub.disconnect(conn)
+        await conn.close()
+        await store.close()
+        await pool.close()
+        await admin.close()
