@@ -29,7 +29,7 @@ from belot_platform.dbroles import drop_roles, ensure_role, role_dsn
 from belot_platform.settings import DB_ROLES, Settings
 from eventlog import EventStore, NewEvent
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash, format_time
-from services.db import PARTS, Layout, role_names, setup, setup_on
+from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
 from services.verify.app import build_app as build_verify
@@ -221,6 +221,39 @@ async def test_concurrent_setups_and_role_creation_are_safe(
             await drop_roles(
                 conn, [other.name("racer"), *reversed(role_names(other.prefix).values())]
             )
+
+
+async def test_the_owner_alone_migrates_and_grants_but_makes_no_role(
+    servers: Any, pg_pool: asyncpg.Pool
+) -> None:
+    """With a login, the owner's URL is enough for an upgrade: a schema behind the code is
+    migrated and the grants set; making roles and setting passwords stay a superuser's."""
+    other = RoleKit(servers.pg_dsn)
+    other.passwords["owner"] = f"p{uuid.uuid4().hex}"
+    lay = separate(f"t_{uuid.uuid4().hex[:10]}")
+    try:
+        await setup(servers.pg_dsn, lay, other.prefix, other.passwords)
+        # An older version's verify schema: its table and its migration record gone.
+        v = f'"{lay.verify}"'
+        await pg_pool.execute(f"DROP TABLE {v}.verify_matches; DELETE FROM {v}.verify_migrations")
+        owner_dsn = role_dsn(servers.pg_dsn, other.name("owner"), other.passwords["owner"])
+        report = await setup(owner_dsn, lay, other.prefix, {})
+        assert report.created == [] and report.versions[f"{lay.verify} (verify)"] == 1
+        assert await pg_pool.fetchval(
+            "SELECT has_table_privilege($1, $2, 'INSERT')",
+            other.name("verify"),
+            f"{v}.verify_matches",
+        )
+        with pytest.raises(SetupError, match="only a superuser sets passwords"):
+            await setup(owner_dsn, lay, other.prefix, {"table": "p" * 20})
+        async with pg_pool.acquire() as conn:
+            await drop_roles(conn, [other.name("relay")])
+        with pytest.raises(SetupError, match=f"roles {other.name('relay')} do not exist"):
+            await setup(owner_dsn, lay, other.prefix, {})
+    finally:
+        await drop_layout(pg_pool, lay)
+        async with pg_pool.acquire() as conn:
+            await drop_roles(conn, reversed(role_names(other.prefix).values()))
 
 
 async def test_the_setup_command_reports_in_one_line(servers: Any, pg_pool: asyncpg.Pool) -> None:
