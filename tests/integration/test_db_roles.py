@@ -223,6 +223,53 @@ async def test_concurrent_setups_and_role_creation_are_safe(
             )
 
 
+async def test_setup_takes_over_the_schemas_an_older_version_made(
+    servers: Any, pg_pool: asyncpg.Pool
+) -> None:
+    """As deployed before roles: the superuser made the log at migration 1 (no row
+    security) and the gateway's accounts without a version table. Setup hands both to
+    the owner, applies what is missing, keeps the data, and the roles work."""
+    from eventlog.migrations import MIGRATIONS
+
+    other = RoleKit(servers.pg_dsn)
+    lay = separate(f"t_{uuid.uuid4().hex[:10]}")
+    s, gw = f'"{lay.eventlog}"', f'"{lay.gateway}"'
+    async with pg_pool.acquire() as conn, conn.transaction():
+        await conn.execute(f"CREATE SCHEMA {s}; CREATE SCHEMA {gw}")
+        await conn.execute(MIGRATIONS[0].sql.format(s=s))
+        await conn.execute(
+            f"CREATE TABLE {s}.schema_migrations (version integer PRIMARY KEY, name text NOT"
+            f" NULL, applied_at timestamptz NOT NULL DEFAULT now());"
+            f"INSERT INTO {s}.schema_migrations (version, name) VALUES (1, 'old');"
+            f"CREATE TABLE {gw}.accounts (id text PRIMARY KEY, name text NOT NULL,"
+            f" password_hash text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());"
+            f"INSERT INTO {gw}.accounts (id, name, password_hash) VALUES ('a1', 'old', 'h')"
+        )
+    old = EventStore(pg_pool, lay.eventlog)
+    await old.append("match-old", 0, [NewEvent("MatchStarted", {}),
+                                      NewEvent("DeckSupplied", {}, "secret")])  # fmt: skip
+    try:
+        report = await setup(servers.pg_dsn, lay, other.prefix, other.passwords)
+        assert report.versions[f"{lay.eventlog} (event log)"] == 2
+        owners = await pg_pool.fetch(
+            "SELECT DISTINCT pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n"
+            " ON n.oid = c.relnamespace WHERE n.nspname = ANY($1::text[])",
+            [lay.eventlog, lay.gateway],
+        )
+        assert [r[0] for r in owners] == [other.name("owner")]
+        async with as_role(other, "gateway") as conn:
+            assert await conn.fetchval(f"SELECT name FROM {gw}.accounts") == "old"
+            types = [r[0] for r in await conn.fetch(f"SELECT type FROM {s}.events")]
+            assert types == ["MatchStarted"]  # row-level security is on now
+        async with as_role(other, "table") as conn:
+            assert await conn.fetchval(f"SELECT count(*) FROM {s}.events") == 2
+    finally:
+        await old.close()
+        await drop_layout(pg_pool, lay)
+        async with pg_pool.acquire() as conn:
+            await drop_roles(conn, reversed(role_names(other.prefix).values()))
+
+
 async def test_the_owner_alone_migrates_and_grants_but_makes_no_role(
     servers: Any, pg_pool: asyncpg.Pool
 ) -> None:
