@@ -29,7 +29,7 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import drand_cmd, run, serve, verify_cmd
+from services import db, drand_cmd, run, serve, verify_cmd
 from services.rating import cli as rating_cli
 
 EXIT_USAGE = 2
@@ -214,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(handler=cmd_simulate)
 
     drand_cmd.register(sub)
+    db.register(sub)
     serve.register(sub)
     run.register(sub)
     verify_cmd.register(sub)

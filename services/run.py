@@ -1,9 +1,11 @@
 """``belot run``: the whole platform on one machine, under one supervisor.
 
 Starts the servers (the embedded PostgreSQL and NATS under ``BELOT_DATA_DIR`` unless
-``BELOT_PG_DSN`` / ``BELOT_NATS_URL`` are set), then every registered service as its own
-``belot serve`` process (several table workers, which also run the outbox relay, one
-active at a time); restarts a
+``BELOT_PG_DSN`` / ``BELOT_NATS_URL`` are set), sets the database up as ``belot db setup``
+does (the embedded superuser, or ``BELOT_PG_DSN``, is the admin), then starts every
+registered service as its own ``belot serve`` process, each connecting as its own
+database role with a password made for this run (several table workers, which also run
+the outbox relay, one active at a time); restarts a
 service that crashes (with back-off); runs the demo once everything answers; prints a
 live progress line; and on Ctrl-C or SIGTERM stops the services in reverse order (each
 gets SIGTERM and the shutdown timeout, then SIGKILL), then the servers it started.
@@ -15,6 +17,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -26,9 +29,10 @@ from typing import Any, Final
 import aiohttp
 import asyncpg
 
-import eventlog
+from belot_platform.dbroles import role_dsn
 from belot_platform.embedded import EmbeddedStack
-from belot_platform.settings import Settings, SettingsError
+from belot_platform.settings import DB_ROLES, Settings, SettingsError
+from services import db
 from services.serve import REGISTRY
 
 #: Start order; the gateway last, so that players only arrive once the rest answers.
@@ -91,6 +95,8 @@ class Supervisor:
         self.stopping = asyncio.Event()
         self.resolved: Settings = settings
         self.log_dir = settings.data_dir.absolute() / "logs"
+        #: Service -> the PostgreSQL URL of its own role (filled by setup_database).
+        self.role_dsns: dict[str, str] = {}
 
     # ------------------------------------------------------------------ servers
 
@@ -122,20 +128,28 @@ class Supervisor:
     def plan(self) -> list[Child]:
         s = self.resolved
         assert s.pg_dsn is not None and s.nats_url is not None
-        base = {**os.environ, "BELOT_PG_DSN": s.pg_dsn, "BELOT_NATS_URL": s.nats_url}
+        # No child sees another role's password, nor the admin's URL: each gets its own
+        # role's URL in BELOT_PG_DSN (the variables setup read stay with us).
+        hidden = {f"BELOT_PG_{r.upper()}_PASSWORD" for r in ("owner", *DB_ROLES)}
+        base = {k: v for k, v in os.environ.items() if k not in hidden}
+        base |= {"BELOT_PG_DSN": s.pg_dsn, "BELOT_NATS_URL": s.nats_url}
         base.setdefault("BELOT_LOG_LEVEL", "WARNING")
         belot = [sys.executable, "-m", "services.cli"]
         children: list[Child] = []
+
+        def env_of(name: str) -> dict[str, str]:
+            return {**base, "BELOT_PG_DSN": self.role_dsns.get(name, s.pg_dsn or "")}
+
         for name in ORDER:
             if name not in REGISTRY:
                 continue
             if name == "table":
                 for i in range(self.table_workers):
                     port = s.port("table") if i == 0 else free_port_from(EXTRA_TABLE_PORT + i)
-                    env = {**base, "BELOT_TABLE_PORT": str(port)}
+                    env = {**env_of("table"), "BELOT_TABLE_PORT": str(port)}
                     children.append(Child(f"table-{i + 1}", [*belot, "serve", "table"], env, port))
             else:
-                children.append(Child(name, [*belot, "serve", name], dict(base), s.port(name)))
+                children.append(Child(name, [*belot, "serve", name], env_of(name), s.port(name)))
         # The gateway's /status page scrapes every process, the extra table workers too.
         host = s.http_host if s.http_host not in ("0.0.0.0", "::") else "127.0.0.1"
         targets = ",".join(f"{c.name}={host}:{c.port}" for c in children if c.port)
@@ -277,7 +291,11 @@ class Supervisor:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, self.stopping.set)
         self.start_servers()
-        await self.migrate()
+        try:
+            await self.setup_database()
+        except BaseException:
+            self.stop_servers()  # the ones this run started: nothing is left behind
+            raise
         self.children = self.plan()
         watchers = []
         demo: asyncio.Task[None] | None = None
@@ -303,13 +321,21 @@ class Supervisor:
             self.stop_servers()
             _say("stopped")
 
-    async def migrate(self) -> None:
-        """Create the event log before any service or the relay needs it."""
-        conn = await asyncpg.connect(self.resolved.pg_dsn)
+    async def setup_database(self) -> None:
+        """``belot db setup`` with the resolved URL as the admin's: the roles, every
+        schema migrated by the owner, the grants. Each service role gets a password made
+        for this run (or its BELOT_PG_<ROLE>_PASSWORD), set on the server before any
+        child starts; the children get URLs with them (see plan)."""
+        s = self.resolved
+        assert s.pg_dsn is not None
+        passwords = {r: s.pg_passwords.get(r) or secrets.token_hex(24) for r in DB_ROLES}
+        if "owner" in s.pg_passwords:
+            passwords["owner"] = s.pg_passwords["owner"]
         try:
-            await eventlog.migrate(conn, self.resolved.pg_schema)
-        finally:
-            await conn.close()
+            report = await db.setup(s.pg_dsn, db.Layout.of(s), s.pg_role_prefix, passwords)
+        except db.SetupError as exc:
+            raise RunError(f"setting the database up: {exc}") from None
+        self.role_dsns = {r: role_dsn(s.pg_dsn, report.roles[r], passwords[r]) for r in DB_ROLES}
 
     def print_urls(self) -> None:
         s = self.resolved

@@ -32,10 +32,25 @@ def load(name: str) -> Callable[[], None]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncpg
+
+    from eventlog.migrations import MigrationError
+
     try:
         load(args.service)()
-    except SettingsError as exc:  # a bad environment variable: one line, exit 2
+    except (SettingsError, MigrationError) as exc:
+        # A bad environment variable, or a schema this role may not bring up to date
+        # (run belot db setup): one line, exit 2.
         sys.stderr.write(f"belot serve {args.service}: error: {exc}\n")
+        return 2
+    except (
+        asyncpg.InvalidAuthorizationSpecificationError,  # no such role, wrong password
+        asyncpg.InsufficientPrivilegeError,  # a role without the grants it needs
+    ) as exc:
+        sys.stderr.write(
+            f"belot serve {args.service}: error: PostgreSQL refused: {exc} (is BELOT_PG_DSN "
+            "this service's role, and has belot db setup run? see docs/database-roles.md)\n"
+        )
         return 2
     return 0
 

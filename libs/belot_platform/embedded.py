@@ -5,7 +5,9 @@ unset.
 
 Both servers listen on 127.0.0.1 only, on configured ports (defaults 54329 and 42229,
 away from the usual 5432 and 4222; 0 or a busy port means any free port). ``start`` is
-idempotent: a server already running on the same data directory is reused. ``stop``
+idempotent: a server already running on the same data directory is reused. Its
+``pg_hba.conf`` (:data:`PG_HBA`) trusts the superuser from 127.0.0.1 and wants a password
+from every other role (the services' roles ``belot run`` makes). ``stop``
 shuts down cleanly (PostgreSQL "fast" mode, nats-server SIGTERM then SIGKILL after a
 grace period). The servers run detached, so a crash of the starting process leaves them
 running for the next start to pick up.
@@ -52,6 +54,15 @@ log = logging.getLogger(__name__)
 START_TIMEOUT: Final = 60.0
 STOP_TIMEOUT: Final = 30.0
 HOST: Final = "127.0.0.1"
+#: Who may connect to the embedded PostgreSQL, and how. The superuser without a
+#: password from this machine, as before: the supervisor, `belot db setup` and the
+#: tools find the server by its data directory and use it. Every other role (the
+#: services' own, whose passwords `belot run` makes anew each run) must give its
+#: password: a role's URL is worth nothing once its run is over. Written at every start.
+PG_HBA: Final = """# Written by belot (belot_platform.embedded) at every start: edits are lost.
+host all postgres 127.0.0.1/32 trust
+host all all      127.0.0.1/32 scram-sha-256
+"""
 
 
 class EmbeddedError(RuntimeError):
@@ -226,11 +237,30 @@ class EmbeddedPostgres:
                 f"{(result.stderr or result.stdout).strip()}\n{logtail}".strip()
             )
 
+    def _write_hba(self, run_as: _RunAs | None) -> bool:
+        """Make pg_hba.conf :data:`PG_HBA`; True if it changed (a running server must
+        then reload it)."""
+        path = self.data_dir / "pg_hba.conf"
+        try:
+            if path.read_text() == PG_HBA:
+                return False
+            path.write_text(PG_HBA)
+            if run_as is not None:
+                os.chown(path, run_as.uid, run_as.gid)
+        except OSError as exc:
+            raise EmbeddedError(f"cannot write {path}: {exc}") from exc
+        return True
+
     def start(self) -> str:
         """Start (or find running) and return the DSN of database ``postgres``."""
         running = self.running_port()
         if running is not None:
             self.port = running
+            # A server an older version started still trusts every role: tighten it.
+            run_as = _postgres_user(self.os_user)
+            if self._write_hba(run_as):
+                reload = [str(_bin_dir_for(run_as) / "pg_ctl"), "reload", "-D", str(self.data_dir)]
+                self._run(run_as, reload, START_TIMEOUT)
             return self.dsn()
         run_as = _postgres_user(self.os_user)
         bin_dir = _bin_dir_for(run_as)
@@ -264,6 +294,7 @@ class EmbeddedPostgres:
                 ],
                 START_TIMEOUT,
             )
+        self._write_hba(run_as)
         self.port = _pick_port(self.port)
         options = (
             f"-c listen_addresses={HOST} -p {self.port} -c unix_socket_directories='' "

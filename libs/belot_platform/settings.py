@@ -13,10 +13,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
+from urllib.parse import unquote, urlsplit
 
 from fairdeal.chains import DEFAULT_RELAYS as DEFAULT_DRAND_RELAYS
 
 SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating")
+#: The database roles ``belot db setup`` makes besides the owner: one per service, and
+#: ``relay`` for a ``belot log relay`` run on its own.
+DB_ROLES: Final = ("table", "randomness", "gateway", "tournament", "rating", "verify", "relay")
+
+#: Values that are not secrets: the placeholders of documentation and deployment files,
+#: and defaults earlier versions shipped. Compared without case; the prefixes match the
+#: start of a value.
+PLACEHOLDER_PREFIXES: Final = ("change-me", "changeme", "change_me", "secret", "password",
+                               "example")  # fmt: skip
+OLD_DEFAULTS: Final = frozenset(
+    {"change-me-in-production", "belot", *(f"compose-{u}" for u in (*DB_ROLES, "owner"))}
+)
 
 VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_PG_DSN", "(unset)", "PostgreSQL URL; unset: start the embedded PostgreSQL"),
@@ -28,7 +41,25 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ),
     ("BELOT_DATA_DIR", "./.belot", "where the embedded servers keep their data"),
     ("BELOT_PG_SCHEMA", "eventlog", "schema of the event log"),
-    ("BELOT_PG_APP_ROLE", "(unset)", "role granted read+append only on the log"),
+    (
+        "BELOT_PG_APP_ROLE",
+        "(unset)",
+        "role granted read+append only on the log (by a service that owns it; belot db "
+        "setup's roles need none)",
+    ),
+    (
+        "BELOT_PG_ROLE_PREFIX",
+        "belot",
+        "first part of the database roles belot db setup makes and belot run uses "
+        "(belot_owner, belot_table, ...; see docs/database-roles.md)",
+    ),
+    (
+        "BELOT_PG_<ROLE>_PASSWORD",
+        "(unset)",
+        "the password belot db setup gives role <ROLE> (OWNER, TABLE, RANDOMNESS, GATEWAY, "
+        "TOURNAMENT, RATING, VERIFY, RELAY); unset: left as it is (a new role has none; "
+        "the owner then cannot log in); belot run: a random one per run",
+    ),
     ("BELOT_PG_POOL_MAX", "10", "connections per service pool"),
     ("BELOT_EMBEDDED_PG_PORT", "54329", "embedded PostgreSQL port (0: any free port)"),
     ("BELOT_EMBEDDED_NATS_PORT", "42229", "embedded nats-server port (0: any free port)"),
@@ -53,6 +84,11 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_DRAND_CHAIN", "quicknet", "drand chain the decks use: quicknet or default"),
     ("BELOT_SEED_WINDOW", "20", "seconds the seats have to send their seeds"),
     (
+        "BELOT_RANDOMNESS_SCHEMA",
+        "randomness",
+        "schema of the randomness service's server seeds (no other role may read it)",
+    ),
+    (
         "BELOT_RATING_SCHEMA",
         "rating",
         "schema of the rating service's tables (checkpoint, projection)",
@@ -71,10 +107,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "third of it)",
     ),
     ("BELOT_GATEWAY_SCHEMA", "gateway", "schema of the gateway's accounts table"),
+    ("BELOT_VERIFY_SCHEMA", "verify", "schema of the verify service's finished-matches table"),
     (
         "BELOT_TOKEN_SECRET",
         "(unset)",
-        "the gateway's token signing key; unset: generated at first start and kept in "
+        "the gateway's token signing key (16+ characters, no placeholder such as change-me: "
+        "openssl rand -hex 32); unset: generated at first start and kept in "
         "BELOT_DATA_DIR/gateway-token-secret (mode 0600)",
     ),
     (
@@ -118,6 +156,10 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
 _NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,50}")
+_ROLE_PREFIX_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,39}")
+GOOD_SECRET: Final = "make one with: openssl rand -hex 32"
+#: nats-server reads a value that looks like a number as one: start with a letter.
+GOOD_NATS_PASSWORD: Final = "make one with: openssl rand -hex 24 | sed 's/^/p/'"
 _LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -132,6 +174,9 @@ class Settings:
     data_dir: Path = Path(".belot")
     pg_schema: str = "eventlog"
     pg_app_role: str | None = None
+    pg_role_prefix: str = "belot"
+    #: BELOT_PG_<ROLE>_PASSWORD, by lower-case role ("owner", "table", ...): set ones only.
+    pg_passwords: Mapping[str, str] = field(default_factory=dict)
     pg_pool_max: int = 10
     embedded_pg_port: int = 54329
     embedded_nats_port: int = 42229
@@ -147,11 +192,13 @@ class Settings:
     drand_urls: tuple[str, ...] = DEFAULT_DRAND_RELAYS
     drand_chain: str = "quicknet"
     seed_window: float = 20.0
+    randomness_schema: str = "randomness"
     rating_schema: str = "rating"
     subject_prefix: str = "belot"
     turn_seconds: float = 30.0
     lease_ttl: float = 10.0
     gateway_schema: str = "gateway"
+    verify_schema: str = "verify"
     token_secret: str | None = None
     token_secret_previous: str | None = None
     token_ttl: int = 86_400
@@ -185,22 +232,49 @@ class Settings:
 
         def secret(name: str) -> str | None:
             value = get(name)
+            refuse_placeholder(name, value)
             if value is not None and len(value) < 16:
-                raise SettingsError(f"{name}: at least 16 characters")
+                raise SettingsError(f"{name}: at least 16 characters ({GOOD_SECRET})")
             return value
 
         pg_dsn = get("BELOT_PG_DSN")
         if pg_dsn is not None and not pg_dsn.startswith(("postgresql://", "postgres://")):
-            raise SettingsError(f"BELOT_PG_DSN={_redact(pg_dsn)!r}: must start with postgresql://")
+            raise SettingsError(f"BELOT_PG_DSN={redact(pg_dsn)!r}: must start with postgresql://")
+        if pg_dsn is not None:
+            refuse_placeholder("BELOT_PG_DSN", url_password(pg_dsn), what="the password")
         nats_url = get("BELOT_NATS_URL")
         if nats_url is not None and not all(
             u.strip().startswith(("nats://", "tls://", "ws://", "wss://"))
             for u in nats_url.split(",")
         ):
             raise SettingsError(
-                f"BELOT_NATS_URL={_redact(nats_url)!r}: must be nats://host:port or "
+                f"BELOT_NATS_URL={redact(nats_url)!r}: must be nats://host:port or "
                 "nats://user:password@host:port (comma-separated list)"
             )
+        if nats_url is not None:
+            for server in nats_url.split(","):
+                refuse_placeholder(
+                    "BELOT_NATS_URL",
+                    url_password(server),
+                    what="a password",
+                    good=GOOD_NATS_PASSWORD,
+                )
+        role_prefix = get("BELOT_PG_ROLE_PREFIX") or "belot"
+        if _ROLE_PREFIX_RE.fullmatch(role_prefix) is None:
+            raise SettingsError(
+                f"BELOT_PG_ROLE_PREFIX={role_prefix!r}: lower-case letters, digits and '_', "
+                "at most 40, not starting with a digit"
+            )
+        pg_passwords: dict[str, str] = {}
+        for role in ("owner", *DB_ROLES):
+            name = f"BELOT_PG_{role.upper()}_PASSWORD"
+            value = get(name)
+            if value is None:
+                continue
+            refuse_placeholder(name, value)
+            if len(value) < 16:
+                raise SettingsError(f"{name}: at least 16 characters ({GOOD_SECRET})")
+            pg_passwords[role] = value
         schema = schema_name("BELOT_PG_SCHEMA", "eventlog")
         rating_schema = schema_name("BELOT_RATING_SCHEMA", "rating")
         level = (get("BELOT_LOG_LEVEL") or "INFO").upper()
@@ -232,6 +306,8 @@ class Settings:
                 f"BELOT_SUBJECT_PREFIX={prefix!r}: one token of letters, digits and '_' (1-32)"
             )
         gateway_schema = schema_name("BELOT_GATEWAY_SCHEMA", "gateway")
+        randomness_schema = schema_name("BELOT_RANDOMNESS_SCHEMA", "randomness")
+        verify_schema = schema_name("BELOT_VERIFY_SCHEMA", "verify")
         verify_url = get("BELOT_VERIFY_URL")
         if verify_url is not None:
             verify_url = verify_url.rstrip("/")
@@ -250,6 +326,8 @@ class Settings:
             data_dir=Path(get("BELOT_DATA_DIR") or ".belot"),
             pg_schema=schema,
             pg_app_role=get("BELOT_PG_APP_ROLE"),
+            pg_role_prefix=role_prefix,
+            pg_passwords=pg_passwords,
             pg_pool_max=_int("BELOT_PG_POOL_MAX", get("BELOT_PG_POOL_MAX"), 10, 1, 1000),
             embedded_pg_port=port("BELOT_EMBEDDED_PG_PORT", 54329),
             embedded_nats_port=port("BELOT_EMBEDDED_NATS_PORT", 42229),
@@ -265,11 +343,13 @@ class Settings:
             drand_urls=drand_urls,
             drand_chain=chain,
             seed_window=_float("BELOT_SEED_WINDOW", get("BELOT_SEED_WINDOW"), 20.0),
+            randomness_schema=randomness_schema,
             rating_schema=rating_schema,
             subject_prefix=prefix,
             turn_seconds=_float("BELOT_TURN_SECONDS", get("BELOT_TURN_SECONDS"), 30.0),
             lease_ttl=_float("BELOT_LEASE_TTL", get("BELOT_LEASE_TTL"), 10.0),
             gateway_schema=gateway_schema,
+            verify_schema=verify_schema,
             token_secret=token_secret,
             token_secret_previous=token_secret_previous,
             token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),
@@ -291,7 +371,36 @@ class Settings:
         return self.ports[service]
 
 
-def _redact(urls: str) -> str:
+def is_placeholder(value: str) -> bool:
+    """Is ``value`` a well-known placeholder or an old shipped default (not a secret)?"""
+    low = value.strip().lower()
+    return low.startswith(PLACEHOLDER_PREFIXES) or low in OLD_DEFAULTS
+
+
+def refuse_placeholder(
+    name: str, value: str | None, *, what: str = "its value", good: str = GOOD_SECRET
+) -> None:
+    """Raise :class:`SettingsError` if ``value`` is a placeholder: a secret everyone can
+    read in the deployment files is no secret (a token forged with it reads another
+    player's hand). The message names only the public pattern matched, never the value."""
+    if value is None or not is_placeholder(value):
+        return
+    low = value.strip().lower()
+    prefix = next((p for p in PLACEHOLDER_PREFIXES if low.startswith(p)), None)
+    why = f"starts with {prefix!r}" if prefix else "is a default an earlier version shipped"
+    raise SettingsError(f"{name}: {what} {why}, a well-known placeholder, not a secret; {good}")
+
+
+def url_password(url: str) -> str | None:
+    """The percent-decoded password of one ``scheme://user:password@host`` URL, if any."""
+    try:
+        password = urlsplit(url.strip()).password
+    except ValueError:
+        return None
+    return None if password is None else unquote(password)
+
+
+def redact(urls: str) -> str:
     """``urls`` with each password replaced by ``***`` (error messages end up in logs)."""
     return re.sub(r"(//[^:/@,]*:)[^@,]*@", r"\1***@", urls)
 

@@ -1,9 +1,13 @@
 """Versioned SQL migrations for one event-log schema, applied on start.
 
-``migrate`` is idempotent (applied versions are recorded in ``schema_migrations``) and
-safe to run from many processes at once: everything happens in one transaction that first
-takes a transaction-scoped advisory lock keyed by the schema name, so concurrent starters
-queue behind the first and then find nothing left to do.
+:func:`apply` is how every store of the platform migrates its tables (the event log's
+here, each service's in its ``store`` module, each a :class:`Component`): it reads the
+schema's version first and does nothing when it is current, so a service connecting as
+a role that may not change the schema starts normally; when the schema is behind it
+migrates only if the role may (else one line says to run ``belot db setup``), in one
+transaction under an advisory lock keyed by the schema name, so concurrent starters
+queue behind the first and then find nothing left to do. Applied versions are recorded
+per component (the log's in ``schema_migrations``).
 
 Migrations are append-only too: never edit a published one, add the next version.
 """
@@ -14,6 +18,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Final
+
+import asyncpg
 
 from eventlog.errors import EventLogError
 
@@ -86,11 +92,70 @@ CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON {s}.events
 REVOKE UPDATE, DELETE, TRUNCATE ON {s}.events FROM PUBLIC;
 """,
     ),
+    Migration(
+        2,
+        "row-level security on events",
+        """
+-- Who may read which rows is the database's decision, not each service's good manners.
+-- These two policies apply to every role that has the table privileges at all (SELECT,
+-- INSERT are granted per role by `belot db setup`): secret rows (the decks) are hidden,
+-- appending is allowed (which role may append at all is its INSERT privilege). The roles
+-- that must see some secret rows get policies of their own from `belot db setup`, which
+-- knows their names; policies of one table are OR-ed. The table's owner (the migration
+-- role) is not subject to them (no FORCE: it must see everything to verify the log, and
+-- the function below relies on it), nor is a superuser.
+ALTER TABLE {s}.events ENABLE ROW LEVEL SECURITY;
+CREATE POLICY events_not_secret ON {s}.events FOR SELECT USING (visibility <> 'secret');
+CREATE POLICY events_append ON {s}.events FOR INSERT WITH CHECK (true);
+
+-- Does the stream hold a public event of one of these types (e.g. the match's end)? A
+-- policy on events cannot query events itself (it would apply to its own subquery:
+-- infinite recursion), so this runs as its owner, who bypasses row-level security. It
+-- answers a question about public rows only. It walks the (stream_id, version) unique
+-- index from the stream's last version down: an ending is a stream's last event, so an
+-- ended stream answers at its first row (a running one reads its rows once).
+-- search_path is pinned, as for every SECURITY DEFINER function, so that no object a
+-- caller creates can stand in for pg_catalog's.
+CREATE FUNCTION {s}.stream_has_public_event(stream text, types text[]) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT EXISTS (SELECT 1 FROM {s}.events e
+                         WHERE e.stream_id = stream AND e.type = ANY (types)
+                           AND e.visibility = 'public'
+                         ORDER BY e.version DESC LIMIT 1) $$;
+REVOKE EXECUTE ON FUNCTION {s}.stream_has_public_event(text, text[]) FROM PUBLIC;
+""",
+    ),
 )
 
 
 class MigrationError(EventLogError):
-    """A schema name that cannot be used, or a database newer than this code."""
+    """A schema name that cannot be used, a database newer than this code, or one this
+    code's role may not bring up to date (:class:`SchemaBehind`)."""
+
+
+class SchemaBehind(MigrationError):
+    """The schema is behind this code and the connecting role may not migrate it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """The versioned migrations of one component's tables in a schema.
+
+    ``version_table`` records the versions applied; each component has its own, so that
+    several may share a schema (the tests put the gateway's accounts beside the log).
+    """
+
+    name: str
+    version_table: str
+    migrations: tuple[Migration, ...]
+
+    @property
+    def newest(self) -> int:
+        return max(m.version for m in self.migrations)
+
+
+#: The event log's own migrations.
+LOG: Final = Component("event log", "schema_migrations", MIGRATIONS)
 
 
 def quote_schema(schema: str) -> str:
@@ -104,49 +169,136 @@ def quote_schema(schema: str) -> str:
 
 
 def lock_key(schema: str) -> int:
-    """A signed 64-bit advisory-lock key for migrating ``schema``."""
+    """A signed 64-bit advisory-lock key for migrating ``schema``.
+
+    One key per schema, whatever the component: components may share a schema, and two
+    ``CREATE SCHEMA IF NOT EXISTS`` of one name may collide. It is the key older event-log
+    code took, so such a process starting during an upgrade queues behind this one.
+    """
     digest = hashlib.sha256(f"eventlog:migrate:{schema}".encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-async def migrate(conn: Any, schema: str, *, app_role: str | None = None) -> list[int]:
-    """Bring ``schema`` up to date on asyncpg connection ``conn``; return versions applied.
+def _behind(component: Component, schema: str) -> str:
+    """``'gateway'``, or ``'t_1' (gateway)`` where a schema holds another's tables."""
+    return repr(schema) if component.name == schema else f"{schema!r} ({component.name})"
 
-    With ``app_role``, that role may read and append but not change or remove events
-    (``UPDATE``, ``DELETE``, ``TRUNCATE`` revoked); the triggers refuse them for everyone,
-    the owner included. Raises :class:`MigrationError` for a bad schema name or a
-    database migrated by newer code.
+
+async def schema_version(conn: Any, component: Component, schema: str) -> int:
+    """The newest of ``component``'s migrations applied in ``schema`` (0: none, or no
+    schema). Reads only; raises :class:`MigrationError` if the role may not look."""
+    s = quote_schema(schema)
+    table = f"{s}.{component.version_table}"
+    try:
+        if await conn.fetchval("SELECT to_regclass($1)", table) is None:
+            return 0
+        return int(await conn.fetchval(f"SELECT coalesce(max(version), 0) FROM {table}"))
+    except asyncpg.InsufficientPrivilegeError:
+        user = await conn.fetchval("SELECT current_user")
+        raise MigrationError(
+            f"role {user!r} may not read schema {_behind(component, schema)}: run "
+            "`belot db setup` with the owner's URL"
+        ) from None
+
+
+async def may_migrate(conn: Any, schema: str) -> bool:
+    """May the connecting role change ``schema``: a superuser, a role with the schema
+    owner's privileges, or (no such schema yet) one that may create schemas."""
+    return bool(
+        await conn.fetchval(
+            """
+SELECT CASE WHEN n.oid IS NULL THEN has_database_privilege(current_database(), 'CREATE')
+            ELSE pg_has_role(n.nspowner, 'USAGE') END
+FROM (SELECT 1) AS one LEFT JOIN pg_namespace n ON n.nspname = $1""",
+            schema,
+        )
+    )
+
+
+async def apply(conn: Any, component: Component, schema: str) -> list[int]:
+    """Bring ``component``'s tables in ``schema`` up to date; return the versions applied.
+
+    The one way every store migrates. First, without a lock or any DDL, it reads the
+    version: a schema already at this code's version is left alone, so a service role
+    that may not change anything starts normally. A schema behind it is migrated only
+    by a role that may (see :func:`may_migrate`), else :class:`SchemaBehind` says in one
+    line what to run. Migrating happens in one transaction under the schema's advisory
+    lock, so concurrent starters queue behind the first and then find nothing to do.
+    Raises :class:`MigrationError` for a bad name or a database migrated by newer code.
     """
     s = quote_schema(schema)
+    want = component.newest
+    have = await schema_version(conn, component, schema)
+    if have > want:
+        raise MigrationError(
+            f"schema {_behind(component, schema)} is at migration {have}, this code knows {want}"
+        )
+    if have == want:
+        return []
+    if not await may_migrate(conn, schema):
+        user = await conn.fetchval("SELECT current_user")
+        raise SchemaBehind(
+            f"schema {_behind(component, schema)} is at migration {have}, this code needs "
+            f"{want}: run `belot db setup` with the owner's URL (role {user!r} may not "
+            "change it)"
+        )
+    table = f"{s}.{component.version_table}"
     applied: list[int] = []
     async with conn.transaction():
         # Serialise concurrent starters, including CREATE SCHEMA IF NOT EXISTS, which
         # is not itself safe against a concurrent create of the same name.
         await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(schema))
-        await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {s}")
+        # Does the schema exist? Asked with a scan of pg_namespace, not left to CREATE
+        # SCHEMA IF NOT EXISTS: the version check above can leave a "no such schema"
+        # entry in this session's catalog cache, and waiting for an advisory lock does
+        # not process the invalidations another session's commit sent; opening
+        # pg_namespace (a relation lock, the first of this transaction) does, so we see
+        # the schema a starter before us created (else: a unique violation on
+        # pg_namespace). And IF NOT EXISTS checks the database's CREATE privilege even
+        # when the schema exists, which its owner need not have.
+        if not await conn.fetchval(
+            "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", schema
+        ):
+            await conn.execute(f"CREATE SCHEMA {s}")
+        # The name column is new to the rating service's version table (older code
+        # created it without one).
         await conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {s}.schema_migrations ("
+            f"CREATE TABLE IF NOT EXISTS {table} ("
             " version integer PRIMARY KEY, name text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now())"
+            " applied_at timestamptz NOT NULL DEFAULT now());"
+            f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS name text NOT NULL DEFAULT ''"
         )
-        done = {r[0] for r in await conn.fetch(f"SELECT version FROM {s}.schema_migrations")}
-        newest = max(m.version for m in MIGRATIONS)
-        if done and max(done) > newest:
+        done = {r[0] for r in await conn.fetch(f"SELECT version FROM {table}")}
+        if done and max(done) > want:
             raise MigrationError(
-                f"schema {schema!r} is at migration {max(done)}, this code knows {newest}"
+                f"schema {_behind(component, schema)} is at migration {max(done)}, this "
+                f"code knows {want}"
             )
-        for m in MIGRATIONS:
+        for m in component.migrations:
             if m.version in done:
                 continue
             await conn.execute(m.sql.format(s=s))
             await conn.execute(
-                f"INSERT INTO {s}.schema_migrations (version, name) VALUES ($1, $2)",
-                m.version,
-                m.name,
+                f"INSERT INTO {table} (version, name) VALUES ($1, $2)", m.version, m.name
             )
             applied.append(m.version)
-        if app_role is not None:
-            await _grant(conn, s, app_role)
+    return applied
+
+
+async def migrate(conn: Any, schema: str, *, app_role: str | None = None) -> list[int]:
+    """Bring the event log in ``schema`` up to date on asyncpg connection ``conn``; return
+    the versions applied (see :func:`apply`).
+
+    With ``app_role``, that role may read and append but not change or remove events
+    (``UPDATE``, ``DELETE``, ``TRUNCATE`` revoked); the triggers refuse them for everyone,
+    the owner included. ``belot db setup`` is the full version of this: a role per
+    service, each with only what it uses.
+    """
+    applied = await apply(conn, LOG, schema)
+    # Only the schema's owner (or a superuser) may grant; a service connecting as its own
+    # role has its grants from `belot db setup` already, and cannot hand out more.
+    if app_role is not None and await may_migrate(conn, schema):
+        await _grant(conn, quote_schema(schema), app_role)
     return applied
 
 

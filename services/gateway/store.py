@@ -5,20 +5,37 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import asyncpg
 
-_MIGRATION = """
-CREATE SCHEMA IF NOT EXISTS {schema};
-CREATE TABLE IF NOT EXISTS {schema}.accounts (
+from eventlog.migrations import Component, Migration, apply
+
+# IF NOT EXISTS: schemas made before the migrations were versioned hold these already.
+COMPONENT: Final = Component(
+    "gateway",
+    "gateway_migrations",
+    (
+        Migration(
+            1,
+            "accounts",
+            """
+CREATE TABLE IF NOT EXISTS {s}.accounts (
     id            text PRIMARY KEY,
     name          text NOT NULL,
     password_hash text NOT NULL,
     created_at    timestamptz NOT NULL DEFAULT now()
 );
-CREATE UNIQUE INDEX IF NOT EXISTS accounts_name ON {schema}.accounts (lower(name));
-"""
+CREATE UNIQUE INDEX IF NOT EXISTS accounts_name ON {s}.accounts (lower(name));
+""",
+        ),
+    ),
+)
+
+#: What the gateway's database role may do to its tables (``belot db setup`` grants it):
+#: sign-up inserts, log-in and the seat names select, a rehash on log-in updates. No
+#: DELETE: nothing here removes an account.
+PRIVILEGES: Final = {"accounts": "SELECT, INSERT, UPDATE"}
 
 
 class NameTaken(Exception):
@@ -40,10 +57,8 @@ class AccountStore:
         self.schema = schema
 
     async def migrate(self) -> None:
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-gateway'))")
-            await conn.execute(_MIGRATION.format(schema=self.schema))
+        async with self._pool.acquire() as conn:
+            await apply(conn, COMPONENT, self.schema)
 
     async def create(self, name: str, password_hash: str) -> Account:
         """A new account; raises :class:`NameTaken`."""

@@ -41,7 +41,7 @@ def build_app(
     async def service(app: web.Application) -> AsyncIterator[None]:
         nc = app[NATS]
         store = await EventStore.open(app[PG_POOL], settings.pg_schema, producer="randomness")
-        seeds = SeedStore(app[PG_POOL])
+        seeds = SeedStore(app[PG_POOL], settings.randomness_schema)
         await seeds.migrate()
         client = drand or DrandClient(settings.drand_urls, chain, clock=the_clock)
 

@@ -8,21 +8,39 @@ seed window or drand round is still open, so a restarted service can resume thei
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
+
+from eventlog.migrations import Component, Migration, apply
 
 SCHEMA = "randomness"
 
-_MIGRATION = """
-CREATE SCHEMA IF NOT EXISTS {SCHEMA};
-CREATE TABLE IF NOT EXISTS {SCHEMA}.server_seeds (
+# IF NOT EXISTS: schemas made before the migrations were versioned hold these already.
+COMPONENT: Final = Component(
+    "randomness",
+    "randomness_migrations",
+    (
+        Migration(
+            1,
+            "server seeds",
+            """
+CREATE TABLE IF NOT EXISTS {s}.server_seeds (
     match_id    text PRIMARY KEY,
     seed        bytea NOT NULL CHECK (length(seed) = 32),
     pending     boolean NOT NULL DEFAULT true,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX IF NOT EXISTS server_seeds_pending ON {SCHEMA}.server_seeds (match_id)
+CREATE INDEX IF NOT EXISTS server_seeds_pending ON {s}.server_seeds (match_id)
     WHERE pending;
-"""
+""",
+        ),
+    ),
+)
+
+#: What the randomness service's role may do (``belot db setup`` grants it, and nothing
+#: on this table to any other role: the seeds of running matches are the one secret
+#: the deal's fairness rests on): open inserts (its ON CONFLICT DO UPDATE needs UPDATE),
+#: a deck or reveal selects, settle updates. No DELETE.
+PRIVILEGES: Final = {"server_seeds": "SELECT, INSERT, UPDATE"}
 
 
 class SeedStore:
@@ -33,10 +51,8 @@ class SeedStore:
         self.schema = schema
 
     async def migrate(self) -> None:
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-randomness'))")
-            await conn.execute(_MIGRATION.format(SCHEMA=self.schema))
+        async with self._pool.acquire() as conn:
+            await apply(conn, COMPONENT, self.schema)
 
     async def put(self, match_id: str, seed: bytes) -> bytes:
         """Keep ``seed`` for ``match_id``; returns the seed kept (the first one if the

@@ -20,7 +20,6 @@ as the live consumer wrote one match at a time (a test compares them).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -28,7 +27,7 @@ from typing import Any, Final
 import asyncpg
 
 from eventlog import EventStore
-from eventlog.migrations import quote_schema
+from eventlog.migrations import Component, Migration, apply, quote_schema
 from rating import (
     EVENT_TYPES,
     HistoryEntry,
@@ -46,10 +45,14 @@ from services.rating.domain import POOL_SIDE_SIZES, STREAM_PREFIX, verdict_of
 
 CONSUMER: Final = "rating"
 
-_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
+COMPONENT: Final = Component(
+    "rating",
+    "rating_migrations",
     (
-        1,
-        """
+        Migration(
+            1,
+            "checkpoint, matches, players, history",
+            """
 CREATE TABLE {s}.checkpoint (
     consumer   text        PRIMARY KEY,
     position   bigint      NOT NULL CHECK (position >= 0),
@@ -89,8 +92,21 @@ CREATE TABLE {s}.history (
     PRIMARY KEY (pool, player, seq)
 );
 """,
+        ),
     ),
 )
+
+#: What the rating service's role may do (``belot db setup`` grants it): the consumer
+#: locks and moves its checkpoint (SELECT ... FOR UPDATE needs UPDATE), inserts verdicts
+#: and history rows, upserts players; ``belot rating rebuild``, run as the same role,
+#: empties the projection (TRUNCATE) and copies it back (INSERT). The checkpoint is never
+#: truncated.
+PRIVILEGES: Final = {
+    "checkpoint": "SELECT, INSERT, UPDATE",
+    "matches": "SELECT, INSERT, TRUNCATE",
+    "players": "SELECT, INSERT, UPDATE, TRUNCATE",
+    "history": "SELECT, INSERT, TRUNCATE",
+}
 
 _PLAYER_COLUMNS: Final = "player, mu, sigma, games, wins, draws, losses, last_at_ms"
 _HISTORY_COLUMNS: Final = (
@@ -104,11 +120,6 @@ class RebuildReport:
     matches: int  # match ids decided
     players: int  # (pool, player) rows
     checkpoint: int
-
-
-def _lock_key(schema: str) -> int:
-    digest = hashlib.sha256(f"rating:migrate:{schema}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 def _player(r: Sequence[Any]) -> PlayerRating:
@@ -153,22 +164,9 @@ class Projection:
 
     async def migrate(self) -> None:
         """Create or update the tables; idempotent, safe from many processes at once
-        (an advisory lock serialises them, as the event log's migrations do)."""
-        s = self.s
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", _lock_key(self.schema))
-            await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {s}")
-            await conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {s}.rating_migrations ("
-                " version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-            )
-            done = {r[0] for r in await conn.fetch(f"SELECT version FROM {s}.rating_migrations")}
-            for version, sql in _MIGRATIONS:
-                if version not in done:
-                    await conn.execute(sql.format(s=s))
-                    await conn.execute(
-                        f"INSERT INTO {s}.rating_migrations (version) VALUES ($1)", version
-                    )
+        (see :func:`eventlog.migrations.apply`)."""
+        async with self.pool.acquire() as conn:
+            await apply(conn, COMPONENT, self.schema)
 
     # ------------------------------------------------------------------ checkpoint
 

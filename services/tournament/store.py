@@ -23,10 +23,54 @@ from typing import Any, Final
 import asyncpg
 
 from eventlog import AppendResult, EventStore, NewEvent
-from eventlog.migrations import quote_schema
+from eventlog.migrations import Component, Migration, apply, quote_schema
 from services.tournament.domain import Assigned, Loaded, fold, stream_of
 
 CONSUMER: Final = "results"
+
+# IF NOT EXISTS: schemas made before the migrations were versioned hold these already.
+COMPONENT: Final = Component(
+    "tournament",
+    "tournament_migrations",
+    (
+        Migration(
+            1,
+            "tournaments, tables, checkpoint",
+            """
+CREATE TABLE IF NOT EXISTS {s}.tournaments (
+    id            text PRIMARY KEY,
+    name          text NOT NULL,
+    format        text NOT NULL,
+    status        text NOT NULL,
+    creator       text,
+    created_at_ms bigint NOT NULL,
+    version       integer NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tournaments_status ON {s}.tournaments (status, created_at_ms);
+CREATE TABLE IF NOT EXISTS {s}.tournament_tables (
+    table_id      text PRIMARY KEY,
+    tournament_id text NOT NULL,
+    round         integer NOT NULL,
+    match         integer NOT NULL,
+    game          integer NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {s}.tournament_checkpoint (
+    consumer text PRIMARY KEY,
+    position bigint NOT NULL
+);
+""",
+        ),
+    ),
+)
+
+#: What the tournament service's role may do (``belot db setup`` grants it): the list row
+#: is upserted (its WHERE reads the old row), a table row inserted once and looked up, the
+#: checkpoint upserted. No DELETE, no TRUNCATE.
+PRIVILEGES: Final = {
+    "tournaments": "SELECT, INSERT, UPDATE",
+    "tournament_tables": "SELECT, INSERT",
+    "tournament_checkpoint": "SELECT, INSERT, UPDATE",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,35 +105,8 @@ class TournamentStore:
         self.s = quote_schema(schema)
 
     async def migrate(self) -> None:
-        s = self.s
-        async with self.pool.acquire() as conn, conn.transaction():
-            # One migration at a time when several replicas start together.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{s}.migrate")
-            await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {s}")
-            await conn.execute(
-                f"""
-CREATE TABLE IF NOT EXISTS {s}.tournaments (
-    id            text PRIMARY KEY,
-    name          text NOT NULL,
-    format        text NOT NULL,
-    status        text NOT NULL,
-    creator       text,
-    created_at_ms bigint NOT NULL,
-    version       integer NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tournaments_status ON {s}.tournaments (status, created_at_ms);
-CREATE TABLE IF NOT EXISTS {s}.tournament_tables (
-    table_id      text PRIMARY KEY,
-    tournament_id text NOT NULL,
-    round         integer NOT NULL,
-    match         integer NOT NULL,
-    game          integer NOT NULL
-);
-CREATE TABLE IF NOT EXISTS {s}.tournament_checkpoint (
-    consumer text PRIMARY KEY,
-    position bigint NOT NULL
-);"""
-            )
+        async with self.pool.acquire() as conn:
+            await apply(conn, COMPONENT, self.schema)
 
     # ------------------------------------------------------------------ the stream
 

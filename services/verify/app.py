@@ -24,7 +24,7 @@ from services.verify.http import (
     errors_middleware,
     rate_limit_middleware,
 )
-from services.verify.projection import SCHEMA, Projection, run_feed
+from services.verify.projection import Projection, run_feed
 
 API: Final = web.AppKey("verify_api", Api)
 PROJECTION: Final = web.AppKey("verify_projection", Projection)
@@ -41,13 +41,14 @@ COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verifica
 def build_app(
     settings: Settings,
     *,
-    schema: str = SCHEMA,
+    schema: str | None = None,
     limits: RateLimits | None = None,
     bls: BlsCheck | None = drand_verify,
     max_record_bytes: int = MAX_RECORD_BYTES,
 ) -> web.Application:
-    """The service's app. ``schema``: where its projection lives (tests give their own);
-    ``bls``: the BLS check handed to the verifier (drand's)."""
+    """The service's app. ``schema``: where its projection lives (default
+    ``BELOT_VERIFY_SCHEMA``; tests give their own); ``bls``: the BLS check handed to the
+    verifier (drand's)."""
     limiter = RateLimiter(limits or RateLimits())
 
     async def projection_ready(app: web.Application) -> None:
@@ -78,7 +79,7 @@ def build_app(
         # Read-only use of the log: no migration, no append (the store's writer is only
         # started by an append).
         store = EventStore(pool, settings.pg_schema)
-        projection = Projection(pool, schema)
+        projection = Projection(pool, schema or settings.verify_schema)
         await projection.migrate()
         app[PROJECTION] = projection
         api.attach(store, projection)

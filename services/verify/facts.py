@@ -28,7 +28,8 @@ import asyncpg
 from eventlog import RecordedEvent
 from eventlog.migrations import quote_schema
 
-_MIGRATION: Final = """
+#: The projection's migration 2 (:data:`services.verify.projection.COMPONENT`).
+FACTS_MIGRATION: Final = """
 CREATE TABLE IF NOT EXISTS {s}.verify_commitments (
     commitment  text NOT NULL,
     match_id    text NOT NULL,
@@ -66,6 +67,16 @@ CREATE TABLE IF NOT EXISTS {s}.verify_endings (
 );
 """
 
+#: What the verify role may do to these tables: add facts; a named round's outcome is
+#: set once it is known.
+FACTS_PRIVILEGES: Final = {
+    "verify_commitments": "SELECT, INSERT",
+    "verify_named_rounds": "SELECT, INSERT, UPDATE",
+    "verify_round_facts": "SELECT, INSERT",
+    "verify_seeds": "SELECT, INSERT",
+    "verify_endings": "SELECT, INSERT",
+}
+
 #: The windows /v1/stats reports.
 WINDOWS: Final = {"all": None, "last_24h": "24 hours"}
 
@@ -90,10 +101,6 @@ class Facts:
     def __init__(self, pool: asyncpg.Pool, schema: str) -> None:
         self._pool = pool
         self._s = quote_schema(schema)
-
-    @property
-    def migration(self) -> str:
-        return _MIGRATION.format(s=self._s)
 
     async def handle(self, e: RecordedEvent) -> bool:
         """Take a public fair-deal fact into account; True if it wrote something."""

@@ -25,9 +25,9 @@ import asyncpg
 from prometheus_client import Gauge
 
 from eventlog import EventStore, RecordedEvent
-from eventlog.migrations import quote_schema
+from eventlog.migrations import Component, Migration, apply, quote_schema
 from fairdeal.record import ENDING_EVENTS, MATCH_FORFEITED, match_stream, randomness_stream
-from services.verify.facts import Facts
+from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +39,15 @@ MAX_RETRY_SECONDS: Final = 30.0
 
 POSITION = Gauge("belot_verify_projection_position", "Last log position the projection read.")
 
-_MIGRATION = """
-CREATE SCHEMA IF NOT EXISTS {s};
+# IF NOT EXISTS: schemas made before the migrations were versioned hold these already.
+COMPONENT: Final = Component(
+    "verify",
+    "verify_migrations",
+    (
+        Migration(
+            1,
+            "finished matches, position",
+            """
 CREATE TABLE IF NOT EXISTS {s}.verify_matches (
     match_id         text PRIMARY KEY,
     ruleset          text NOT NULL,
@@ -60,7 +67,20 @@ CREATE TABLE IF NOT EXISTS {s}.verify_position (
 );
 INSERT INTO {s}.verify_position (singleton, position) VALUES (true, 0)
     ON CONFLICT (singleton) DO NOTHING;
-"""
+""",
+        ),
+        Migration(2, "the platform's facts across matches", FACTS_MIGRATION),
+    ),
+)
+
+#: What the verify service's role may do (``belot db setup`` grants it): upsert and list
+#: the finished matches; read and advance its position (its one row is the migration's);
+#: keep the cross-match facts.
+PRIVILEGES: Final = {
+    "verify_matches": "SELECT, INSERT, UPDATE",
+    "verify_position": "SELECT, UPDATE",
+    **FACTS_PRIVILEGES,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,11 +171,8 @@ class Projection:
         self.problem: str | None = None
 
     async def migrate(self) -> None:
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Serialise concurrent starts: CREATE ... IF NOT EXISTS can still race.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('belot-verify'))")
-            await conn.execute(_MIGRATION.format(s=self._s))
-            await conn.execute(self.facts.migration)
+        async with self._pool.acquire() as conn:
+            await apply(conn, COMPONENT, self.schema)
 
     async def position(self) -> int:
         return int(await self._pool.fetchval(f"SELECT position FROM {self._s}.verify_position"))

@@ -1,9 +1,10 @@
 """`belot run` end to end, as an operator starts it: a subprocess on the embedded stack
 (no server URLs in its environment), every service as its own process, the demo playing
-bot tables of each ruleset. Then: every /healthz answers, the metrics move, a finished
-match verifies through the verify API, every Grafana panel queries a metric the
-services really export, /status shows it all, and SIGINT stops everything, leaving no
-process behind."""
+bot tables of each ruleset. Then: every /healthz answers, each service connects to
+PostgreSQL as its own role (set up by `belot run` itself, a password per run), the
+metrics move, a finished match verifies through the verify API, every Grafana panel
+queries a metric the services really export, /status shows it all, and SIGINT stops
+everything, leaving no process behind."""
 
 from __future__ import annotations
 
@@ -167,6 +168,75 @@ def test_every_service_answers_healthz(running: Running) -> None:
         assert status == 200 and body["status"] == "ok", service
 
 
+def child_environments(running: Running) -> dict[str, dict[str, str]]:
+    """The environment of each service the supervisor started, by the service's name."""
+    out = {}
+    for pid in running.children():
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" not in argv:
+            continue  # the embedded nats-server, also a child
+        service = argv[argv.index(b"serve") + 1].decode()
+        env = dict(e.decode().partition("=")[::2] for e in raw if b"=" in e)
+        out[f"{service}-{pid}" if service in out else service] = env
+    return out
+
+
+def test_each_service_connects_as_its_own_database_role(running: Running) -> None:
+    import asyncio
+    from urllib.parse import urlsplit
+
+    import asyncpg
+
+    from belot_platform.embedded import running_postgres_dsn
+    from belot_platform.settings import Settings
+
+    wait_until(
+        lambda: all(get(f"{running.url(s)}/healthz")[0] == 200 for s in SERVICES),
+        120,
+        "every /healthz",
+        running,
+    )
+    envs = child_environments(running)
+    assert {name.partition("-")[0] for name in envs} == set(SERVICES), sorted(envs)
+    admin = running_postgres_dsn(Settings(data_dir=running.data_dir))
+    assert admin is not None
+    for name, env in envs.items():
+        dsn = urlsplit(env["BELOT_PG_DSN"])
+        service = name.partition("-")[0]
+        assert dsn.username == f"belot_{service}" and dsn.password, name
+        assert not any(k.endswith("_PASSWORD") and k.startswith("BELOT_PG_") for k in env)
+
+    async def check() -> tuple[set[str], str | None]:
+        conn = await asyncpg.connect(admin)
+        try:
+            users = {
+                r[0]
+                for r in await conn.fetch(
+                    "SELECT DISTINCT usename FROM pg_stat_activity WHERE backend_type ="
+                    " 'client backend' AND pid <> pg_backend_pid()"
+                )
+            }
+        finally:
+            await conn.close()
+        # The embedded server wants each role's password (scram-sha-256 in its pg_hba).
+        wrong = envs["gateway"]["BELOT_PG_DSN"].replace(
+            urlsplit(envs["gateway"]["BELOT_PG_DSN"]).password or "", "wrong" * 4
+        )
+        try:
+            await (await asyncpg.connect(wrong)).close()
+        except asyncpg.InvalidPasswordError as exc:
+            return users, type(exc).__name__
+        return users, None
+
+    users, refused = asyncio.run(check())
+    assert {f"belot_{s}" for s in SERVICES} <= users, users
+    assert refused == "InvalidPasswordError"
+
+
 def test_the_demo_finishes_a_match_of_each_ruleset(running: Running) -> None:
     wait_until(
         lambda: all(finished(running, r) for r in RULESETS), 420, "a match of each ruleset", running
@@ -311,6 +381,10 @@ def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) 
         "BELOT_GATEWAY_SCHEMA": f"{tag}_gateway",
         "BELOT_RATING_SCHEMA": f"{tag}_rating",
         "BELOT_TOURNAMENT_SCHEMA": f"{tag}_tournament",
+        "BELOT_RANDOMNESS_SCHEMA": f"{tag}_randomness",
+        "BELOT_VERIFY_SCHEMA": f"{tag}_verify",
+        # Roles are cluster-wide: this run's own (dropped below), not another's `belot_*`.
+        "BELOT_PG_ROLE_PREFIX": tag,
         "BELOT_SUBJECT_PREFIX": tag,
         "BELOT_EVENTS_STREAM": f"{tag.upper()}_EVENTS",
         "BELOT_EVENTS_SUBJECT": f"{tag}.events",
@@ -337,6 +411,11 @@ def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) 
             check=True,
         )
         assert int(count.stdout) > 0  # written to the given PostgreSQL, in its schema
+        # Each service as its own role: belot run used the given URL as the admin's.
+        envs = child_environments(r)
+        assert {e["BELOT_PG_DSN"].split("//")[1].split(":")[0] for e in envs.values()} == {
+            f"{tag}_{s}" for s in SERVICES
+        }
         # Nothing embedded was started: no server data under the data directory.
         assert not (data_dir / "pg").exists() and not (data_dir / "nats").exists()
         assert "starting the embedded" not in log.read_text()
@@ -363,8 +442,11 @@ DROP_SCHEMAS = """
 import asyncio, sys, asyncpg
 async def main():
     conn = await asyncpg.connect(sys.argv[1])
-    for kind in ("log", "gateway", "rating", "tournament"):
+    for kind in ("log", "gateway", "rating", "tournament", "randomness", "verify"):
         await conn.execute(f'DROP SCHEMA IF EXISTS "{sys.argv[2]}_{kind}" CASCADE')
+    from belot_platform.dbroles import drop_roles
+    from services.db import role_names
+    await drop_roles(conn, reversed(role_names(sys.argv[2]).values()))
     await conn.close()
 asyncio.run(main())
 """

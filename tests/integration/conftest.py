@@ -9,6 +9,12 @@
 
 Each test gets its own PostgreSQL schema (dropped afterwards) and its own JetStream
 stream name and subject prefix (deleted afterwards).
+
+The services under test connect as their own database roles, as in production
+(``belot db setup``'s, under a prefix of this session's, dropped at its end: see
+tests/integration/roles.py); each test's schemas are set up for them first. The test
+itself keeps the superuser's pool (``pg_pool``, ``store``) to look at everything.
+``BELOT_TEST_PG_ROLES=0``: the services connect as the test's superuser instead.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from belot_platform import messaging
 from belot_platform.embedded import EmbeddedStack
 from belot_platform.settings import Settings
 from eventlog import EventStore
+from tests.integration import roles
 
 
 @dataclass(frozen=True)
@@ -101,11 +108,31 @@ async def pg_pool(servers: Servers) -> AsyncIterator[asyncpg.Pool]:
         pool.terminate()
 
 
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def db_roles(servers: Servers, pg_pool: asyncpg.Pool) -> AsyncIterator[roles.RoleKit | None]:
+    """The session's service roles (None with ``BELOT_TEST_PG_ROLES=0``)."""
+    if os.environ.get("BELOT_TEST_PG_ROLES", "1") == "0":
+        yield None
+        return
+    kit = roles.RoleKit(servers.pg_dsn)
+    roles.CURRENT = kit
+    try:
+        yield kit
+    finally:
+        roles.CURRENT = None
+        async with pg_pool.acquire() as conn:
+            await kit.drop(conn)
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def schema(pg_pool: asyncpg.Pool) -> AsyncIterator[str]:
+async def schema(pg_pool: asyncpg.Pool, db_roles: roles.RoleKit | None) -> AsyncIterator[str]:
     name = f"t_{uuid.uuid4().hex[:12]}"
+    layout = roles.shared_layout(name)
+    if db_roles is not None:
+        async with pg_pool.acquire() as conn:
+            await db_roles.setup(conn, layout)
     yield name
-    await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    await roles.drop_schemas(pg_pool, name)
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -25,6 +25,7 @@ from belot.cards import to_code
 from belot_platform.settings import Settings
 from services.gateway.app import build_app
 from services.table.views import view_from_json
+from tests.integration import roles
 
 #: Cheap argon2 parameters: the tests register many accounts.
 TEST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
@@ -36,7 +37,7 @@ async def gateway(
 ) -> AsyncIterator[TestClient]:
     data_dir = Path(tempfile.mkdtemp(prefix="belot-gw-"))
     settings = Settings(
-        pg_dsn=servers.pg_dsn,
+        pg_dsn=roles.dsn_for("gateway", servers.pg_dsn),
         nats_url=servers.nats_url,
         pg_schema=schema,
         gateway_schema=schema,

@@ -1,6 +1,11 @@
 """A platform for the table and gateway tests, on the test's own schema, JetStream
 stream and subject prefix: the randomness service (a local drand relay of recorded
-beacons on a virtual clock), table workers in this process, and the outbox relay."""
+beacons on a virtual clock), table workers in this process, and the outbox relay.
+
+With a role kit installed (tests/integration/roles.py), the table workers and the relay
+use a store on the table role's pool, the randomness service one on its own role's
+(and its seeds there); ``Platform.store`` stays the test's (the superuser's) for
+looking at everything."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
 from aiohttp.test_utils import TestServer
 from nats.aio.client import Client
 
@@ -30,6 +36,7 @@ from services.randomness.handlers import Handlers
 from services.randomness.store import SeedStore
 from services.table.worker import TableWorker
 from tests.drand_vectors import BEACONS_FILE
+from tests.integration import roles
 
 SPEED = 10.0
 BEACONS = load_beacons(BEACONS_FILE, QUICKNET)
@@ -46,6 +53,8 @@ class Platform:
     #: The local drand relay's address and the virtual clock it and the service share.
     drand_url: str = ""
     clock: ScaledClock | None = None
+    #: The store the table workers use (the table role's in role mode, else ``store``).
+    worker_store: EventStore | None = None
 
     async def request(self, subject: str, body: dict[str, Any], timeout: float = 10) -> Any:
         return await messaging.request(self.nc, f"{self.prefix}.{subject}", body, timeout=timeout)
@@ -65,7 +74,11 @@ class Platform:
 
     async def add_worker(self, lease_ttl: float = 3.0, turn_ms: int = 30_000) -> TableWorker:
         worker = TableWorker(
-            self.nc, self.store, prefix=self.prefix, lease_ttl=lease_ttl, turn_ms=turn_ms
+            self.nc,
+            self.worker_store or self.store,
+            prefix=self.prefix,
+            lease_ttl=lease_ttl,
+            turn_ms=turn_ms,
         )
         await worker.start()
         self.workers.append(worker)
@@ -149,10 +162,20 @@ async def platform(
     clock = clock or ScaledClock(ORIGIN, SPEED)
     drand_relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(drand_mode)))
     await drand_relay.start_server()
-    seeds = SeedStore(pg_pool, store.schema)
+    own_pools: list[asyncpg.Pool] = []
+    table_store = randomness_store = store
+    seeds_pool = pg_pool
+    if roles.CURRENT is not None:
+        kit = roles.CURRENT
+        for role in ("table", "randomness"):
+            own_pools.append(await asyncpg.create_pool(kit.dsn(role), min_size=1, max_size=6))
+        table_store = EventStore(own_pools[0], store.schema, producer="table")
+        randomness_store = EventStore(own_pools[1], store.schema, producer="randomness")
+        seeds_pool = own_pools[1]
+    seeds = SeedStore(seeds_pool, store.schema)
     await seeds.migrate()
     client = DrandClient([str(drand_relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
-    randomness = RandomnessService(store, seeds, client, clock, window_ms=window_ms)
+    randomness = RandomnessService(randomness_store, seeds, client, clock, window_ms=window_ms)
     subs = [
         await messaging.serve(nc, s, h)
         for s, h in Handlers(randomness, "quicknet", f"{prefix}.randomness").routes().items()
@@ -162,12 +185,17 @@ async def platform(
     relay_task = None
     if relay:
         outbox = OutboxRelay(
-            store, nc.jetstream(), stream=js_names.stream, subject_prefix=js_names.subject_prefix
+            table_store,
+            nc.jetstream(),
+            stream=js_names.stream,
+            subject_prefix=js_names.subject_prefix,
         )
         await outbox.ensure_stream()
         relay_task = asyncio.create_task(outbox.run(stop))
     drand_url = str(drand_relay.make_url("")).rstrip("/")
-    p = Platform(store, nc, prefix, randomness, drand_url=drand_url, clock=clock)
+    p = Platform(
+        store, nc, prefix, randomness, drand_url=drand_url, clock=clock, worker_store=table_store
+    )
     for _ in range(workers):
         await p.add_worker(lease_ttl, turn_ms)
     try:
@@ -183,6 +211,10 @@ async def platform(
         await randomness.stop()
         await client.close()
         await drand_relay.close()
+        for own in {table_store, randomness_store} - {store}:
+            await own.close()
+        for pool in own_pools:
+            await pool.close()
         js = nc.jetstream()
         for bucket in (f"{prefix}_table_leases", f"{prefix}_tables"):
             with contextlib.suppress(Exception):

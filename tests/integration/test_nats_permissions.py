@@ -55,6 +55,7 @@ from services.rating.app import create_app as create_rating
 from services.table.app import WORKER
 from services.table.app import build_app as build_table
 from services.tournament.app import create_app as create_tournament
+from tests.integration import roles
 from tests.integration.gateway_support import TEST_HASHER, Player, gateway
 from tests.integration.table_support import BEACONS, ORIGIN, SPEED
 
@@ -353,20 +354,22 @@ async def send_seed(player: Player, table_id: str) -> None:
 @pytest_asyncio.fixture(loop_scope="session")
 async def schemas(pg_pool: asyncpg.Pool, schema: str) -> AsyncIterator[str]:
     yield schema
-    for suffix in ("_t", "_r"):
+    for suffix in ("_t", "_rating"):
         await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{schema}{suffix}" CASCADE')
 
 
 def service_settings(servers: Any, nats_auth: AuthServer, user: str, schema: str) -> Settings:
     # A short lease: the worker renews it every second of the match.
+    # In role mode each service connects as its database role too (tests/integration/roles).
     return Settings(
-        pg_dsn=servers.pg_dsn,
+        pg_dsn=roles.dsn_for(user, servers.pg_dsn),
         nats_url=nats_auth.url(user),
         pg_schema=schema,
         pg_pool_max=3,
         gateway_schema=schema,
+        randomness_schema=schema,
         tournament_schema=f"{schema}_t",
-        rating_schema=f"{schema}_r",
+        rating_schema=f"{schema}_rating",
         lease_ttl=3.0,
     )
 

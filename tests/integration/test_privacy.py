@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from belot_platform.settings import Settings
 from services.verify.app import build_app as build_verify
 from services.verify.http import RateLimits
+from tests.integration import roles
 from tests.integration.gateway_support import Player, gateway
 from tests.integration.table_support import platform
 from tests.integration.test_gateway_e2e import seat_players
@@ -113,7 +114,7 @@ async def test_nothing_private_leaks_before_the_end(servers, store, pg_pool, nc,
         table_id, match_id = created["table_id"], created["match_id"]
         done = asyncio.Event()
         public: list = []
-        settings = Settings(pg_dsn=servers.pg_dsn, pg_schema=store.schema)
+        settings = Settings(pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=store.schema)
         limits = RateLimits(rate=10_000, burst=100_000)
         verify = TestClient(TestServer(build_verify(settings, schema=store.schema, limits=limits)))
         await verify.start_server()

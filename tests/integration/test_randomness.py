@@ -11,6 +11,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import asyncpg
 import orjson
 import pytest
 from aiohttp.test_utils import TestServer
@@ -27,6 +28,7 @@ from services.randomness.domain import RandomnessService, stream_of
 from services.randomness.handlers import Handlers
 from services.randomness.store import SeedStore
 from tests.drand_vectors import BEACONS_FILE
+from tests.integration import roles
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -67,7 +69,14 @@ async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> 
     clock = ScaledClock(ORIGIN, SPEED)
     relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(mode)))
     await relay.start_server()
-    seeds = SeedStore(pg_pool, store.schema)
+    # With a role kit, the service runs as the randomness role (its own pool and store).
+    own = (
+        None
+        if roles.CURRENT is None
+        else await asyncpg.create_pool(roles.CURRENT.dsn("randomness"))
+    )
+    service_store = store if own is None else EventStore(own, store.schema, producer="randomness")
+    seeds = SeedStore(pg_pool if own is None else own, store.schema)
     await seeds.migrate()
     client = DrandClient([str(relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
     fixed: list[dict] = []
@@ -75,7 +84,9 @@ async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> 
     async def notify(match_id: str, body: dict) -> None:
         fixed.append(body)
 
-    service = RandomnessService(store, seeds, client, clock, window_ms=window_ms, notify=notify)
+    service = RandomnessService(
+        service_store, seeds, client, clock, window_ms=window_ms, notify=notify
+    )
     subject = f"t{uuid.uuid4().hex[:10]}.randomness"
     subs = [
         await messaging.serve(nc, s, h)
@@ -92,6 +103,9 @@ async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> 
         await service.stop()
         await client.close()
         await relay.close()
+        if own is not None:
+            await service_store.close()
+            await own.close()
 
 
 def new_match_id() -> str:

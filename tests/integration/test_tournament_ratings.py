@@ -22,6 +22,7 @@ from rating import MatchSummary, Seat, decide, empty, evolve, rating_of
 from services.rating.app import create_app as create_rating_app
 from services.rating.domain import TABLE_MATCH_FINISHED, summary_to_payload
 from services.rating.handlers import PROJECTION
+from tests.integration import roles
 from tests.integration.gateway_support import Player
 from tests.integration.tournament_support import Harness, harness
 
@@ -33,7 +34,11 @@ FAILURES = "belot_tournament_rating_lookup_failures_total"
 @contextlib.asynccontextmanager
 async def rating_service(h: Harness) -> AsyncIterator[TestServer]:
     """The rating service's real app on the harness's schema and subject prefix."""
-    settings = dataclasses.replace(h.settings, rating_schema=f"{h.settings.pg_schema}_rating")
+    settings = dataclasses.replace(
+        h.settings,
+        rating_schema=f"{h.settings.pg_schema}_rating",
+        pg_dsn=roles.dsn_for("rating", h.settings.pg_dsn or ""),
+    )
     server = TestServer(create_rating_app(settings, flush_interval=0.05, poll_interval=0.2))
     await server.start_server()
     try:

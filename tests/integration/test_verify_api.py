@@ -23,6 +23,7 @@ from fairdeal.record import FORMAT
 from fairdeal.verifier import verify_record
 from services.verify.app import build_app
 from services.verify.http import RateLimits
+from tests.integration import roles
 from tests.matchgen import MatchSpec, generate, offline_record, stored_record, write
 from tests.tamper import find, tampered
 
@@ -58,6 +59,7 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     # One log for the module: the matches are written once; tests that append use
     # matches of their own.
     schema = f"t_{uuid.uuid4().hex[:12]}"
+    await roles.prepare(pg_pool, schema)
     store = await EventStore.open(pg_pool, schema, producer="tests")
     for spec in (CLUB, GAMBLER, FORFEIT):
         await write(store, generate(spec))
@@ -65,13 +67,13 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     # Up to the first cards played of the second deal: decks and hands are secret still.
     cut = next(i for i, a in enumerate(running) if any(e.type == "DealScored" for e in a.events))
     await write(store, running[: cut + 6])
-    settings = Settings(pg_dsn=servers.pg_dsn, pg_schema=schema)
+    settings = Settings(pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema)
     client = await _client(settings, schema, limits=GENEROUS)
     await wait_listed(client, 3)
     yield World(settings, schema, store, client)
     await client.close()
     await store.close()
-    await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    await roles.drop_schemas(pg_pool, schema)
 
 
 async def wait_listed(client: TestClient, count: int, query: str = "") -> Any:  # type: ignore[type-arg]

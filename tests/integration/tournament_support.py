@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from belot_platform.settings import Settings
 from services.tournament.app import ENGINE, create_app
 from services.tournament.engine import Engine
+from tests.integration import roles
 from tests.integration.gateway_support import TEST_HASHER, gateway
 from tests.integration.table_support import Platform, platform
 
@@ -122,7 +123,7 @@ async def harness(
         gateway(servers, store.schema, js_names, p.prefix, admin_token=ADMIN_TOKEN) as http,
     ):
         settings = Settings(
-            pg_dsn=servers.pg_dsn,
+            pg_dsn=roles.dsn_for("tournament", servers.pg_dsn),
             nats_url=servers.nats_url,
             pg_schema=store.schema,
             tournament_schema=f"{store.schema}_t",

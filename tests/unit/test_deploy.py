@@ -1,9 +1,12 @@
 """Deployment files: the k8s manifests pass Kubernetes' own schemas (kubernetes-validate
 bundles them; no cluster runs here), the compose file is well-formed and, when a Compose
-CLI is present (the docker plugin or `docker-compose`), its `config` accepts it and
-refuses a broken copy; Prometheus scrapes every service; both deployments run NATS with
-deploy/nats/auth.conf and give each service its own NATS user (what the users may do is
-tests/integration/test_nats_permissions.py)."""
+CLI is present (the docker plugin or `docker-compose`), its `config` accepts it with its
+required variables set, refuses it without them, and refuses a broken copy; Prometheus
+scrapes every service; both deployments run NATS with deploy/nats/auth.conf and give
+each service its own NATS user (what the users may do is
+tests/integration/test_nats_permissions.py) and its own database role, set up by `belot
+db setup` as the superuser in a one-shot service or Job (what the roles may do is
+tests/integration/test_db_roles.py); neither ships a secret a service would accept."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import yaml
 
 from belot_platform.embedded import nats_server_binary
 from belot_platform.messaging import credentials
+from belot_platform.settings import DB_ROLES, Settings, SettingsError
 from services.serve import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,13 +103,24 @@ no_compose = pytest.mark.skipif(
 )
 
 
-def compose_config(path: Path) -> subprocess.CompletedProcess[str]:
+#: The variables the compose file requires (``${NAME:?...}``): every password and secret.
+REQUIRED = sorted(set(re.findall(r"\$\{(\w+):\?", COMPOSE.read_text())))
+
+
+def compose_config(
+    path: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``config`` on ``path`` with only ``env`` (default: every required variable set)
+    and no other BELOT_ variable of ours."""
     assert COMPOSE_CLI is not None
+    given = {f: "p0123456789abcdef0123456789abcdef" for f in REQUIRED} if env is None else env
+    base = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
     return subprocess.run(
         [*COMPOSE_CLI, "-f", str(path), "config", "--quiet"],
         capture_output=True,
         text=True,
         cwd=path.parent,
+        env={**base, **given},
     )
 
 
@@ -113,6 +128,19 @@ def compose_config(path: Path) -> subprocess.CompletedProcess[str]:
 def test_docker_compose_config_accepts_the_file() -> None:
     proc = compose_config(COMPOSE)
     assert proc.returncode == 0, proc.stderr
+
+
+@no_compose
+def test_docker_compose_config_refuses_the_file_without_its_secrets(tmp_path: Path) -> None:
+    # A copy away from any .env beside the real file (compose would read it).
+    copy = tmp_path / "docker-compose.yml"
+    copy.write_text(COMPOSE.read_text())
+    assert compose_config(copy).returncode == 0
+    for missing in ("BELOT_TOKEN_SECRET", "BELOT_PG_ADMIN_PASSWORD", "BELOT_PG_TABLE_PASSWORD"):
+        env = {f: "p0123456789abcdef0123456789abcdef" for f in REQUIRED if f != missing}
+        proc = compose_config(copy, env)
+        assert proc.returncode != 0, missing
+        assert f"set {missing}" in proc.stderr, proc.stderr
 
 
 @no_compose
@@ -180,7 +208,8 @@ def test_compose_gives_each_service_its_nats_user() -> None:
         url = services[name]["environment"]["BELOT_NATS_URL"]
         found = credentials(url)
         assert found is not None and found[0] == name, url
-        assert f"${{{NATS_USERS[name]}:-" in url, url  # the nodes' variable
+        assert f"${{{NATS_USERS[name]}}}@" in url, url  # the nodes' variable, no default
+        assert NATS_USERS[name] in REQUIRED, name
     assert credentials(services["verify"]["environment"]["BELOT_NATS_URL"]) is None
 
 
@@ -204,7 +233,7 @@ def test_k8s_gives_each_service_its_nats_user() -> None:
         # Kubernetes expands $(VAR) only for variables defined before.
         assert list(env).index("NATS_PASSWORD") < list(env).index("BELOT_NATS_URL")
     verify = k[("Deployment", "verify")]["spec"]["template"]["spec"]["containers"][0]
-    assert "env" not in verify
+    assert not any("NATS" in e["name"] for e in verify.get("env", []))
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl (kustomize) here")
@@ -220,3 +249,128 @@ def test_kustomize_builds_the_nats_configuration_from_deploy_nats() -> None:
     nats = next(d for d in docs if d["kind"] == "StatefulSet" and d["metadata"]["name"] == "nats")
     volumes = nats["spec"]["template"]["spec"]["volumes"]
     assert {"name": "config", "configMap": {"name": config["metadata"]["name"]}} in volumes
+
+
+# ---------------------------------------------------------------------- database roles
+
+PG_USER = re.compile(r"^postgresql://(\w+):([^@]+)@postgres:5432/belot$")
+
+
+def test_compose_gives_each_service_its_database_role() -> None:
+    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    for name in REGISTRY:
+        env = services[name]["environment"]
+        user, password = PG_USER.match(env["BELOT_PG_DSN"]).groups()  # type: ignore[union-attr]
+        assert user == f"belot_{name}", name
+        assert password == f"${{BELOT_PG_{name.upper()}_PASSWORD}}", password
+        assert services[name]["depends_on"]["db-setup"] == {
+            "condition": "service_completed_successfully"
+        }
+        assert ("BELOT_TOKEN_SECRET" in env) == (name == "gateway"), name
+    setup = services["db-setup"]
+    assert setup["entrypoint"] == ["belot", "db", "setup"] and setup["restart"] == "no"
+    assert setup["depends_on"]["postgres"] == {"condition": "service_healthy"}
+    user, password = PG_USER.match(setup["environment"]["BELOT_PG_DSN"]).groups()  # type: ignore[union-attr]
+    assert user == services["postgres"]["environment"]["POSTGRES_USER"]  # the superuser
+    assert password == "${BELOT_PG_ADMIN_PASSWORD}"
+    for role in DB_ROLES:
+        assert f"BELOT_PG_{role.upper()}_PASSWORD" in setup["environment"], role
+    # Only db-setup and PostgreSQL itself know the superuser's password.
+    knows = {n for n, s in services.items() if "BELOT_PG_ADMIN_PASSWORD" in str(s)}
+    assert knows == {"db-setup", "postgres"}
+
+
+def test_compose_ships_no_usable_secret() -> None:
+    text = COMPOSE.read_text()
+    defaults = dict(re.findall(r"\$\{(\w+):-([^}]*)\}", text))
+    # Optional ones only, and empty: the previous token secret, the lone relay's password.
+    assert defaults == {"BELOT_TOKEN_SECRET_PREVIOUS": "", "BELOT_PG_RELAY_PASSWORD": ""}
+    assert {"BELOT_TOKEN_SECRET", "BELOT_PG_ADMIN_PASSWORD"} <= set(REQUIRED)
+    assert {f"BELOT_PG_{s.upper()}_PASSWORD" for s in REGISTRY} <= set(REQUIRED)
+    assert set(NATS_USERS.values()) <= set(REQUIRED)
+    for old in ("change-me-in-production", "compose-gateway", "belot:belot@"):
+        assert old not in text, old
+    # A ${VAR} without :? (in a URL) is one that is required elsewhere in the file.
+    plain = set(re.findall(r"\$\{(\w+)\}", text))
+    assert plain and plain <= set(REQUIRED), plain - set(REQUIRED)
+
+
+def k8s_env(container: dict, k: dict) -> dict[str, str]:
+    """A container's environment as Kubernetes would make it from the shipped files:
+    the ConfigMaps and Secrets it reads, then ``env`` in order with $(VAR) expanded."""
+    out: dict[str, str] = {}
+
+    def secret(name: str, key: str) -> str | None:
+        return k[("Secret", name)]["stringData"].get(key)
+
+    for source in container.get("envFrom", []):
+        if "configMapRef" in source:
+            out.update(k[("ConfigMap", source["configMapRef"]["name"])]["data"])
+        if "secretRef" in source:
+            out.update(k[("Secret", source["secretRef"]["name"])]["stringData"])
+    for e in container.get("env", []):
+        if "value" in e:
+            out[e["name"]] = re.sub(r"\$\((\w+)\)", lambda m: out.get(m[1], m[0]), e["value"])
+        else:
+            ref = e["valueFrom"]["secretKeyRef"]
+            value = secret(ref["name"], ref["key"])
+            assert value is not None or ref.get("optional"), ref
+            if value is not None:
+                out[e["name"]] = value
+    return out
+
+
+def test_k8s_gives_each_service_its_database_role() -> None:
+    k = kinds()
+    for name in REGISTRY:
+        container = k[("Deployment", name)]["spec"]["template"]["spec"]["containers"][0]
+        env = {e["name"]: e for e in container["env"]}
+        assert env["PG_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "belot-db", "key": name}
+        assert env["BELOT_PG_DSN"]["value"] == (
+            f"postgresql://belot_{name}:$(PG_PASSWORD)@postgres:5432/belot"
+        )
+        assert list(env).index("PG_PASSWORD") < list(env).index("BELOT_PG_DSN")
+        # No Secret wholesale: each pod sees its own values only.
+        assert all("secretRef" not in s for s in container.get("envFrom", [])), name
+        refs = {e["valueFrom"]["secretKeyRef"]["name"] for e in env.values() if "valueFrom" in e}
+        assert "belot-postgres" not in refs, name
+        assert ("belot-secrets" in refs) == (name == "gateway"), name
+    assert set(k[("Secret", "belot-db")]["stringData"]) == set(DB_ROLES)
+    postgres = k[("StatefulSet", "postgres")]["spec"]["template"]["spec"]["containers"][0]
+    assert {"name": "belot-postgres", "key": "POSTGRES_PASSWORD"} in [
+        e.get("valueFrom", {}).get("secretKeyRef") for e in postgres["env"]
+    ]
+
+
+def test_k8s_runs_belot_db_setup_as_the_superuser_in_a_job() -> None:
+    k = kinds()
+    job = k[("Job", "belot-db-setup")]["spec"]["template"]["spec"]
+    container = job["containers"][0]
+    assert container["command"] == ["belot", "db", "setup"]
+    assert job["restartPolicy"] == "OnFailure"
+    env = k8s_env(container, k)
+    postgres = k[("StatefulSet", "postgres")]["spec"]["template"]["spec"]["containers"][0]
+    superuser = next(e["value"] for e in postgres["env"] if e["name"] == "POSTGRES_USER")
+    password = k[("Secret", "belot-postgres")]["stringData"]["POSTGRES_PASSWORD"]
+    assert env["BELOT_PG_DSN"] == f"postgresql://{superuser}:{password}@postgres:5432/belot"
+    db = k[("Secret", "belot-db")]["stringData"]
+    for role in DB_ROLES:
+        assert env[f"BELOT_PG_{role.upper()}_PASSWORD"] == db[role], role
+
+
+def test_every_k8s_secret_ships_as_a_placeholder_refused_at_start() -> None:
+    """As shipped, no pod of ours starts: each refuses its placeholder in one line."""
+    k = kinds()
+    pods = {name: k[("Deployment", name)] for name in REGISTRY}
+    pods["belot-db-setup"] = k[("Job", "belot-db-setup")]
+    for name, doc in pods.items():
+        env = k8s_env(doc["spec"]["template"]["spec"]["containers"][0], k)
+        with pytest.raises(SettingsError) as refused:
+            Settings.from_env(env)
+        assert "placeholder" in str(refused.value) and "\n" not in str(refused.value), name
+        # ... and with its secrets replaced by real ones, it would.
+        real = {
+            key: re.sub(r"change-me[\w-]*", "p0123456789abcdef0123456789abcdef", value)
+            for key, value in env.items()
+        }
+        Settings.from_env(real)

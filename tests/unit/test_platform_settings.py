@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from belot_platform.logs import JsonFormatter, log_context
-from belot_platform.settings import VARIABLES, Settings, SettingsError
+from belot_platform.settings import PLACEHOLDER_PREFIXES, VARIABLES, Settings, SettingsError
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -102,3 +102,74 @@ def test_a_bad_url_is_reported_without_its_password() -> None:
     assert "hunter2" not in str(bad.value) and "gateway:***@nats1" in str(bad.value)
     s = Settings.from_env({"BELOT_NATS_URL": "nats://gateway:hunter2@nats1:4222"})
     assert s.nats_url == "nats://gateway:hunter2@nats1:4222"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BELOT_TOKEN_SECRET", "change-me-in-production"),  # the old compose default
+        ("BELOT_TOKEN_SECRET", "change-me"),  # the old k8s default (too short, too)
+        ("BELOT_TOKEN_SECRET", "CHANGEME-0123456789abcdef"),
+        ("BELOT_TOKEN_SECRET", "secret-0123456789abcdef"),
+        ("BELOT_TOKEN_SECRET_PREVIOUS", "password-0123456789abcdef"),
+        ("BELOT_ADMIN_TOKEN", "example-admin-token-0123"),
+        ("BELOT_ADMIN_TOKEN", "change_me_0123456789abcdef"),
+        ("BELOT_PG_DSN", "postgresql://belot_table:change-me-table@postgres:5432/belot"),
+        ("BELOT_PG_DSN", "postgresql://belot:belot@postgres:5432/belot"),  # old compose
+        ("BELOT_NATS_URL", "nats://gateway:compose-gateway@nats1:4222,nats://nats2:4222"),
+        ("BELOT_NATS_URL", "nats://nats1:4222,nats://table:change-me-table@nats2:4222"),
+        ("BELOT_PG_GATEWAY_PASSWORD", "change-me-gateway-0123"),
+        ("BELOT_PG_OWNER_PASSWORD", "Password-0123456789"),
+    ],
+)
+def test_well_known_placeholders_are_refused_in_one_line(name: str, value: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env({name: value})
+    message = str(refused.value)
+    assert message.startswith(f"{name}: ") and "\n" not in message
+    assert "placeholder" in message and "openssl rand" in message
+    secret_part = value.rpartition("@")[0].rpartition(":")[2] if "://" in value else value
+    # The value itself is never repeated (unless it is the public pattern itself).
+    assert secret_part not in message or secret_part.lower() in PLACEHOLDER_PREFIXES
+
+
+def test_real_secrets_and_passwords_are_taken() -> None:
+    good = "3f1c0d6a9b8e7f6a5b4c3d2e1f0a9b8c"
+    s = Settings.from_env(
+        {
+            "BELOT_TOKEN_SECRET": good,
+            "BELOT_ADMIN_TOKEN": "p" + good,
+            "BELOT_PG_DSN": f"postgresql://belot_table:{good}@postgres:5432/belot",
+            "BELOT_NATS_URL": f"nats://table:p{good}@nats1:4222,nats://nats2:4222",
+            "BELOT_PG_TABLE_PASSWORD": good,
+            "BELOT_PG_ROLE_PREFIX": "prod_eu",
+            "BELOT_RANDOMNESS_SCHEMA": "seeds",
+            "BELOT_VERIFY_SCHEMA": "public_records",
+        }
+    )
+    assert s.token_secret == good and s.pg_passwords == {"table": good}
+    assert s.pg_role_prefix == "prod_eu"
+    assert (s.randomness_schema, s.verify_schema) == ("seeds", "public_records")
+    d = Settings.from_env({})
+    assert (d.pg_role_prefix, d.randomness_schema, d.verify_schema) == (
+        "belot",
+        "randomness",
+        "verify",
+    )
+    assert d.pg_passwords == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BELOT_PG_ROLE_PREFIX", "Belot"),
+        ("BELOT_PG_ROLE_PREFIX", "9lives"),
+        ("BELOT_PG_ROLE_PREFIX", "a" * 41),
+        ("BELOT_PG_TABLE_PASSWORD", "short"),
+        ("BELOT_RANDOMNESS_SCHEMA", "Seeds"),
+        ("BELOT_VERIFY_SCHEMA", "verify-records"),
+    ],
+)
+def test_bad_database_settings_name_the_variable(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({name: value})
