@@ -16,6 +16,7 @@ from typing import Final
 from urllib.parse import unquote, urlsplit
 
 from fairdeal.chains import DEFAULT_RELAYS as DEFAULT_DRAND_RELAYS
+from fairdeal.fairness import MAX_SEED_WINDOW_MS
 
 SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating")
 #: The database roles ``belot db setup`` makes besides the owner: one per service, and
@@ -82,7 +83,7 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "drand.cloudflare.com, api.drand.secureweb3.com:6875)",
     ),
     ("BELOT_DRAND_CHAIN", "quicknet", "drand chain the decks use: quicknet or default"),
-    ("BELOT_SEED_WINDOW", "20", "seconds the seats have to send their seeds"),
+    ("BELOT_SEED_WINDOW", "20", "seconds the seats have to send their seeds (at most 600)"),
     (
         "BELOT_RANDOMNESS_SCHEMA",
         "randomness",
@@ -342,7 +343,11 @@ class Settings:
             shutdown_timeout=_float("BELOT_SHUTDOWN_TIMEOUT", get("BELOT_SHUTDOWN_TIMEOUT"), 10.0),
             drand_urls=drand_urls,
             drand_chain=chain,
-            seed_window=_float("BELOT_SEED_WINDOW", get("BELOT_SEED_WINDOW"), 20.0),
+            # A commitment may fix a window of at most MAX_SEED_WINDOW_MS: the verifier
+            # refuses longer ones (they leave more rounds to wait for).
+            seed_window=_float(
+                "BELOT_SEED_WINDOW", get("BELOT_SEED_WINDOW"), 20.0, MAX_SEED_WINDOW_MS / 1000
+            ),
             randomness_schema=randomness_schema,
             rating_schema=rating_schema,
             subject_prefix=prefix,
@@ -417,13 +422,16 @@ def _int(name: str, text: str | None, default: int, low: int, high: int) -> int:
     return value
 
 
-def _float(name: str, text: str | None, default: float) -> float:
+def _float(name: str, text: str | None, default: float, at_most: float | None = None) -> float:
+    """Seconds: more than 0 and less than an hour, or at most ``at_most``."""
     if text is None:
         return default
     try:
         value = float(text)
     except ValueError:
         raise SettingsError(f"{name}={text!r}: must be a number of seconds") from None
+    if at_most is not None and not 0 < value <= at_most:
+        raise SettingsError(f"{name}={value}: must be more than 0 and at most {at_most:g} seconds")
     if not 0 < value < 3600:
         raise SettingsError(f"{name}={value}: must be between 0 and 3600 seconds")
     return value

@@ -58,11 +58,18 @@ def test_values_are_read() -> None:
         ("BELOT_TOKEN_SECRET", "short"),
         ("BELOT_TOKEN_SECRET_PREVIOUS", "short"),
         ("BELOT_ADMIN_TOKEN", "short"),
+        # Longer than the longest window a commitment may fix (the verifier refuses it).
+        ("BELOT_SEED_WINDOW", "600.5"),
+        ("BELOT_SEED_WINDOW", "0"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
+
+
+def test_the_longest_seed_window_is_the_longest_a_commitment_may_fix() -> None:
+    assert Settings.from_env({"BELOT_SEED_WINDOW": "600"}).seed_window == 600
 
 
 def test_every_variable_is_in_the_readme_table() -> None:
