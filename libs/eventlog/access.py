@@ -22,6 +22,9 @@ only to appenders). :func:`grant_log` adds a role's own policies:
 - ``ended_prefix`` / ``ended_by``: it sees the secret rows of a stream (with that
   prefix) once the stream holds a public event of one of the ``ended_by`` types: a
   finished match's deck is public, a running one's is not.
+- ``append_prefixes``: it may append only to streams with these id prefixes (a
+  restrictive policy, AND-ed with the permissive one): a table worker cannot write a
+  match's fair-deal stream or a drand round's fact, nor the randomness service a match.
 
 Policies are OR-ed per row; the cheap tests come first in each expression (``AND`` is
 evaluated left to right), so the function that looks for the end runs for secret rows
@@ -49,10 +52,12 @@ class LogAccess:
     secret_prefixes: tuple[str, ...] = ()
     ended_prefix: str | None = None
     ended_by: tuple[str, ...] = ()
+    append_prefixes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # These end up in SQL text (policies take no parameters): letters and digits only.
-        for p in (*self.secret_prefixes, *([self.ended_prefix] if self.ended_prefix else [])):
+        ended = [self.ended_prefix] if self.ended_prefix else []
+        for p in (*self.secret_prefixes, *ended, *self.append_prefixes):
             if _PREFIX_RE.fullmatch(p) is None:
                 raise ValueError(f"stream prefix {p!r}: lower-case letters and digits, then '-'")
         for t in self.ended_by:
@@ -60,6 +65,8 @@ class LogAccess:
                 raise ValueError(f"event type {t!r}: letters and digits")
         if (self.ended_prefix is None) != (not self.ended_by):
             raise ValueError("ended_prefix and ended_by go together")
+        if self.append_prefixes and not self.append:
+            raise ValueError("append_prefixes name where an appender may append")
 
     def privileges(self) -> dict[str, str]:
         """Table -> the privileges this access grants on it."""
@@ -74,8 +81,11 @@ class LogAccess:
         return out
 
     def policies(self, s: str) -> dict[str, str]:
-        """Policy kind -> its USING expression (``s``: the quoted schema)."""
+        """Policy kind -> its expression (``s``: the quoted schema): USING for the reading
+        kinds, WITH CHECK for ``append`` (see :data:`POLICY_CLAUSES`)."""
         out: dict[str, str] = {}
+        if self.append_prefixes:
+            out["append"] = " OR ".join(f"stream_id LIKE '{p}%'" for p in self.append_prefixes)
         if self.secret_prefixes:
             streams = " OR ".join(f"stream_id LIKE '{p}%'" for p in self.secret_prefixes)
             out["secret"] = f"visibility = 'secret' AND ({streams})"
@@ -86,6 +96,15 @@ class LogAccess:
                 f"AND {s}.stream_has_public_event(stream_id, ARRAY[{types}])"
             )
         return out
+
+
+#: How each kind of policy is made: reading kinds widen what a role sees (permissive,
+#: OR-ed); ``append`` narrows where it may insert (restrictive, AND-ed).
+POLICY_CLAUSES: Final = {
+    "secret": "FOR SELECT TO {role} USING ({expression})",
+    "ended": "FOR SELECT TO {role} USING ({expression})",
+    "append": "AS RESTRICTIVE FOR INSERT TO {role} WITH CHECK ({expression})",
+}
 
 
 def quote_role(role: str) -> str:
@@ -115,7 +134,9 @@ async def grant_log(conn: Any, schema: str, role: str, access: LogAccess) -> Non
             f"GRANT EXECUTE ON FUNCTION {s}.stream_has_public_event(text, text[]) TO {r}"
         )
     wanted = {
-        policy_name(kind, role, expression): expression
+        policy_name(kind, role, expression): POLICY_CLAUSES[kind].format(
+            role=r, expression=expression
+        )
         for kind, expression in access.policies(s).items()
     }
     existing = {
@@ -129,8 +150,6 @@ async def grant_log(conn: Any, schema: str, role: str, access: LogAccess) -> Non
     }
     for name in existing - wanted.keys():
         await conn.execute(f'DROP POLICY "{name}" ON {s}.events')
-    for name, expression in wanted.items():
+    for name, clause in wanted.items():
         if name not in existing:
-            await conn.execute(
-                f'CREATE POLICY "{name}" ON {s}.events FOR SELECT TO {r} USING ({expression})'
-            )
+            await conn.execute(f'CREATE POLICY "{name}" ON {s}.events {clause}')

@@ -55,6 +55,8 @@ from fairdeal.chains import CHAINS
 from fairdeal.record import ENDING_EVENTS, RecordError, is_match_id, public_view
 from fairdeal.verifier import (
     FAIL,
+    PLATFORM_CHECKS,
+    SKIP,
     BlsCheck,
     Check,
     Report,
@@ -77,6 +79,9 @@ MAX_PLAYER: Final = 200
 #: Verifications run in worker threads, this many at once (CPU-bound, ~20 ms each).
 VERIFY_CONCURRENCY: Final = 2
 REPORT_CACHE_SIZE: Final = 512
+#: A report waits this long (tries x pause) for the projection to read up to its match.
+CATCH_UP_TRIES: Final = 20
+CATCH_UP_PAUSE: Final = 0.1
 #: /v1/stats counts whole tables: it is computed at most this often.
 STATS_SECONDS: Final = 10
 #: The record's JSON Schema, as published in the fairdeal package.
@@ -307,8 +312,23 @@ class Api:
         return self._stats[1]
 
     async def _platform_checks(self, record: dict[str, Any]) -> list[Check]:
-        """:data:`~fairdeal.verifier.PLATFORM_CHECKS` for a record, from the whole log."""
+        """:data:`~fairdeal.verifier.PLATFORM_CHECKS` for a record, from the whole log:
+        skipped, saying so, while the projection has not read the log up to the record's
+        last event (it is waited for a moment first)."""
         fair = record.get("fair_deal") or {}
+        last = max(
+            (e["position"] for s in record["streams"].values() for e in s["events"]), default=0
+        )
+        for _ in range(CATCH_UP_TRIES):
+            if self.projection.read_to >= last or await self.projection.position() >= last:
+                break
+            await asyncio.sleep(CATCH_UP_PAUSE)
+        else:
+            why = (
+                f"not checked yet: the verify service has not read the log up to position "
+                f"{last}; ask again in a moment"
+            )
+            return [Check(name, SKIP, why) for name in PLATFORM_CHECKS]
         checks = []
         commitment = fair.get("commitment")
         if isinstance(commitment, str):

@@ -169,6 +169,9 @@ class Projection:
         self.caught_up = asyncio.Event()
         #: Why the feed cannot read the log now (None: it can).
         self.problem: str | None = None
+        #: The last position this process has taken into account (the saved position
+        #: lags it by up to POSITION_EVERY events).
+        self.read_to = 0
 
     async def migrate(self) -> None:
         async with self._pool.acquire() as conn:
@@ -265,7 +268,9 @@ class Projection:
             if start >= head:
                 self.caught_up.set()
             async for e in sub:
-                if await self.handle(store, e):
+                handled = await self.handle(store, e)
+                self.read_to = max(self.read_to, e.position)
+                if handled:
                     unsaved = 0
                 else:
                     unsaved += 1

@@ -33,6 +33,7 @@ from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
 from services.verify.app import build_app as build_verify
+from services.verify import projection as verify_projection
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.gateway_support import Player
@@ -285,7 +286,8 @@ async def test_the_owner_alone_migrates_and_grants_but_makes_no_role(
         await pg_pool.execute(f"DROP TABLE {v}.verify_matches; DELETE FROM {v}.verify_migrations")
         owner_dsn = role_dsn(servers.pg_dsn, other.name("owner"), other.passwords["owner"])
         report = await setup(owner_dsn, lay, other.prefix, {})
-        assert report.created == [] and report.versions[f"{lay.verify} (verify)"] == 1
+        assert report.created == []
+        assert report.versions[f"{lay.verify} (verify)"] == verify_projection.COMPONENT.newest
         assert await pg_pool.fetchval(
             "SELECT has_table_privilege($1, $2, 'INSERT')",
             other.name("verify"),
@@ -476,6 +478,40 @@ async def test_no_service_role_can_change_the_log_or_another_schema(
     after = await pg_pool.fetch(f"SELECT position, hash FROM {s}.events ORDER BY position")
     assert after == before
     await admin.close()
+
+
+#: Where each appending role may append: its own streams, nobody else's. A table worker
+#: cannot write a match's fair deal or a drand round's fact; the randomness service
+#: cannot write a match.
+OWN_STREAMS = {
+    "table": ("table-t1", "match-m1"),
+    "randomness": ("randomness-m1", "drand-quicknet-7"),
+    "tournament": ("tournament-x1",),
+    "rating": ("rating-club",),
+}
+EVERY_STREAM = ("table-t1", "match-m1", "randomness-m1", "drand-quicknet-7",
+                "tournament-x1", "rating-club", "anything-else")  # fmt: skip
+
+
+@pytest.mark.parametrize("role", sorted(OWN_STREAMS))
+async def test_an_appender_appends_to_its_own_streams_only(
+    role: str, kit: RoleKit, layout: Layout
+) -> None:
+    pool = await asyncpg.create_pool(kit.dsn(role), min_size=1, max_size=2)
+    store = EventStore(pool, layout.eventlog)
+    appended, refused_to = [], []
+    try:
+        for stream in EVERY_STREAM:
+            try:
+                await store.append(stream, 0, [NewEvent("Probe", {"by": role})])
+                appended.append(stream)
+            except asyncpg.InsufficientPrivilegeError:
+                refused_to.append(stream)
+    finally:
+        await store.close()
+        await pool.close()
+    assert appended == list(OWN_STREAMS[role])
+    assert sorted(refused_to) == sorted(set(EVERY_STREAM) - set(OWN_STREAMS[role]))
 
 
 @pytest.mark.parametrize("role", DB_ROLES)
