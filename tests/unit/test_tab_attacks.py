@@ -107,6 +107,7 @@ class Case:
     #: checkLive must report ``check`` by the time of this event (+ 200 ms); None: only
     #: the final check can tell.
     live_by: str | None = None
+    live_after_ms: int = 0
     info: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -132,7 +133,11 @@ class Case:
                 }
             # The server acknowledges the seed this tab sent, whatever it records.
             receipt["seed_sha256"] = hashlib.sha256(bytes.fromhex(my_seed)).hexdigest()
-        live_at = None if self.live_by is None else at_of(feed, self.live_by) + 200
+        live_at = (
+            None
+            if self.live_by is None
+            else at_of(feed, self.live_by) + self.live_after_ms + 300  # a tick, and margin
+        )
         return {
             "name": self.name,
             "check": self.check,
@@ -241,6 +246,8 @@ CASES = [
         DOWN,
         edit=lambda f: delay_from(f, "SeedWindowClosed", due_ms(1002) + 4_000),
         live_by="DrandRoundNamed",
+        # (By the clock alone: once the tab's own relays had 2 s to answer.)
+        live_after_ms=2_000,
     ),
     # --- 2. a sock puppet's seed picked once the round's value was out
     Case(

@@ -26,8 +26,14 @@ export function now() {
   return t === null ? Date.now() : Math.round(t.v + (Date.now() - t.r) * t.speed);
 }
 
-/** Wait ``ms`` of the tab's time (real milliseconds but under a test's clock). */
-export function sleep(ms) {
+/** How many real milliseconds ``ms`` of the tab's time last (the same but under a
+ * test's clock): for timers, which run on real time. */
+export function realMs(ms) {
   const t = testClock();
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, t === null ? ms : ms / t.speed)));
+  return Math.max(0, t === null ? ms : ms / t.speed);
+}
+
+/** Wait ``ms`` of the tab's time. */
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, realMs(ms)));
 }

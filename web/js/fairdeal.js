@@ -119,6 +119,12 @@ function watchedBy(kept, t) {
   return Object.values(kept.drand_seen ?? {}).some((s) => s.source !== "server" && s.at <= t);
 }
 
+/** An answer of the tab's own relays, at ``t`` (less the margin) or later, that the
+ * latest round was one before ``round``: ``round`` was not out yet then. */
+function notYetAt(kept, round, t) {
+  return Object.entries(kept.drand_seen ?? {}).some(([r, s]) => s.source !== "server" && s.how === "latest" && Number(r) < round && s.at >= t - TOLERANCE.seenMs);
+}
+
 const from = (seen) => `${seen.relay}${seen.source === "server" ? " (a relay the server named)" : ""}`;
 const roundOf = (seen, round) => (seen.round === round ? `round ${round}'s value` : `round ${seen.round}'s value (after round ${round})`);
 
@@ -169,6 +175,9 @@ function checkBounds(kept) {
     return fail(name, `this tab had ${roundOf(had, last)} from ${from(had)} ${secs(c - had.at)} before it saw the commitment naming it the last round: it was already out`);
   }
   const due = roundTime(kept.chain, last);
+  if (notYetAt(kept, last, c)) {
+    return pass(name, `the commitment fixes round ${last} as the last the match may name (the first after its window's end), and drand's latest round was an earlier one when this tab saw the commitment${given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : ""}`);
+  }
   if (c > due + TOLERANCE.clockMs) {
     if (kept.commitment_live === false) return unchecked(name, `could not check: this tab first saw the commitment in a catch-up (on connecting), after its last round ${last} was due`);
     return fail(name, `by this tab's clock, round ${last}, the last the match may name, was due ${secs(c - due)} before the commitment was shown: its value was already out`);
@@ -223,7 +232,7 @@ function checkSeed(kept, { final }) {
   return fail(name, "the seed this tab sent was not used: the window closed showing none for your seat, and the server gave no receipt for it");
 }
 
-function checkRound(kept, { final }) {
+function checkRound(kept, { final, now = Infinity }) {
   const name = "drand round";
   const R = kept.drand_round;
   if (!given(R)) {
@@ -235,7 +244,10 @@ function checkRound(kept, { final }) {
   const named = kept.drand_round_seen_at;
   const due = roundTime(kept.chain, R);
   const had = hadAt(kept, R);
-  const covered = had !== null && watchedBy(kept, named);
+  // Covered: the tab was watching drand on its own relays when the round was named (so
+  // it would have had the value then, had it been out), or they told it, after the
+  // naming, that the latest round was an earlier one.
+  const covered = had !== null && (watchedBy(kept, named) || notYetAt(kept, R, named));
   if (kept.drand_round_live === false) {
     // Seen in a catch-up: when it was named is unknown, but no later than then.
     if (covered && had.at >= named - TOLERANCE.seenMs) {
@@ -250,9 +262,10 @@ function checkRound(kept, { final }) {
     return final ? pass(name, `round ${R} was named before its value was out: this tab, watching drand on its own relays, first had it ${secs(had.at - named)} after it saw the round named (from ${from(had)})`) : null;
   }
   // No observation of this tab's own covers the naming: drand's schedule on its clock.
-  // While the match runs, only when none can come any more (no answer of its own relays
-  // before the naming): an answer after it would cover the naming at the end.
-  if (named > due + TOLERANCE.clockMs && (final || !watchedBy(kept, named))) {
+  // While the match runs, only once its own relays have had clockMs to answer: an answer
+  // that covers the naming would turn this around at the end.
+  const waited = final || (!watchedBy(kept, named) && !notYetAt(kept, R, named) && now >= named + TOLERANCE.clockMs);
+  if (named > due + TOLERANCE.clockMs && waited) {
     return fail(name, `by this tab's clock, round ${R} was due ${secs(named - due)} before the table named it: its value was already out (this tab's own drand observations do not cover the naming)`);
   }
   if (!final) return null;
@@ -354,11 +367,13 @@ function checkAbort(kept) {
 
 /** What can already be known to have failed, during the match: a conflict, a bounds
  * violation, a receipt dishonoured at the window's close, a round already out when
- * named, a value that is not drand's, a false fallback. Synchronous and cheap (BLS is
- * checked once per value). Returns {failed: [checks], at}. */
+ * named, a value that is not drand's, a false fallback. ``now``: the tab's clock (a
+ * naming the tab's own relays could not cover is judged by the clock once they had
+ * clockMs to answer). Synchronous and cheap (BLS is checked once per value): table.js
+ * runs it on every event and every quarter second. Returns {failed: [checks], at}. */
 export function checkLive(kept, now = Date.now()) {
   if (!kept) return { failed: [], at: now };
-  const live = { final: false };
+  const live = { final: false, now };
   const checks = [...checkConsistency(kept), checkBounds(kept), checkSeed(kept, live), checkRound(kept, live), checkValue(kept, live), checkFallback(kept, live)];
   return { failed: checks.filter((c) => c && c.status === "fail"), at: now };
 }

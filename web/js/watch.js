@@ -52,9 +52,10 @@ export class DrandWatch {
   /**
    * relays: [{url, source}] (drand.js relayList); read(): the kept record now;
    * record(beacon, {at, relay, source, how}): keep an observation; now(): the tab's
-   * clock; sleep(ms): wait that long on it.
+   * clock; sleep(ms): wait that long on it; realMs(ms): how long that is on real
+   * timers (a request's time limit: fetch's timers are real).
    */
-  constructor({ chain, relays, read, record, now, sleep, fetchImpl = globalThis.fetch, timeoutMs = null }) {
+  constructor({ chain, relays, read, record, now, sleep, realMs = (ms) => ms, fetchImpl = globalThis.fetch, timeoutMs = null }) {
     this.chain = chain;
     this.relays = relays;
     this.sources = new Map(relays.map((r) => [normalizeRelay(typeof r === "string" ? r : r.url), typeof r === "string" ? "tab" : r.source]));
@@ -64,7 +65,7 @@ export class DrandWatch {
     this.sleep = sleep;
     this.fetchImpl = fetchImpl;
     // A held request lasts up to a period: wait a little longer before calling it lost.
-    this.timeoutMs = timeoutMs ?? CHAINS[chain].period * 1000 + 2000;
+    this.timeoutMs = timeoutMs ?? realMs(CHAINS[chain].period * 1000 + 2000);
     this.abort = new AbortController();
     this.stopped = false;
     this.running = false;

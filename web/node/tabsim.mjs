@@ -140,6 +140,8 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
       if (watch === w) watch = null;
     });
   };
+  // As table.js does, checkLive also every quarter second.
+  for (let t = start; t <= c.end_at; t += 250) sim.at(t, look);
   for (const { msg, at } of c.feed) {
     sim.at(at, () => {
       keep(kept, msg, rulesets, sim.now());
