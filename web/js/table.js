@@ -13,7 +13,7 @@
 
 import { Live } from "./api.js";
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
-import { now, sleep } from "./clock.js";
+import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
 import { checkKept, checkLive, drandPage } from "./fairdeal.js";
@@ -52,7 +52,7 @@ class TablePage {
     this.checking = false;
     this.checkedReveal = null;
     this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
-    this.live = { failed: [] }; // checkLive's result: what already failed
+    this.liveCheck = { failed: [] }; // checkLive's result: what already failed
     this.checkTimer = null;
     this.refreshTimer = null;
     this.refreshing = false;
@@ -133,6 +133,7 @@ class TablePage {
       },
       now,
       sleep,
+      realMs,
       fetchImpl: (...args) => fetch(...args),
     });
     this.watch = watch;
@@ -141,14 +142,10 @@ class TablePage {
     });
   }
 
-  /** What can already be known to have failed: said at once, beside the board. */
+  /** What can already be known to have failed: said at once, by the banner beside the
+   * board (role "alert"), not the message line, which answers the player's own moves. */
   updateLive(kept) {
-    const before = this.live.failed.length;
-    this.live = checkLive(kept, now());
-    if (this.live.failed.length > before) {
-      const c = this.live.failed[this.live.failed.length - 1];
-      say(`The fair-deal check FAILED (${c.name}): ${c.detail}.`, "error");
-    }
+    this.liveCheck = checkLive(kept, now());
   }
 
   // ------------------------------------------------------------------ the server
@@ -222,8 +219,9 @@ class TablePage {
     }
     const line = describe(m, this);
     if (line) this.addLog(line, m);
-    this.maybeSendSeed(kept);
+    // The watch first: its first answer should come before the round is named.
     this.maybeWatch(kept);
+    this.maybeSendSeed(kept);
     this.updateLive(kept);
     if (kept.reveal) this.scheduleCheck();
     this.queueRender();
@@ -254,9 +252,9 @@ class TablePage {
       }
       const reply = await this.ctx.gateway.move(this.tableId, "seed", { seed });
       this.seedSent = true;
+      say("Your seed is sent.", "info");
       // The receipt names the event that recorded the seed: the record must honour it.
       if (reply?.receipt) this.updateLive(this.updateKept((k) => keepReceipt(k, reply.receipt, now())));
-      say("Your seed is sent.", "info");
     } catch (e) {
       if (e.code === "seed_already_sent") this.seedSent = true; // by this tab, before a reload
       else if (e.code === "seed_window_closed") {
@@ -372,6 +370,13 @@ class TablePage {
   tick() {
     const el = this.root.querySelector("#timer");
     if (el) el.textContent = timerText(this.deadline);
+    // Some failures are known only once a time has passed (checkLive).
+    const kept = this.kept();
+    if (kept && !kept.reveal) {
+      const before = this.liveCheck.failed.length;
+      this.updateLive(kept);
+      if (this.liveCheck.failed.length !== before) this.queueRender();
+    }
   }
 
   render() {
@@ -386,7 +391,7 @@ class TablePage {
       {
         id: "table",
         class: `table-page${myTurn ? " my-turn" : ""}`,
-        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.live.failed.length ? "fail" : "" },
+        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "" },
       },
       h("div", { class: "board-area" }, this.board(v, myTurn), this.fairDealPanel(kept, checkStatus)),
       this.logPanel(),
@@ -648,7 +653,7 @@ function statusOf(check) {
 function checkBanner(kept, page, status) {
   const c = kept?.check;
   if (status === "running") return h("div", { class: "banner info", id: "banner" }, "Checking the match in this tab…");
-  const failedNow = page.live.failed;
+  const failedNow = page.liveCheck.failed;
   if (failedNow.length && status === "waiting") {
     // What can already be known to have failed is said now, not at the end.
     const names = [...new Set(failedNow.map((x) => x.name))];
