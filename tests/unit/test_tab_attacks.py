@@ -108,6 +108,8 @@ class Case:
     #: the final check can tell.
     live_by: str | None = None
     live_after_ms: int = 0
+    #: What the failing check must say (a regular expression).
+    detail: str | None = None
     info: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -153,6 +155,7 @@ class Case:
             "feed": feed,
             "relays": self.relays,
             "live_by": live_at,
+            "detail": self.detail,
             "end_at": feed[-1]["at"] + 1_000,
             **self.extra,
         }
@@ -238,6 +241,7 @@ CASES = [
         honest_relays(),
         edit=lambda f: delay_from(f, "SeedWindowClosed", due_ms(1002) + 100 + 1_500),
         live_by="DrandRoundNamed",
+        detail=r"1\.5 s before it saw round 1002 named: the server could have known",
     ),
     Case(
         "1 round grinding, the relays down: named 4 s after the round was due",
@@ -248,6 +252,7 @@ CASES = [
         live_by="DrandRoundNamed",
         # (By the clock alone: once the tab's own relays had 2 s to answer.)
         live_after_ms=2_000,
+        detail=r"by this tab's clock, round 1002 was due 4\.0 s before the table named it",
     ),
     # --- 2. a sock puppet's seed picked once the round's value was out
     Case(
@@ -257,6 +262,7 @@ CASES = [
         honest_relays(),
         edit=lambda f: delay_from(f, "SeedWindowClosed", due_ms(1001) + 100 + 800),
         live_by="DrandRoundNamed",
+        detail=r"round 1001's value .* 0\.8 s before it saw round 1001 named",
     ),
     # --- 3. a false fallback: a second deck sequence for the server to choose from
     Case(
@@ -265,6 +271,7 @@ CASES = [
         club("false-fb", drand="fallback"),
         honest_relays(late={1001: 500, 1002: 500}),
         live_by="DrandFallback",
+        detail=r"4\.\d s before the table said it was late",
     ),
     Case(
         "3 false fallback told only in a catch-up: round 1002 came 3 s after 1001",
@@ -273,6 +280,7 @@ CASES = [
         honest_relays(late={1001: 600, 1002: 500}),
         edit=lambda f: in_a_catch_up(f, "DrandFallback"),
         live_by="DrandFallback",
+        detail="after round 1001's, which came on time",
     ),
     # --- 4. a seed acknowledged, then dropped or replaced
     Case(
@@ -282,6 +290,8 @@ CASES = [
         honest_relays(),
         receipt_version=2,
         live_by="SeedWindowClosed",
+        detail=r"acknowledged your seed \(receipt: randomness-tab-dropped, version 2\), then the"
+        r" window closed showing no seed",
     ),
     Case(
         "4 replaced seed: acknowledged (receipt), then another recorded for the seat",
@@ -289,6 +299,7 @@ CASES = [
         club("replaced", seat_seeds=((0, hashlib.sha256(b"the server's").digest()[:16]),)),
         honest_relays(),
         live_by="SeedWindowClosed",
+        detail="then the window closed showing [0-9a-f]{32} for your seat instead of",
     ),
     Case(
         "4 sent without a receipt, and recorded missing",
@@ -297,6 +308,7 @@ CASES = [
         honest_relays(),
         receipt=False,
         live_by="SeedWindowClosed",
+        detail="^the seed this tab sent was not used",
     ),
     # --- 5. the first dealer chosen, the whole match played from it
     Case(
@@ -304,6 +316,7 @@ CASES = [
         "dealer",
         club("dealer", first_dealer=1),
         honest_relays(),
+        detail="^seat 1 dealt first, but the published rule gives seat 0",
     ),
     Case(
         "5 gambler dealt first by the seat the rule does not give",
@@ -315,6 +328,7 @@ CASES = [
             first_dealer=other_dealer("gambler", "dealer-g"),
         ),
         honest_relays(),
+        detail=r"the published rule gives seat \d \(card 32 of deal 1's deck",
     ),
     # --- 6. a made-up beacon, dealt from
     Case(
@@ -324,6 +338,7 @@ CASES = [
         DOWN,
         live_by="DrandBeaconVerified",
         extra={"unchecked_too": ["drand relay"]},
+        detail="does not verify for round 1001 of quicknet",
     ),
     Case(
         "6 fake beacon, the relays answering: 48 bytes that are not even a point",
@@ -332,6 +347,7 @@ CASES = [
         honest_relays(),
         also=("drand relay",),
         live_by="DrandBeaconVerified",
+        detail="is not a point of G1's prime-order subgroup",
     ),
 ]
 

@@ -47,6 +47,8 @@ for (const c of data?.cases ?? []) {
       for (const name of c.info) assert.deepEqual(statusOf(result, name), ["info"], said);
     } else {
       assert.ok(statusOf(result, c.check).includes("fail"), `${c.check} must fail: ${said}`);
+      const why = result.checks.find((x) => x.name === c.check && x.status === "fail").detail;
+      assert.match(why, new RegExp(c.detail), "it fails for the attack's reason");
       assert.equal(result.ok, false);
       assert.equal(result.failed, true);
       // Nothing else fails but what the attack touches.
