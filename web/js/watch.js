@@ -90,6 +90,11 @@ export class DrandWatch {
         if (got.beacon) {
           const source = this.sources.get(got.relay) ?? "server";
           this.record(got.beacon, { at: got.at, relay: got.relay, source, how: ask.how });
+          if (!this.read()?.drand_seen?.[String(got.beacon.round)]) {
+            // Not kept (storage full?): asking again would learn nothing new, forever.
+            this.lastError = `could not keep round ${got.beacon.round}'s value`;
+            break;
+          }
           known = Math.max(known ?? 0, got.beacon.round);
           this.lastError = null;
           continue;

@@ -544,3 +544,14 @@ test("the watch with every relay down keeps nothing and says why", async () => {
   assert.deepEqual(kept.drand_seen, {});
   assert.match(w.lastError, /Failed to fetch/);
 });
+
+test("a watch that cannot keep what it sees stops, rather than ask again for ever", async () => {
+  const sim = new Sim(T0);
+  const k = watched();
+  const relays = [{ url: "https://relay.drand.test", source: "tab", mode: "honest", produced: { 1000: DUE(1000) } }];
+  const net = relayNetwork(relays, BEACONS, sim);
+  const w = new DrandWatch({ chain: "quicknet", relays, read: () => k, record: () => {}, now: sim.now, sleep: sim.sleep, fetchImpl: net.fetchImpl });
+  await w.run();
+  assert.equal(w.lastError, "could not keep round 1000's value");
+  assert.equal(net.log.length, 1);
+});
