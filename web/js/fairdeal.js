@@ -223,13 +223,16 @@ function checkSeed(kept, { final }) {
     return final ? pass(name, `the decks used the seed this tab made, ${mine}`) : null;
   }
   if (shown !== "" && shown !== undefined) return fail(name, `the table dealt from ${shown} for your seat, but this tab sent ${mine}`);
-  // Recorded missing: an honest outcome only when the server refused the seed as late,
-  // and the refusal came once the window's end had come by this tab's own clock.
+  // Recorded missing: an honest outcome only when the server refused the seed as late
+  // and this tab itself sent it late, by its own clock (a seed sent in time and refused
+  // once the window's end had come was held back: dropped).
   const late = kept.seed_refused;
-  if (late && late.code === "seed_window_closed" && given(kept.window_closes_at_ms) && late.at >= kept.window_closes_at_ms - TOLERANCE.clockMs) {
-    return final ? info(name, "your seed reached the server after the seed window closed: the deals used none for your seat") : null;
+  const sentLate = given(kept.window_closes_at_ms) && kept.my_seed_sent_at >= kept.window_closes_at_ms - TOLERANCE.clockMs;
+  if (late && late.code === "seed_window_closed" && sentLate) {
+    return final ? info(name, "this tab sent your seed only as the seed window closed, and the server refused it as late: the deals used none for your seat") : null;
   }
-  return fail(name, "the seed this tab sent was not used: the window closed showing none for your seat, and the server gave no receipt for it");
+  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${secs(kept.window_closes_at_ms - kept.my_seed_sent_at)} before the window's end)` : "";
+  return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it`);
 }
 
 function checkRound(kept, { final, now = Infinity }) {
