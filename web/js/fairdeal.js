@@ -247,6 +247,7 @@ function checkRound(kept, { final, now = Infinity }) {
   }
   if (!known(kept.chain)) return fail(name, `round ${R} of a drand chain this tab does not know (${kept.chain})`);
   const named = kept.drand_round_seen_at;
+  if (!given(named)) return final ? unchecked(name, "could not check: this tab did not keep when it saw the round named") : null;
   const due = roundTime(kept.chain, R);
   const had = hadAt(kept, R);
   // Covered: the tab was watching drand on its own relays when the round was named (so
