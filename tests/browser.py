@@ -5,8 +5,9 @@ Why not a library: the ``playwright`` package downloads its own browsers (not po
 here and not the Debian ``chromium`` CI has), ``pyppeteer`` is unmaintained, and
 Selenium needs ``chromium-driver`` besides. What the tests need from CDP is small:
 open a page, evaluate JavaScript, click (real mouse events at an element's centre), type,
-add a script that runs before the page's own, collect console errors and uncaught
-exceptions, and take screenshots.
+add a script that runs before the page's own (and with one, set the tab's clock to a
+test's virtual one: ``Page.set_clock``), collect console errors and uncaught exceptions,
+and take screenshots.
 
 The browser is the system's (``/usr/bin/chromium``, or ``BELOT_CHROMIUM``); the flags are
 those that work as root in a container: --headless --no-sandbox --disable-gpu
@@ -161,6 +162,7 @@ class Page:
         self.target = target
         self.errors: list[str] = []  # console errors and uncaught exceptions
         self.console: list[str] = []
+        self._clock_script: str | None = None
 
     def send(self, method: str, params: dict[str, Any] | None = None) -> Any:
         return self.browser.send(method, params, self.session)
@@ -178,9 +180,26 @@ class Page:
     async def close(self) -> None:
         await self.browser.send("Target.closeTarget", {"targetId": self.target})
 
-    async def add_init_script(self, source: str) -> None:
-        """Run ``source`` in every document before the page's own scripts."""
-        await self.send("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    async def add_init_script(self, source: str) -> str:
+        """Run ``source`` in every document before the page's own scripts; returns the
+        script's identifier."""
+        reply = await self.send("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+        identifier: str = reply["identifier"]
+        return identifier
+
+    async def set_clock(self, virtual_ms: float, real_ms: float, speed: float) -> None:
+        """Set the tab's clock (web/js/clock.js) to a test's virtual one: at wall-clock
+        ``real_ms`` it read ``virtual_ms`` and it runs ``speed`` times as fast. It holds
+        from now on in this document and in every later one (before the page's own
+        scripts run); a later call replaces it."""
+        clock = json.dumps({"virtual_ms": virtual_ms, "real_ms": real_ms, "speed": speed})
+        source = f"globalThis.__BELOT_TEST_CLOCK__ = {clock};"
+        if self._clock_script is not None:
+            await self.send(
+                "Page.removeScriptToEvaluateOnNewDocument", {"identifier": self._clock_script}
+            )
+        self._clock_script = await self.add_init_script(source)
+        await self.evaluate(source)
 
     async def goto(self, url: str) -> None:
         await self.send("Page.navigate", {"url": url})

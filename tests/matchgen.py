@@ -15,8 +15,9 @@ From there:
 Deterministic: every seed and the bots' generator come from SHA-256 of the spec's
 ``label`` (the first dealer from the rule, :func:`belot.first_dealer`); times come from a
 virtual clock that starts half a second into quicknet round 1000 (so the first round after
-the seeds is 1001, whose beacon we have), or into round 1001 for a fallback (1002). Every
-match of one kind makes the same round fact, so many matches can share one log.
+the seeds is 1001, whose beacon we have), or into round 1001 for a fallback (1002), or into
+the round before the spec's ``named_round``. Every match of one kind makes the same round
+fact, so many matches can share one log.
 """
 
 from __future__ import annotations
@@ -96,6 +97,16 @@ class MatchSpec:
     #: instead of the rule's (the game is then played from that dealer, consistently).
     seat_seeds: tuple[tuple[int, bytes], ...] = ()
     first_dealer: int | None = None
+    #: Attacks on the player's tab (tests/unit/test_tab_attacks.py), each record kept
+    #: consistent: the round the match names (the match starts half a second into the
+    #: round before; default 1001 with drand, 1002 for a fallback; recorded beacons:
+    #: 1000-1003), a made-up beacon signature dealt from instead of drand's, human seats
+    #: whose seed the server takes and never records (the window then closes at its end,
+    #: so ``window_ms`` short enough to name a recorded round), and the window's length.
+    named_round: int | None = None
+    beacon_signature: bytes | None = None
+    dropped_seeds: tuple[int, ...] = ()
+    window_ms: int = WINDOW_MS
     #: "natural" (MatchEnded), "forfeit" (MatchForfeited), "abort" (MatchAborted a few
     #: cards into a deal) or "abort_early" (MatchAborted before the first deck went out).
     end: str = "natural"
@@ -175,24 +186,35 @@ def generate(spec: MatchSpec) -> list[Append]:
 
     seed = server_seed_of(spec)
     seats = tuple(SeatSpec(i, p) for i, p in enumerate(players))
-    if spec.drand != "beacon":
-        now += QUICKNET.period * 1000  # half a second into round 1001: round 1002 is named
+    round_ = spec.named_round or (BEACON_ROUND if spec.drand == "beacon" else MISSED_ROUND)
+    # Half a second into the round before the one named.
+    now = QUICKNET.time_of_round(round_ - 1) * 1000 + 500
     fapply(
         open_match(
-            fair, spec.match_id, hashlib.sha256(seed).digest(), seats, "quicknet", WINDOW_MS, now
+            fair,
+            spec.match_id,
+            hashlib.sha256(seed).digest(),
+            seats,
+            "quicknet",
+            spec.window_ms,
+            now,
         )
     )
     for spec_seat in seats:
         if spec_seat.player is not None:
             now += 400
+            if spec_seat.seat in spec.dropped_seeds:
+                continue  # taken (and acknowledged) by the server, never recorded
             seat_seed = dict(spec.seat_seeds).get(spec_seat.seat) or seat_seed_of(
                 spec, spec_seat.seat
             )
             fapply(submit_seed(fair, spec_seat.seat, spec_seat.player, seat_seed, now))
-    round_ = BEACON_ROUND if spec.drand == "beacon" else MISSED_ROUND
-    assert fair.drand_round == round_ and fair.drand_due_at_ms is not None
+    if not fair.is_window_closed:
+        now = fair.window_closes_at_ms
+        fapply(fairness.close_window_if_due(fair, now))
+    assert fair.drand_round == round_ and fair.drand_due_at_ms is not None, fair.drand_round
     due_ms = fair.drand_due_at_ms
-    signature = _SIGNATURES[round_]
+    signature = spec.beacon_signature or _SIGNATURES[round_]
     randomness = hashlib.sha256(signature).digest()
     if spec.drand == "beacon":
         now = due_ms + BEACON_AFTER_MS

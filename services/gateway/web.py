@@ -12,7 +12,8 @@ noble libraries, unmodified npm files: docs/web-drand.md) are served, with a kno
 extension; ``web/test/``, ``web/node/`` and anything else are 404. HTML pages carry a
 Content Security Policy that allows scripts and styles from the gateway only (no CDN) and
 connections to the gateway, the verify API and the drand relays the tab may ask for a
-round (the tab's own defaults and the configured ones).
+round: any https origin (the player may add relays of their own) and the configured
+ones.
 
 No inline script runs but the page's import map: the vendored modules import each other
 by bare names (``@noble/hashes/sha2.js``), which only an import map resolves without
@@ -35,7 +36,6 @@ from aiohttp import web
 
 from belot import RULESETS, deal_pattern
 from belot_platform.settings import Settings
-from fairdeal.chains import DEFAULT_RELAYS
 
 #: The repository's ``web/`` beside ``services/`` (BELOT_WEB_DIR overrides it).
 DEFAULT_WEB_DIR: Final = Path(__file__).resolve().parents[2] / "web"
@@ -155,9 +155,18 @@ def content_security_policy(
     map's hash, see import_map_hashes)."""
     ws = ("wss://" if request.scheme == "https" else "ws://") + request.host
     connect = ["'self'", ws, _origin(verify_url(settings, request))]
-    # The tab asks its own default relays (web/js/drand.js DEFAULT_RELAYS, the same list)
-    # as well as the configured ones.
-    connect += sorted({_origin(u) for u in (*DEFAULT_RELAYS, *settings.drand_urls)})
+    # The tab asks drand relays: its own defaults (web/js/drand.js DEFAULT_RELAYS), those
+    # the player adds (localStorage "belot.drand.relays": any address they choose, so no
+    # list here can name them) and the configured ones. So any https origin may be
+    # fetched, and a configured relay that is plain http (development) by name.
+    # Why that is safe: connect-src says where the page's own scripts may connect, and
+    # script-src stays strict ('self' and the import map's hash: no inline script, no
+    # other site's), so the only scripts that could use it are the ones this server
+    # serves, which hold nothing (the session token, the kept matches) that the server
+    # does not already have. Nothing a relay answers is run or trusted: a beacon is
+    # believed only when its BLS signature verifies against the pinned key.
+    connect.append("https:")
+    connect += sorted({o for o in map(_origin, settings.drand_urls) if not o.startswith("https:")})
     return "; ".join(
         [
             "default-src 'self'",

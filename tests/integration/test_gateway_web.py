@@ -23,13 +23,19 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 WEB = DEFAULT_WEB_DIR
 
 
+#: Configured relays: one plain http (development), one https.
+RELAYS = ("http://relay.local:8080/", "https://relay.example/drand")
+
+
 async def test_the_client_is_served_with_types_and_revalidation(
     servers, store, pg_pool, nc, js_names
 ) -> None:
     verify = "https://verify.example"
     async with (
         platform(store, pg_pool, nc, js_names, workers=0) as p,
-        gateway(servers, store.schema, js_names, p.prefix, verify_url=verify) as http,
+        gateway(
+            servers, store.schema, js_names, p.prefix, verify_url=verify, drand_urls=RELAYS
+        ) as http,
     ):
         expected = {
             "/": ("text/html", WEB / "index.html"),
@@ -75,8 +81,12 @@ async def test_the_client_is_served_with_types_and_revalidation(
         digest = base64.b64encode(hashlib.sha256(import_map.encode()).digest()).decode()
         assert directives["script-src"] == ["'self'", f"'sha256-{digest}'"]
         assert "https://verify.example" in directives["connect-src"]  # the replay page's API
-        # The tab's own drand relays, whatever the server is configured with.
-        assert set(DEFAULT_RELAYS) <= set(directives["connect-src"])
+        # Any https relay: the tab's own (DEFAULT_RELAYS), the player's, the configured
+        # ones; a configured plain-http one by name. Scripts stay the gateway's own.
+        connect = directives["connect-src"]
+        assert "https:" in connect and "http://relay.local:8080" in connect, connect
+        assert all(r.startswith("https://") for r in DEFAULT_RELAYS)
+        assert "http:" not in connect and "*" not in connect, connect
         assert "unsafe-inline" not in csp
         async with http.get("/js/drand.js") as r:
             assert "Content-Security-Policy" not in r.headers

@@ -4,18 +4,29 @@ a virtual clock, or relays that never answer), a table worker, the outbox relay,
 gateway serving the client, and the verify API.
 
 1. With drand: a player signs up, opens a classic table with three bots, plays the whole
-   match by clicking (bids and legal cards), sees the in-tab check pass (drand's round
-   fetched by the tab from the relay and compared), then opens the replay and sees the
-   verify service's report and every deck recomputed in the tab.
+   match by clicking (bids and legal cards), sees the in-tab check pass (the tab watched
+   drand itself on the player's relay, had the named round only after it was named, and
+   verified its signature), then opens the replay and sees the verify service's report
+   and every deck recomputed in the tab.
 2. Without drand (the relays never answer: the fallback), and the stored server reveal
    tampered with as the tab writes it: the table says the match was dealt without drand
    and shows the failed check at once; the server's own report still passes. The same
    account, logged in in another browser, sees the table in the lobby with its bots; at
    the end the player signs out and logs in again.
-3. Two players at a gambler table, one sitting down from the lobby's listing.
+3. Two players at a gambler table, one sitting down from the lobby's listing; dealt
+   without drand, both tabs end amber: nothing failed, but that drand was late cannot be
+   checked.
 4. The page imports web/js/drand.js, whose vendored noble modules its import map resolves
    (the CSP allows that inline script by its hash, and no other): recorded quicknet
    beacons verify, forged ones do not.
+5. An attack in the real page: the server acknowledges the tab's seed (the receipt), then
+   the window's close shows none for its seat (the WebSocket's messages rewritten in the
+   page, as a dishonest server would send them): the red banner names "your seed" at
+   once, and the check at the end fails it.
+
+The tab's clock follows the services' virtual one (tests/browser.py Page.set_clock,
+web/js/clock.js), and its drand relays are set as a player sets them (localStorage
+"belot.drand.relays").
 
 On every turn of every match the board is compared with the game core: the match's
 events are read from the event log and replayed with ``belot``, and its view of the seat
@@ -102,6 +113,7 @@ class Web:
     verify_url: str
     clock: ScaledClock
     store: Any  # the event log the services write: the tests read matches from it
+    drand_url: str = ""  # the local drand relay the randomness service asks
 
 
 @contextlib.asynccontextmanager
@@ -133,7 +145,7 @@ async def web_stack(
                 verify_url=verify_url,
                 drand_urls=(p.drand_url,),
             ) as http:
-                yield Web(str(http.make_url("/")), verify_url, clock, store)
+                yield Web(str(http.make_url("/")), verify_url, clock, store, p.drand_url)
     finally:
         await asyncio.wait_for(verify.close(), 30)
         # A lock a stuck connection holds must not make the teardown wait for ever.
@@ -157,6 +169,21 @@ async def _dump_tasks_after(seconds: float) -> None:
     for task in asyncio.all_tasks():
         print(f"--- {task.get_name()}", file=sys.stderr)
         task.print_stack(file=sys.stderr)
+
+
+async def follow_clock(page: Page, clock: ScaledClock) -> None:
+    """The tab's clock reads the services' virtual one, from now on."""
+    await page.set_clock(clock.now() * 1000, time.time() * 1000, clock.speed)
+
+
+async def as_player(page: Page, web: Web, relays: list[str]) -> None:
+    """A tab on the services' clock whose player chose these drand relays (none: only
+    the server's are asked; the public ones are not reachable from here)."""
+    await follow_clock(page, web.clock)
+    await page.add_init_script(
+        "try { localStorage.setItem('belot.drand.relays', "
+        f"{json.dumps(json.dumps(relays))}); }} catch (e) {{}}"
+    )
 
 
 async def sign_up(page: Page, web: Web, name: str) -> None:
@@ -258,7 +285,7 @@ async def open_table(
     await page.type("#bot-delay", "20")
     await page.type("#turn-seconds", "60")
     if before_create is not None:
-        before_create()
+        await before_create()
     await page.click("#create-table")
     table_id: str = await page.wait_for(
         "location.hash.startsWith('#/table/') && document.querySelector('#table[data-status]')"
@@ -305,7 +332,7 @@ async def play_match(
     clicks |= {"core_checked": 0, "tricks_seen": 0, "scores_seen": 0}
     while True:
         state = await page.evaluate(PROBE)
-        if state and state["check"] in ("pass", "fail"):
+        if state and state["check"] in ("pass", "fail", "unchecked"):
             return clicks
         if loop.time() > deadline:
             raise AssertionError(f"the match did not finish in {MATCH_TIMEOUT} s: {state}")
@@ -490,6 +517,7 @@ async def test_a_player_plays_a_classic_match_and_the_tab_verifies_it(
         chromium(CHROMIUM) as browser,
     ):
         page = await browser.new_page()
+        await as_player(page, web, [web.drand_url])
         shots, clicks = await drand_match(page, web, clock, store)
     print(f"\nscreenshots: {' '.join(str(p) for p in shots)}")
     print(f"browser match with drand: {time.monotonic() - started:.1f} s, clicks {clicks}")
@@ -499,11 +527,14 @@ async def drand_match(
     page: Page, web: Web, clock: RestartableClock, store: Any
 ) -> tuple[list[Path], dict[str, int]]:
     round_1000 = QUICKNET.time_of_round(1000)
+
+    async def just_after_round_1000() -> None:
+        clock.restart(round_1000 + 0.1)
+        await follow_clock(page, clock)
+
     async with explained(page, "drand"):
         await sign_up(page, web, f"ann{uuid.uuid4().hex[:6]}")
-        table_id = await open_table(
-            page, web, target=301, before_create=lambda: clock.restart(round_1000 + 0.1)
-        )
+        table_id = await open_table(page, web, target=301, before_create=just_after_round_1000)
         # The fair deal in the tab, before the first card.
         await page.wait_for("document.querySelector('#my-seed')")
         shown_first = await fair_deal_shown(page)
@@ -544,9 +575,36 @@ async def drand_match(
 
         assert "verified in this tab" in banner.lower()
         assert href == f"https://api.drand.sh/{QUICKNET.hash}/public/{drand_round}"
+        assert set(shown.values()) == {"pass"}, shown
         assert shown["commitment"] == "pass" and shown["your seed"] == "pass", shown
-        assert shown["drand value"] == "pass", shown
-        assert shown["drand relay"] == "pass", shown  # asked by the tab itself
+        assert shown["commitment bounds"] == "pass" and shown["dealer"] == "pass", shown
+        assert shown["drand round"] == "pass" and shown["drand value"] == "pass", shown
+        assert shown["drand relay"] == "pass", shown  # fetched by the tab itself
+        # The tab watched drand on the player's relay: it had the named round's value
+        # only after it saw the round named, on its own clock; the seed's receipt named
+        # the event that recorded it.
+        own = kept["drand_seen"][str(drand_round)]
+        assert (own["source"], own["relay"]) == ("player", web.drand_url), own
+        assert kept["drand_round_live"] is True
+        assert own["at"] >= kept["drand_round_seen_at"], (own, kept["drand_round_seen_at"])
+        assert kept["receipt"]["version"] == kept["seed_received"]["version"], kept["receipt"]
+        # The whole check again, in the page, on what the tab kept: how long it takes.
+        again = await page.evaluate(
+            """(async (id) => {
+              const f = await import('/js/fairdeal.js');
+              const kept = JSON.parse(localStorage.getItem('belot.kept.' + id));
+              const t = performance.now();
+              const r = await f.checkKept(kept, {relays: []});
+              return [performance.now() - t, r.ok, r.checks.length];
+            })"""
+            f"({json.dumps(kept['match_id'])})"
+        )
+        assert again[1] is True, again
+        print(
+            f"\nthe tab had round {drand_round} {own['at'] - kept['drand_round_seen_at']} ms "
+            f"(virtual, at half speed) after it saw it named; the whole check, "
+            f"{again[2]} checks, takes {again[0]:.1f} ms in Chromium (drand's BLS check cached)"
+        )
         deal_checks = [k for k in shown if k.startswith("deal ")]
         assert len(deal_checks) == len(record["deals"]) and all(
             shown[k] == "pass" for k in deal_checks
@@ -596,13 +654,17 @@ async def test_a_tampered_reveal_is_shown_failed_and_a_fallback_says_so(
 ) -> None:
     assert CHROMIUM is not None
     started = time.monotonic()
-    clock = ScaledClock(ORIGIN, 10.0)  # relays that never answer: the fallback in 0.5 s
+    # Relays that never answer: the fallback in 2.5 s. (Twice real speed, not faster: the
+    # tab's check compares its own times with drand's schedule, on a clock that runs as
+    # fast as the services' one, and real latencies grow with it.)
+    clock = ScaledClock(ORIGIN, 2.0)
     async with (
         watchdog(),
         web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
         chromium(CHROMIUM) as browser,
     ):
         page = await browser.new_page()
+        await as_player(page, web, [])
         png = await tampered_match(page, web, store, browser)
     print(f"\nscreenshot: {png}")
     print(f"browser match, fallback and tampered reveal: {time.monotonic() - started:.1f} s")
@@ -661,7 +723,8 @@ async def tampered_match(page: Page, web: Web, store: Any, browser: Any) -> Path
         assert "FAILED" in banner and "commitment" in banner, banner
         assert "FAILED" in message, message
         assert shown["commitment"] == "fail", shown
-        assert shown["drand"] == "info", shown
+        assert shown["drand fallback"] == "unchecked", shown  # the relays never answered
+        assert shown["your seed"] == "pass" and shown["commitment bounds"] == "pass", shown
         assert all(shown[k] == "fail" for k in shown if k.startswith("deal ")), shown
 
         # Signing out and in again with the account: the lobby, under its name.
@@ -681,7 +744,7 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
     pass), and each tab checks its own cards; a fallback match."""
     assert CHROMIUM is not None
     started = time.monotonic()
-    clock = ScaledClock(ORIGIN, 10.0)
+    clock = ScaledClock(ORIGIN, 2.0)
     async with (
         watchdog(),
         web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
@@ -689,6 +752,8 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
     ):
         gil = await browser.new_page(context=await browser.new_context())
         hal = await browser.new_page(context=await browser.new_context())
+        for page in (gil, hal):
+            await as_player(page, web, [])
         async with explained(gil, "gambler-gil"), explained(hal, "gambler-hal"):
             gil_name = f"gil{uuid.uuid4().hex[:6]}"
             await sign_up(gil, web, gil_name)
@@ -730,13 +795,25 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
                 await hal.screenshot(artifact("web-table-gambler-2.png")),
             ]
             for page in (gil, hal):
+                # Dealt without drand and no relay answered: amber, never green.
                 assert await page.evaluate("document.querySelector('#table').dataset.check") == (
-                    "pass"
+                    "unchecked"
                 )
+                banner = await page.evaluate(
+                    "[document.querySelector('#banner').className,"
+                    " document.querySelector('#banner').textContent]"
+                )
+                assert banner[0] == "banner unchecked", banner
+                assert banner[1].startswith("Fair deal checked in this tab, but 2 could"), banner
+                assert "could not check that drand was late" in banner[1], banner
+                assert "Nothing failed" in banner[1], banner
                 assert page.errors == [], page.errors
             for s in shown:
                 assert s["commitment"] == "pass" and s["your seed"] == "pass", s
-                assert s["drand"] == "info", s
+                assert s["dealer"] == "pass" and s["commitment bounds"] == "pass", s
+                assert s["drand fallback"] == "unchecked", s
+                assert s["drand round"] == "unchecked", s  # only the server's relay, down
+                assert "fail" not in s.values(), s
             # Each tab kept its own seat's cards, and both seeds went into the decks.
             assert [k["seat"] for k in kept] == [0, 1]
             assert kept[0]["seat_seeds"] == kept[1]["seat_seeds"]
@@ -744,6 +821,119 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
             assert kept[0]["deals"]["0"]["first"] != kept[1]["deals"]["0"]["first"]
     print(f"\nscreenshots: {png[0]} {png[1]}")
     print(f"browser gambler match of two: {time.monotonic() - started:.1f} s, clicks {clicks}")
+
+
+DROP_MY_SEED = """(() => {
+  // A dishonest server, as the tab sees it: every WebSocket message passes through here.
+  // The seed this tab sent is acknowledged (the seed reply's receipt is the server's own,
+  // untouched), then the window's close shows none for seat 0 and lists it missing, and
+  // the event recording it is never shown.
+  const Native = window.WebSocket;
+  const decoder = new TextDecoder();
+  const edit = (m) => {
+    if (m.type !== 'event') return m;
+    if (m.event === 'SeatSeedReceived' && m.payload.seat === 0) return null;
+    if (m.event !== 'SeedWindowClosed') return m;
+    const seat_seeds = [...m.payload.seat_seeds];
+    seat_seeds[0] = '';
+    const missing = [...new Set([...m.payload.missing, 0])];
+    return {...m, payload: {...m.payload, seat_seeds, missing}};
+  };
+  window.WebSocket = class extends Native {
+    set onmessage(handler) {
+      super.onmessage = (e) => {
+        const text = typeof e.data === 'string' ? e.data : decoder.decode(e.data);
+        const out = edit(JSON.parse(text));
+        if (out !== null) handler(new MessageEvent('message', {data: JSON.stringify(out)}));
+      };
+    }
+    get onmessage() { return super.onmessage; }
+  };
+  window.confirm = () => true;  // "leaving forfeits it for your side. Leave?"
+})();"""
+
+
+async def test_a_seed_dropped_after_its_receipt_is_shown_failed_at_once(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    """The real page against a dishonest server (its messages rewritten in the page):
+    the tab sent its seed and got a receipt, then the window closed showing no seed for
+    its seat. The red banner beside the board names "your seed" at once, while the deal
+    goes on; the player leaves (a forfeit), comes back, and the check at the end fails
+    it too, naming the receipt's event."""
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    clock = ScaledClock(ORIGIN, 2.0)
+    async with (
+        watchdog(),
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        page = await browser.new_page()
+        await as_player(page, web, [])
+        await page.add_init_script(DROP_MY_SEED)
+        async with explained(page, "dropped-seed"):
+            await sign_up(page, web, f"dee{uuid.uuid4().hex[:6]}")
+            table_id = await open_table(page, web)
+            t0 = time.monotonic()
+            # (Said at the close; the receipt may come a moment after it: then it is named.)
+            banner = await page.wait_for(
+                "(b => b && b.classList.contains('fail') && b.textContent.includes('receipt')"
+                " && [b.dataset.failed, b.textContent])"
+                "(document.querySelector('#fairdeal #banner'))",
+                timeout=30,
+            )
+            live_s = time.monotonic() - t0
+            assert banner[0] == "your seed", banner
+            assert banner[1].startswith("Fair-deal check FAILED (your seed): the server "), banner
+            assert "acknowledged your seed (receipt: randomness-" in banner[1], banner
+            assert "showing no seed for your seat" in banner[1], banner
+            assert await page.evaluate("document.querySelector('#table').dataset.live") == "fail"
+            # Beside the board, not above it: the banner is in the fair-deal panel, which
+            # starts where the board starts (the cards did not move down for it).
+            beside = await page.evaluate(
+                """(() => {
+                  const b = document.querySelector('#banner');
+                  const top = (s) => document.querySelector(s).getBoundingClientRect().top;
+                  return [!!b.closest('aside.fairdeal'), top('.board') === top('aside.fairdeal')];
+                })()"""
+            )
+            assert beside == [True, True], beside
+            kept = await kept_record(page)
+            assert kept["receipt"]["seat"] == 0 and kept["seat_seeds"][0] == "", kept
+            assert kept["seed_received"] is None and kept["missing_seeds"] == [0], kept
+            live_png = await page.screenshot(artifact("web-table-dropped-seed.png"))
+            # The match goes on; the player leaves once the first deal is out.
+            await page.wait_for(
+                "['bidding', 'playing'].includes(document.querySelector('#table').dataset.phase)",
+                timeout=30,
+            )
+            await page.click("#leave")
+            await page.wait_for("document.querySelector('#create-table')")
+            await page.evaluate(f"location.hash = '#/table/{table_id}'")
+            await page.wait_for(
+                "document.querySelector('#table')?.dataset.check === 'fail'", timeout=60
+            )
+            shown = await checks_shown(page)
+            final = await page.evaluate(
+                "[document.querySelector('#banner').dataset.failed,"
+                " document.querySelector('#checks li[data-check=\"your seed\"]').textContent]"
+            )
+            kept = await kept_record(page)
+            record = await stored_record(store, kept["match_id"])
+            # The server's own record is honest: the seed was used there.
+            assert record["seats"][0]["seed"] == kept["my_seed"]
+            assert shown["your seed"] == "fail", shown
+            assert "your seed" in final[0].split(","), final
+            assert f"version {kept['receipt']['version']}" in final[1], final
+            assert shown["commitment"] == "pass", shown
+            assert kept["check"]["ok"] is False and kept["check"]["failed"] is True
+            assert page.errors == [], page.errors
+    print(f"\nscreenshot: {live_png}")
+    print(
+        f"browser dropped seed: the red banner {live_s:.1f} s after the table opened; "
+        f"in all {time.monotonic() - started:.1f} s"
+    )
 
 
 #: A point of G1's subgroup, encoded as a quicknet signature is, that no one signed:

@@ -4,8 +4,12 @@ replay page's recomputation against those matches' records.
 
 The matches are generated here (``tests.matchgen``: bots, real decks, a real drand
 beacon or the fallback) and handed to Node as what each human seat's tab would have
-received on its WebSocket: the events the gateway lets that seat see, in log order,
-public and its own while the match runs, everything after the end. Needs Node.js 20+.
+received on its WebSocket (``tests.webfeed``): the events the gateway lets that seat see,
+in log order, public and its own while the match runs, everything after the end, each
+with the tab's time of arrival; the seed reply's receipt; and drand relays that serve the
+recorded rounds as drand produced them (round 1002 of a fallback match 6 s late: drand
+was late, as the match says). web/node/tabsim.mjs plays them against the tab's code.
+Needs Node.js 20+. (The attack cases are tests/unit/test_tab_attacks.py's.)
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
 from services.gateway.web import rulesets_json
 from tests.matchgen import MatchSpec, offline_record
+from tests.webfeed import beacons, receipt_of, relay, timed_feed
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -40,51 +44,32 @@ SPECS = (
 )  # fmt: skip
 
 
-def seat_feed(record: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-    """What a tab at ``seat`` receives: the WebSocket's event messages, in log order."""
-    events = sorted(
-        [*record["streams"]["match"]["events"], *record["streams"]["randomness"]["events"]],
-        key=lambda e: e["position"],
-    )
-    opened: set[str] = set()
-    feed = []
-    for e in events:
-        stream = e["stream"]
-        if stream.startswith("match-") and e["type"] in MATCH_ENDING:
-            opened.add(stream)
-        if stream.startswith("randomness-") and e["type"] in RANDOMNESS_OPENED_BY:
-            opened.add(stream)
-        if may_see(e["visibility"], seat, stream in opened):
-            feed.append(
-                {
-                    "type": "event",
-                    "stream": stream,
-                    "version": e["version"],
-                    "event": e["type"],
-                    "payload": e["payload"],
-                    "visibility": e["visibility"],
-                }
-            )
-    return feed
-
-
 def fixtures() -> dict[str, Any]:
     cases = []
     records = {}
     for name, spec in SPECS:
         record = offline_record(spec)
         records[name] = record
+        late = {} if spec.drand == "beacon" else {1002: 6_000}
         for s in record["seats"]:
             if not s["human"]:
                 continue
+            feed = timed_feed(record, s["seat"])
             cases.append(
                 {
                     "name": f"{name}-seat{s['seat']}",
+                    "match_id": record["match_id"],
                     "player": s["player"],
                     "seat": s["seat"],
                     "my_seed": s["seed"],
+                    "receipt": receipt_of(record, s["seat"]),
                     "ruleset": record["ruleset"]["name"],
-                    "feed": seat_feed(record, s["seat"]),
+                    "feed": feed,
+                    "relays": [
+                        relay("https://relay.drand.test", "tab", late=late),
+                        relay("https://relay.belot.test", "server", late=late),
+                    ],
+                    "end_at": feed[-1]["at"] + 1_000,
                     # What the tab must have kept, from the record's own summary.
                     "expect": [
                         {
@@ -99,7 +84,12 @@ def fixtures() -> dict[str, Any]:
                     "drand": record["fair_deal"]["drand"],
                 }
             )
-    return {"rulesets": rulesets_json()["rulesets"], "cases": cases, "records": records}
+    return {
+        "rulesets": rulesets_json()["rulesets"],
+        "beacons": beacons(),
+        "cases": cases,
+        "records": records,
+    }
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the JavaScript tests need it")
@@ -113,8 +103,12 @@ def test_javascript_tests_pass(tmp_path: Path) -> None:
     assert NODE is not None
     path = tmp_path / "matches.json"
     path.write_text(json.dumps(fixtures()))
+    # Every test file but the attack harness, which tests/unit/test_tab_attacks.py runs.
+    files = sorted(
+        str(p) for p in (ROOT / "web" / "test").glob("*.test.mjs") if p.name != "attacks.test.mjs"
+    )
     proc = subprocess.run(
-        [NODE, "--test", str(ROOT / "web" / "test")],
+        [NODE, "--test", *files],
         capture_output=True,
         text=True,
         timeout=180,

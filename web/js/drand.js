@@ -230,37 +230,52 @@ export function relayList({ player = null, server = [] } = {}) {
 }
 
 /**
- * Ask ``relays`` (addresses, or {url} as relayList gives) for ``round`` of ``chain``, all
- * at once, each for at most ``timeoutMs``; believe the first answer whose signature
- * verifies (verifyBeacon, for the round asked), and stop asking the others then.
+ * Ask ``relays`` (addresses, or {url} as relayList gives) for ``round`` of ``chain`` (a
+ * round number, or "latest": the latest round each relay has), all at once, each for at
+ * most ``timeoutMs``; believe the first answer whose signature verifies (verifyBeacon,
+ * for the round asked, or for the round a "latest" answer names), and stop asking the
+ * others then. ``signal``: an AbortSignal that stops every request (the page left);
+ * ``now``: the clock the answer's time is read on (the tab's, web/js/clock.js).
  * Returns
- *   {beacon: {round, signature, previous_signature?, randomness}, relay, lying, failed}
- * when one verified (randomness computed here), else {error, lying, failed}; lying:
- * [{relay, why}] the relays that served a beacon that does not verify, failed:
- * [{relay, why}] those that gave no beacon (no answer, HTTP error, not a beacon), both
- * as far as known when the answer was chosen.
+ *   {beacon: {round, signature, previous_signature?, randomness}, relay, at, lying, failed}
+ * when one verified (randomness computed here; at: when its answer arrived, before the
+ * signature was checked, so that the check's own time does not count), else
+ * {error, lying, failed}; lying: [{relay, why}] the relays that served a beacon that does
+ * not verify, failed: [{relay, why, status?}] those that gave no beacon (no answer, HTTP
+ * error with its status, not a beacon), both as far as known when the answer was chosen.
  */
-export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.fetch, timeoutMs = 4000 } = {}) {
+export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.fetch, timeoutMs = 4000, signal = null, now = Date.now } = {}) {
   const lying = [];
   const failed = [];
   const c = pinned(chain);
   if (!c) return { error: `unknown drand chain ${chain}`, lying, failed };
-  if (!Number.isSafeInteger(round) || round < 1) return { error: `the round ${round} is not a whole number from 1`, lying, failed };
+  const latest = round === "latest";
+  if (!latest && (!Number.isSafeInteger(round) || round < 1)) return { error: `the round ${round} is not a whole number from 1`, lying, failed };
   const urls = [...new Set((relays ?? []).map((r) => normalizeRelay(typeof r === "string" ? r : r?.url)).filter(Boolean))];
   if (!urls.length) return { error: "no drand relay to ask", lying, failed };
   const aborts = urls.map(() => new AbortController());
   let won = null;
+  if (signal?.aborted) return { error: "stopped", lying, failed };
+  const stop = () => aborts.forEach((a) => a.abort());
+  signal?.addEventListener("abort", stop, { once: true });
 
   const ask = async (relay, abort) => {
     const timer = setTimeout(() => abort.abort(), timeoutMs);
     let body;
+    let at;
     try {
       const r = await fetchImpl(`${relay}/${c.hash}/public/${round}`, { signal: abort.signal, cache: "no-store" });
-      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      if (!r.ok) {
+        const e = new Error(`HTTP ${r.status}`);
+        e.status = r.status;
+        throw e;
+      }
       body = await r.json();
+      at = now();
     } catch (e) {
       if (won) return;
-      failed.push({ relay, why: abort.signal.aborted ? `no answer in ${timeoutMs} ms` : e.message || String(e) });
+      const why = signal?.aborted ? "stopped" : abort.signal.aborted ? `no answer in ${timeoutMs} ms` : e.message || String(e);
+      failed.push(e.status ? { relay, why, status: e.status } : { relay, why });
       return;
     } finally {
       clearTimeout(timer);
@@ -270,7 +285,7 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
       failed.push({ relay, why: "the answer is not a drand beacon" });
       return;
     }
-    if (body.round !== round) {
+    if (latest ? !Number.isSafeInteger(body.round) || body.round < 1 : body.round !== round) {
       lying.push({ relay, why: `asked for round ${round}, it served round ${JSON.stringify(body.round)}` });
       return;
     }
@@ -281,14 +296,15 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
     }
     won = {
       beacon: {
-        round,
+        round: body.round,
         signature: body.signature.toLowerCase(),
         ...(SCHEMES[c.scheme].chained ? { previous_signature: body.previous_signature.toLowerCase() } : {}),
         randomness: check.randomness,
       },
       relay,
+      at,
     };
-    for (const a of aborts) a.abort();
+    stop();
   };
 
   await new Promise((resolve) => {
@@ -299,6 +315,7 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
     };
     urls.forEach((url, i) => ask(url, aborts[i]).then(done, done));
   });
+  signal?.removeEventListener("abort", stop);
   if (won) return { ...won, lying: [...lying], failed: [...failed] };
   const said = (xs) => xs.map((x) => `${x.relay}: ${x.why}`).join("; ");
   if (!lying.length) {

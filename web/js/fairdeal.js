@@ -1,27 +1,63 @@
-// The in-tab check of a match (RULES.md §6, "Checking a match"), independent of the
-// server's verifier: from what this tab kept (keeper.js) and the seed the server reveals
-// at the end, it checks
-//   - the revealed seed against the commitment shown before this tab sent its seed;
-//   - that the seed the table dealt from at this seat is the one this tab made;
-//   - drand's value: SHA-256 of its signature, and the round as drand's own relays serve
-//     it (when one answers: the tab asks them itself), or that the match says it was
-//     dealt without drand;
-//   - every deal: the deck recomputed here (deck.js, Web Crypto HMAC-SHA256) and mapped
-//     through the ruleset's deal pattern gives exactly the cards this seat was shown
-//     (first distribution, completion), and the turned (and gambler's bottom) card.
-// It never reads the server's own verification.
+// The in-tab check of a match (RULES.md §6, "Checking a match"; docs/tab-check.md),
+// independent of the server's verifier and of any time the server wrote. From what this
+// tab kept (keeper.js: the facts the table showed it, when this tab saw them on its own
+// clock, and its own drand observations, watch.js) and the seed the server reveals at
+// the end, it checks, each check passing, failing, "unchecked" (could not check: never
+// shown as ok) or info:
+//   consistency        the table never showed this tab one fact two ways;
+//   commitment         the revealed seed against the commitment shown before this tab
+//                      sent its seed;
+//   commitment bounds  the last round the commitment allows follows from its window, the
+//                      round named is no later, and it was not yet out when the
+//                      commitment was shown;
+//   your seed          the seed the decks used at this seat is the one this tab made, as
+//                      the server's receipt for it promised;
+//   drand round        the round named was not out yet when it was named (round
+//                      grinding, a sock puppet's seed chosen late);
+//   drand value        drand's value: its BLS signature against the pinned key (drand.js);
+//   drand relay        the same round as this tab fetched it itself;
+//   drand fallback     a match dealt without drand: the tab had no value of the round in
+//                      time (a false fallback is a second deck for the server to choose);
+//   dealer             the first dealer is the published rule's, from deal 0's deck;
+//   deal N             each deck recomputed here (deck.js) gives this seat's cards;
+//   abort              an abort after a deck went out, who asked and why.
+// checkLive() gives, during the match, what can already be known to have failed.
 
-import { deck, fromHex, sha256Hex } from "./deck.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+import { CARD_CODES, deck, fromHex, sha256Hex } from "./deck.js";
+import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
 
-/** drand chains, pinned here as the server pins them (libs/fairdeal/chains.py). */
-export const CHAINS = {
-  quicknet: { hash: "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971", period: 3, genesis: 1692803367 },
-  default: { hash: "8990e7a9aaed2ffed73dbd7092123d6f289930540d7651336225dc172e51b2ce", period: 30, genesis: 1595431050 },
-};
+/**
+ * The check's tolerances, in milliseconds, in one place (docs/tab-check.md says what
+ * each one covers).
+ */
+export const TOLERANCE = Object.freeze({
+  /** RULES.md §6.4 (libs/fairdeal/fairness.py DRAND_GRACE_MS): a round whose value is
+   * not in by its due time + this is missed, and the match is dealt without drand. */
+  graceMs: 5000,
+  /** This tab had a round's value (its own observation) more than this before it saw
+   * the round named: the server could have known the value. Both times are read on this
+   * tab's clock, so the clock's error cancels out; the margin is for messages crossing. */
+  seenMs: 250,
+  /** This tab's clock against drand's schedule (round r is due at genesis + (r - 1) ×
+   * period): used where the tab has no observation, it assumes the device's clock is
+   * right to within this. */
+  clockMs: 2000,
+  /** This tab had the round's value this long before the table told it that drand was
+   * late: the value came in time. */
+  toldMs: 2000,
+  /** The round came less than period + grace − this after the round before it (both
+   * seen as drand produced them, the one before on time by this tab's clock): it came
+   * in time. */
+  cadenceMs: 1000,
+  /** The longest seed window a commitment may fix (fairness.py MAX_SEED_WINDOW_MS). */
+  maxWindowMs: 600_000,
+});
 
 /** drand's own page for a round (api.drand.sh serves every round of every chain). */
 export function drandPage(chain, round) {
-  const c = CHAINS[chain] ?? CHAINS.quicknet;
+  const c = Object.hasOwn(CHAINS, chain ?? "") ? CHAINS[chain] : CHAINS.quicknet;
   return `https://api.drand.sh/${c.hash}/public/${round}`;
 }
 
@@ -48,66 +84,344 @@ export function seatCards(pattern, deckCards, dealer, seat, taker) {
   };
 }
 
+/** Who deals first under ``pattern`` (libs/belot/deal.py first_dealer): seat 0, or the
+ * number of deal 0's card at first_dealer_from (suit × 8 + rank: C D H S, 7 8 9 T J Q K
+ * A) modulo the number of players. */
+export function firstDealer(pattern, deck0) {
+  const from = pattern.first_dealer_from;
+  if (from === null || from === undefined) return 0;
+  return CARD_CODES.indexOf(deck0[from]) % pattern.players;
+}
+
 const pass = (name, detail) => ({ name, status: "pass", detail });
 const fail = (name, detail) => ({ name, status: "fail", detail });
-const skip = (name, detail) => ({ name, status: "skip", detail });
+const unchecked = (name, detail) => ({ name, status: "unchecked", detail });
 const info = (name, detail) => ({ name, status: "info", detail });
 
-/** Ask drand relays for a round, all at once; the first answer wins. {beacon, relay} or
- * {error} saying why none answered (each relay gets ``timeoutMs``). */
-export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.fetch, timeoutMs = 4000 } = {}) {
-  const c = CHAINS[chain];
-  if (!c) return { error: `unknown drand chain ${chain}` };
-  if (!relays.length) return { error: "no relay configured" };
-  const ask = async (relay) => {
-    const url = `${relay.replace(/\/$/, "")}/${c.hash}/public/${round}`;
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
-    try {
-      const r = await fetchImpl(url, { signal: abort.signal, cache: "no-store" });
-      if (!r.ok) throw new Error(`HTTP ${r.status}`);
-      return { beacon: await r.json(), relay };
-    } catch (e) {
-      throw new Error(`${relay}: ${e.name === "AbortError" ? "no answer" : e.message}`);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+const secs = (ms) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+const known = (chain) => Object.hasOwn(CHAINS, chain ?? "");
+const given = (x) => x !== null && x !== undefined;
+
+/** The earliest observation this tab has of ``round`` or a later round (a later round's
+ * value means this one was out too): {round, at, relay, source, how} or null. */
+export function hadAt(kept, round) {
+  let best = null;
+  for (const [key, seen] of Object.entries(kept.drand_seen ?? {})) {
+    const r = Number(key);
+    if (r >= round && (best === null || seen.at < best.at)) best = { ...seen, round: r };
+  }
+  return best;
+}
+
+/** Whether the tab had an answer from a relay of its own (the player's or the tab's,
+ * not the server's) by ``t``: its watch was running on relays the server does not run. */
+function watchedBy(kept, t) {
+  return Object.values(kept.drand_seen ?? {}).some((s) => s.source !== "server" && s.at <= t);
+}
+
+/** An answer of the tab's own relays, at ``t`` (less the margin) or later, that the
+ * latest round was one before ``round``: ``round`` was not out yet then. */
+function notYetAt(kept, round, t) {
+  return Object.entries(kept.drand_seen ?? {}).some(([r, s]) => s.source !== "server" && s.how === "latest" && Number(r) < round && s.at >= t - TOLERANCE.seenMs);
+}
+
+const from = (seen) => `${seen.relay}${seen.source === "server" ? " (a relay the server named)" : ""}`;
+const roundOf = (seen, round) => (seen.round === round ? `round ${round}'s value` : `round ${seen.round}'s value (after round ${round})`);
+
+// BLS checks are cached: checkLive runs on every event of the match.
+const verified = new Map();
+function verifyOnce(chain, beacon) {
+  const key = JSON.stringify([chain, beacon.round, beacon.signature, beacon.previous_signature ?? null, beacon.randomness ?? null]);
+  if (!verified.has(key)) {
+    if (verified.size > 64) verified.clear();
+    verified.set(key, verifyBeacon(chain, beacon));
+  }
+  return verified.get(key);
+}
+
+function seedSha256(hex) {
   try {
-    return await Promise.any(relays.map(ask));
-  } catch (e) {
-    return { error: e.errors.map((x) => x.message).join("; ") };
+    return bytesToHex(sha256(hexToBytes(hex)));
+  } catch {
+    return null;
   }
 }
 
+// --- the checks; each takes the kept record and {final}: false while the match runs
+// (only what can already be told), true at the end.
+
+function checkConsistency(kept) {
+  return (kept.conflicts ?? []).map((c) => fail("consistency", c));
+}
+
+function checkBounds(kept, { final, now = Infinity }) {
+  const name = "commitment bounds";
+  if (!kept.commitment) return null; // the commitment check says so
+  if (!known(kept.chain)) return fail(name, `the commitment names a drand chain this tab does not know (${kept.chain})`);
+  const last = kept.last_round;
+  if (!Number.isSafeInteger(last) || last < 1) return fail(name, "the commitment fixes no last round: the server could wait for any round it liked");
+  const c = kept.commitment_seen_at;
+  if (given(kept.window_closes_at_ms)) {
+    const expected = roundAt(kept.chain, kept.window_closes_at_ms) + 1;
+    if (last !== expected) return fail(name, `the commitment's last round ${last} is not the first after its window's end (round ${expected})`);
+    if (given(c) && kept.window_closes_at_ms - c > TOLERANCE.maxWindowMs + TOLERANCE.clockMs) {
+      return fail(name, `the seed window ends ${secs(kept.window_closes_at_ms - c)} after this tab saw the commitment: longer than the ${TOLERANCE.maxWindowMs / 1000} s allowed`);
+    }
+  }
+  if (given(kept.drand_round) && kept.drand_round > last) return fail(name, `round ${kept.drand_round} was named, past round ${last}, the last the commitment allowed`);
+  if (!given(c)) return unchecked(name, "could not check: this tab did not keep when it saw the commitment");
+  const had = hadAt(kept, last);
+  if (had && had.at < c - TOLERANCE.seenMs) {
+    return fail(name, `this tab had ${roundOf(had, last)} from ${from(had)} ${secs(c - had.at)} before it saw the commitment naming it the last round: it was already out`);
+  }
+  const due = roundTime(kept.chain, last);
+  if (notYetAt(kept, last, c)) {
+    return pass(name, `the commitment fixes round ${last} as the last the match may name (the first after its window's end), and drand's latest round was an earlier one when this tab saw the commitment${given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : ""}`);
+  }
+  if (c > due + TOLERANCE.clockMs) {
+    if (kept.commitment_live === false) return unchecked(name, `could not check: this tab first saw the commitment in a catch-up (on connecting), after its last round ${last} was due`);
+    // During the match, once the tab's own relays had clockMs to say otherwise.
+    if (!final && now < c + TOLERANCE.clockMs) return null;
+    return fail(name, `by this tab's clock, round ${last}, the last the match may name, was due ${secs(c - due)} before the commitment was shown: its value was already out`);
+  }
+  const named = given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : "";
+  return pass(name, `the commitment fixes round ${last} as the last the match may name (the first after its window's end), and this tab saw it ${secs(due - c)} before that round was due${named}`);
+}
+
+function checkSeed(kept, { final }) {
+  const name = "your seed";
+  if (kept.seat === null) return final ? info(name, "you had no seat at this table") : null;
+  const seats = kept.seat_seeds;
+  const mine = kept.my_seed;
+  const r = kept.receipt;
+  if (r) {
+    const where = `receipt: ${r.stream}, version ${r.version}`;
+    if (r.match_id !== kept.match_id || r.seat !== kept.seat || (mine !== null && r.seed_sha256 !== seedSha256(mine))) {
+      return fail(name, `the server's receipt (${where}) is not for the seed this tab sent at your seat`);
+    }
+    if (seats) {
+      const shown = seats[kept.seat];
+      if ((kept.missing_seeds ?? []).includes(kept.seat) || shown === "" || shown === undefined) {
+        return fail(name, `the server acknowledged your seed (${where}), then the window closed showing no seed for your seat: the seed this tab sent was dropped`);
+      }
+      if (shown !== mine) return fail(name, `the server acknowledged your seed (${where}), then the window closed showing ${shown} for your seat instead of ${mine}`);
+    }
+    const got = kept.seed_received;
+    if (got && (got.stream !== r.stream || got.version !== r.version || got.seed !== mine)) {
+      return fail(name, `the event recording your seed is ${got.stream} version ${got.version} with seed ${got.seed}; the receipt named ${r.stream} version ${r.version} with the seed this tab sent`);
+    }
+    if (!final) return null;
+    if (!seats) return kept.ended ? info(name, "the match ended before the seed window closed") : fail(name, "this tab was never shown the seats' seeds");
+    if (!got) return fail(name, `this tab was never shown the event recording your seed (${where})`);
+    return pass(name, `the decks used the seed this tab made, ${mine}, recorded where the server's receipt said (${where})`);
+  }
+  if (!seats) {
+    if (!final) return null;
+    return kept.ended ? info(name, "the match ended before the seed window closed") : fail(name, "this tab was never shown the seats' seeds");
+  }
+  const shown = seats[kept.seat];
+  if (mine === null) return final ? unchecked(name, "could not check: this tab did not send your seat's seed (another tab or device did)") : null;
+  if (shown === mine && !(kept.missing_seeds ?? []).includes(kept.seat)) {
+    return final ? pass(name, `the decks used the seed this tab made, ${mine}`) : null;
+  }
+  if (shown !== "" && shown !== undefined) return fail(name, `the table dealt from ${shown} for your seat, but this tab sent ${mine}`);
+  // Recorded missing: an honest outcome only when the server refused the seed as late
+  // and this tab itself sent it late, by its own clock (a seed sent in time and refused
+  // once the window's end had come was held back: dropped).
+  const late = kept.seed_refused;
+  const sentLate = given(kept.window_closes_at_ms) && kept.my_seed_sent_at >= kept.window_closes_at_ms - TOLERANCE.clockMs;
+  if (late && late.code === "seed_window_closed" && sentLate) {
+    return final ? info(name, "this tab sent your seed only as the seed window closed, and the server refused it as late: the deals used none for your seat") : null;
+  }
+  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${secs(kept.window_closes_at_ms - kept.my_seed_sent_at)} before the window's end)` : "";
+  return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it`);
+}
+
+function checkRound(kept, { final, now = Infinity }) {
+  const name = "drand round";
+  const R = kept.drand_round;
+  if (!given(R)) {
+    if (!final) return null;
+    if (kept.drand || kept.fallback) return fail(name, "drand's value (or a fallback) was shown, but never which round was named");
+    return kept.seat_seeds ? unchecked(name, "could not check: no drand round was named while this tab watched") : info(name, "the match ended before a drand round was named");
+  }
+  if (!known(kept.chain)) return fail(name, `round ${R} of a drand chain this tab does not know (${kept.chain})`);
+  const named = kept.drand_round_seen_at;
+  if (!given(named)) return final ? unchecked(name, "could not check: this tab did not keep when it saw the round named") : null;
+  const due = roundTime(kept.chain, R);
+  const had = hadAt(kept, R);
+  // Covered: the tab was watching drand on its own relays when the round was named (so
+  // it would have had the value then, had it been out), or they told it, after the
+  // naming, that the latest round was an earlier one.
+  const covered = had !== null && (watchedBy(kept, named) || notYetAt(kept, R, named));
+  if (kept.drand_round_live === false) {
+    // Seen in a catch-up: when it was named is unknown, but no later than then.
+    if (covered && had.at >= named - TOLERANCE.seenMs) {
+      return final ? pass(name, `this tab saw round ${R} named only in a catch-up, and even then it did not have its value yet (it had it ${secs(had.at - named)} later, from ${from(had)})`) : null;
+    }
+    return final ? unchecked(name, `could not check: this tab saw round ${R} named only in a catch-up (on connecting), not as it happened`) : null;
+  }
+  if (had && had.at < named - TOLERANCE.seenMs) {
+    return fail(name, `this tab had ${roundOf(had, R)} from ${from(had)} ${secs(named - had.at)} before it saw round ${R} named: the server could have known the value when it named the round`);
+  }
+  if (covered) {
+    return final ? pass(name, `round ${R} was named before its value was out: this tab, watching drand on its own relays, first had it ${secs(had.at - named)} after it saw the round named (from ${from(had)})`) : null;
+  }
+  // No observation of this tab's own covers the naming: drand's schedule on its clock.
+  // While the match runs, only once its own relays have had clockMs to answer: an answer
+  // that covers the naming would turn this around at the end.
+  const waited = final || (!watchedBy(kept, named) && !notYetAt(kept, R, named) && now >= named + TOLERANCE.clockMs);
+  if (named > due + TOLERANCE.clockMs && waited) {
+    return fail(name, `by this tab's clock, round ${R} was due ${secs(named - due)} before the table named it: its value was already out (this tab's own drand observations do not cover the naming)`);
+  }
+  if (!final) return null;
+  const why = Object.keys(kept.drand_seen ?? {}).length ? "only relays the server named answered" : "no drand relay answered this tab";
+  const when = named <= due ? `${secs(due - named)} before it was due` : `${secs(named - due)} after it was due`;
+  return unchecked(name, `could not check that round ${R} was not out when named: ${why} while it was named; by this tab's clock it was named ${when}`);
+}
+
+function checkValue(kept, { final }) {
+  const name = "drand value";
+  const d = kept.drand;
+  if (!d) {
+    if (!final || kept.fallback || !given(kept.drand_round)) return null;
+    if (kept.ended && !Object.keys(kept.deals ?? {}).length) return info(name, "the match ended before drand's value came");
+    return fail(name, "this tab was shown neither drand's value nor a fallback");
+  }
+  if (!known(kept.chain)) return fail(name, `a drand chain this tab does not know (${kept.chain})`);
+  if (given(kept.drand_round) && d.round !== kept.drand_round) return fail(name, `round ${kept.drand_round} was named, but the value of round ${d.round} was used`);
+  const v = verifyOnce(kept.chain, { round: d.round, signature: d.signature, previous_signature: d.previous_signature ?? undefined, randomness: d.randomness });
+  if (!v.ok) return fail(name, `the value the match was dealt from is not drand's: ${v.why}`);
+  return final ? pass(name, `round ${d.round}: the BLS signature verifies under ${kept.chain}'s pinned public key, and the randomness is SHA-256 of it`) : null;
+}
+
+async function checkRelay(kept, { relays = [], fetchImpl, now }) {
+  const name = "drand relay";
+  const d = kept.drand;
+  if (!d || !known(kept.chain)) return null;
+  const page = drandPage(kept.chain, d.round);
+  let got = kept.drand_seen?.[String(d.round)];
+  let how = "its watch";
+  if (!got) {
+    const asked = await fetchRound(relays, kept.chain, d.round, { fetchImpl, now });
+    if (asked.error) return unchecked(name, `could not check: ${asked.error}; compare with ${page}`);
+    got = { ...asked.beacon, relay: asked.relay };
+    how = "asking now";
+  }
+  if (got.signature !== d.signature.toLowerCase()) {
+    return fail(name, `${got.relay} serves round ${d.round} with the signature ${got.signature} (verified); the match was dealt from ${d.signature}`);
+  }
+  return pass(name, `this tab fetched round ${d.round} itself (${how}, from ${got.relay}): the same signature, verified`);
+}
+
+function checkFallback(kept, { final, verifyApi }) {
+  const name = "drand fallback";
+  const fb = kept.fallback;
+  if (!fb) return null;
+  const R = kept.drand_round;
+  if (!given(R)) return final ? fail(name, `the match says it was dealt without drand (round ${fb.round}), but this tab never saw a round named`) : null;
+  if (fb.round !== R) return fail(name, `the fallback names round ${fb.round}, but round ${R} was named`);
+  if (!known(kept.chain)) return fail(name, `a drand chain this tab does not know (${kept.chain})`);
+  const had = hadAt(kept, R);
+  if (had && kept.fallback_live !== false && had.at <= kept.fallback_seen_at - TOLERANCE.toldMs) {
+    return fail(name, `the match was dealt without drand, but this tab had ${roundOf(had, R)} from ${from(had)} ${secs(kept.fallback_seen_at - had.at)} before the table said it was late`);
+  }
+  const cur = kept.drand_seen?.[String(R)];
+  const prev = kept.drand_seen?.[String(R - 1)];
+  const period = CHAINS[kept.chain].period * 1000;
+  if (cur && prev && prev.how === "next" && prev.at <= roundTime(kept.chain, R - 1) + TOLERANCE.clockMs) {
+    const gap = cur.at - prev.at;
+    if (gap < period + TOLERANCE.graceMs - TOLERANCE.cadenceMs) {
+      return fail(name, `the match was dealt without drand, but this tab had round ${R}'s value ${secs(gap)} after round ${R - 1}'s, which came on time: drand was well within the ${TOLERANCE.graceMs / 1000} s allowed`);
+    }
+  }
+  if (!final) return null;
+  const why = had ? `this tab had round ${R}'s value only ${secs(had.at - kept.fallback_seen_at)} after the table said it was late` : `no drand relay gave this tab round ${R}'s value`;
+  const stats = verifyApi ? `${verifyApi.replace(/\/$/, "")}/v1/stats` : "the verify API's /v1/stats";
+  return unchecked(name, `could not check that drand was late (${why}); the platform's fallback rate is at ${stats}`);
+}
+
+async function checkDealer(kept, inputs) {
+  const name = "dealer";
+  if (!kept.pattern) return null;
+  const dealt = Object.keys(kept.deals ?? {}).length > 0 || (kept.decks_issued ?? []).length > 0;
+  if (!dealt) return kept.first_dealer === null ? null : info(name, "no card was dealt");
+  if (kept.first_dealer === null) return unchecked(name, "could not check: this tab was not shown who deals first");
+  let rule = 0;
+  let why = "in this ruleset seat 0 always deals first";
+  if (given(kept.pattern.first_dealer_from)) {
+    const { serverSeed, seatSeeds, drandInput } = inputs;
+    const deck0 = await deck(serverSeed, seatSeeds, 0, drandInput, kept.pattern.deck_size);
+    rule = firstDealer(kept.pattern, deck0);
+    const card = deck0[kept.pattern.first_dealer_from];
+    const n = CARD_CODES.indexOf(card);
+    why = `card ${kept.pattern.first_dealer_from + 1} of deal 1's deck is ${card}, number ${n}, and ${n} modulo ${kept.pattern.players} is ${rule}`;
+  }
+  const d0 = kept.deals?.["0"];
+  if (d0 && d0.dealer !== kept.first_dealer) return fail(name, `the match said seat ${kept.first_dealer} deals first, but deal 1 was dealt by seat ${d0.dealer}`);
+  if (kept.first_dealer !== rule) return fail(name, `seat ${kept.first_dealer} dealt first, but the published rule gives seat ${rule} (${why}): the first dealer was chosen`);
+  return pass(name, `seat ${rule} dealt first, as the published rule gives (${why})`);
+}
+
+function checkAbort(kept) {
+  const e = kept.ended;
+  if (!e || e.event !== "MatchAborted") return null;
+  const who = e.by ? `by ${e.by}` : "by nobody named";
+  const after = (kept.decks_issued ?? []).length > 0 || Object.keys(kept.deals ?? {}).length > 0;
+  return info("abort", `the match was aborted ${after ? "after a deck went out (its cards were known when it was thrown away)" : "before any card was dealt"}, ${who}: ${e.reason ?? "no reason given"}`);
+}
+
+/** What can already be known to have failed, during the match: a conflict, a bounds
+ * violation, a receipt dishonoured at the window's close, a round already out when
+ * named, a value that is not drand's, a false fallback. ``now``: the tab's clock (a
+ * naming the tab's own relays could not cover is judged by the clock once they had
+ * clockMs to answer). Synchronous and cheap (BLS is checked once per value): table.js
+ * runs it on every event and every quarter second. Returns {failed: [checks], at}. */
+export function checkLive(kept, now = Date.now()) {
+  if (!kept) return { failed: [], at: now };
+  const live = { final: false, now };
+  const checks = [...checkConsistency(kept), checkBounds(kept, live), checkSeed(kept, live), checkRound(kept, live), checkValue(kept, live), checkFallback(kept, live)];
+  return { failed: checks.filter((c) => c && c.status === "fail"), at: now };
+}
+
 /**
- * Check what the tab kept. options: {relays: drand relays to ask (none: skip that
- * check), fetchImpl}. Returns {ok, complete, checks: [{name, status, detail}], at}.
- * ok is true only when no check failed and the essential ones (commitment, every deal)
- * passed; complete is false until the server seed is revealed.
+ * Check what the tab kept. options: {relays: [{url, source}] or addresses (drand.js
+ * relayList: the tab's own first), fetchImpl, now (the tab's clock), verifyApi (its
+ * address, for the fallback rate)}. Returns
+ *   {ok, failed, unchecked: [names], complete, checks: [{name, status, detail}], at}.
+ * ok only when the check is complete (the server seed is revealed), nothing failed,
+ * nothing could not be checked, and the commitment and every deal passed.
  */
 export async function checkKept(kept, options = {}) {
-  const checks = [];
-  const at = Date.now();
-  if (!kept) return { ok: false, complete: false, checks: [fail("kept", "this tab kept nothing of this match")], at };
-
-  for (const c of kept.conflicts ?? []) checks.push(fail("consistency", c));
+  const { now = Date.now } = options;
+  const at = now();
+  const done = (checks, complete) => {
+    const failed = checks.some((c) => c.status === "fail");
+    const open = checks.filter((c) => c.status === "unchecked").map((c) => c.name);
+    const dealsPassed = !checks.some((c) => c.name.startsWith("deal ")) || checks.some((c) => c.name.startsWith("deal ") && c.status === "pass");
+    const essential = checks.some((c) => c.name === "commitment" && c.status === "pass") && dealsPassed;
+    return { ok: complete && !failed && open.length === 0 && essential, failed, unchecked: open, complete, checks, at };
+  };
+  if (!kept) return done([fail("kept", "this tab kept nothing of this match")], false);
+  const final = { final: true, verifyApi: options.verifyApi };
+  const checks = [...checkConsistency(kept)];
+  const add = (c) => c && checks.push(c);
 
   if (!kept.reveal) {
-    checks.push(skip("commitment", "the server has not revealed its seed yet"));
-    return { ok: false, complete: false, checks, at };
+    checks.push(unchecked("commitment", "not yet: the server reveals its seed when the match ends"));
+    for (const c of checkLive(kept, at).failed) if (c.name !== "consistency") checks.push(c);
+    return done(checks, false);
   }
-  const seedHex = kept.reveal.server_seed;
   let serverSeed = null;
   try {
-    serverSeed = fromHex(seedHex, "the revealed server seed");
+    serverSeed = fromHex(kept.reveal.server_seed, "the revealed server seed");
     if (serverSeed.length !== 32) throw new Error("the revealed server seed is not 32 bytes");
   } catch (e) {
     checks.push(fail("commitment", e.message));
-    return { ok: false, complete: true, checks, at };
+    return done(checks, true);
   }
 
-  // 1. The commitment, shown before this tab sent its seed.
+  // The commitment, shown before this tab sent its seed, and what it fixed.
   if (!kept.commitment) {
     checks.push(fail("commitment", "this tab was never shown a commitment"));
   } else {
@@ -120,63 +434,33 @@ export async function checkKept(kept, options = {}) {
       checks.push(pass("commitment", `SHA-256 of the revealed seed is the commitment ${kept.commitment.slice(0, 16)}…, shown before any seed was sent`));
     }
   }
+  add(checkBounds(kept, final));
+  add(checkSeed(kept, final));
+  add(checkRound(kept, final));
+  add(checkValue(kept, final));
+  if (kept.drand) add(await checkRelay(kept, options));
+  add(checkFallback(kept, final));
 
-  // 2. This seat's seed.
+  // Every deal: recompute the deck, map it, compare with what this seat was shown.
   const seats = kept.seat_seeds;
-  if (!seats) {
-    checks.push(fail("your seed", "this tab was never shown the seats' seeds"));
-  } else if (kept.seat === null) {
-    checks.push(skip("your seed", "you had no seat at this table"));
-  } else if (kept.my_seed === null) {
-    checks.push(skip("your seed", "this tab did not send the seed for your seat (another tab or device did)"));
-  } else if (seats[kept.seat] === kept.my_seed) {
-    checks.push(pass("your seed", `the deck used the seed this tab made, ${kept.my_seed}`));
-  } else if (seats[kept.seat] === "") {
-    checks.push(info("your seed", "your seed did not arrive before the window closed: the deals used none for your seat"));
-  } else {
-    checks.push(fail("your seed", `the table dealt from ${seats[kept.seat]} for your seat, but this tab sent ${kept.my_seed}`));
-  }
-
-  // 3. drand, or the fallback.
-  let drandInput = null;
-  if (kept.drand) {
-    const d = kept.drand;
-    const fromSignature = await sha256Hex(fromHex(d.signature));
-    if (fromSignature !== d.randomness) {
-      checks.push(fail("drand value", `drand's randomness must be SHA-256 of its signature: ${fromSignature}, not ${d.randomness}`));
-    } else if (kept.drand_round !== null && d.round !== kept.drand_round) {
-      checks.push(fail("drand value", `round ${kept.drand_round} was named, but the value of round ${d.round} was used`));
-    } else {
-      checks.push(pass("drand value", `round ${d.round}: randomness is SHA-256 of the signature`));
-    }
-    drandInput = { round: d.round, value: fromHex(d.randomness) };
-    checks.push(await checkRelay(kept, options));
-  } else if (kept.fallback) {
-    checks.push(info("drand", `dealt without drand: ${kept.fallback.reason} (round ${kept.fallback.round} was named); the decks use round 0 and zeros`));
-  } else {
-    checks.push(fail("drand", "this tab was shown neither drand's value nor a fallback"));
-  }
-
-  // 4. Every deal: recompute the deck, map it, compare with what this seat was shown.
   const dealNumbers = Object.keys(kept.deals ?? {}).map(Number).sort((a, b) => a - b);
   if (!kept.pattern) {
     checks.push(fail("deals", "this tab kept no deal pattern for the ruleset"));
   } else if (seats && (kept.drand || kept.fallback)) {
-    const seatSeeds = seats.map((s) => fromHex(s));
-    for (const k of dealNumbers) {
-      checks.push(await checkDeal(kept, kept.deals[String(k)], serverSeed, seatSeeds, drandInput));
-    }
-    if (dealNumbers.length === 0) checks.push(skip("deals", "no deal was dealt while this tab watched"));
+    const inputs = {
+      serverSeed,
+      seatSeeds: seats.map((s) => fromHex(s)),
+      drandInput: kept.drand ? { round: kept.drand.round, value: fromHex(kept.drand.randomness) } : null,
+    };
+    add(await checkDealer(kept, inputs));
+    for (const k of dealNumbers) checks.push(await checkDeal(kept, kept.deals[String(k)], inputs));
+    if (dealNumbers.length === 0 && !kept.ended) checks.push(unchecked("deals", "could not check: no deal was dealt while this tab watched"));
   }
-
-  const failed = checks.some((c) => c.status === "fail");
-  // A match that ended before its first deal (a forfeit) has no deck to check.
-  const dealsPassed = dealNumbers.length === 0 || checks.some((c) => c.name.startsWith("deal ") && c.status === "pass");
-  const essential = checks.some((c) => c.name === "commitment" && c.status === "pass") && dealsPassed;
-  return { ok: !failed && essential, complete: true, checks, at };
+  add(checkAbort(kept));
+  return done(checks, true);
 }
 
-async function checkDeal(kept, d, serverSeed, seatSeeds, drandInput) {
+async function checkDeal(kept, d, { serverSeed, seatSeeds, drandInput }) {
   // Deals are counted from 1 for people; the recipe's k counts from 0 (a redeal counts).
   const name = `deal ${d.deal + 1}`;
   const pattern = kept.pattern;
@@ -208,20 +492,4 @@ async function checkDeal(kept, d, serverSeed, seatSeeds, drandInput) {
   if (problems.length) return fail(name, `deck k=${d.deal}: ${problems.join("; ")}`);
   const yours = kept.seat === null ? "" : `: your ${d.first.cards.length + (d.completion?.cards.length ?? 0)} cards`;
   return pass(name, `deck k=${d.deal} recomputed${yours} and the turned card ${d.turned} match${d.abandoned ? ` (redealt: ${d.abandoned.replace("_", " ")})` : ""}`);
-}
-
-async function checkRelay(kept, { relays = [], fetchImpl } = {}) {
-  const d = kept.drand;
-  const page = drandPage(kept.chain, d.round);
-  if (!relays.length) return skip("drand relay", `no drand relay to ask: compare with ${page}`);
-  const got = await fetchRound(relays, kept.chain, d.round, { fetchImpl });
-  if (got.error) return skip("drand relay", `could not reach drand (${got.error}); compare with ${page}`);
-  const b = got.beacon;
-  if (b.round !== d.round || b.signature !== d.signature || b.randomness !== d.randomness) {
-    return fail("drand relay", `${got.relay} serves round ${b.round} with randomness ${b.randomness}; the match was dealt from ${d.randomness}`);
-  }
-  if ((await sha256Hex(fromHex(b.signature))) !== b.randomness) {
-    return fail("drand relay", `${got.relay} answered a randomness that is not SHA-256 of its signature`);
-  }
-  return pass("drand relay", `${got.relay} serves round ${d.round} with the same signature and randomness`);
 }

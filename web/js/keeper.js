@@ -1,13 +1,21 @@
 // What the tab keeps of a match: the facts the table showed it, as the table showed them,
 // for the in-tab check (fairdeal.js) to use at the end instead of anything the server
 // says then. Pure: events in (the WebSocket's messages: {stream, version, event, payload,
-// visibility}), a plain JSON object out, stored by store.js.
+// visibility, replay?}), a plain JSON object out, stored by store.js.
 //
 // First sight wins. A fact shown again (a reload replays the table's events) must be the
 // same; a different value is recorded as a conflict, which fails the check: a server that
 // shows one commitment, seed or hand and later another is caught here.
+//
+// Times. "When this tab saw it" is the tab's own clock (web/js/clock.js), passed in as
+// ``now``: never a time the server wrote (at_ms, recorded_at). A message the gateway
+// marks ``replay: true`` was sent in a catch-up (after connecting or reconnecting): the
+// tab saw it then, not when it happened, and the facts whose time matters say so
+// (``*_live``: false).
 
-export const FORMAT = "belot-tab-kept/1";
+export const FORMAT = "belot-tab-kept/2";
+/** Rounds of the tab's own drand observations kept at most (a watch sees a few). */
+export const MAX_SEEN = 64;
 
 export function newKept(matchId, tableId, player) {
   return {
@@ -23,23 +31,48 @@ export function newKept(matchId, tableId, player) {
     first_dealer: null,
     commitment: null,
     commitment_seen_at: null, // this tab's clock, ms
+    commitment_live: null, // seen live (true) or only in a catch-up (false)
     seeds_open: false, // the table has shown the commitment (FairDealOpened): it takes seeds
     chain: null,
+    window_closes_at_ms: null, // the commitment's facts: the seed window's end, server time
+    last_round: null, // and the last drand round the match may name
     my_seed: null, // the 16 bytes this tab made and sent, hex
     my_seed_sent_at: null,
-    seed_received: null, // the server's acknowledgement of our seed (private to the seat)
+    receipt: null, // the seed reply's receipt: {match_id, seat, seed_sha256, stream, version, at_ms}
+    receipt_at: null,
+    seed_refused: null, // {code, at}: the server refused this tab's seed
+    seed_received: null, // the event recording our seed (private to the seat): {seed, stream, version}
     seat_seeds: null, // every seat's seed as shown when the window closed, hex ("" = none)
     missing_seeds: null,
+    window_closed_at: null,
     drand_round: null,
-    drand: null, // {round, randomness, signature}
+    drand_round_seen_at: null,
+    drand_round_live: null,
+    drand: null, // {round, randomness, signature, previous_signature}
+    drand_seen_at: null,
     fallback: null, // {round, reason}
+    fallback_seen_at: null,
+    fallback_live: null,
+    // The tab's own drand observations (the watch in table.js, drand.js): by round, when
+    // this tab first had its verified beacon and from which relay.
+    // {at, relay, source ("player" | "tab" | "server"), how ("latest" | "next" | "fetch"),
+    //  signature, previous_signature?, randomness}
+    drand_seen: {},
+    decks_issued: [], // deal numbers whose deck went out (DeckIssued, public)
     deals: {}, // by deal number k: {deal, dealer, turned, first, completion, taker, ...}
     current_deal: null,
-    ended: null, // {event, version}
+    ended: null, // {event, version, by?, reason?}
     reveal: null, // {server_seed, via, seen_at}
     conflicts: [],
     check: null, // the last in-tab check's result
   };
+}
+
+/** A record kept by an older client gets the fields it lacks (all "not seen"). */
+function fill(kept) {
+  for (const [key, value] of Object.entries(newKept(null, null, null))) {
+    if (!(key in kept)) kept[key] = value;
+  }
 }
 
 function same(a, b) {
@@ -72,8 +105,10 @@ function deal(kept) {
  * Fold one WebSocket event message into ``kept``; returns whether it changed.
  * ``rulesets``: the gateway's /v1/rulesets list by name (for the deal pattern).
  */
-export function keep(kept, msg, rulesets = {}) {
+export function keep(kept, msg, rulesets = {}, now = Date.now()) {
+  fill(kept);
   const p = msg.payload ?? {};
+  const live = msg.replay !== true;
   const mine = (player) => player !== null && player !== undefined && player === kept.player;
   let changed = false;
 
@@ -82,7 +117,7 @@ export function keep(kept, msg, rulesets = {}) {
     const r = rulesets[name];
     if (kept.pattern === null && r) {
       kept.pattern = r.deal_pattern;
-      kept.pattern_kept_at = Date.now();
+      kept.pattern_kept_at = now;
       c = true;
     }
     return c;
@@ -110,35 +145,42 @@ export function keep(kept, msg, rulesets = {}) {
       return false;
     case "FairDealOpened":
       changed = learnSeat(p.seats);
-      changed = fixCommitment(kept, p.commitment) || changed;
+      changed = fixCommitment(kept, p, now, live) || changed;
       // The fair deal's own event may come first; the table takes seeds from this one on.
       if (!kept.seeds_open) kept.seeds_open = changed = true;
       return changed;
     case "FairDealRevealed":
-      return fixReveal(kept, p.server_seed, "table");
+      return fixReveal(kept, p.server_seed, "table", now);
 
     // --- the fair deal's stream
     case "ServerSeedCommitted":
       changed = learnSeat(p.seats);
-      changed = fixCommitment(kept, p.commitment) || changed;
-      changed = fix(kept, "chain", p.chain, "the drand chain") || changed;
-      return changed;
+      return fixCommitment(kept, p, now, live) || changed;
     case "SeatSeedReceived":
       if (kept.seat !== null && p.seat === kept.seat && msg.visibility === `seat:${kept.seat}`) {
-        return fix(kept, "seed_received", p.seed, "your seed as received");
+        return fix(kept, "seed_received", { seed: p.seed, stream: msg.stream, version: msg.version }, "the event recording your seed");
       }
       return false;
     case "SeedWindowClosed":
       changed = fix(kept, "seat_seeds", p.seat_seeds, "the seats' seeds");
-      return fix(kept, "missing_seeds", p.missing, "the seats without a seed") || changed;
+      changed = fix(kept, "missing_seeds", p.missing, "the seats without a seed") || changed;
+      return seenAt(kept, "window_closed_at", now) || changed;
     case "DrandRoundNamed":
-      return fix(kept, "drand_round", p.round, "the drand round");
-    case "DrandBeaconVerified":
-      return fix(kept, "drand", { round: p.round, randomness: p.randomness, signature: p.signature }, "drand's value");
+      changed = p.chain === undefined ? false : fix(kept, "chain", p.chain, "the drand chain");
+      return fixSeen(kept, "drand_round", p.round, "the drand round", now, live) || changed;
+    case "DrandBeaconVerified": {
+      const value = { round: p.round, randomness: p.randomness, signature: p.signature, previous_signature: p.previous_signature ?? null };
+      changed = fix(kept, "drand", value, "drand's value");
+      return seenAt(kept, "drand_seen_at", now) || changed;
+    }
     case "DrandFallback":
-      return fix(kept, "fallback", { round: p.round, reason: p.reason }, "the drand fallback");
+      return fixSeen(kept, "fallback", { round: p.round, reason: p.reason }, "the drand fallback", now, live);
+    case "DeckIssued":
+      if (!Number.isInteger(p.deal) || kept.decks_issued.includes(p.deal)) return false;
+      kept.decks_issued.push(p.deal);
+      return true;
     case "ServerSeedRevealed":
-      return fixReveal(kept, p.server_seed, "randomness");
+      return fixReveal(kept, p.server_seed, "randomness", now);
 
     // --- the match's stream
     case "MatchStarted":
@@ -206,21 +248,44 @@ export function keep(kept, msg, rulesets = {}) {
     case "MatchAborted":
       if (kept.ended !== null) return false;
       kept.ended = { event: msg.event, version: msg.version };
+      if (msg.event === "MatchAborted") Object.assign(kept.ended, { by: p.by ?? null, reason: p.reason ?? null });
       return true;
     default:
       return false;
   }
 }
 
-function fixCommitment(kept, commitment) {
-  const changed = fix(kept, "commitment", commitment, "the commitment");
-  if (changed && kept.commitment_seen_at === null) kept.commitment_seen_at = Date.now();
+/** The commitment and what it fixes (both FairDealOpened and ServerSeedCommitted carry
+ * them): first sight wins, another value later is a conflict. */
+function fixCommitment(kept, p, now, live) {
+  let changed = fixSeen(kept, "commitment", p.commitment, "the commitment", now, live);
+  if (p.chain !== undefined && p.chain !== null) changed = fix(kept, "chain", p.chain, "the drand chain") || changed;
+  if (Number.isSafeInteger(p.window_closes_at_ms)) changed = fix(kept, "window_closes_at_ms", p.window_closes_at_ms, "the seed window's end") || changed;
+  if (Number.isSafeInteger(p.last_round)) changed = fix(kept, "last_round", p.last_round, "the last round the match may name") || changed;
   return changed;
 }
 
-function fixReveal(kept, serverSeed, via) {
+/** fix(), and the first time: when this tab saw it (``<key>_seen_at``) and whether live. */
+function fixSeen(kept, key, value, what, now, live) {
+  const first = kept[key] === null || kept[key] === undefined;
+  const changed = fix(kept, key, value, what);
+  if (first && changed) {
+    kept[`${key}_seen_at`] = now;
+    kept[`${key}_live`] = live;
+  }
+  return changed;
+}
+
+/** A time of first sight only. */
+function seenAt(kept, key, now) {
+  if (kept[key] !== null && kept[key] !== undefined) return false;
+  kept[key] = now;
+  return true;
+}
+
+function fixReveal(kept, serverSeed, via, now) {
   if (kept.reveal === null) {
-    kept.reveal = { server_seed: serverSeed, via, seen_at: Date.now() };
+    kept.reveal = { server_seed: serverSeed, via, seen_at: now };
     return true;
   }
   if (kept.reveal.server_seed !== serverSeed) {
@@ -230,9 +295,49 @@ function fixReveal(kept, serverSeed, via) {
 }
 
 /** The tab's own seed: recorded before it is sent, once. */
-export function keepMySeed(kept, seedHex) {
+export function keepMySeed(kept, seedHex, now = Date.now()) {
+  fill(kept);
   if (kept.my_seed !== null) return false;
   kept.my_seed = seedHex;
-  kept.my_seed_sent_at = Date.now();
+  kept.my_seed_sent_at = now;
+  return true;
+}
+
+/** The seed reply's receipt (POST /v1/tables/{id}/seed): the randomness stream's event
+ * that recorded this seat's seed. The record must honour it (fairdeal.js "your seed"). */
+export function keepReceipt(kept, receipt, now = Date.now()) {
+  fill(kept);
+  if (!receipt || typeof receipt !== "object") return false;
+  const r = { match_id: receipt.match_id, seat: receipt.seat, seed_sha256: receipt.seed_sha256, stream: receipt.stream, version: receipt.version, at_ms: receipt.at_ms };
+  const first = kept.receipt === null;
+  const changed = fix(kept, "receipt", r, "the receipt for your seed");
+  if (first && changed) kept.receipt_at = now;
+  return changed;
+}
+
+/** The server refused this tab's seed (``code``: seed_window_closed, ...), once. */
+export function keepSeedRefused(kept, code, now = Date.now()) {
+  fill(kept);
+  if (kept.seed_refused !== null) return false;
+  kept.seed_refused = { code, at: now };
+  return true;
+}
+
+/** The tab's own observation of a drand round: ``beacon`` verified (drand.js fetchRound),
+ * had at ``at`` (the tab's clock) from ``relay`` (of ``source``), asked ``how``. First
+ * sight wins: it is when this tab first had the round's value. */
+export function keepDrandSeen(kept, beacon, { at, relay, source, how }) {
+  fill(kept);
+  const key = String(beacon.round);
+  if (kept.drand_seen[key] || Object.keys(kept.drand_seen).length >= MAX_SEEN) return false;
+  kept.drand_seen[key] = {
+    at,
+    relay,
+    source,
+    how,
+    signature: beacon.signature,
+    ...(beacon.previous_signature ? { previous_signature: beacon.previous_signature } : {}),
+    randomness: beacon.randomness,
+  };
   return true;
 }

@@ -1,7 +1,11 @@
 // A table: sit, play (bids, legal cards from the server's legal moves, belote, melds,
 // gambler's swap and redeal), watch the score and the turn timer, and the fair deal: the
-// tab makes its seed, keeps what the table shows it (keeper.js, in localStorage) and
-// checks the match itself when the server reveals its seed (fairdeal.js).
+// tab makes its seed, keeps what the table shows it and the seed reply's receipt
+// (keeper.js, in localStorage), watches drand itself from the commitment until the named
+// round is settled (watch.js), says at once what can already be known to have failed
+// (fairdeal.js checkLive: a red banner beside the board) and checks the whole match when
+// the server reveals its seed (checkKept). Every time it keeps is its own clock's
+// (clock.js).
 //
 // The board is drawn from the seat's view, which the gateway sends on our turn and which
 // we ask again (at most a few times a second) after the table's events; the events also
@@ -9,10 +13,13 @@
 
 import { Live } from "./api.js";
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
+import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
-import { checkKept, drandPage } from "./fairdeal.js";
-import { keep, keepMySeed, newKept } from "./keeper.js";
+import { relayList } from "./drand.js";
+import { checkKept, checkLive, drandPage } from "./fairdeal.js";
+import { keep, keepDrandSeen, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "./keeper.js";
 import { cardBacks, cardFace, h, replace, say, sayError, shortHex } from "./ui.js";
+import { DrandWatch, nextAsk } from "./watch.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
 const CHECK_SETTLE_MS = 300;
@@ -44,6 +51,8 @@ class TablePage {
     this.seedSent = false;
     this.checking = false;
     this.checkedReveal = null;
+    this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
+    this.liveCheck = { failed: [] }; // checkLive's result: what already failed
     this.checkTimer = null;
     this.refreshTimer = null;
     this.refreshing = false;
@@ -70,6 +79,9 @@ class TablePage {
       this.queueRender();
     });
     this.ticker = setInterval(() => this.tick(), 250);
+    const kept = this.kept();
+    this.maybeWatch(kept);
+    this.updateLive(kept);
     // A match already over when the page opens: check what this tab kept of it.
     this.maybeCheck();
   }
@@ -80,6 +92,7 @@ class TablePage {
     clearInterval(this.ticker);
     clearTimeout(this.refreshTimer);
     clearTimeout(this.checkTimer);
+    this.watch?.stop();
   }
 
   get seat() {
@@ -98,6 +111,41 @@ class TablePage {
   updateKept(edit) {
     const s = this.ctx.session;
     return this.ctx.store.updateKept(this.matchId, () => newKept(this.matchId, this.tableId, s.player), edit);
+  }
+
+  /** The drand relays this tab asks: the player's own (or the tab's defaults) first,
+   * then those the server names (drand.js relayList). */
+  relays() {
+    return relayList({ player: this.ctx.store.drandRelays?.() ?? null, server: this.ctx.config?.drand?.relays ?? [] });
+  }
+
+  /** Watch drand from the commitment until the named round is settled (watch.js). */
+  maybeWatch(kept) {
+    if (this.stopped || this.watch || !kept || nextAsk(kept, null, now()) === null) return;
+    const watch = new DrandWatch({
+      chain: kept.chain,
+      relays: this.relays(),
+      read: () => this.kept(),
+      record: (beacon, seen) => {
+        const k = this.updateKept((x) => keepDrandSeen(x, beacon, seen));
+        this.updateLive(k);
+        this.queueRender();
+      },
+      now,
+      sleep,
+      realMs,
+      fetchImpl: (...args) => fetch(...args),
+    });
+    this.watch = watch;
+    watch.run().finally(() => {
+      if (this.watch === watch) this.watch = null;
+    });
+  }
+
+  /** What can already be known to have failed: said at once, by the banner beside the
+   * board (role "alert"), not the message line, which answers the player's own moves. */
+  updateLive(kept) {
+    this.liveCheck = checkLive(kept, now());
   }
 
   // ------------------------------------------------------------------ the server
@@ -165,13 +213,16 @@ class TablePage {
   onEvent(m) {
     if (!this.matchId) return;
     const rulesets = this.ctx.rulesets;
-    const kept = this.updateKept((k) => keep(k, m, rulesets));
+    const kept = this.updateKept((k) => keep(k, m, rulesets, now()));
     if (["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event) && m.stream.startsWith("match-")) {
       this.ending = { type: m.event, ...m.payload };
     }
     const line = describe(m, this);
     if (line) this.addLog(line, m);
+    // The watch first: its first answer should come before the round is named.
+    this.maybeWatch(kept);
     this.maybeSendSeed(kept);
+    this.updateLive(kept);
     if (kept.reveal) this.scheduleCheck();
     this.queueRender();
   }
@@ -197,15 +248,19 @@ class TablePage {
       if (seed === null) {
         const bytes = new Uint8Array(16);
         crypto.getRandomValues(bytes);
-        seed = this.updateKept((k) => keepMySeed(k, toHex(bytes))).my_seed;
+        seed = this.updateKept((k) => keepMySeed(k, toHex(bytes), now())).my_seed;
       }
-      await this.ctx.gateway.move(this.tableId, "seed", { seed });
+      const reply = await this.ctx.gateway.move(this.tableId, "seed", { seed });
       this.seedSent = true;
       say("Your seed is sent.", "info");
+      // The receipt names the event that recorded the seed: the record must honour it.
+      if (reply?.receipt) this.updateLive(this.updateKept((k) => keepReceipt(k, reply.receipt, now())));
     } catch (e) {
       if (e.code === "seed_already_sent") this.seedSent = true; // by this tab, before a reload
-      else if (e.code === "seed_window_closed") sayError(e, "Sending your seed");
-      else {
+      else if (e.code === "seed_window_closed") {
+        this.updateKept((k) => keepSeedRefused(k, e.code, now()));
+        sayError(e, "Sending your seed");
+      } else {
         retry = !this.stopped;
         if (e.code !== "not_started") sayError(e, "Sending your seed (trying again)");
       }
@@ -233,13 +288,19 @@ class TablePage {
     this.queueRender();
     try {
       // From the stored copy, read now: what this tab kept, not what is in memory.
-      const result = await checkKept(this.kept(), { relays: this.ctx.config?.drand?.relays ?? [] });
+      const result = await checkKept(this.kept(), {
+        relays: this.relays(),
+        fetchImpl: (...args) => fetch(...args),
+        now,
+        verifyApi: this.ctx.config?.verify_url,
+      });
       this.updateKept((k) => {
         k.check = result;
         return true;
       });
       this.checkedReveal = kept.reveal.server_seed;
-      if (!result.ok) say("The fair-deal check FAILED: see the fair deal panel.", "error");
+      if (result.failed) say("The fair-deal check FAILED: see the fair deal panel.", "error");
+      else if (!result.ok) say(`The fair deal is checked, but ${result.unchecked.length} could not be checked: see the fair deal panel.`, "info");
     } catch (e) {
       say(`The in-tab check could not run: ${e.message}`, "error");
     } finally {
@@ -309,6 +370,13 @@ class TablePage {
   tick() {
     const el = this.root.querySelector("#timer");
     if (el) el.textContent = timerText(this.deadline);
+    // Some failures are known only once a time has passed (checkLive).
+    const kept = this.kept();
+    if (kept && !kept.reveal) {
+      const before = this.liveCheck.failed.length;
+      this.updateLive(kept);
+      if (this.liveCheck.failed.length !== before) this.queueRender();
+    }
   }
 
   render() {
@@ -317,16 +385,14 @@ class TablePage {
     const v = this.view;
     const kept = this.kept();
     const myTurn = v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
-    const check = kept?.check;
-    const checkStatus = this.checking ? "running" : check ? (check.ok ? "pass" : check.complete ? "fail" : "waiting") : "waiting";
+    const checkStatus = this.checking ? "running" : statusOf(kept?.check);
     const page = h(
       "div",
       {
         id: "table",
         class: `table-page${myTurn ? " my-turn" : ""}`,
-        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus },
+        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "" },
       },
-      checkBanner(kept, this),
       h("div", { class: "board-area" }, this.board(v, myTurn), this.fairDealPanel(kept, checkStatus)),
       this.logPanel(),
     );
@@ -526,10 +592,12 @@ class TablePage {
       if (kept.fallback) {
         row("drand", h("strong", { class: "warn", id: "fallback" }, "Dealt without drand"), h("div", {}, `${kept.fallback.reason}: round ${kept.fallback.round} did not come in time; the decks use the server seed and the seats' seeds alone (round 0, zeros).`));
       } else if (kept.drand_round !== null) {
+        const own = kept.drand_seen?.[String(kept.drand_round)];
         row(
           "drand round",
           h("a", { id: "drand-round", href: drandPage(chain, kept.drand_round), target: "_blank", rel: "noopener noreferrer" }, `${chain} round ${kept.drand_round}`),
           kept.drand ? h("div", {}, "randomness ", h("code", { title: kept.drand.randomness }, shortHex(kept.drand.randomness, 12))) : h("div", { class: "dim" }, "waiting for drand's value"),
+          own ? h("div", { class: "dim", id: "drand-own" }, `this tab fetched it itself from ${own.relay} and checked its signature`) : null,
         );
       }
       const deals = Object.keys(kept.deals ?? {}).length;
@@ -541,19 +609,29 @@ class TablePage {
     if (checkStatus === "running") checkEl = h("p", {}, "Checking the match in this tab…");
     else if (!check) checkEl = h("p", { class: "dim" }, "When the match ends the server reveals its seed and this tab checks it against the commitment, recomputes every deck and compares your cards.");
     else {
+      const verdict = { pass: "Verified in this tab", fail: "CHECK FAILED", unchecked: "Checked, but not everything could be", waiting: "Not checked yet" }[checkStatus];
       checkEl = h(
         "div",
         {},
-        h("p", { class: check.ok ? "pass" : "fail" }, check.ok ? "Verified in this tab" : check.complete ? "CHECK FAILED" : "Not checked yet"),
+        h("p", { class: checkStatus }, verdict),
         h(
           "ul",
           { class: "checks", id: "checks" },
-          check.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, `${c.status.toUpperCase()} `), `${c.name}: `, linkify(c.detail))),
+          check.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, `${STATUS_WORDS[c.status] ?? c.status.toUpperCase()} `), `${c.name}: `, linkify(c.detail))),
         ),
         h("button", { type: "button", class: "link", id: "check-again", onclick: () => ((this.checkedReveal = null), this.maybeCheck()) }, "Check again"),
       );
     }
-    return h("aside", { class: "fairdeal", id: "fairdeal", dataset: { check: checkStatus } }, h("h2", {}, "Fair deal"), h("dl", {}, rows), h("div", { id: "check", dataset: { status: checkStatus } }, checkEl));
+    // The banner keeps its place at the top of this panel, beside the board: it appears
+    // (a failure found during the match) without moving the cards.
+    return h(
+      "aside",
+      { class: "fairdeal", id: "fairdeal", dataset: { check: checkStatus } },
+      h("div", { class: "banner-slot" }, checkBanner(kept, this, checkStatus)),
+      h("h2", {}, "Fair deal"),
+      h("dl", {}, rows),
+      h("div", { id: "check", dataset: { status: checkStatus } }, checkEl),
+    );
   }
 
   logPanel() {
@@ -561,17 +639,40 @@ class TablePage {
   }
 }
 
-function checkBanner(kept, page) {
+/** The check's words for its statuses, on the panel's list. */
+const STATUS_WORDS = { pass: "PASS", fail: "FAIL", unchecked: "COULD NOT CHECK", info: "INFO" };
+
+/** The table's data-check: waiting (no complete check yet), pass (ok), fail (something
+ * failed), unchecked (nothing failed, but not everything could be checked). */
+function statusOf(check) {
+  if (!check || !check.complete) return "waiting";
+  if (check.ok) return "pass";
+  return check.failed || check.checks.some((c) => c.status === "fail") ? "fail" : "unchecked";
+}
+
+function checkBanner(kept, page, status) {
   const c = kept?.check;
-  if (page.checking) return h("div", { class: "banner info", id: "banner" }, "Checking the match in this tab…");
-  // The table showing this tab one fact two ways is a failure now, not at the end.
-  if (kept?.conflicts?.length && !c?.complete) {
-    return h("div", { class: "banner fail", id: "banner", role: "alert" }, `Fair-deal check FAILED: ${kept.conflicts[0]}.`);
+  if (status === "running") return h("div", { class: "banner info", id: "banner" }, "Checking the match in this tab…");
+  const failedNow = page.liveCheck.failed;
+  if (failedNow.length && status === "waiting") {
+    // What can already be known to have failed is said now, not at the end.
+    const names = [...new Set(failedNow.map((x) => x.name))];
+    return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: names.join(",") } }, `Fair-deal check FAILED (${names.join(", ")}): ${failedNow[0].detail}.`);
   }
-  if (!c || !c.complete) return kept?.fallback ? h("div", { class: "banner warn", id: "banner" }, "This match is dealt without drand: drand's value did not come in time.") : null;
-  if (c.ok) return h("div", { class: "banner pass", id: "banner" }, "Fair deal verified in this tab: the revealed seed matches the commitment and every deck gives the cards you were dealt.");
-  const failed = c.checks.filter((x) => x.status === "fail").map((x) => x.name);
-  return h("div", { class: "banner fail", id: "banner", role: "alert" }, `Fair-deal check FAILED (${failed.join(", ")}): the server's reveal does not account for what this table showed you.`);
+  if (status === "waiting") return kept?.fallback ? h("div", { class: "banner warn", id: "banner" }, "This match is dealt without drand: drand's value did not come in time, the server says.") : null;
+  if (status === "pass") return h("div", { class: "banner pass", id: "banner" }, "Fair deal verified in this tab: the revealed seed matches the commitment, drand's round and value are drand's, and every deck gives the cards you were dealt.");
+  if (status === "unchecked") {
+    const open = c.checks.filter((x) => x.status === "unchecked");
+    return h(
+      "div",
+      { class: "banner unchecked", id: "banner", dataset: { unchecked: open.map((x) => x.name).join(",") } },
+      `Fair deal checked in this tab, but ${open.length} could not be checked: `,
+      open.map((x, i) => [i ? "; " : "", h("b", {}, x.name), " (", linkify(x.detail), ")"]),
+      ". Nothing failed.",
+    );
+  }
+  const failed = [...new Set(c.checks.filter((x) => x.status === "fail").map((x) => x.name))];
+  return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: failed.join(",") } }, `Fair-deal check FAILED (${failed.join(", ")}): what this table showed you does not add up to a fair deal.`);
 }
 
 function linkify(text) {
@@ -580,6 +681,9 @@ function linkify(text) {
   return [text.slice(0, m.index), h("a", { href: m[1], target: "_blank", rel: "noopener noreferrer" }, m[1]), text.slice(m.index + m[1].length)];
 }
 
+/** The turn timer: the table service's deadline on its own clock, the wall clock (the
+ * tab's clock, clock.js, is for what the fair-deal check keeps; in a player's browser the
+ * two are the same). */
 function timerText(deadline) {
   if (!deadline) return "";
   const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));

@@ -127,6 +127,8 @@ export const ERROR_WORDS = Object.freeze({
   bad_ruleset: "There is no such ruleset",
   bad_player: "That is not a player id",
   bad_ended_by: "A match ends by MatchEnded, MatchForfeited or MatchAborted",
+  bad_chain: "There is no drand chain by that name here",
+  bad_round: "That is not a drand round number",
   // Tournaments.
   tournament_error: "The tournament's rules do not allow that",
   unknown_tournament: "There is no such tournament",

@@ -249,7 +249,7 @@ test("fetchRound: when every relay lies, the error names each and why", async ()
   const got = await fetchRound(["https://a.example", "https://b.example", "https://c.example"], "default", 2, { fetchImpl });
   assert.equal(got.beacon, undefined);
   assert.deepEqual(got.lying.map((x) => x.relay).sort(), ["https://a.example", "https://b.example"]);
-  assert.deepEqual(got.failed, [{ relay: "https://c.example", why: "HTTP 503" }]);
+  assert.deepEqual(got.failed, [{ relay: "https://c.example", why: "HTTP 503", status: 503 }]);
   assert.match(got.error, /2 served a false one \(.*https:\/\/a\.example: the signature does not verify.*\), 1 gave none \(https:\/\/c\.example: HTTP 503\)$/);
 });
 
@@ -283,6 +283,32 @@ test("fetchRound: nothing to ask, or nothing askable, says so", async () => {
   assert.equal((await fetchRound(["ftp://x", "not a url"], "quicknet", 1, { fetchImpl })).error, "no drand relay to ask");
   assert.equal((await fetchRound(["https://a"], "nope", 1, { fetchImpl })).error, "unknown drand chain nope");
   assert.match((await fetchRound(["https://a"], "quicknet", 0, { fetchImpl })).error, /not a whole number/);
+});
+
+test("fetchRound: the latest round, the answer's time of arrival, and a signal that stops it all", async () => {
+  const b = QUICKNET.find((x) => x.round === 1001);
+  let clock = 5_000;
+  const { fetchImpl, log } = network({
+    "https://a.example": { beacon: beacon(b), after: 10 },
+    "https://hangs.example": { hang: true },
+  });
+  const got = await fetchRound(["https://a.example", "https://hangs.example"], "quicknet", "latest", { fetchImpl, now: () => clock++ });
+  assert.equal(got.beacon.round, 1001, "a latest answer names its round, and is verified for it");
+  assert.equal(got.at, 5_000, "when the answer arrived, on the clock given");
+  assert.equal(log[0].url, `https://a.example/${CHAINS.quicknet.hash}/public/latest`);
+  assert.equal(log[1].aborted, true);
+  // A latest answer whose signature is another round's is a lie.
+  const liar = network({ "https://l.example": { beacon: { ...beacon(b), round: 1002 } } });
+  const lied = await fetchRound(["https://l.example"], "quicknet", "latest", { fetchImpl: liar.fetchImpl });
+  assert.match(lied.lying[0].why, /does not verify for round 1002/);
+  // The page leaves: every request stops at once.
+  const stop = new AbortController();
+  const hung = network({ "https://hangs.example": { hang: true } });
+  const pending = fetchRound(["https://hangs.example"], "quicknet", 7, { fetchImpl: hung.fetchImpl, signal: stop.signal, timeoutMs: 60_000 });
+  stop.abort();
+  const stopped = await pending;
+  assert.deepEqual(stopped.failed, [{ relay: "https://hangs.example", why: "stopped" }]);
+  assert.equal((await fetchRound(["https://a.example"], "quicknet", 7, { fetchImpl, signal: stop.signal })).error, "stopped");
 });
 
 test("fetchRound: the default chain's answer keeps its previous signature", async () => {

@@ -5,7 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { recompute } from "../js/replay.js";
+import "../node/importmap.mjs";
+
+// replay.js reaches drand.js (and the vendored noble) through fairdeal.js: imported after
+// the import map's hook (web/node/importmap.mjs).
+const { recompute } = await import("../js/replay.js");
 
 const path = process.env.BELOT_WEB_FIXTURES;
 const records = path ? JSON.parse(readFileSync(path, "utf8")).records ?? {} : {};

@@ -1,0 +1,415 @@
+"""The operator as adversary, seen from the player's tab: what a record alone cannot show
+(tests/unit/test_operator_attacks.py says which), caught by the tab's own check.
+
+Each case is built with the project's own tools: the match played by bots from the
+forged inputs where the attack needs it (``tests.matchgen``: a round named late, a
+sock puppet's seed, a fallback, a dropped seed, a chosen dealer, a made-up beacon), so
+that the record itself is consistent, as a careful operator would make it; then what the
+seat's tab receives (``tests.webfeed``: the WebSocket's messages, when the tab got each
+one on its own clock, the seed reply's receipt) and fake drand relays that produce the
+rounds at given times, answer, lie or are down. web/test/attacks.test.mjs plays every
+case against the tab's own code (web/node/tabsim.mjs: keeper.js, watch.js, fairdeal.js)
+and asserts that the named check fails (an honest case: ok, or "could not check" and not
+ok where the tab cannot know), that ``ok`` is false for every attack, and, where the
+failure can be known during the match, that checkLive says so at once. Node runs once;
+this test then asserts that every case was run and what it found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from belot import RULESETS, deal_pattern, first_dealer
+from fairdeal import DeckInputs, Drand, Shuffler
+from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS
+from services.gateway.web import rulesets_json
+from tests.matchgen import MatchSpec, offline_record, seat_seed_of, server_seed_of
+from tests.webfeed import beacons, due_ms, receipt_of, relay, timed_feed
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+
+Feed = list[dict[str, Any]]
+
+#: The player's own relay (drand's, as the tab lists it) and the one the server names.
+TAB = "https://relay.drand.test"
+SERVER = "https://relay.belot.test"
+
+
+def honest_relays(late: dict[int, int] | None = None) -> list[dict[str, Any]]:
+    return [relay(TAB, "tab", late=late), relay(SERVER, "server", late=late)]
+
+
+DOWN = [relay(TAB, "tab", mode="down"), relay(SERVER, "server", mode="down")]
+#: Round 1001's value, as matchgen deals from it.
+R1001_VALUE = hashlib.sha256(bytes.fromhex(beacons()["1001"]["signature"])).digest()
+
+
+@cache
+def _record(spec: MatchSpec) -> str:
+    return json.dumps(offline_record(spec))
+
+
+def record_of(spec: MatchSpec) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(_record(spec))
+    return result
+
+
+def at_of(feed: Feed, event: str) -> int:
+    return next(m["at"] for m in feed if m["msg"]["event"] == event)
+
+
+def delay_from(feed: Feed, event: str, at: int) -> Feed:
+    """The first ``event`` and everything after it reach the tab later, the first at
+    ``at``: the server held them back (the log's own times may say anything)."""
+    i = next(n for n, m in enumerate(feed) if m["msg"]["event"] == event)
+    shift = at - feed[i]["at"]
+    assert shift > 0
+    return [*feed[:i], *({**m, "at": m["at"] + shift} for m in feed[i:])]
+
+
+def in_a_catch_up(feed: Feed, event: str) -> Feed:
+    """``event`` reaches the tab only in a catch-up (the gateway marks it replay)."""
+    return [
+        {**m, "msg": {**m["msg"], "replay": True}} if m["msg"]["event"] == event else m
+        for m in feed
+    ]
+
+
+@dataclass
+class Case:
+    name: str
+    #: The check that must fail; None: an honest match.
+    check: str | None
+    spec: MatchSpec
+    relays: list[dict[str, Any]]
+    #: An honest case's verdict: "ok", or "unchecked" (not ok, nothing failed, these
+    #: checks could not be checked).
+    expect: str = "ok"
+    unchecked: tuple[str, ...] = ()
+    #: Also failing (an attack may fail more than its own check).
+    also: tuple[str, ...] = ()
+    seat: int = 0
+    receipt: bool = True
+    #: The receipt the server gave, when it is not the record's (a dropped seed).
+    receipt_version: int | None = None
+    edit: Any = None  # Feed -> Feed
+    #: checkLive must report ``check`` by the time of this event (+ 200 ms); None: only
+    #: the final check can tell.
+    live_by: str | None = None
+    live_after_ms: int = 0
+    #: What the failing check must say (a regular expression).
+    detail: str | None = None
+    info: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> dict[str, Any]:
+        record = record_of(self.spec)
+        s = record["seats"][self.seat]
+        feed = timed_feed(record, self.seat)
+        if self.edit is not None:
+            feed = self.edit(feed)
+        my_seed = seat_seed_of(self.spec, self.seat).hex()
+        receipt = None
+        if self.receipt:
+            if self.receipt_version is None:
+                receipt = receipt_of(record, self.seat)
+            else:
+                receipt = {
+                    "match_id": record["match_id"],
+                    "seat": self.seat,
+                    "seed_sha256": hashlib.sha256(bytes.fromhex(my_seed)).hexdigest(),
+                    "stream": f"randomness-{record['match_id']}",
+                    "version": self.receipt_version,
+                    "at_ms": at_of(feed, "ServerSeedCommitted"),
+                }
+            # The server acknowledges the seed this tab sent, whatever it records.
+            receipt["seed_sha256"] = hashlib.sha256(bytes.fromhex(my_seed)).hexdigest()
+        live_at = (
+            None
+            if self.live_by is None
+            else at_of(feed, self.live_by) + self.live_after_ms + 300  # a tick, and margin
+        )
+        return {
+            "name": self.name,
+            "check": self.check,
+            "expect": self.expect if self.check is None else "fail",
+            "unchecked": list(self.unchecked),
+            "also": list(self.also),
+            "info": list(self.info),
+            "match_id": record["match_id"],
+            "player": s["player"],
+            "seat": self.seat,
+            "my_seed": my_seed,
+            "receipt": receipt,
+            "feed": feed,
+            "relays": self.relays,
+            "live_by": live_at,
+            "detail": self.detail,
+            "end_at": feed[-1]["at"] + 1_000,
+            **self.extra,
+        }
+
+
+def club(label: str, **kw: Any) -> MatchSpec:
+    return MatchSpec(match_id=f"tab-{label}", ruleset="club", label=f"tab-{label}", **kw)
+
+
+def puppet_seed() -> bytes:
+    """The sock puppet's seed, chosen once round 1001's value is known: the first of a
+    few candidates whose deal 1 turns up a jack."""
+    spec = club("puppet", players=("ann", None, "puppet", None))
+    turned = deal_pattern(RULESETS["club"]).turned
+    for i in range(64):
+        candidate = hashlib.sha256(f"puppet-{i}".encode()).digest()[:16]
+        seeds = (seat_seed_of(spec, 0), b"", candidate, b"")
+        inputs = DeckInputs(server_seed_of(spec), seeds, Drand(1001, R1001_VALUE))
+        if int(Shuffler(inputs).deck(0, 32)[turned]) % 8 == 4:  # a jack
+            return candidate
+    raise LookupError("no candidate turns up a jack")
+
+
+def other_dealer(ruleset: str, label: str) -> int:
+    """A seat other than the one the published rule makes the first dealer."""
+    spec = MatchSpec(match_id=f"tab-{label}", ruleset=ruleset, label=f"tab-{label}")
+    rules = RULESETS[ruleset]
+    seeds = tuple(
+        seat_seed_of(spec, s) if p is not None else b"" for s, p in enumerate(spec.seats())
+    )
+    deck0 = Shuffler(DeckInputs(server_seed_of(spec), seeds, Drand(1001, R1001_VALUE))).deck(
+        0, rules.deck_size
+    )
+    return (first_dealer(rules, deck0) + 1) % rules.players
+
+
+#: Made-up quicknet "signatures", 48 bytes nobody signed: as test_operator_attacks.py
+#: makes one, and, more careful, a point of G1's subgroup (its generator times
+#: 123456789, as the browser test's FORGED_G1) that only fails the pairing.
+FAKE_SIGNATURE = hashlib.sha256(b"not drand").digest() + bytes(16)
+FAKE_POINT = bytes.fromhex(
+    "af95b8218cbee2f4fa48e6b6f1df4e8ee46fee73c270dba3"
+    "95dad523d10c9b35295ccfc92cf0a9db8a065e16dafbfaad"
+)
+
+CASES = [
+    # --- honest matches
+    Case("honest club with drand", None, club("honest"), honest_relays()),
+    Case(
+        "honest gambler with drand (the first dealer drawn from deal 1's deck)",
+        None,
+        MatchSpec(match_id="tab-honest-g", ruleset="gambler", label="tab-honest-g"),
+        honest_relays(),
+    ),
+    Case(
+        "honest fallback, the relays down: could not check, not ok, not failed",
+        None,
+        club("honest-fb", drand="fallback"),
+        DOWN,
+        expect="unchecked",
+        unchecked=("drand round", "drand fallback"),
+    ),
+    Case(
+        "honest fallback, drand 6 s late: could not check that drand was late",
+        None,
+        club("honest-late", drand="fallback"),
+        honest_relays(late={1002: 6_000}),
+        expect="unchecked",
+        unchecked=("drand fallback",),
+    ),
+    Case(
+        "honest, aborted after a deck: said, with who asked",
+        None,
+        MatchSpec(match_id="tab-abort", ruleset="classic", label="tab-abort", end="abort"),
+        honest_relays(),
+        info=("abort",),
+    ),
+    # --- 1. round grinding: the window held until the round's value was out
+    Case(
+        "1 round grinding: round 1002 named 1.5 s after this tab had its value",
+        "drand round",
+        club("grind", named_round=1002),
+        honest_relays(),
+        edit=lambda f: delay_from(f, "SeedWindowClosed", due_ms(1002) + 100 + 1_500),
+        live_by="DrandRoundNamed",
+        detail=r"1\.5 s before it saw round 1002 named: the server could have known",
+    ),
+    Case(
+        "1 round grinding, the relays down: named 4 s after the round was due",
+        "drand round",
+        club("grind-down", named_round=1002),
+        DOWN,
+        edit=lambda f: delay_from(f, "SeedWindowClosed", due_ms(1002) + 4_000),
+        live_by="DrandRoundNamed",
+        # (By the clock alone: once the tab's own relays had 2 s to answer.)
+        live_after_ms=2_000,
+        detail=r"by this tab's clock, round 1002 was due 4\.0 s before the table named it",
+    ),
+    # --- 2. a sock puppet's seed picked once the round's value was out
+    Case(
+        "2 sock puppet: seat 2's seed picked after round 1001 was out, named 0.8 s after",
+        "drand round",
+        club("puppet", players=("ann", None, "puppet", None), seat_seeds=((2, puppet_seed()),)),
+        honest_relays(),
+        edit=lambda f: delay_from(f, "SeedWindowClosed", due_ms(1001) + 100 + 800),
+        live_by="DrandRoundNamed",
+        detail=r"round 1001's value .* 0\.8 s before it saw round 1001 named",
+    ),
+    # --- 3. a false fallback: a second deck sequence for the server to choose from
+    Case(
+        "3 false fallback: this tab had round 1002 0.5 s after it was due",
+        "drand fallback",
+        club("false-fb", drand="fallback"),
+        honest_relays(late={1001: 500, 1002: 500}),
+        live_by="DrandFallback",
+        detail=r"4\.\d s before the table said it was late",
+    ),
+    Case(
+        "3 false fallback told only in a catch-up: round 1002 came 3 s after 1001",
+        "drand fallback",
+        club("false-fb-replay", drand="fallback"),
+        honest_relays(late={1001: 600, 1002: 500}),
+        edit=lambda f: in_a_catch_up(f, "DrandFallback"),
+        live_by="DrandFallback",
+        detail="after round 1001's, which came on time",
+    ),
+    # --- 4. a seed acknowledged, then dropped or replaced
+    Case(
+        "4 dropped seed: acknowledged (receipt), then recorded missing",
+        "your seed",
+        club("dropped", dropped_seeds=(0,), window_ms=2_000),
+        honest_relays(),
+        receipt_version=2,
+        live_by="SeedWindowClosed",
+        detail=r"acknowledged your seed \(receipt: randomness-tab-dropped, version 2\), then the"
+        r" window closed showing no seed",
+    ),
+    Case(
+        "4 replaced seed: acknowledged (receipt), then another recorded for the seat",
+        "your seed",
+        club("replaced", seat_seeds=((0, hashlib.sha256(b"the server's").digest()[:16]),)),
+        honest_relays(),
+        live_by="SeedWindowClosed",
+        detail="then the window closed showing [0-9a-f]{32} for your seat instead of",
+    ),
+    Case(
+        "4 sent without a receipt, and recorded missing",
+        "your seed",
+        club("dropped-silent", dropped_seeds=(0,), window_ms=2_000),
+        honest_relays(),
+        receipt=False,
+        live_by="SeedWindowClosed",
+        detail="^the seed this tab sent was not used",
+    ),
+    # --- 5. the first dealer chosen, the whole match played from it
+    Case(
+        "5 club dealt first by seat 1, not seat 0",
+        "dealer",
+        club("dealer", first_dealer=1),
+        honest_relays(),
+        detail="^seat 1 dealt first, but the published rule gives seat 0",
+    ),
+    Case(
+        "5 gambler dealt first by the seat the rule does not give",
+        "dealer",
+        MatchSpec(
+            match_id="tab-dealer-g",
+            ruleset="gambler",
+            label="tab-dealer-g",
+            first_dealer=other_dealer("gambler", "dealer-g"),
+        ),
+        honest_relays(),
+        detail=r"the published rule gives seat \d \(card 32 of deal 1's deck",
+    ),
+    # --- 6. a made-up beacon, dealt from
+    Case(
+        "6 fake beacon, the relays down: a curve point nobody signed",
+        "drand value",
+        club("fake", beacon_signature=FAKE_POINT),
+        DOWN,
+        live_by="DrandBeaconVerified",
+        extra={"unchecked_too": ["drand relay"]},
+        detail="does not verify for round 1001 of quicknet",
+    ),
+    Case(
+        "6 fake beacon, the relays answering: 48 bytes that are not even a point",
+        "drand value",
+        club("fake-up", beacon_signature=FAKE_SIGNATURE),
+        honest_relays(),
+        also=("drand relay",),
+        live_by="DrandBeaconVerified",
+        detail="is not a point of G1's prime-order subgroup",
+    ),
+]
+
+
+def attack_cases() -> dict[str, Any]:
+    return {
+        "rulesets": rulesets_json()["rulesets"],
+        "beacons": beacons(),
+        "grace_ms": DRAND_GRACE_MS,
+        "max_window_ms": MAX_SEED_WINDOW_MS,
+        "cases": [c.build() for c in CASES],
+    }
+
+
+def test_the_cases_are_what_they_say() -> None:
+    """The records are the attacks: consistent, each with its forged input."""
+    cases = {c.name: c.build() for c in CASES}
+    grind = cases["1 round grinding: round 1002 named 1.5 s after this tab had its value"]
+    assert at_of(grind["feed"], "DrandRoundNamed") == due_ms(1002) + 1_600
+    named = next(m for m in grind["feed"] if m["msg"]["event"] == "DrandRoundNamed")
+    assert named["msg"]["payload"]["round"] == 1002
+    dropped = cases["4 dropped seed: acknowledged (receipt), then recorded missing"]
+    closed = next(m for m in dropped["feed"] if m["msg"]["event"] == "SeedWindowClosed")
+    assert closed["msg"]["payload"]["seat_seeds"][0] == ""
+    assert closed["msg"]["payload"]["missing"] == [0]
+    assert not any(
+        m["msg"]["event"] == "SeatSeedReceived" and m["msg"]["payload"]["seat"] == 0
+        for m in dropped["feed"]
+    )
+    fake = cases["6 fake beacon, the relays down: a curve point nobody signed"]
+    beacon = next(m for m in fake["feed"] if m["msg"]["event"] == "DrandBeaconVerified")
+    assert beacon["msg"]["payload"]["signature"] == FAKE_POINT.hex()
+    assert beacon["msg"]["payload"]["randomness"] == hashlib.sha256(FAKE_POINT).hexdigest()
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the tab's tests need it")
+def test_the_tab_catches_every_attack(tmp_path: Path) -> None:
+    assert NODE is not None
+    path = tmp_path / "attacks.json"
+    data = attack_cases()
+    path.write_text(json.dumps(data))
+    results = tmp_path / "attacks.results.json"
+    proc = subprocess.run(
+        [NODE, "--test", str(ROOT / "web" / "test" / "attacks.test.mjs")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "BELOT_TAB_ATTACKS": str(path),
+            "BELOT_TAB_ATTACKS_RESULTS": str(results),
+        },
+    )
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert "# fail 0" in proc.stdout and "# skipped 0" in proc.stdout, proc.stdout[-2000:]
+    ran = {r["name"]: r for r in json.loads(results.read_text())}
+    assert set(ran) == {c["name"] for c in data["cases"]}, "every case was run"
+    for c in data["cases"]:
+        r = ran[c["name"]]
+        if c["check"] is None:
+            assert r["failed"] == [], (c["name"], r)
+            assert r["ok"] is (c["expect"] == "ok"), (c["name"], r)
+        else:
+            assert c["check"] in r["failed"] and r["ok"] is False, (c["name"], r)

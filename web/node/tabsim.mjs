@@ -1,0 +1,165 @@
+// A player's tab in Node, on a virtual clock, for the web client's tests: the table's
+// messages arrive at the times a case gives (the tab's clock), the tab keeps them
+// (keeper.js), sends its seed right after the commitment and keeps the seed reply's
+// receipt, watches drand itself (watch.js) on fake relays that produce rounds at given
+// times, says what already failed (fairdeal.js checkLive) and checks the match at the end
+// (checkKept): the same code table.js runs, with the DOM, the socket and fetch replaced.
+//
+// Import web/node/importmap.mjs first (the modules reach the vendored noble by its
+// import map). Not a test file itself: node --test runs every .mjs under a test/ folder.
+
+import { checkKept, checkLive } from "../js/fairdeal.js";
+import { keep, keepDrandSeen, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
+import { DrandWatch, nextAsk } from "../js/watch.js";
+import { CHAINS } from "../js/drand.js";
+
+const settle = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** Virtual time: callbacks at given times, run in order; between two, every promise they
+ * started settles (the code under test awaits only promises and this clock). */
+export class Sim {
+  constructor(t0) {
+    this.t = t0;
+    this.queue = [];
+    this.seq = 0;
+    this.frozen = false;
+    this.now = () => this.t;
+    this.sleep = (ms) => new Promise((resolve) => this.at(this.t + ms, resolve));
+  }
+
+  at(t, fn) {
+    this.queue.push({ t: Math.max(t, this.t), seq: this.seq++, fn });
+  }
+
+  async run(until) {
+    await settle();
+    for (;;) {
+      this.queue.sort((a, b) => a.t - b.t || a.seq - b.seq);
+      const next = this.queue[0];
+      if (!next || next.t > until) break;
+      this.queue.shift();
+      this.t = next.t;
+      next.fn();
+      await settle();
+    }
+    this.t = Math.max(this.t, until);
+    this.frozen = true; // from now on nothing is held for later
+  }
+}
+
+function flip(hex) {
+  const first = parseInt(hex.slice(0, 2), 16);
+  const second = parseInt(hex.slice(2, 4), 16) ^ 1;
+  return first.toString(16).padStart(2, "0") + second.toString(16).padStart(2, "0") + hex.slice(4);
+}
+
+/**
+ * fetch for fake drand relays. relays: [{url, source, mode, produced: {round: at}}]:
+ * mode "honest" serves a round from its ``produced`` time on (``beacons[round]``: its
+ * signature), holds a request for the next round until it is produced, answers 425 for
+ * later rounds and 404 for a round it has no beacon of; "nohold" answers 425 for the
+ * next round too (a relay that does not hold requests: the tab asks again); "lying"
+ * serves every round with a bit of its signature flipped; "down" answers nothing (the
+ * connection fails). Every request is logged: [{url, at}].
+ */
+export function relayNetwork(relays, beacons, sim) {
+  const log = [];
+  const json = (body, status = 200) => ({ ok: status === 200, status, json: async () => structuredClone(body) });
+  const fetchImpl = (url, { signal } = {}) => {
+    log.push({ url, at: sim.now() });
+    const relay = relays.find((r) => url.startsWith(`${r.url}/`));
+    if (!relay || relay.mode === "down") return Promise.reject(new TypeError("Failed to fetch"));
+    const m = /\/public\/(latest|\d+)$/.exec(url);
+    if (!m) return Promise.resolve(json({ error: "not_found" }, 404));
+    const out = (r) => relay.produced[String(r)] !== undefined && relay.produced[String(r)] <= sim.now();
+    const rounds = Object.keys(relay.produced).map(Number).filter(out);
+    const latest = rounds.length ? Math.max(...rounds) : null;
+    const serve = (r) => {
+      const b = beacons[String(r)];
+      if (!b) return json({ error: "not_recorded" }, 404);
+      return json({ round: r, signature: relay.mode === "lying" ? flip(b.signature) : b.signature });
+    };
+    if (m[1] === "latest") return Promise.resolve(latest === null ? json({ error: "no_beacon" }, 404) : serve(latest));
+    const r = Number(m[1]);
+    if (out(r)) return Promise.resolve(serve(r));
+    if (r !== (latest ?? r - 1) + 1 || sim.frozen || relay.mode === "nohold") return Promise.resolve(json({ error: "too_early" }, 425));
+    // The next round: held until drand produces it (or the request is given up).
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const e = new Error("The operation was aborted.");
+        e.name = "AbortError";
+        reject(e);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const at = relay.produced[String(r)];
+      if (at !== undefined) sim.at(at, () => resolve(serve(r)));
+    });
+  };
+  return { fetchImpl, log };
+}
+
+/**
+ * Play a case: {name, match_id, player, seat, my_seed, receipt?, receipt_at?,
+ * refused?: {code, at}, feed: [{msg, at}], relays, end_at}, with ``beacons`` for the
+ * relays. Returns {kept, live: [{name, at, detail}] (when each check first failed during
+ * the match), result: checkKept's, requests: the relays' log}.
+ */
+export async function playTab(c, { rulesets, beacons, verifyApi = "https://verify.test" }) {
+  const start = c.start_at ?? c.feed[0].at - 1000;
+  const sim = new Sim(start);
+  const kept = newKept(c.match_id, `t-${c.name}`, c.player);
+  const net = relayNetwork(c.relays, beacons, sim);
+  const relays = c.relays.map((r) => ({ url: r.url, source: r.source }));
+  const live = [];
+  const look = () => {
+    for (const f of checkLive(kept, sim.now()).failed) {
+      if (!live.some((x) => x.name === f.name)) live.push({ name: f.name, at: sim.now(), detail: f.detail });
+    }
+  };
+  let watch = null;
+  const startWatch = () => {
+    if (watch || nextAsk(kept, null, sim.now()) === null || !CHAINS[kept.chain]) return;
+    const w = new DrandWatch({
+      chain: kept.chain,
+      relays,
+      read: () => kept,
+      record: (beacon, seen) => {
+        keepDrandSeen(kept, beacon, seen);
+        look();
+      },
+      now: sim.now,
+      sleep: sim.sleep,
+      fetchImpl: net.fetchImpl,
+      timeoutMs: 10 * 60_000, // the virtual clock holds requests, not real timers
+    });
+    watch = w;
+    w.run().finally(() => {
+      if (watch === w) watch = null;
+    });
+  };
+  // As table.js does, checkLive also every quarter second.
+  for (let t = start; t <= c.end_at; t += 250) sim.at(t, look);
+  for (const { msg, at } of c.feed) {
+    sim.at(at, () => {
+      keep(kept, msg, rulesets, sim.now());
+      if (kept.commitment && kept.seat !== null && kept.my_seed === null && c.my_seed) {
+        keepMySeed(kept, c.my_seed, sim.now());
+        if (c.receipt) sim.at(c.receipt_at ?? sim.now() + 100, () => (keepReceipt(kept, c.receipt, sim.now()), look()));
+        if (c.refused) sim.at(c.refused.at, () => (keepSeedRefused(kept, c.refused.code, sim.now()), look()));
+      }
+      startWatch();
+      look();
+    });
+  }
+  await sim.run(c.end_at);
+  watch?.stop();
+  await settle();
+  const result = await checkKept(kept, { relays, fetchImpl: net.fetchImpl, now: sim.now, verifyApi });
+  return { kept, live, result, requests: net.log };
+}
+
+export const statusOf = (result, name) => result.checks.filter((x) => x.name === name).map((x) => x.status);
+export const failedNames = (result) => [...new Set(result.checks.filter((x) => x.status === "fail").map((x) => x.name))];

@@ -1,0 +1,565 @@
+// The in-tab check, one check at a time (fairdeal.js), on a record kept by hand: each
+// check's pass, fail and "could not check" paths, at the edges of its tolerances
+// (TOLERANCE), with the tab's times and its drand observations given, relays faked; the
+// keeper's times and catch-ups (keeper.js); and the drand watch (watch.js) on a virtual
+// clock (web/node/tabsim.mjs) with relays that hold requests, do not, lie or are down.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import "../node/importmap.mjs";
+
+const { sha256 } = await import("@noble/hashes/sha2.js");
+const { bytesToHex, hexToBytes } = await import("@noble/hashes/utils.js");
+const { roundAt, roundTime } = await import("../js/drand.js");
+const { TOLERANCE, checkKept, checkLive, firstDealer, hadAt } = await import("../js/fairdeal.js");
+const { CARD_CODES } = await import("../js/deck.js");
+const { keep, keepDrandSeen, keepMySeed, keepReceipt, newKept } = await import("../js/keeper.js");
+const { WATCH, DrandWatch, nextAsk } = await import("../js/watch.js");
+const { Sim, relayNetwork } = await import("../node/tabsim.mjs");
+
+const data = JSON.parse(readFileSync(new URL("../../tests/data/drand-quicknet.json", import.meta.url), "utf8"));
+const BEACONS = Object.fromEntries([...data.quicknet.beacons, ...data.quicknet.signature_only_beacons].map((b) => [String(b.round), { round: b.round, signature: b.signature }]));
+const beacon = (r) => ({ round: r, signature: BEACONS[r].signature, randomness: bytesToHex(sha256(hexToBytes(BEACONS[r].signature))), previous_signature: null });
+
+const DUE = (r) => roundTime("quicknet", r);
+const T0 = DUE(1000) + 500; // the commitment, half a second into round 1000
+const SERVER_SEED = "07".repeat(32);
+const MY_SEED = "a1".repeat(16);
+const seen = (r, at, how = "next", source = "tab") => ({ at, relay: source === "server" ? "https://relay.belot.test" : "https://relay.drand.test", source, how, ...beacon(r) });
+
+/** A match this tab kept, honest, with drand and without deals: every check passes. */
+function base() {
+  const k = newKept("m-1", "t-1", "ann");
+  Object.assign(k, {
+    seat: 0,
+    ruleset: "club",
+    pattern: { players: 4, deck_size: 32, first_dealer_from: null },
+    commitment: bytesToHex(sha256(hexToBytes(SERVER_SEED))),
+    commitment_seen_at: T0,
+    commitment_live: true,
+    chain: "quicknet",
+    window_closes_at_ms: T0 + 20_000,
+    last_round: roundAt("quicknet", T0 + 20_000) + 1,
+    my_seed: MY_SEED,
+    my_seed_sent_at: T0,
+    receipt: { match_id: "m-1", seat: 0, seed_sha256: bytesToHex(sha256(hexToBytes(MY_SEED))), stream: "randomness-m-1", version: 2, at_ms: T0 },
+    receipt_at: T0 + 100,
+    seed_received: { seed: MY_SEED, stream: "randomness-m-1", version: 2 },
+    seat_seeds: [MY_SEED, "", "b2".repeat(16), ""],
+    missing_seeds: [],
+    window_closed_at: T0 + 900,
+    drand_round: 1001,
+    drand_round_seen_at: T0 + 900,
+    drand_round_live: true,
+    drand: beacon(1001),
+    drand_seen_at: DUE(1001) + 300,
+    drand_seen: { 1000: seen(1000, T0 + 40, "latest"), 1001: seen(1001, DUE(1001) + 100) },
+    ended: { event: "MatchEnded", version: 99 },
+    reveal: { server_seed: SERVER_SEED, via: "randomness", seen_at: DUE(1001) + 60_000 },
+  });
+  return k;
+}
+
+/** The same match dealt without drand (round 1001 declared missed, told at due + 5 s). */
+function fallback() {
+  const k = base();
+  k.drand = null;
+  k.fallback = { round: 1001, reason: "no verified drand value by the round's due time + 5 s" };
+  k.fallback_seen_at = DUE(1001) + 5_060;
+  k.fallback_live = true;
+  k.drand_seen = { 1000: seen(1000, T0 + 40, "latest") };
+  return k;
+}
+
+const down = async () => {
+  throw new TypeError("Failed to fetch");
+};
+const check = async (k, options = {}) => checkKept(k, { relays: ["https://relay.drand.test"], fetchImpl: down, verifyApi: "https://verify.test", ...options });
+const one = async (k, name, options) => {
+  const result = await check(k, options);
+  const found = result.checks.filter((c) => c.name === name);
+  assert.equal(found.length, 1, `${name}: ${JSON.stringify(result.checks)}`);
+  return { ...found[0], result };
+};
+/** What checkLive says has failed, by default long after everything happened. */
+const liveNames = (k, now = Number.MAX_SAFE_INTEGER) => checkLive(k, now).failed.map((c) => c.name);
+
+test("the honest match kept by hand passes every check, and is ok", async () => {
+  const result = await check(base());
+  assert.deepEqual(
+    result.checks.map((c) => [c.name, c.status]),
+    [
+      ["commitment", "pass"],
+      ["commitment bounds", "pass"],
+      ["your seed", "pass"],
+      ["drand round", "pass"],
+      ["drand value", "pass"],
+      ["drand relay", "pass"],
+    ],
+  );
+  assert.deepEqual([result.ok, result.failed, result.unchecked, result.complete], [true, false, [], true]);
+  assert.deepEqual(checkLive(base(), 1).failed, []);
+});
+
+test("the tolerances are the documented ones", () => {
+  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, maxWindowMs: 600_000 });
+  assert.ok(Object.isFrozen(TOLERANCE));
+});
+
+// --- commitment bounds
+
+test("commitment bounds: what the commitment fixes, and when it was shown", async () => {
+  let k = base();
+  k.last_round = null;
+  let c = await one(k, "commitment bounds");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /fixes no last round/);
+  assert.deepEqual(liveNames(k), ["commitment bounds"]);
+
+  k = base();
+  k.last_round += 1;
+  assert.match((await one(k, "commitment bounds")).detail, /is not the first after its window's end/);
+
+  k = base();
+  k.window_closes_at_ms = T0 + TOLERANCE.maxWindowMs + TOLERANCE.clockMs + 1;
+  k.last_round = roundAt("quicknet", k.window_closes_at_ms) + 1;
+  assert.match((await one(k, "commitment bounds")).detail, /longer than the 600 s allowed/);
+
+  k = base();
+  k.drand_round = k.last_round + 1;
+  k.drand = null;
+  c = await one(k, "commitment bounds");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /past round \d+, the last the commitment allowed/);
+  assert.ok(liveNames(k).includes("commitment bounds"));
+});
+
+test("commitment bounds: the last round must not be out when the commitment is seen", async () => {
+  // A commitment whose window ended long ago, shown now.
+  const late = (seenAfterDue, live = true) => {
+    const k = base();
+    k.window_closes_at_ms = T0 - 30_000;
+    k.last_round = roundAt("quicknet", k.window_closes_at_ms) + 1;
+    k.commitment_seen_at = DUE(k.last_round) + seenAfterDue;
+    k.commitment_live = live;
+    k.drand_round = k.last_round;
+    k.drand = null;
+    k.drand_seen = {};
+    return k;
+  };
+  let c = await one(late(TOLERANCE.clockMs + 1), "commitment bounds");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /by this tab's clock, round \d+, the last the match may name, was due 2\.0 s before the commitment was shown/);
+  const shown = late(TOLERANCE.clockMs + 1);
+  assert.ok(liveNames(shown).includes("commitment bounds"));
+  assert.ok(!liveNames(shown, shown.commitment_seen_at + TOLERANCE.clockMs - 1).includes("commitment bounds"), "its own relays may still answer");
+  // They answer, after it, that the latest round is an earlier one: the clock is wrong.
+  shown.drand_seen = { [shown.last_round - 1]: seen(1000, shown.commitment_seen_at + 40, "latest") };
+  assert.equal((await one(shown, "commitment bounds")).status, "pass");
+  assert.equal((await one(late(TOLERANCE.clockMs - 1), "commitment bounds")).status, "pass");
+  c = await one(late(60_000, false), "commitment bounds");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: this tab first saw the commitment in a catch-up/);
+  // Its own observation: the last round's value 300 ms before the commitment.
+  const k = late(0);
+  k.drand_seen = { [k.last_round]: seen(1000, k.commitment_seen_at - 300, "latest") }; // (any signature: kept as seen)
+  c = await one(k, "commitment bounds");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /had round \d+'s value from https:\/\/relay\.drand\.test 0\.3 s before it saw the commitment/);
+});
+
+// --- drand round
+
+test("drand round: a value this tab had before the naming fails, past 250 ms", async () => {
+  const named = (before) => {
+    const k = base();
+    k.drand_round_seen_at = DUE(1001) + 100 + before;
+    return k;
+  };
+  let c = await one(named(TOLERANCE.seenMs + 1), "drand round");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /had round 1001's value from https:\/\/relay\.drand\.test 0\.3 s before it saw round 1001 named/);
+  assert.deepEqual(liveNames(named(TOLERANCE.seenMs + 1)), ["drand round"]);
+  assert.equal((await one(named(TOLERANCE.seenMs - 1), "drand round")).status, "pass");
+  // A later round's value means the named one was out too.
+  const k = base();
+  k.drand_seen = { 1000: seen(1000, T0 + 40, "latest"), 1002: seen(1002, T0 + 50, "latest") };
+  k.drand_round_seen_at = T0 + 900;
+  c = await one(k, "drand round");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /round 1002's value \(after round 1001\)/);
+  assert.deepEqual(hadAt(k, 1001).round, 1002);
+});
+
+test("drand round: without an observation of its own, drand's schedule on the tab's clock", async () => {
+  const blind = (namedAfterDue, seenBy = {}) => {
+    const k = base();
+    k.drand_seen = seenBy;
+    k.drand_round_seen_at = DUE(1001) + namedAfterDue;
+    return k;
+  };
+  let c = await one(blind(TOLERANCE.clockMs + 1), "drand round");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /by this tab's clock, round 1001 was due 2\.0 s before the table named it/);
+  // During the match: once the tab's own relays had clockMs to answer, and none did.
+  const named = blind(TOLERANCE.clockMs + 1).drand_round_seen_at;
+  assert.deepEqual(liveNames(blind(TOLERANCE.clockMs + 1), named + TOLERANCE.clockMs - 1), []);
+  assert.deepEqual(liveNames(blind(TOLERANCE.clockMs + 1), named + TOLERANCE.clockMs), ["drand round"]);
+  // An answer of its own relays after the naming, that the latest round was an earlier
+  // one, covers it: the clock (here 2 s fast, say) is not asked.
+  const told = blind(TOLERANCE.clockMs + 1, { 1000: seen(1000, named + 30, "latest") });
+  assert.deepEqual(liveNames(told), []);
+  told.drand_seen["1001"] = seen(1001, named + 900);
+  assert.equal((await one(told, "drand round")).status, "pass");
+  c = await one(blind(TOLERANCE.clockMs - 1), "drand round");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check that round 1001 was not out when named: no drand relay answered this tab while it was named; by this tab's clock it was named 2\.0 s after it was due/);
+  assert.equal(c.result.ok, false);
+  assert.equal(c.result.failed, false);
+  assert.deepEqual(c.result.unchecked, ["drand round", "drand relay"], "the relay, asked now, is down too");
+  // Only a relay the server named answered: a messenger it runs may be late on purpose.
+  const server = { 1000: seen(1000, T0 + 40, "latest", "server"), 1001: seen(1001, DUE(1001) + 3_000, "next", "server") };
+  c = await one(blind(-2_000, server), "drand round");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /only relays the server named answered/);
+  assert.equal((await one(blind(2_500, server), "drand round")).status, "fail");
+});
+
+test("drand round: an observation of its own covers the naming, whatever the clock says", async () => {
+  // The device's clock runs 4 s fast: the naming looks late on it, but the tab had the
+  // round's value only after it saw the round named, on the same clock.
+  const k = base();
+  const skew = 4_000;
+  k.drand_seen = { 1000: seen(1000, T0 + skew + 40, "latest"), 1001: seen(1001, DUE(1001) + skew + 100) };
+  k.drand_round_seen_at = DUE(1001) + skew - 500;
+  assert.deepEqual(liveNames(k), [], "no failure during the match: an observation after the naming may come");
+  const c = await one(k, "drand round");
+  assert.equal(c.status, "pass");
+  assert.match(c.detail, /first had it 0\.6 s after it saw the round named/);
+});
+
+test("drand round: a naming seen only in a catch-up", async () => {
+  const k = base();
+  k.drand_round_live = false;
+  let c = await one(k, "drand round");
+  assert.equal(c.status, "pass", "even the catch-up came before the value: it was named before");
+  assert.match(c.detail, /only in a catch-up, and even then it did not have its value yet/);
+  k.drand_round_seen_at = DUE(1001) + 10_000; // connected long after
+  c = await one(k, "drand round");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: this tab saw round 1001 named only in a catch-up/);
+  assert.deepEqual(liveNames(k), [], "a catch-up's time is not when it happened");
+});
+
+// --- your seed
+
+test("your seed: the receipt is honoured at the window's close and at the end", async () => {
+  let k = base();
+  k.seat_seeds = ["", "", "b2".repeat(16), ""];
+  k.missing_seeds = [0];
+  k.seed_received = null;
+  let c = await one(k, "your seed");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /acknowledged your seed \(receipt: randomness-m-1, version 2\), then the window closed showing no seed for your seat/);
+  assert.deepEqual(liveNames(k), ["your seed"]);
+
+  k = base();
+  k.seat_seeds[0] = "c3".repeat(16);
+  assert.match((await one(k, "your seed")).detail, /window closed showing c3c3.* for your seat instead of a1a1/);
+  assert.deepEqual(liveNames(k), ["your seed"]);
+
+  k = base();
+  k.receipt.seed_sha256 = "00".repeat(32);
+  assert.match((await one(k, "your seed")).detail, /is not for the seed this tab sent/);
+
+  k = base();
+  k.seed_received = { ...k.seed_received, version: 3 };
+  assert.match((await one(k, "your seed")).detail, /is randomness-m-1 version 3 .*the receipt named randomness-m-1 version 2/);
+  assert.deepEqual(liveNames(k), ["your seed"]);
+
+  k = base();
+  k.seed_received = null; // never shown the event: known only at the end
+  assert.deepEqual(liveNames(k), []);
+  c = await one(k, "your seed");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /never shown the event recording your seed \(receipt: randomness-m-1, version 2\)/);
+});
+
+test("your seed: without a receipt", async () => {
+  const missing = () => {
+    const k = base();
+    k.receipt = null;
+    k.seat_seeds = ["", "", "b2".repeat(16), ""];
+    k.missing_seeds = [0];
+    return k;
+  };
+  let c = await one(missing(), "your seed");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /^the seed this tab sent was not used/);
+  assert.deepEqual(liveNames(missing()), ["your seed"]);
+  // Sent as the window closed (on the tab's clock) and refused as late: honest.
+  let k = missing();
+  k.my_seed_sent_at = k.window_closes_at_ms - TOLERANCE.clockMs + 10;
+  k.seed_refused = { code: "seed_window_closed", at: k.window_closes_at_ms + 50 };
+  c = await one(k, "your seed");
+  assert.equal(c.status, "info");
+  assert.match(c.detail, /sent your seed only as the seed window closed, and the server refused it as late/);
+  // Sent 20 s before the end, refused as late once the end had come: held back.
+  k = missing();
+  k.seed_refused = { code: "seed_window_closed", at: k.window_closes_at_ms + 50 };
+  c = await one(k, "your seed");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /^the seed this tab sent was not used \(this tab sent it 20\.0 s before the window's end\)/);
+  // Used, without a receipt (it was lost in a reload): the close shows it.
+  k = base();
+  k.receipt = null;
+  assert.equal((await one(k, "your seed")).status, "pass");
+  // Another tab sent it: this one cannot say.
+  k.my_seed = null;
+  c = await one(k, "your seed");
+  assert.equal(c.status, "unchecked");
+  assert.equal(c.result.ok, false);
+  // A spectator has no seed.
+  k.seat = null;
+  assert.equal((await one(k, "your seed")).status, "info");
+});
+
+// --- drand value and relay
+
+test("drand value: the BLS signature against the pinned key, for the named round", async () => {
+  let k = base();
+  k.drand.signature = BEACONS[1002].signature;
+  k.drand.randomness = bytesToHex(sha256(hexToBytes(k.drand.signature)));
+  let c = await one(k, "drand value");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /not drand's: the signature does not verify for round 1001/);
+  assert.deepEqual(liveNames(k), ["drand value"]);
+  k = base();
+  k.drand = beacon(1002);
+  assert.match((await one(k, "drand value")).detail, /round 1001 was named, but the value of round 1002 was used/);
+  k = base();
+  k.drand.randomness = "cd".repeat(32);
+  assert.match((await one(k, "drand value")).detail, /is not SHA-256 of the signature/);
+});
+
+test("drand relay: the tab's own fetch; relays that answer, lie, are early or down", async () => {
+  const asked = () => {
+    const k = base();
+    delete k.drand_seen["1001"];
+    return k;
+  };
+  const sim = new Sim(DUE(1001) + 60_000);
+  const honest = { url: "https://relay.drand.test", source: "tab", mode: "honest", produced: { 1001: DUE(1001) } };
+  let c = await one(asked(), "drand relay", { relays: [honest], fetchImpl: relayNetwork([honest], BEACONS, sim).fetchImpl });
+  assert.equal(c.status, "pass");
+  assert.match(c.detail, /asking now, from https:\/\/relay\.drand\.test/);
+  const lying = { ...honest, mode: "lying" };
+  c = await one(asked(), "drand relay", { relays: [lying], fetchImpl: relayNetwork([lying], BEACONS, sim).fetchImpl });
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: no drand relay served a beacon of round 1001 that verifies: 1 served a false one/);
+  const early = { ...honest, produced: {} }; // 425: not produced yet, as far as it knows
+  sim.frozen = true;
+  c = await one(asked(), "drand relay", { relays: [early], fetchImpl: relayNetwork([early], BEACONS, sim).fetchImpl });
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /HTTP 425.*compare with https:\/\/api\.drand\.sh\/52db9ba7/);
+  c = await one(asked(), "drand relay", { relays: [], fetchImpl: down });
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: no drand relay to ask; compare with https:\/\/api\.drand\.sh/);
+  assert.equal(c.result.ok, false, "never ok");
+});
+
+// --- drand fallback
+
+test("drand fallback: the value in time by this tab's own observation fails it", async () => {
+  const had = (before, live = true) => {
+    const k = fallback();
+    k.drand_seen["1001"] = seen(1001, k.fallback_seen_at - before);
+    k.fallback_live = live;
+    return k;
+  };
+  let c = await one(had(TOLERANCE.toldMs + 1), "drand fallback");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /had round 1001's value from https:\/\/relay\.drand\.test 2\.0 s before the table said it was late/);
+  assert.deepEqual(liveNames(had(TOLERANCE.toldMs + 1)), ["drand fallback"]);
+  c = await one(had(TOLERANCE.toldMs - 1), "drand fallback");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check that drand was late .*the platform's fallback rate is at https:\/\/verify\.test\/v1\/stats$/);
+  assert.equal((await one(had(4_000, false), "drand fallback")).status, "unchecked", "told in a catch-up: not when it was told");
+});
+
+test("drand fallback: the round came less than period + grace - 1 s after the one before", async () => {
+  const cadence = (gap, { how = "next", prevAfterDue = 100 } = {}) => {
+    const k = fallback();
+    k.fallback_live = false; // only the cadence can tell
+    const prev = DUE(1000) + prevAfterDue;
+    k.drand_seen = { 1000: seen(1000, prev, how), 1001: seen(1001, prev + gap) };
+    return k;
+  };
+  const limit = 3_000 + TOLERANCE.graceMs - TOLERANCE.cadenceMs;
+  let c = await one(cadence(limit - 1), "drand fallback");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /had round 1001's value 7\.0 s after round 1000's, which came on time/);
+  assert.equal((await one(cadence(limit + 1), "drand fallback")).status, "unchecked");
+  assert.equal((await one(cadence(3_000, { how: "latest" }), "drand fallback")).status, "unchecked", "the round before learnt as the latest: when it came is unknown");
+  assert.equal((await one(cadence(3_000, { prevAfterDue: TOLERANCE.clockMs + 1 }), "drand fallback")).status, "unchecked", "the round before was late itself");
+});
+
+test("drand fallback: no observation is 'could not check', never ok; another round fails", async () => {
+  let c = await one(fallback(), "drand fallback");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /no drand relay gave this tab round 1001's value/);
+  // (Without the named round's value, when it came out cannot be told either.)
+  assert.deepEqual([c.result.ok, c.result.failed, c.result.unchecked], [false, false, ["drand round", "drand fallback"]]);
+  const k = fallback();
+  k.fallback.round = 1002;
+  c = await one(k, "drand fallback");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /names round 1002, but round 1001 was named/);
+});
+
+// --- dealer, abort, the result
+
+test("the first dealer's rule: seat 0, or deal 0's card number modulo the players", () => {
+  const deck0 = [...CARD_CODES].reverse(); // AS ... 7C: the last card is 7C, number 0
+  assert.equal(firstDealer({ players: 4, first_dealer_from: null }, deck0), 0);
+  assert.equal(firstDealer({ players: 2, first_dealer_from: 31 }, deck0), 0);
+  assert.equal(firstDealer({ players: 2, first_dealer_from: 30 }, deck0), 1); // 8C: 1
+  assert.equal(firstDealer({ players: 2, first_dealer_from: 0 }, deck0), 31 % 2); // AS: 31
+});
+
+test("an abort says who asked and why; before the reveal nothing is ok", async () => {
+  const k = base();
+  k.ended = { event: "MatchAborted", version: 40, by: "operator:ops", reason: "the table was closed by an operator" };
+  k.decks_issued = [0];
+  k.first_dealer = 0;
+  const c = await one(k, "abort");
+  assert.equal(c.status, "info");
+  assert.equal(c.detail, "the match was aborted after a deck went out (its cards were known when it was thrown away), by operator:ops: the table was closed by an operator");
+  assert.equal(c.result.ok, true);
+  const open = base();
+  open.reveal = null;
+  const result = await check(open);
+  assert.deepEqual([result.ok, result.complete], [false, false]);
+});
+
+// --- the keeper: the tab's times, catch-ups, first sight
+
+test("the keeper keeps when this tab saw each fact, on the clock it is given, and whether live", () => {
+  const k = newKept("m-1", "t-1", "ann");
+  const msg = (event, payload, extra = {}) => ({ type: "event", stream: "randomness-m-1", version: 1, event, payload, visibility: "public", ...extra });
+  const commit = { commitment: "ab".repeat(32), chain: "quicknet", window_closes_at_ms: T0 + 20_000, last_round: 1008, seats: [{ seat: 0, player: "ann" }], at_ms: 1 };
+  keep(k, msg("ServerSeedCommitted", commit, { replay: true }), {}, T0);
+  assert.deepEqual([k.commitment_seen_at, k.commitment_live, k.last_round, k.window_closes_at_ms, k.seat], [T0, false, 1008, T0 + 20_000, 0]);
+  keep(k, msg("ServerSeedCommitted", commit), {}, T0 + 5_000);
+  assert.equal(k.commitment_seen_at, T0, "first sight wins");
+  keep(k, msg("ServerSeedCommitted", { ...commit, window_closes_at_ms: T0 + 60_000, last_round: 1021 }), {}, T0 + 6_000);
+  assert.equal(k.conflicts.length, 2);
+  keep(k, msg("DrandRoundNamed", { chain: "quicknet", round: 1001, due_at_ms: 0, at_ms: 0 }), {}, T0 + 900);
+  assert.deepEqual([k.drand_round, k.drand_round_seen_at, k.drand_round_live], [1001, T0 + 900, true]);
+  keep(k, msg("DrandFallback", { round: 1001, reason: "late", at_ms: 0 }, { replay: true }), {}, T0 + 9_000);
+  assert.deepEqual([k.fallback_seen_at, k.fallback_live], [T0 + 9_000, false]);
+  keep(k, { ...msg("SeatSeedReceived", { seat: 0, seed: MY_SEED, at_ms: 0 }), version: 2, visibility: "seat:0" }, {}, T0 + 200);
+  assert.deepEqual(k.seed_received, { seed: MY_SEED, stream: "randomness-m-1", version: 2 });
+  keep(k, { ...msg("MatchAborted", { reason: "closed", by: "operator:x" }), stream: "match-m-1", version: 9 }, {}, T0);
+  assert.deepEqual(k.ended, { event: "MatchAborted", version: 9, by: "operator:x", reason: "closed" });
+  assert.equal(keepMySeed(k, MY_SEED, T0 + 10), true);
+  assert.equal(k.my_seed_sent_at, T0 + 10);
+  const r = { match_id: "m-1", seat: 0, seed_sha256: "00", stream: "randomness-m-1", version: 2, at_ms: 5 };
+  assert.equal(keepReceipt(k, r, T0 + 120), true);
+  assert.equal(k.receipt_at, T0 + 120);
+  keepReceipt(k, { ...r, version: 3 }, T0 + 130);
+  assert.match(k.conflicts.at(-1), /the receipt for your seed was shown as/);
+  assert.equal(keepDrandSeen(k, beacon(1001), { at: 5, relay: "a", source: "tab", how: "next" }), true);
+  assert.equal(keepDrandSeen(k, beacon(1001), { at: 1, relay: "b", source: "tab", how: "fetch" }), false, "first had wins");
+  assert.equal(k.drand_seen["1001"].at, 5);
+});
+
+test("an older kept record gets the fields it lacks", () => {
+  const old = { format: "belot-tab-kept/1", match_id: "m", player: "ann", seat: 0, conflicts: [], deals: {}, commitment: null };
+  keep(old, { event: "DrandRoundNamed", payload: { round: 5 }, stream: "randomness-m", version: 4 }, {}, 77);
+  assert.deepEqual([old.drand_round, old.drand_round_seen_at, old.drand_seen], [5, 77, {}]);
+});
+
+// --- the drand watch
+
+/** A kept record at the commitment, on the virtual clock, for the watch. */
+function watched(sim) {
+  const k = newKept("m-1", "t-1", "ann");
+  Object.assign(k, { commitment: "ab".repeat(32), chain: "quicknet", last_round: 1008, seat: 0 });
+  return k;
+}
+
+async function watch(relays, { until, named = null }) {
+  const sim = new Sim(T0);
+  const k = watched(sim);
+  const net = relayNetwork(relays, BEACONS, sim);
+  const w = new DrandWatch({ chain: "quicknet", relays, read: () => k, record: (b, s) => keepDrandSeen(k, b, s), now: sim.now, sleep: sim.sleep, fetchImpl: net.fetchImpl, timeoutMs: 600_000 });
+  const done = w.run();
+  if (named) sim.at(named.at, () => (k.drand_round = named.round));
+  await sim.run(until);
+  w.stop();
+  await done;
+  return { kept: k, requests: net.log, watch: w };
+}
+
+test("nextAsk: the latest round, then each next one, then the named one; done once it is had", () => {
+  const k = watched();
+  assert.deepEqual(nextAsk(k, null, T0), { round: "latest", how: "latest" });
+  assert.deepEqual(nextAsk(k, 1000, T0), { round: 1001, how: "next" });
+  k.drand_round = 1001;
+  assert.deepEqual(nextAsk(k, 1003, T0), { round: 1001, how: "fetch" });
+  k.drand_seen["1001"] = seen(1001, 1);
+  assert.equal(nextAsk(k, 1003, T0), null);
+  const never = watched();
+  assert.equal(nextAsk(never, 1000, DUE(1008) + TOLERANCE.graceMs + WATCH.afterMs + 1), null, "never named: it stops");
+  assert.equal(nextAsk({ ...watched(), ended: { event: "MatchEnded" } }, null, T0), null);
+});
+
+test("the watch has each round as drand produces it, with one request per relay per round", async () => {
+  const relays = [
+    { url: "https://relay.drand.test", source: "tab", mode: "honest", produced: { 1000: DUE(1000) + 80, 1001: DUE(1001) + 80, 1002: DUE(1002) + 80 } },
+    { url: "https://relay.belot.test", source: "server", mode: "honest", produced: { 1000: DUE(1000) + 900, 1001: DUE(1001) + 900, 1002: DUE(1002) + 900 } },
+  ];
+  const { kept, requests } = await watch(relays, { until: DUE(1002) + 2_000, named: { round: 1002, at: T0 + 900 } });
+  assert.deepEqual(Object.keys(kept.drand_seen), ["1000", "1001", "1002"]);
+  assert.deepEqual(
+    Object.values(kept.drand_seen).map((s) => [s.at, s.how, s.source]),
+    [
+      [T0, "latest", "tab"],
+      [DUE(1001) + 80, "next", "tab"],
+      [DUE(1002) + 80, "next", "tab"],
+    ],
+  );
+  assert.equal(requests.length, 6, "latest, 1001, 1002 of each relay; then it stops");
+});
+
+test("the watch asks again a second later a relay that does not hold requests, and ignores liars", async () => {
+  const produced = { 1000: DUE(1000) + 80, 1001: DUE(1001) + 80 };
+  const relays = [
+    { url: "https://nohold.test", source: "tab", mode: "nohold", produced },
+    { url: "https://liar.test", source: "server", mode: "lying", produced: { 1000: DUE(1000), 1001: DUE(1001) } },
+  ];
+  const { kept, requests } = await watch(relays, { until: DUE(1001) + 3_000, named: { round: 1001, at: T0 + 900 } });
+  const at = kept.drand_seen["1001"].at;
+  assert.equal(kept.drand_seen["1001"].relay, "https://nohold.test");
+  assert.ok(at - produced[1001] >= 0 && at - produced[1001] <= WATCH.pollMs, `${at - produced[1001]} ms late`);
+  assert.ok(requests.length <= 2 * (2 + Math.ceil((DUE(1001) - T0) / WATCH.pollMs) + 1), `${requests.length} requests`);
+});
+
+test("the watch with every relay down keeps nothing and says why", async () => {
+  const relays = [{ url: "https://down.test", source: "tab", mode: "down", produced: {} }];
+  const { kept, watch: w } = await watch(relays, { until: T0 + 5_000 });
+  assert.deepEqual(kept.drand_seen, {});
+  assert.match(w.lastError, /Failed to fetch/);
+});
+
+test("a watch that cannot keep what it sees stops, rather than ask again for ever", async () => {
+  const sim = new Sim(T0);
+  const k = watched();
+  const relays = [{ url: "https://relay.drand.test", source: "tab", mode: "honest", produced: { 1000: DUE(1000) } }];
+  const net = relayNetwork(relays, BEACONS, sim);
+  const w = new DrandWatch({ chain: "quicknet", relays, read: () => k, record: () => {}, now: sim.now, sleep: sim.sleep, fetchImpl: net.fetchImpl });
+  await w.run();
+  assert.equal(w.lastError, "could not keep round 1000's value");
+  assert.equal(net.log.length, 1);
+});
