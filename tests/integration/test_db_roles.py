@@ -32,8 +32,8 @@ from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash, format_
 from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
-from services.verify.app import build_app as build_verify
 from services.verify import projection as verify_projection
+from services.verify.app import build_app as build_verify
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.gateway_support import Player
