@@ -53,6 +53,9 @@ export const TOLERANCE = Object.freeze({
   cadenceMs: 1000,
   /** The longest seed window a commitment may fix (fairness.py MAX_SEED_WINDOW_MS). */
   maxWindowMs: 600_000,
+  /** During the match, a seed sent without a receipt yet is judged only once its reply
+   * came, or this long after it was sent: the window's close may overtake the reply. */
+  replyMs: 5000,
 });
 
 /** drand's own page for a round (api.drand.sh serves every round of every chain). */
@@ -188,7 +191,7 @@ function checkBounds(kept, { final, now = Infinity }) {
   return pass(name, `the commitment fixes round ${last} as the last the match may name (the first after its window's end), and this tab saw it ${secs(due - c)} before that round was due${named}`);
 }
 
-function checkSeed(kept, { final }) {
+function checkSeed(kept, { final, now = Infinity }) {
   const name = "your seed";
   if (kept.seat === null) return final ? info(name, "you had no seat at this table") : null;
   const seats = kept.seat_seeds;
@@ -233,6 +236,9 @@ function checkSeed(kept, { final }) {
   if (late && late.code === "seed_window_closed" && sentLate) {
     return final ? info(name, "this tab sent your seed only as the seed window closed, and the server refused it as late: the deals used none for your seat") : null;
   }
+  // The close (on the WebSocket) can overtake the reply that carries the receipt.
+  const waiting = given(kept.seed_reply_due) && now - kept.seed_reply_due < TOLERANCE.replyMs;
+  if (!final && waiting) return null;
   const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${secs(kept.window_closes_at_ms - kept.my_seed_sent_at)} before the window's end)` : "";
   return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it`);
 }

@@ -41,6 +41,7 @@ export function newKept(matchId, tableId, player) {
     receipt: null, // the seed reply's receipt: {match_id, seat, seed_sha256, stream, version, at_ms}
     receipt_at: null,
     seed_refused: null, // {code, at}: the server refused this tab's seed
+    seed_reply_due: null, // when this tab last sent its seed and has had no answer yet
     seed_received: null, // the event recording our seed (private to the seat): {seed, stream, version}
     seat_seeds: null, // every seat's seed as shown when the window closed, hex ("" = none)
     missing_seeds: null,
@@ -300,6 +301,22 @@ export function keepMySeed(kept, seedHex, now = Date.now()) {
   if (kept.my_seed !== null) return false;
   kept.my_seed = seedHex;
   kept.my_seed_sent_at = now;
+  return true;
+}
+
+/** This tab sends its seed now and waits for the reply (the window's close can come on
+ * the WebSocket before the reply with its receipt: the check waits for the reply). */
+export function keepSeedSending(kept, now = Date.now()) {
+  fill(kept);
+  kept.seed_reply_due = now;
+  return true;
+}
+
+/** The seed request has been answered (a receipt, a refusal, or an error). */
+export function keepSeedAnswered(kept) {
+  fill(kept);
+  if (kept.seed_reply_due === null) return false;
+  kept.seed_reply_due = null;
   return true;
 }
 

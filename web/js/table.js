@@ -17,7 +17,7 @@ import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
 import { checkKept, checkLive, drandPage } from "./fairdeal.js";
-import { keep, keepDrandSeen, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "./keeper.js";
+import { keep, keepDrandSeen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { cardBacks, cardFace, h, replace, say, sayError, shortHex } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
 
@@ -250,7 +250,13 @@ class TablePage {
         crypto.getRandomValues(bytes);
         seed = this.updateKept((k) => keepMySeed(k, toHex(bytes), now())).my_seed;
       }
-      const reply = await this.ctx.gateway.move(this.tableId, "seed", { seed });
+      this.updateKept((k) => keepSeedSending(k, now()));
+      let reply;
+      try {
+        reply = await this.ctx.gateway.move(this.tableId, "seed", { seed });
+      } finally {
+        this.updateKept((k) => keepSeedAnswered(k));
+      }
       this.seedSent = true;
       say("Your seed is sent.", "info");
       // The receipt names the event that recorded the seed: the record must honour it.

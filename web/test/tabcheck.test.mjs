@@ -102,7 +102,7 @@ test("the honest match kept by hand passes every check, and is ok", async () => 
 });
 
 test("the tolerances are the documented ones", () => {
-  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, maxWindowMs: 600_000 });
+  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, maxWindowMs: 600_000, replyMs: 5000 });
   assert.ok(Object.isFrozen(TOLERANCE));
 });
 
@@ -322,6 +322,26 @@ test("your seed: without a receipt", async () => {
   // A spectator has no seed.
   k.seat = null;
   assert.equal((await one(k, "your seed")).status, "info");
+});
+
+test("your seed: the window's close may overtake the reply with the receipt", async () => {
+  // The only human seed closes the window in the same append: the close can come on the
+  // WebSocket before the seed's reply. While the reply is due the live check waits...
+  const k = base();
+  k.receipt = null;
+  k.seat_seeds = ["", "", "b2".repeat(16), ""];
+  k.missing_seeds = [0];
+  k.seed_reply_due = T0;
+  const at = (ms) => checkLive(k, T0 + ms).failed.map((c) => c.name);
+  assert.deepEqual(at(TOLERANCE.replyMs - 1), []);
+  // ... and judges once it is overdue, or at the end, whatever.
+  assert.deepEqual(at(TOLERANCE.replyMs), ["your seed"]);
+  assert.equal((await one(k, "your seed")).status, "fail");
+  // The reply came with its receipt: the dropped seed is named by it.
+  keepReceipt(k, base().receipt, T0 + 200);
+  k.seed_reply_due = null;
+  const c = checkLive(k, T0 + 300).failed.find((x) => x.name === "your seed");
+  assert.match(c.detail, /the server acknowledged your seed \(receipt: randomness-m-1, version 2\), then the window closed showing no seed/);
 });
 
 // --- drand value and relay
