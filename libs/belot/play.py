@@ -108,8 +108,25 @@ def _excused(trick: Sequence[int], strain: int, ruleset: Ruleset) -> bool:
     if rule is PartnerException.PARTNER_WINNING:
         return winning_index(trick, strain) == n - 2
     if rule is PartnerException.PARTNER_LED:
-        return n == 2 and _best_of_suit(trick, strain) < 0
+        # 004: "но если партнёр начал взятку, тогда это совсем не обязательно": the
+        # partner is two seats before; only the third seat's partner can have led.
+        return n == 2
     return False
+
+
+def _must_beat(trick: Sequence[int], strain: int, ruleset: Ruleset, excused: bool) -> int:
+    """The trump a seat void in the led suit must beat if it can, or -1.
+
+    Where a ruff must be overtrumped (``overtrump_a_ruff``), the highest trump in the
+    trick. A seat excused by a winning partner (001: "когда выигрывает партнёр, можно
+    сбросить любую карту") need not; a seat whose partner led still must (004: "если у
+    него нет карты такой же масти, и кто-то уже бил до него, то он обязан играть старшим
+    козырем": someone, the partner too), though, if it cannot, it may play any card."""
+    if not ruleset.overtrump_a_ruff:
+        return -1
+    if excused and ruleset.partner_exception is not PartnerException.PARTNER_LED:
+        return -1
+    return _best_of_suit(trick, strain)
 
 
 def playable(hand: Mask, trick: Sequence[int], strain: int, ruleset: Ruleset) -> Mask:
@@ -131,14 +148,14 @@ def playable(hand: Mask, trick: Sequence[int], strain: int, ruleset: Ruleset) ->
     if follow:
         return follow
     trumps = hand & SUIT_MASKS[strain]
-    if not trumps or _excused(trick, strain, ruleset):
+    if not trumps:
         return hand
-    if ruleset.overtrump_a_ruff:
-        best = _best_of_suit(trick, strain)
-        if best >= 0:
-            # Beat the trump already played if able; otherwise a lower trump is still due.
-            return (trumps & TRUMP_ABOVE[best]) or trumps
-    return trumps
+    excused = _excused(trick, strain, ruleset)
+    best = _must_beat(trick, strain, ruleset, excused)
+    if best >= 0 and trumps & TRUMP_ABOVE[best]:
+        return trumps & TRUMP_ABOVE[best]
+    # Unable to beat it: an excused seat plays anything; otherwise a lower trump is due.
+    return hand if excused else trumps
 
 
 def implied_absent(trick: Sequence[int], card: Card, strain: int, ruleset: Ruleset) -> Mask:
@@ -164,15 +181,13 @@ def implied_absent(trick: Sequence[int], card: Card, strain: int, ruleset: Rules
     if suit == led:
         return 0
     absent = SUIT_MASKS[led]
-    if _excused(trick, strain, ruleset):
+    excused = _excused(trick, strain, ruleset)
+    best = _must_beat(trick, strain, ruleset, excused)
+    if best >= 0 and not (1 << card) & TRUMP_ABOVE[best]:
+        absent |= TRUMP_ABOVE[best]  # a higher trump would have been due
+    if excused or suit == strain:
         return absent
-    if suit != strain:
-        return absent | SUIT_MASKS[strain]
-    if ruleset.overtrump_a_ruff:
-        best = _best_of_suit(trick, strain)
-        if best >= 0 and not (1 << card) & TRUMP_ABOVE[best]:
-            absent |= TRUMP_ABOVE[best]
-    return absent
+    return absent | SUIT_MASKS[strain]
 
 
 def trick_points(trick: Sequence[int], strain: int) -> int:

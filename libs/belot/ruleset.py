@@ -62,11 +62,12 @@ class PartnerException(enum.Enum):
 
     #: Club: never; trump and overtrump even when the partner holds the trick.
     NONE = "none"
-    #: Classic (001): "when the partner is winning, any card may be discarded"; also our
-    #: reading of french (004), see README.
+    #: Classic (001): "when the partner is winning, any card may be discarded". Also the
+    #: common custom of French belote, for a table that wants it.
     PARTNER_WINNING = "partner_winning"
-    #: French (004) read literally: "not obliged when the partner led the trick", as long
-    #: as nobody has trumped it. Not used by a preset; kept so the reading is one record.
+    #: French (004) as its seed words it: "not obliged when the partner led the trick"
+    #: ("если партнёр начал взятку"); but if someone, the partner too, has trumped, a
+    #: higher trump is due when the seat has one ("кто-то уже бил до него").
     PARTNER_LED = "partner_led"
 
 
@@ -184,6 +185,12 @@ class Ruleset:
     melds_need_a_trick: bool
     belote_points: int
     belote_announce: BeloteAnnounce
+    #: Is belote part of the totals the contract is judged on? Classic (001) and french
+    #: (004) judge it on the deal's 162 points "всего без белота-ребелота" and add belote
+    #: to its side "независимо от исполнения или провала контракта"; gambler (002) counts
+    #: bela among the melds the taker must outscore ("во взятках и конструкциях"); club's
+    #: seed says nothing, and it keeps belote in, as most clubs do (see README).
+    belote_in_contract: bool
     #: Added to the side that takes every trick (162 + 90 = 252).
     capot_bonus: int
     failed_contract: FailedContract
@@ -240,6 +247,7 @@ CLUB: Final = Ruleset(
     melds_need_a_trick=False,
     belote_points=20,
     belote_announce=BeloteAnnounce.FIRST_CARD,
+    belote_in_contract=True,
     capot_bonus=90,
     failed_contract=FailedContract.DEFENDERS_TAKE_ALL,
     tie=TieRule.TAKERS_HANG,
@@ -270,6 +278,7 @@ CLASSIC: Final = Ruleset(
     melds_need_a_trick=False,
     belote_points=20,
     belote_announce=BeloteAnnounce.FIRST_CARD,
+    belote_in_contract=False,
     capot_bonus=90,
     failed_contract=FailedContract.DEFENDERS_TAKE_ALL,
     tie=TieRule.ALL_HANG,
@@ -293,13 +302,14 @@ FRENCH: Final = Ruleset(
     shows_bottom_card=False,
     second_round=_SUITS_ONLY,
     all_pass=AllPass.REDEAL,
-    partner_exception=PartnerException.PARTNER_WINNING,
+    partner_exception=PartnerException.PARTNER_LED,
     overtrump_a_ruff=True,
     raise_when_trump_led=True,
     melds=None,
     melds_need_a_trick=False,
     belote_points=20,
     belote_announce=BeloteAnnounce.KING_FIRST,
+    belote_in_contract=False,
     capot_bonus=90,
     failed_contract=FailedContract.DEFENDERS_TAKE_ALL,
     tie=TieRule.TAKERS_HANG,
@@ -330,6 +340,7 @@ GAMBLER: Final = Ruleset(
     melds_need_a_trick=True,
     belote_points=20,
     belote_announce=BeloteAnnounce.EITHER_CARD,
+    belote_in_contract=True,
     capot_bonus=90,
     failed_contract=FailedContract.DEFENDERS_TAKE_ALL,
     tie=TieRule.TAKERS_HANG,

@@ -3,9 +3,11 @@
 Pure arithmetic on what the play produced, in integer points, per side. A side's total
 for the deal is its card points (last trick included), the capot bonus if it took every
 trick, its scoring melds and its belote; in no-trumps all of it is multiplied (gambler:
-doubled). The takers make the contract by scoring more than the defenders, melds and
-belote included (002: "more points in tricks and melds"; we use the same test in every
-ruleset, see README).
+doubled). The takers make the contract by scoring more than the defenders, melds
+included (002: "more points in tricks and melds"); belote is part of that test only
+where the ruleset says so (``belote_in_contract``): classic and french judge the contract
+on the deal's points without it (001: "всего без белота-ребелота: 162") and give it to
+its side whatever happens (004: "независимо от исполнения или провала контракта").
 
 - Made: each side scores its total; hanging points go to the takers.
 - Failed: the defenders score every point of the deal except the takers' belote, which
@@ -49,7 +51,8 @@ class Tally:
 @dataclass(frozen=True)
 class DealScore:
     outcome: Outcome
-    #: Each side's total for the deal before the contract is judged (multiplied).
+    #: Each side's total for the deal, the contract judged on it (multiplied); belote is in
+    #: it only where the ruleset judges the contract with it.
     totals: tuple[int, int]
     #: What each side adds to its score, hanging points received included.
     awarded: tuple[int, int]
@@ -71,30 +74,35 @@ def score_deal(
     mult = ruleset.no_trumps_multiplier if strain == Strain.NO_TRUMPS else 1
     all_tricks = ruleset.tricks
     capot = next((s for s in (0, 1) if tally.tricks[s] == all_tricks), None)
-    totals = tuple(
+    # What each side's total holds besides belote; belote is added to the totals the
+    # contract is judged on only where the ruleset says so, and to what each side is
+    # awarded always (it stays with its side whatever happens).
+    play = tuple(
         mult * (tally.cards[s] + tally.melds[s] + (ruleset.capot_bonus if capot == s else 0))
-        + tally.belote[s]
         for s in (0, 1)
     )
+    judged = ruleset.belote_in_contract
+    totals = tuple(play[s] + (tally.belote[s] if judged else 0) for s in (0, 1))
     t, d = taker_side, 1 - taker_side
+    belote = tally.belote
     awarded = [0, 0]
     winner: int | None
     new_hang = 0
     if totals[t] > totals[d]:
         outcome, winner = Outcome.MADE, t
-        awarded[t], awarded[d] = totals[t], totals[d]
+        awarded[t], awarded[d] = play[t] + belote[t], play[d] + belote[d]
     elif totals[t] < totals[d]:
         outcome, winner = Outcome.FAILED, d
-        awarded[d] = totals[d] + totals[t] - tally.belote[t]
-        awarded[t] = tally.belote[t]
+        awarded[d] = play[d] + play[t] + belote[d]
+        awarded[t] = belote[t]
     else:
         outcome, winner = Outcome.LEVEL, None
         if ruleset.tie is TieRule.TAKERS_HANG:
-            awarded[d], awarded[t] = totals[d], tally.belote[t]
-            new_hang = totals[t] - tally.belote[t]
+            awarded[d], awarded[t] = play[d] + belote[d], belote[t]
+            new_hang = play[t]
         else:
-            awarded[d], awarded[t] = tally.belote[d], tally.belote[t]
-            new_hang = totals[t] + totals[d] - tally.belote[t] - tally.belote[d]
+            awarded[d], awarded[t] = belote[d], belote[t]
+            new_hang = play[t] + play[d]
     if winner is not None:
         awarded[winner] += hanging
         left = 0

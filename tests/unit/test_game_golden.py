@@ -77,7 +77,8 @@ PERFT: dict[tuple[str, Strain], list[int]] = {
     # Seat 1 leads 8 cards; club adds its spade tierce's declaration; gambler 9 cards.
     ("classic", Strain.SPADES): [8, 20, 62, 126, 882],
     ("club", Strain.SPADES): [9, 36, 106, 252, 914],
-    ("french", Strain.SPADES): [8, 20, 62, 126, 882],
+    # French from depth 3: the third seat, whose partner led, need not trump (004).
+    ("french", Strain.SPADES): [8, 20, 86, 174, 1218],
     ("gambler", Strain.CLUBS): [9, 20, 160, 336, 2352],
 }
 

@@ -15,9 +15,10 @@ from belot.play import playable, winning_index
 from belot.ruleset import CLASSIC, CLUB, FRENCH, GAMBLER, PartnerException, Ruleset, Strain
 from tests.unit.game_support import cards, mask
 
-#: French as the seed's words read literally: excused only when the partner led.
-FRENCH_LITERAL = replace(
-    FRENCH, name="french-literal", partner_exception=PartnerException.PARTNER_LED
+#: French with the common custom instead of its seed's words: excused when the partner
+#: holds the trick (a table may want it; the preset follows 004).
+FRENCH_CUSTOM = replace(
+    FRENCH, name="french-custom", partner_exception=PartnerException.PARTNER_WINNING
 )
 H, S = Strain.HEARTS, Strain.SPADES
 
@@ -66,30 +67,41 @@ CASES = [
         "AH 8H 8C",
         "AH 8H",
     ),
-    # French, our reading: the same partner-winning exception.
-    Case("french: partner winning: discard anything", FRENCH, H, "AS 7S", "JH 7H 8C", "JH 7H 8C"),
-    Case("french: partner led but losing: trump", FRENCH, H, "7S AS", "JH 7H 8C", "JH 7H"),
-    Case("french: partner (second) winning: anything", FRENCH, H, "7S AS 8S", "JH 8C", "JH 8C"),
-    Case("french: opponent trumped: overtrump", FRENCH, H, "AS 9H", "JH 7H 8C", "JH"),
-    # The literal reading of 004, kept as a record (not a preset).
+    # French as 004 words it: "Если у него нет карты такой же масти, тогда он обязан бить
+    # козырем, если это возможно ...; но если партнёр начал взятку, тогда это совсем не
+    # обязательно. Если у него нет карты такой же масти, и кто-то уже бил до него, то он
+    # обязан играть старшим козырем".
+    Case("004: partner led, nobody trumped: anything", FRENCH, H, "7S AS", "JH 8C", "JH 8C"),
+    Case("004: partner led, opponent trumped: overtrump", FRENCH, H, "7S 9H", "JH 7H 8C", "JH"),
     Case(
-        "french-literal: partner led, losing: anything",
-        FRENCH_LITERAL,
+        "004: partner led, trumped, cannot overtrump: anything",
+        FRENCH,
         H,
-        "7S AS",
-        "JH 8C",
-        "JH 8C",
+        "7S JH",
+        "9H 8C",
+        "9H 8C",
     ),
+    Case("004: partner second, winning, did not lead: trump", FRENCH, H, "7S AS 8S", "JH 8C", "JH"),
+    Case("004: the partner trumped (someone did): overtrump", FRENCH, H, "7S 9H 8S", "JH AC", "JH"),
+    Case("004: opponent led and trumped: overtrump", FRENCH, H, "AS 7S 9H", "JH 7H 8C", "JH"),
+    Case("004: opponent trumped, none higher: a lower trump", FRENCH, H, "AS 7S JH", "7H 8C", "7H"),
+    # The common custom, for a table that wants it: the partner-winning exception.
     Case(
-        "french-literal: partner second, winning: trump",
-        FRENCH_LITERAL,
+        "french-custom: partner winning: discard anything",
+        FRENCH_CUSTOM,
+        H,
+        "AS 7S",
+        "JH 7H 8C",
+        "JH 7H 8C",
+    ),
+    Case("french-custom: partner led, losing: trump", FRENCH_CUSTOM, H, "7S AS", "JH 7H", "JH 7H"),
+    Case(
+        "french-custom: partner (second) winning: anything",
+        FRENCH_CUSTOM,
         H,
         "7S AS 8S",
         "JH 8C",
-        "JH",
-    ),
-    Case(
-        "french-literal: partner led, ruffed: overtrump", FRENCH_LITERAL, H, "AS 9H", "JH 7H", "JH"
+        "JH 8C",
     ),
     # Trump led: a higher trump if able, even over the partner; else any trump.
     *(
