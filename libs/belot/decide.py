@@ -302,7 +302,7 @@ def _decide_swap(state: Match, cmd: SwapTrumpSeven) -> list[Event]:
     if not can_swap_seven(state, cmd.seat):
         raise SwapNotAllowed(
             "the trump seven is swapped for the turned card by its holder, before its first "
-            "card and any declaration, when trump is the turned card's suit"
+            "card, when trump is the turned card's suit"
         )
     return [TrumpSevenSwapped(cmd.seat, make_card(deal.strain, SEVEN), deal.turned)]
 

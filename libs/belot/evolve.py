@@ -40,6 +40,7 @@ from belot.events import (
     TrumpSevenSwapped,
 )
 from belot.melds import (
+    best_meld,
     find_melds,
 )
 from belot.play import Trick
@@ -228,6 +229,20 @@ def _evolve_swap(state: Match, e: TrumpSevenSwapped) -> Match:
     deal = _need_deal(state)
     hand = deal.hands[e.seat] & ~(1 << e.seven) | (1 << e.taken)
     deal = deal._replace(hands=deal.hands.set(e.seat, hand), turned=e.seven, swapped_by=e.seat)
+    # A seat that declared and then swaps (002 allows the swap until its first card): its
+    # melds are those of the hand it now holds, and its claim the best of them; a seat
+    # whose hand no longer holds a meld has nothing left to claim.
+    table = state.ruleset.melds
+    if table is not None and any(s == e.seat for s, _, _ in deal.claims):
+        melds = find_melds(hand, table)
+        best = best_meld(melds, deal.strain)
+        claims = []
+        for s, claim, old in deal.claims:  # in declaration order: it breaks ties
+            if s != e.seat:
+                claims.append((s, claim, old))
+            elif best is not None:
+                claims.append((s, best.claim(deal.strain), melds))
+        deal = deal._replace(claims=tuple(claims))
     return _with_deal(state, deal)
 
 

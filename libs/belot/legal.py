@@ -45,8 +45,9 @@ def _first_card_pending(deal: Deal, seat: int) -> bool:
 
 
 def can_swap_seven(state: Match, seat: int) -> bool:
-    """Gambler: the seat holds the trump seven, trump is the turned suit, it has not
-    played yet nor declared (a declaration is made on the hand it will keep)."""
+    """Gambler: the seat holds the trump seven, trump is the turned suit, and it has not
+    played yet (002: "любой игрок до своего первого хода"), whether or not it has declared
+    its melds: a declaration is then judged on the hand after the swap (see evolve)."""
     deal = state.deal
     if not state.ruleset.seven_swap or deal is None or state.phase is not Phase.PLAYING:
         return False
@@ -56,7 +57,6 @@ def can_swap_seven(state: Match, seat: int) -> bool:
         and deal.turned >> 3 == strain
         and bool(deal.hands[seat] >> make_card(strain, SEVEN) & 1)
         and _first_card_pending(deal, seat)
-        and all(s != seat for s, _, _ in deal.claims)
     )
 
 

@@ -14,10 +14,13 @@ its side whatever happens (004: "независимо от исполнения 
   stays with the takers (RULES.md: belote stays with its side whatever happens).
 - Level: by the ruleset's :class:`~belot.ruleset.TieRule`; belote is scored at once.
 - Misère: the side with fewer card points wins the deal and scores the deal's points;
-  level misère scores nothing and leaves hanging points where they are.
+  level misère scores nothing.
 
 Hanging points go to the next deal's winner; a level deal adds to them, or, without
-``hanging_accumulates`` (gambler), replaces them.
+``hanging_accumulates`` (gambler), replaces them: 002's hanging points "обязательно
+разыгрываются в следующей раздаче и не накапливаются", so the next deal played decides
+them, and if it has no winner (a level deal, a level misère) they are lost. A redeal is
+not a deal played (the cards go back before the first one): they wait for the next.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ def score_deal(
 ) -> DealScore:
     """Score one deal; ``taker_side`` is None for misère."""
     if strain == Strain.MISERE or taker_side is None:
-        return _score_misere(tally, hanging)
+        return _score_misere(tally, hanging if ruleset.hanging_accumulates else 0, hanging)
     assert ruleset.failed_contract is FailedContract.DEFENDERS_TAKE_ALL
     mult = ruleset.no_trumps_multiplier if strain == Strain.NO_TRUMPS else 1
     all_tricks = ruleset.tricks
@@ -111,11 +114,11 @@ def score_deal(
     return DealScore(outcome, (totals[0], totals[1]), (awarded[0], awarded[1]), winner, capot, left)
 
 
-def _score_misere(tally: Tally, hanging: int) -> DealScore:
+def _score_misere(tally: Tally, left_if_level: int, hanging: int) -> DealScore:
     a, b = tally.cards
     totals = (a, b)
     if a == b:
-        return DealScore(Outcome.MISERE_LEVEL, totals, (0, 0), None, None, hanging)
+        return DealScore(Outcome.MISERE_LEVEL, totals, (0, 0), None, None, left_if_level)
     winner = 0 if a < b else 1
     awarded = [0, 0]
     awarded[winner] = a + b + hanging

@@ -21,9 +21,11 @@ from belot.events import (
     DealScored,
     DealStarted,
     MatchEnded,
+    MeldsShown,
     MisereStarted,
 )
 from belot.match import DueKind, Phase, belote_points, due, legal_moves
+from belot.melds import find_melds
 from belot.ruleset import (
     RULESETS,
     BeloteAnnounce,
@@ -513,6 +515,48 @@ def test_row_special_gambler_swap_the_trump_seven() -> None:
     table.play(1, "7S")
     with pytest.raises(SwapNotAllowed):
         table.do(SwapTrumpSeven(0))
+
+
+# 002: "В случае, когда козырем является масть вскрышки, любой игрок до своего первого
+# хода может при желании поменять козырную семерку на карту-вскрышку": until its first
+# card, a declaration of melds notwithstanding; the melds are the hand's after the swap.
+def test_row_special_gambler_swap_after_declaring_melds_judges_the_new_hand() -> None:
+    table = _gambler(["AS KS QS 7C 8C 9C", "7H 8H 9H TH AD KD"], "JH")
+    table.bid(1, H)
+    table.do(DeclareMelds(1))  # 7H 8H 9H TH: a quarte to the ten
+    assert SwapTrumpSeven(1) in legal_moves(table.state)
+    table.do(SwapTrumpSeven(1))  # 8H 9H TH JH: a quarte to the jack
+    ((seat, claim, melds),) = table.state.deal.claims  # type: ignore[union-attr]
+    jack = parse_card("JH") & 7
+    assert seat == 1 and [(m.length, m.rank) for m in melds if m.suit == H] == [(4, jack)]
+    assert (claim.length, claim.rank, claim.trump) == (4, jack, True)
+    table.play(1, "AD")
+    table.do(next(m for m in legal_moves(table.state) if isinstance(m, PlayCard)))
+    shown = [e for e in table.log if isinstance(e, MeldsShown)]
+    assert [e.seat for e in shown] == [1]
+    assert [(m.length, m.rank) for m in shown[0].melds if m.suit == H] == [(4, jack)]
+
+
+def test_row_special_gambler_a_swap_that_breaks_the_declared_sequence_withdraws_it() -> None:
+    # Seat 1 holds no other meld (its completion, the lowest cards left, is 9C TC QC).
+    table = _gambler(["AS KS QS 7C 8C JC", "7H 8H 9H AD KD 9S"], "JH")
+    table.bid(1, H)
+    table.do(DeclareMelds(1))  # 7H 8H 9H: a tierce
+    table.do(SwapTrumpSeven(1))  # 8H 9H JH: no sequence left
+    hand = table.hand(1)
+    assert find_melds(hand, RULESETS["gambler"].melds) == ()  # type: ignore[arg-type]
+    assert table.state.deal.claims == ()  # type: ignore[union-attr]
+
+
+# 002: "Очки «висячего байта» обязательно разыгрываются в следующей раздаче": a redeal
+# demanded before the first card is not a deal played; they wait for the next one.
+def test_row_special_gambler_a_redeal_keeps_the_hanging_points_for_the_next_deal() -> None:
+    table = _gambler(["7C 7D 7H 7S AS KS", "8H TS JS 9S 8S 8C"], "JH")
+    table.state = table.state._replace(hanging=60)
+    table.bid(1, H)
+    table.play(1, "TS")
+    table.do(DemandRedeal(0))
+    assert isinstance(table.log[-1], DealAbandoned) and table.state.hanging == 60
 
 
 def test_row_special_gambler_no_swap_outside_the_turned_suit() -> None:

@@ -317,8 +317,10 @@ CASES = [
         Outcome.MISERE,
         (130, 0),
     ),
+    # 002: "Очки «висячего байта» обязательно разыгрываются в следующей раздаче и не
+    # накапливаются": the next deal played decides them; with no winner they are lost.
     Case(
-        "gambler: misère level: nothing, hanging stays",
+        "002: a level misère scores nothing, and the hanging points it decided are lost",
         GAMBLER,
         Strain.MISERE,
         None,
@@ -327,7 +329,7 @@ CASES = [
         Outcome.MISERE_LEVEL,
         (0, 0),
         hanging_in=40,
-        hanging_out=40,
+        hanging_out=0,
     ),
 ]
 
