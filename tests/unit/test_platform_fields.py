@@ -40,7 +40,7 @@ def test_decode_names_the_field_that_holds_what_postgresql_refuses(
 
 @pytest.mark.parametrize("raw", [b"{not json", b'{"a": NaN}', b'{"a": "\\ud800', b"\xff"])
 def test_decode_refuses_what_is_not_json(raw: bytes) -> None:
-    with pytest.raises(FieldError, match="^the request is not valid JSON$"):
+    with pytest.raises(FieldError, match=r"^the request is not valid JSON$"):
         fields.decode(raw, "the request")
 
 
@@ -70,7 +70,7 @@ def test_text_checks_type_characters_and_length() -> None:
         assert refused.value.message.startswith("name ") and words in refused.value.message
     assert fields.text("seed", "", 3, min_len=0) == ""
     assert fields.optional_text("creator", None, 3) is None
-    with pytest.raises(FieldError, match="^seed must be 32 hex digits$"):
+    with pytest.raises(FieldError, match=r"^seed must be 32 hex digits$"):
         fields.text("seed", 5, 64, what="32 hex digits")
 
 
