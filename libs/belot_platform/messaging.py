@@ -147,7 +147,7 @@ async def serve(
     async def handle(msg: Msg) -> None:
         try:
             # Looked up at call time (fields.decode), so that a test may record reads.
-            body = fields.decode(msg.data, "the request") if msg.data else None
+            body = fields.decode(msg.data, f"the request on {subject}") if msg.data else None
         except fields.FieldError as exc:
             reply: Any = ServiceError(exc.code, exc.message).to_json()
         else:

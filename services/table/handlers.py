@@ -87,22 +87,20 @@ def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
 
 
 MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
+#: A table's own requests besides the moves, each answered by the Table method of its name.
+REQUESTS: Final = ("join", "leave", "seed", "view", "abort")
 
 
 def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
     handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
-        "join": table.join,
-        "leave": table.leave,
-        "seed": table.seed,
-        "view": table.view,
-        "abort": table.abort,
+        verb: getattr(table, verb) for verb in REQUESTS
     }
 
     async def handle(msg: Msg) -> None:
         verb = msg.subject.rsplit(".", 1)[-1]
         try:
             # Looked up at call time (fields.decode), so that a test may record reads.
-            body = fields.decode(msg.data, "the request") if msg.data else {}
+            body = fields.decode(msg.data, f"the request on {msg.subject}") if msg.data else {}
             if not isinstance(body, dict):
                 raise TableError(BAD_REQUEST, "the request must be a JSON object")
             if verb in MOVES:

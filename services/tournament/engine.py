@@ -131,11 +131,13 @@ class Actor:
         raw = body.get("actor") or {}
         if not isinstance(raw, dict):
             raise domain.bad("actor is {player, admin}")
-        player = raw.get("player")
-        if isinstance(player, str) and player:
-            fields.identifier("actor.player", player)
-        self.player: str | None = player if isinstance(player, str) and player else None
-        self.admin = raw.get("admin") is True
+        self.player = fields.optional_text(
+            "actor.player", raw.get("player") or None, fields.MAX_ID
+        )
+        admin = raw.get("admin", False)
+        if not isinstance(admin, bool):
+            raise domain.bad("actor.admin must be true or false")
+        self.admin = admin
 
     def require_player(self) -> str:
         if self.player is None:
@@ -343,7 +345,7 @@ class Engine:
             raise Refused("unauthorized", "sign in to create a tournament")
         unknown = set(body) - domain.EDITABLE - {"format", "command_id", "actor"}
         if unknown:
-            raise domain.bad(f"unknown field(s): {', '.join(sorted(unknown))}")
+            raise domain.bad(f"unknown field(s): {', '.join(map(fields.quote, sorted(unknown)))}")
         settings = domain.parse_format(body)
         if "name" not in body:
             raise domain.bad("a tournament has a name")
@@ -376,7 +378,8 @@ class Engine:
         }
         unknown = set(changes) - domain.EDITABLE
         if unknown:
-            raise domain.bad(f"cannot edit: {', '.join(sorted(unknown))}")
+            names = ", ".join(map(fields.quote, sorted(unknown)))
+            raise domain.bad(f"cannot edit these fields: {names}")
         password_hash = await self._hash(body)
         now = self.clock()
 
