@@ -21,13 +21,13 @@ what it needs, does not answer.
 
 from __future__ import annotations
 
-import hmac
 from typing import Any, Final
 
 from aiohttp import web
 
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
+from services.gateway.domain import same_secret
 from services.gateway.handlers import Api, ApiError, parse_whole
 
 BAD_INPUT: Final = frozenset(
@@ -70,7 +70,7 @@ class Tournaments:
     def actor(self, request: web.Request, *, required: bool) -> dict[str, Any]:
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
-        if token and self.admin_token and hmac.compare_digest(token, self.admin_token):
+        if token and self.admin_token and same_secret(token, self.admin_token):
             return {"player": None, "admin": True}
         who = self.api.identity(request, required=required)
         return {"player": None if who is None else who.player, "admin": False}
