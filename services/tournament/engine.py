@@ -57,6 +57,7 @@ from services.tournament.domain import Assigned, Loaded, Refused
 from services.tournament.store import TournamentStore
 from tournament import Deadline, Outcome, Standing, TournamentError, commands, deadlines, standings
 from tournament.events import TournamentEvent
+from tournament.settings import Seeding
 from tournament.state import Tournament
 
 log = logging.getLogger(__name__)
@@ -402,6 +403,8 @@ class Engine:
         """``{mode: rating | manual | random, order?}``: how the start places everyone."""
         actor = Actor(body)
         mode = body.get("mode")
+        if not isinstance(mode, str) or mode not in {s.value for s in Seeding}:
+            raise domain.bad("mode is rating, manual or random")
         order = domain.parse_order(body["order"]) if body.get("order") is not None else None
         if mode == "manual" and order is None:
             raise domain.bad("a manual seeding gives the order: every entrant, seed 1 first")
