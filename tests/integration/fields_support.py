@@ -29,6 +29,8 @@ SURROGATE = "bad\ud800value"
 #: URL field's bound and shorter than the HTTP line limit (64 KiB).
 OVERSIZED_BODY = "x" * 100_000
 OVERSIZED_URL = "x" * 10_000
+#: Where a field holds a text or a number, a JSON object: the wrong type altogether.
+OBJECT = {"not": "a text"}
 
 
 def parts(path: str) -> list[str]:
@@ -56,6 +58,22 @@ def _pick(items: list[Any], rest: list[str]) -> int:
         ):
             return n
     return 0
+
+
+def get(body: Any, path: str) -> Any:
+    """The value at ``path`` (a key's, ``*``: None), as :func:`put` would find it."""
+    ps = parts(path)
+    node = body
+    for i, p in enumerate(ps):
+        if p == "*":
+            return None
+        if p == "[]":
+            node = node[_pick(node, ps[i + 1 :])] if node else None
+        else:
+            node = node.get(p) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node
 
 
 def put(body: Any, path: str, value: Any) -> None:

@@ -1,5 +1,6 @@
 """Every string field of every gateway route and of every table, tournament and
-randomness NATS subject, tried with a NUL, a lone surrogate and an oversized value, on
+randomness NATS subject, tried with a NUL, a lone surrogate and an oversized value (and,
+where the field holds a text or a number, a JSON object: the wrong type altogether), on
 the real platform (PostgreSQL, NATS, the services): each is a 400 (or the field's
 precise code) whose JSON message names the field, and nothing is appended to the log
 nor written to the lobby's bucket.
@@ -40,11 +41,13 @@ from services.tournament import domain as tournament_domain
 from services.tournament.handlers import Handlers as TournamentHandlers
 from tests.integration.fields_support import (
     NUL,
+    OBJECT,
     OVERSIZED_BODY,
     OVERSIZED_URL,
     SURROGATE,
     Reads,
     Request,
+    get,
     leaf,
     recording_decode,
     send,
@@ -840,7 +843,12 @@ async def test_no_field_takes_a_nul_a_lone_surrogate_or_an_oversized_value(
             for name in route.fields:
                 base = await route.alt.get(name, route.base)(c)
                 url = name.startswith(("/", "?"))
-                for value in (NUL, SURROGATE, OVERSIZED_URL if url else OVERSIZED_BODY):
+                values: list[Any] = [NUL, SURROGATE, OVERSIZED_URL if url else OVERSIZED_BODY]
+                if not url and not isinstance(get(base.body, name), (dict, list)):
+                    values.append(OBJECT)  # and not a key ("*"), nor a field that is one
+                if name.endswith("*"):
+                    values = values[:3]
+                for value in values:
                     cases += 1
                     before = await held(c)
                     answer = await ask(route, base.with_field(name, value))
@@ -870,7 +878,7 @@ async def test_no_field_takes_a_nul_a_lone_surrogate_or_an_oversized_value(
                     if after != before:
                         failures.append(f"{what}: {await changes(c, before, after)}")
         assert not failures, "\n".join(failures)
-        assert cases == 3 * sum(len(r.fields) for r in ROUTES)
+        assert cases >= 3 * sum(len(r.fields) for r in ROUTES)
         print(
             f"\n{cases} cases: {len(ROUTES)} routes and subjects, "
             f"{sum(len(r.fields) for r in ROUTES)} fields"
