@@ -33,6 +33,12 @@ SETTINGS: Final = web.AppKey("settings", Settings)
 PG_POOL: Final = web.AppKey("pg_pool", asyncpg.Pool)
 NATS: Final = web.AppKey("nats", Client)
 CHECK_TIMEOUT: Final = 1
+#: aiohttp's HTTP parser answers a request line or a header longer than its limit with
+#: a plain-text 400 before any app (and its JSON errors) sees it. Its default, 8 KiB,
+#: is less than a verify API /v1/decks query with 255 seat seeds, or a long token in a
+#: query; 64 KiB leaves every sensible request to the app, in every service alike.
+HTTP_LIMIT: Final = 64 * 1024
+HTTP_LIMITS: Final = {"max_line_size": HTTP_LIMIT, "max_field_size": HTTP_LIMIT}
 
 Check = Callable[[web.Application], Awaitable[None]]
 
@@ -60,10 +66,10 @@ def create_app(
 ) -> web.Application:
     """A service's app. ``settings`` must have its server URLs resolved (see
     :func:`belot_platform.embedded.servers`). ``checks`` add readiness checks (each
-    raises when not ready). ``handler_args`` go to aiohttp's request handler (e.g.
-    ``max_line_size``: a request the HTTP parser refuses gets aiohttp's plain-text 400,
-    before any middleware)."""
-    app = web.Application(handler_args=handler_args)
+    raises when not ready). ``handler_args`` go to aiohttp's request handler, over
+    :data:`HTTP_LIMITS` (a request the HTTP parser refuses gets aiohttp's plain-text
+    400, before any middleware)."""
+    app = web.Application(handler_args={**HTTP_LIMITS, **(handler_args or {})})
     app[SETTINGS] = settings
     all_checks: dict[str, Check] = {}
 

@@ -27,6 +27,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import BucketNotFoundError
 from nats.js.kv import KeyValue
 
+from belot_platform import fields, outage
+
 log = logging.getLogger(__name__)
 
 TIMEOUT: Final = "timeout"
@@ -144,17 +146,12 @@ async def serve(
 
     async def handle(msg: Msg) -> None:
         try:
-            body = orjson.loads(msg.data) if msg.data else None
-        except orjson.JSONDecodeError:
-            reply: Any = ServiceError(BAD_REQUEST, "the request is not JSON").to_json()
+            # Looked up at call time (fields.decode), so that a test may record reads.
+            body = fields.decode(msg.data, f"the request on {subject}") if msg.data else None
+        except fields.FieldError as exc:
+            reply: Any = ServiceError(exc.code, exc.message).to_json()
         else:
-            try:
-                reply = await handler(body)
-            except ServiceError as exc:
-                reply = exc.to_json()
-            except Exception as exc:
-                log.exception("handler for %s failed", subject)
-                reply = ServiceError(INTERNAL, type(exc).__name__).to_json()
+            reply = await answer(handler, body, subject)
         if msg.reply:
             await msg.respond(orjson.dumps(reply))
 
@@ -171,6 +168,25 @@ async def serve(
         task.add_done_callback(running.discard)
 
     return await nc.subscribe(subject, queue=queue, cb=on_msg)
+
+
+async def answer(handler: Handler, body: Any, subject: str) -> Any:
+    """``handler(body)``'s reply, or the error it raised as ``{"error", "message"}``:
+    its own code for a :class:`ServiceError` or a :class:`~belot_platform.fields.FieldError`,
+    ``unavailable`` for an outage of what it needs (logged without a traceback: not a
+    bug), ``internal`` for anything else (logged with it)."""
+    try:
+        return await handler(body)
+    except ServiceError as exc:
+        return exc.to_json()
+    except fields.FieldError as exc:
+        return ServiceError(exc.code, exc.message).to_json()
+    except Exception as exc:
+        if outage.is_outage(exc):
+            log.warning("handler for %s: %s (%s)", subject, outage.what_failed(exc), exc)
+            return ServiceError(UNAVAILABLE, outage.what_failed(exc)).to_json()
+        log.exception("handler for %s failed", subject)
+        return ServiceError(INTERNAL, type(exc).__name__).to_json()
 
 
 async def subscribe_queue(

@@ -358,7 +358,7 @@ class Settings:
             token_secret=token_secret,
             token_secret_previous=token_secret_previous,
             token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),
-            rate_per_second=_float("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
+            rate_per_second=_rate("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
             rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),
             status_targets=get("BELOT_STATUS_TARGETS"),
             web_dir=None if web_dir is None else Path(web_dir),
@@ -419,6 +419,27 @@ def _int(name: str, text: str | None, default: int, low: int, high: int) -> int:
         raise SettingsError(f"{name}={text!r}: must be a whole number") from None
     if not low <= value <= high:
         raise SettingsError(f"{name}={value}: must be in {low}..{high}")
+    return value
+
+
+#: The most requests a second a gateway rate may allow (beyond, there is no limit).
+MAX_RATE: Final = 1_000_000
+
+
+def _rate(name: str, text: str | None, default: float) -> float:
+    """A rate: a number of requests a second, more than 0 and at most MAX_RATE (not
+    seconds, which _float reads)."""
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingsError(f"{name}={text!r}: must be a number of requests a second") from None
+    if not 0 < value <= MAX_RATE:
+        raise SettingsError(
+            f"{name}={value}: must be a number of requests a second, more than 0 and at most "
+            f"{MAX_RATE:,}"
+        )
     return value
 
 

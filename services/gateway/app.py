@@ -10,7 +10,7 @@ from typing import Final
 from aiohttp import web
 from argon2 import PasswordHasher
 
-from belot_platform import messaging
+from belot_platform import messaging, outage
 from belot_platform.app import NATS, PG_POOL, create_app, run_service
 from belot_platform.settings import Settings
 from eventlog import EventStore
@@ -43,7 +43,7 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
     async def middleware(request: web.Request, handler: messaging.Handler) -> web.StreamResponse:
         api = holder.get("api")
         if api is None:
-            return web.json_response({"error": "unavailable", "message": "starting up"}, status=503)
+            return outage.response("the gateway is starting up")
         response: web.StreamResponse = await api.middleware(request, handler)
         return response
 

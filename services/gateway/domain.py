@@ -9,6 +9,7 @@ The signing key is ``BELOT_TOKEN_SECRET``, or one generated at first start and k
 
 from __future__ import annotations
 
+import hmac
 import math
 import os
 import secrets
@@ -103,6 +104,14 @@ class RateLimiter:
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
         return wait
+
+
+def same_secret(given: str, secret: str) -> bool:
+    """Is ``given`` the secret, in constant time? As bytes: ``hmac.compare_digest``
+    raises TypeError for a text with non-ASCII characters (a token anyone may send)."""
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), secret.encode("utf-8", "surrogatepass")
+    )
 
 
 def retry_after(wait_s: float) -> str:

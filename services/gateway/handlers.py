@@ -1,17 +1,22 @@
 """The gateway's HTTP API: accounts, sessions, the lobby, tables, moves, the WebSocket.
 
 Every error is JSON ``{"error": code, "message": text}``: 400 for bad input (malformed
-JSON, a missing or wrong field), 401 without a valid token, 403 for another's seat, 404
-for an unknown table or route, 405 for a wrong method, 409 when the game refuses the
-move (not your turn, illegal card, ...), 410 for a closed table, 429 past the rate limit
-(with Retry-After), 500 ``internal`` for anything unexpected (logged with its traceback),
-503 when no table worker answers.
+JSON, a missing or wrong field, a string with a NUL or a lone surrogate anywhere in the
+body, one longer than its field's bound: ``belot_platform.fields``), 401 without a valid
+token, 403 for another's seat, 404 for an unknown table or route, 405 for a wrong
+method, 409 when the game refuses the move (not your turn, illegal card, ...), 410 for
+a closed table, 429 past the rate limit (with Retry-After), 503 with Retry-After when
+what the request needs does not answer (PostgreSQL, NATS, the table's worker:
+``belot_platform.outage``), 500 ``internal`` for anything else unexpected (logged with
+its traceback).
+
+A request's body is forwarded to a service field by field, never whole: each route
+reads (and so checks, or hands on to be checked) only the fields it names.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import re
 import time
@@ -29,7 +34,7 @@ from nats.js.kv import KeyValue
 from belot import RULESETS, replay, view
 from belot.codec import from_payload
 from belot.events import EVENT_TYPES
-from belot_platform import messaging
+from belot_platform import fields, messaging, outage
 from belot_platform.messaging import ServiceError
 from eventlog import EventStore, Viewer
 from services.gateway import metrics
@@ -41,6 +46,7 @@ from services.gateway.domain import (
     TokenError,
     Tokens,
     retry_after,
+    same_secret,
 )
 from services.gateway.live import Hub
 from services.gateway.store import AccountStore, NameTaken
@@ -60,8 +66,21 @@ TABLE_OPTIONS: Final = (
     *("ruleset", "seats", "target", "turn_seconds", "fallback_level", "rated"),
     *("bot_delay_ms", "sit"),
 )
+#: What each move forwards to the table's owner from the client's body (the gateway
+#: adds the player and the command id).
+MOVE_FIELDS: Final = {
+    "seed": ("seed", "seat"),
+    "bid": ("strain", "seat"),
+    "play": ("card", "belote", "seat"),
+    "announce": ("melds", "belote", "seat"),
+    "swap": ("seat",),
+    "redeal": ("seat",),
+    "leave": (),
+}
 MIN_PASSWORD: Final = 8
 MAX_PASSWORD: Final = 256
+MAX_NAME: Final = 32
+MAX_TABLE_ID: Final = 64
 #: How long a command waits for a table that is changing owner before 503.
 FAILOVER_WAIT_S: Final = 15.0
 
@@ -82,11 +101,16 @@ STATUS: Final = {
     "timeout": 503,
     "table_unavailable": 503,
 }
+#: Codes of a service's reply that mean it (or what it needs) does not answer: the
+#: gateway says ``unavailable`` for them, with Retry-After.
+OUTAGE: Final = frozenset({"unavailable", "timeout"})
 
 
 class ApiError(Exception):
     def __init__(self, code: str, message: str, status: int | None = None) -> None:
         super().__init__(message)
+        if code in OUTAGE:
+            code = outage.UNAVAILABLE
         self.code = code
         self.message = message
         self.status = status or (400 if code in BAD_INPUT else STATUS.get(code, 409))
@@ -94,6 +118,8 @@ class ApiError(Exception):
 
 def error_response(code: str, message: str, status: int, **headers: str) -> web.Response:
     metrics.ERRORS.labels(code).inc()
+    if status == 503:  # every "not now": say when to ask again
+        headers = {**outage.headers(), **headers}
     return web.json_response({"error": code, "message": message}, status=status, headers=headers)
 
 
@@ -158,6 +184,8 @@ class Api:
             return await handler(request)
         except ApiError as exc:
             return error_response(exc.code, exc.message, exc.status)
+        except fields.FieldError as exc:
+            return error_response(exc.code, exc.message, 400)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
@@ -167,7 +195,14 @@ class Api:
             headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
             message = exc.text if exc.text and not exc.text.startswith(str(exc.status)) else ""
             return error_response(code, message or exc.reason, exc.status, **headers)
-        except Exception:
+        except Exception as exc:
+            if outage.is_outage(exc):
+                # PostgreSQL or NATS does not answer: the request may succeed in a moment.
+                log.warning("%s %s: %s (%s)", request.method, request.path,
+                            outage.what_failed(exc), exc)  # fmt: skip
+                return error_response(
+                    outage.UNAVAILABLE, f"{outage.what_failed(exc)}: retry in a few seconds", 503
+                )
             # A bug, not the client's input: still JSON, never aiohttp's text/plain 500.
             log.exception("%s %s failed", request.method, request.path)
             return error_response(
@@ -181,7 +216,7 @@ class Api:
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
         token = token or request.query.get("token", "")
         if token:
-            if self.admin_token and hmac.compare_digest(token, self.admin_token):
+            if self.admin_token and same_secret(token, self.admin_token):
                 return "admin"  # the operator's own bucket, wherever it calls from
             try:
                 return f"player:{self.tokens.check(token).player}"
@@ -206,19 +241,20 @@ class Api:
             raise ApiError("unauthorized", str(exc)) from None
 
     async def body(self, request: web.Request) -> dict[str, Any]:
+        """The request's JSON object; any string in it with a NUL or a lone surrogate
+        is refused here (400, naming where it is), before any handler sees it."""
         raw = await request.read()
         if not raw:
             return {}
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            raise ApiError("bad_request", "the body is not valid JSON") from None
+        # Looked up at call time (fields.decode), so that a test may record reads.
+        data = fields.decode(raw, "the body")
         if not isinstance(data, dict):
             raise ApiError("bad_request", "the body must be a JSON object")
         return data
 
     def table_id(self, request: web.Request) -> str:
-        table_id = request.match_info["table_id"]
+        # Bad input (400) if it cannot be an id at all; unknown (404) if it could be one.
+        table_id = fields.text("table_id", request.match_info["table_id"], MAX_TABLE_ID)
         if TABLE_ID_RE.fullmatch(table_id) is None:
             raise ApiError("unknown_table", f"no table {table_id!r}")
         return table_id
@@ -277,9 +313,9 @@ class Api:
 
     async def create_session(self, request: web.Request) -> web.Response:
         body = await self.body(request)
-        name, password = body.get("name"), body.get("password")
-        if not isinstance(name, str) or not isinstance(password, str):
-            raise ApiError("bad_request", "give name and password")
+        # Bounded as at sign-up: anything longer names no account and is not hashed.
+        name = fields.text("name", body.get("name"), MAX_NAME, min_len=0)
+        password = fields.text("password", body.get("password"), MAX_PASSWORD, min_len=0)
         account = await self.accounts.by_name(name)
         bad = ApiError("bad_credentials", "wrong name or password", 401)
         if account is None:
@@ -305,6 +341,9 @@ class Api:
     # ------------------------------------------------------------------ lobby, tables
 
     async def lobby(self, request: web.Request) -> web.Response:
+        # The filters first: a bad one is refused before the bucket is read.
+        ruleset = fields.optional_text("ruleset", request.query.get("ruleset"), fields.MAX_QUERY)
+        status = fields.optional_text("status", request.query.get("status"), fields.MAX_QUERY)
         tables: list[dict[str, Any]] = []
         watcher = await self.registry.watchall(ignore_deletes=True)
         try:
@@ -315,8 +354,6 @@ class Api:
                     tables.append(orjson.loads(entry.value))
         finally:
             await watcher.stop()  # type: ignore[no-untyped-call]
-        ruleset = request.query.get("ruleset")
-        status = request.query.get("status")
         tables = [
             t
             for t in tables
@@ -351,9 +388,17 @@ class Api:
                 self.nc, f"{self.prefix}.table.{table_id}.view", body, timeout=self.timeout
             )
         except ServiceError as exc:
-            if exc.code not in ("unavailable", "timeout"):
+            if exc.code not in OUTAGE:
                 raise ApiError(exc.code, exc.message) from None
             reply = await self._table_from_log(table_id, who)
+            # The log answers for a table whose match has ended; for one in play it
+            # knows no seat view or deadline, so when its worker did not answer in time
+            # (or NATS is down) the honest answer is "not now".
+            ended = reply["status"] in (table_domain.FINISHED, table_domain.CLOSED)
+            if not ended and (exc.code == "timeout" or not self.nc.is_connected):
+                raise ApiError(
+                    "unavailable", "the table's worker does not answer: retry in a few seconds"
+                ) from None
         await self._name_seats([reply["table"]])
         return web.json_response(reply)
 
@@ -454,7 +499,8 @@ class Api:
                 raise ApiError("bad_request", 'play names a card, e.g. {"card": "TS"}')
             if verb == "seed" and not isinstance(body.get("seed"), str):
                 raise ApiError("bad_request", "seed: 32 hex digits (16 bytes)")
-            request_body = {**body, "player": who.player, "command_id": _command_id(body)}
+            request_body = {k: body[k] for k in MOVE_FIELDS[verb] if k in body}
+            request_body.update(player=who.player, command_id=_command_id(body))
             reply = await self.ask_table(table_id, verb, request_body)
             return web.json_response(reply)
 
@@ -540,9 +586,4 @@ def parse_whole(text: str, what: str, low: int, high: int) -> int:
 
 def _command_id(body: dict[str, Any]) -> str:
     """The client's command id (a retry sends the same), or a fresh one."""
-    cid = body.get("command_id")
-    if cid is None:
-        return uuid.uuid4().hex
-    if not isinstance(cid, str) or not 1 <= len(cid) <= 100:
-        raise ApiError("bad_request", "command_id: a string of 1 to 100 characters")
-    return cid
+    return fields.command_id(body.get("command_id")) or uuid.uuid4().hex

@@ -9,6 +9,7 @@ from typing import Any, Final
 
 import asyncpg
 
+from belot_platform import fields
 from eventlog.migrations import Component, Migration, apply
 
 # IF NOT EXISTS: schemas made before the migrations were versioned hold these already.
@@ -90,6 +91,11 @@ class AccountStore:
         )
 
     async def names(self, ids: list[str]) -> dict[str, str]:
+        """The names of the accounts ``ids`` name (others have none). Ids come from
+        lobby lines and tournaments, written by other services: one PostgreSQL could
+        not even compare (a NUL, a lone surrogate) names no account, and must not fail
+        the whole list."""
+        ids = [i for i in ids if isinstance(i, str) and fields.problem_of(i) is None]
         if not ids:
             return {}
         rows = await self._pool.fetch(

@@ -10,22 +10,24 @@ token of the account that created the tournament, or the operators' token
 tournament; one it creates has no creator account).
 
 Errors are the gateway's JSON ``{"error", "message"}``: 400 bad input (``bad_request``,
-``bad_settings``, ``bad_result``, ``bad_seeding``), 401 ``unauthorized``, 403
-``forbidden`` / ``wrong_password``, 404 ``unknown_tournament`` / ``unknown_match``, 409
-what the rules refuse now (``registration_closed``, ``tournament_full``,
-``rating_out_of_band``, ``already_started``, ``round_in_progress``, ``paused``, …), 500
-``internal`` when the service failed, 503 when the tournament service does not answer.
+``bad_settings``, ``bad_result``, ``bad_seeding``; an ``actor`` field: the gateway says
+who asks), 401 ``unauthorized``, 403 ``forbidden`` / ``wrong_password``, 404
+``unknown_tournament`` / ``unknown_match``, 409 what the rules refuse now
+(``registration_closed``, ``tournament_full``, ``rating_out_of_band``,
+``already_started``, ``round_in_progress``, ``paused``, …), 500 ``internal`` when the
+service failed, 503 ``unavailable`` (with Retry-After) when the tournament service, or
+what it needs, does not answer.
 """
 
 from __future__ import annotations
 
-import hmac
 from typing import Any, Final
 
 from aiohttp import web
 
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
+from services.gateway.domain import same_secret
 from services.gateway.handlers import Api, ApiError, parse_whole
 
 BAD_INPUT: Final = frozenset(
@@ -68,7 +70,7 @@ class Tournaments:
     def actor(self, request: web.Request, *, required: bool) -> dict[str, Any]:
         header = request.headers.get("Authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
-        if token and self.admin_token and hmac.compare_digest(token, self.admin_token):
+        if token and self.admin_token and same_secret(token, self.admin_token):
             return {"player": None, "admin": True}
         who = self.api.identity(request, required=required)
         return {"player": None if who is None else who.player, "admin": False}
@@ -88,7 +90,8 @@ class Tournaments:
         self, request: web.Request, verb: str, extra: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         body = await self.api.body(request)
-        body.pop("actor", None)
+        if "actor" in body:  # who asks is the gateway's to say, from the token
+            raise ApiError("bad_request", "actor: the gateway names who asks; do not send it")
         body.update(extra or {})
         body["actor"] = self.actor(request, required=True)
         if "tournament_id" in request.match_info:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from belot_platform import fields
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from eventlog.envelope import check_stream_id
 from eventlog.errors import InvalidEvent
@@ -30,6 +31,9 @@ from services.randomness.domain import RandomnessService, public_view, stream_of
 
 SUBJECT: Final = "belot.randomness"
 MAX_WAIT_MS: Final = 15_000
+MAX_SEED_TEXT: Final = 200
+#: The table service sends ``<table>:<player>:<client's command id>``: each part bounded.
+MAX_COMMAND_ID: Final = 400
 
 
 def _bad(message: str) -> ServiceError:
@@ -82,9 +86,10 @@ class Handlers:
         for n, item in enumerate(raw):
             if not isinstance(item, dict) or item.get("seat") != n:
                 raise _bad(f"seats[{n}] must be an object with seat = {n}")
-            player = item.get("player")
-            if player is not None and (not isinstance(player, str) or not player):
-                raise _bad(f"seats[{n}].player must be a non-empty string, or null for a bot")
+            player = fields.optional_text(
+                f"seats[{n}].player", item.get("player"), fields.MAX_ID,
+                what=f"an account id (1 to {fields.MAX_ID} characters), or null for a bot",
+            )  # fmt: skip
             seats.append(SeatSpec(n, player))
         window = body.get("window_ms")
         if window is not None and (
@@ -104,19 +109,16 @@ class Handlers:
         body = _obj(body)
         match_id = _match_id(body)
         seat = _int(body, "seat")
-        player = body.get("player")
-        if not isinstance(player, str) or not player:
-            raise _bad("player must be a non-empty string")
-        text = body.get("seed")
-        if not isinstance(text, str):
-            raise _bad("seed must be a string of hex digits")
+        player = fields.identifier("player", body.get("player"))
+        # Any longer cannot be a seed; a shorter wrong one gets its precise code below.
+        text = fields.text(
+            "seed", body.get("seed"), MAX_SEED_TEXT, min_len=0, what="a string of hex digits"
+        )
         try:
             seed = bytes.fromhex(text)
         except ValueError:
             raise ServiceError("seed_not_hex", "the seed must be hexadecimal") from None
-        command_id = body.get("command_id")
-        if command_id is not None and (not isinstance(command_id, str) or not command_id):
-            raise _bad("command_id must be a non-empty string")
+        command_id = fields.optional_text("command_id", body.get("command_id"), MAX_COMMAND_ID)
         state = await self._call(self.service.submit_seed(match_id, seat, player, seed, command_id))
         receipt = await self._call(self.service.receipt(match_id, seat))
         return {

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from belot.ruleset import RULESETS
+from belot_platform import fields
 from eventlog import NewEvent, RecordedEvent
 from rating import (
     MatchNotRated,
@@ -54,7 +55,7 @@ STREAM_PREFIX: Final = "rating-"
 MALFORMED_STREAM: Final = "rating-malformed"
 
 #: Ids (match, player) are at most this long: they travel in URLs and stream metadata.
-MAX_ID_LENGTH: Final = 200
+MAX_ID_LENGTH: Final = fields.MAX_ID
 
 #: Metric label of a delivery that changed nothing (its match id was decided before).
 DUPLICATE: Final = "duplicate"
@@ -87,7 +88,12 @@ def command_id(match_id: str) -> str:
 
 
 def is_id(value: object) -> TypeGuard[str]:
-    return isinstance(value, str) and 0 < len(value) <= MAX_ID_LENGTH
+    """A player or match id: 1 to MAX_ID_LENGTH characters PostgreSQL can hold."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_ID_LENGTH
+        and fields.problem_of(value) is None
+    )
 
 
 def _is_int(value: object) -> TypeGuard[int]:

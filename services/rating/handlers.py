@@ -9,11 +9,13 @@ text}``: 400 for a bad query value, 404 for an unknown pool.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Final
 
 from aiohttp import web
 
+from belot_platform import outage
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from rating import (
     HistoryEntry,
@@ -29,6 +31,8 @@ from rating import (
 from rating.model import round_half_up
 from services.rating.domain import MAX_ID_LENGTH, POOL_SIDE_SIZES, POOLS, is_id
 from services.rating.store import Projection
+
+log = logging.getLogger(__name__)
 
 PROJECTION: Final = web.AppKey("rating_projection", Projection)
 
@@ -98,7 +102,8 @@ def parse_at(query: Any) -> int:
 
 @web.middleware
 async def errors_as_json(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Refused input, and aiohttp's own 404/405, as ``{"error", "message"}``."""
+    """Refused input, aiohttp's own 404/405, an outage (503 with Retry-After) and a
+    fault of ours (500, logged) as ``{"error", "message"}``."""
     try:
         response: web.StreamResponse = await handler(request)
         return response
@@ -109,6 +114,15 @@ async def errors_as_json(request: web.Request, handler: Any) -> web.StreamRespon
             raise
         code = "not_found" if exc.status == 404 else f"http_{exc.status}"
         return web.json_response({"error": code, "message": exc.reason}, status=exc.status)
+    except Exception as exc:
+        if outage.is_outage(exc):  # the database does not answer: not a bug, not for ever
+            log.warning("rating API: %s (%s)", outage.what_failed(exc), exc)
+            return outage.response(outage.what_failed(exc))
+        log.exception("rating API: unexpected error", extra={"path": request.path})
+        return web.json_response(
+            {"error": "internal", "message": "an unexpected error; it has been logged"},
+            status=500,
+        )
 
 
 def _row(r: Row) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any, Final
 from belot import RULESETS, Ruleset
 from belot.bots import LEVELS
 from belot.seats import side_of
+from belot_platform import fields
 
 # --- event types ---------------------------------------------------------------------
 
@@ -149,9 +150,13 @@ def _seat_config(item: Any, n: int) -> SeatConfig:
         raise TableError("bad_request", f"seats[{n}]: 'human', 'bot:<level>' or an object")
     kind = item.get("kind")
     if kind == HUMAN:
-        reserved = item.get("player")
-        if reserved is not None and (not isinstance(reserved, str) or not reserved):
-            raise TableError("bad_request", f"seats[{n}]: player is the account id reserved")
+        try:  # the account the seat is kept for: an id, bounded like every id
+            reserved = fields.optional_text(
+                f"seats[{n}].player", item.get("player"), fields.MAX_ID,
+                what=f"the account id the seat is kept for (1 to {fields.MAX_ID} characters)",
+            )  # fmt: skip
+        except fields.FieldError as exc:
+            raise TableError(exc.code, exc.message) from None
         return SeatConfig(HUMAN, None, reserved)
     if kind == BOT:
         level = item.get("level") or "medium"

@@ -20,6 +20,7 @@ from nats.aio.msg import Msg
 
 from belot import Bid, Command, DeclareMelds, DemandRedeal, PlayCard, Strain, SwapTrumpSeven
 from belot.cards import Card, parse_card
+from belot_platform import fields, outage
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from services.table.domain import TableError
 from services.table.store import LostTable
@@ -39,57 +40,67 @@ def _strain(value: Any) -> Strain | None:
     return Strain[value.upper()]
 
 
-def _card(value: Any) -> Card:
+def _card(value: Any, field: str = "card") -> Card:
     if not isinstance(value, str):
-        raise TableError(BAD_REQUEST, "card must be a code such as 'TS' or 'AH'")
+        raise TableError(BAD_REQUEST, f"{field} must be a code such as 'TS' or 'AH'")
     try:
         return parse_card(value)
     except ValueError:
         raise TableError(
-            BAD_REQUEST, f"{value!r} is not a card (rank 7-A then suit C D H S)"
+            BAD_REQUEST, f"{field} {fields.quote(value)} is not a card (rank 7-A then suit C D H S)"
         ) from None
 
 
-def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
-    """The core command a player's request asks for; raises :class:`TableError`."""
+def parse_move(verb: str, body: dict[str, Any]) -> Callable[[int], Command]:
+    """The core command a player's request asks for, given the seat it is for; raises
+    :class:`TableError` for a malformed request. Called before the table's state is
+    looked at: a request is refused for its fields whatever the table's state."""
     if verb == "bid":
         if "strain" not in body:
             raise TableError(BAD_REQUEST, "a bid names a strain, or null to pass")
-        return Bid(seat, _strain(body["strain"]))
+        strain = _strain(body["strain"])
+        return lambda seat: Bid(seat, strain)
     if verb == "play":
         belote = body.get("belote", False)
         if not isinstance(belote, bool):
             raise TableError(BAD_REQUEST, "belote must be true or false")
-        return PlayCard(seat, _card(body.get("card")), belote)
+        card = _card(body.get("card"))
+        return lambda seat: PlayCard(seat, card, belote)
     if verb == "announce":
-        if body.get("melds") is True:
-            return DeclareMelds(seat)
+        melds = body.get("melds")
+        if melds is True:
+            return DeclareMelds
         if "belote" in body:
-            return PlayCard(seat, _card(body["belote"]), True)
+            announced = _card(body["belote"], "belote")
+            return lambda seat: PlayCard(seat, announced, True)
         raise TableError(BAD_REQUEST, "announce {melds: true} or {belote: card}")
     if verb == "swap":
-        return SwapTrumpSeven(seat)
+        return SwapTrumpSeven
     if verb == "redeal":
-        return DemandRedeal(seat)
+        return DemandRedeal
     raise TableError(BAD_REQUEST, f"unknown move {verb!r}")
 
 
+def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
+    """The core command a player's request asks for; raises :class:`TableError`."""
+    return parse_move(verb, body)(seat)
+
+
 MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
+#: A table's own requests besides the moves, each answered by the Table method of its name.
+REQUESTS: Final = ("join", "leave", "seed", "view", "abort")
 
 
 def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
     handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
-        "join": table.join,
-        "leave": table.leave,
-        "seed": table.seed,
-        "view": table.view,
-        "abort": table.abort,
+        verb: getattr(table, verb) for verb in REQUESTS
     }
 
     async def handle(msg: Msg) -> None:
         verb = msg.subject.rsplit(".", 1)[-1]
         try:
-            body = orjson.loads(msg.data) if msg.data else {}
+            # Looked up at call time (fields.decode), so that a test may record reads.
+            body = fields.decode(msg.data, f"the request on {msg.subject}") if msg.data else {}
             if not isinstance(body, dict):
                 raise TableError(BAD_REQUEST, "the request must be a JSON object")
             if verb in MOVES:
@@ -98,9 +109,7 @@ def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
                 reply = await handlers[verb](body)
             else:
                 raise TableError(BAD_REQUEST, f"unknown request {verb!r}")
-        except orjson.JSONDecodeError:
-            reply = ServiceError(BAD_REQUEST, "the request is not JSON").to_json()
-        except TableError as exc:
+        except (TableError, fields.FieldError) as exc:
             reply = {"error": exc.code, "message": exc.message}
         except ServiceError as exc:
             reply = exc.to_json()
@@ -110,8 +119,14 @@ def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
                 lambda: table.worker.spawn(table.worker.drop(table, release=False))
             )
         except Exception as exc:
-            log.exception("table command failed", extra={"table_id": table.id})
-            reply = {"error": "internal", "message": type(exc).__name__}
+            if outage.is_outage(exc):
+                # The database or the bus does not answer: not a bug, and the command
+                # may be retried with its command id.
+                log.warning("table command: %s (%s)", outage.what_failed(exc), exc)
+                reply = {"error": outage.UNAVAILABLE, "message": outage.what_failed(exc)}
+            else:
+                log.exception("table command failed", extra={"table_id": table.id})
+                reply = {"error": "internal", "message": type(exc).__name__}
         if msg.reply:
             with contextlib.suppress(Exception):
                 await msg.respond(orjson.dumps(reply))

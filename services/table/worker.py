@@ -67,12 +67,12 @@ from belot import (
 from belot.bots import choose
 from belot.cards import Card
 from belot.events import DealScored, Event, MatchEnded
-from belot_platform import messaging
+from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
-from services.table.handlers import build_command, command_callback
+from services.table.handlers import command_callback, parse_move
 from services.table.store import (
     ACTED_BY,
     Loaded,
@@ -88,6 +88,8 @@ log = logging.getLogger(__name__)
 
 #: The longest reason, or name of who asked, an abort may record.
 MAX_ABORT_TEXT = 200
+#: A seed's text longer than this is refused as it comes in (a seed is 32 hex digits).
+MAX_SEED_TEXT: Final = 200
 
 QUEUE: Final = "table"
 #: How long a deck request waits for the fair-deal inputs (the randomness service's max).
@@ -243,9 +245,7 @@ class Table:
     # ------------------------------------------------------------------ commands
 
     def _check_player(self, player: Any) -> str:
-        if not isinstance(player, str) or not player:
-            raise TableError(BAD_REQUEST, "player must be the account id the gateway checked")
-        return player
+        return fields.identifier("player", player)
 
     def _check_seat(self, body: dict[str, Any]) -> int | None:
         """The seat a command names (None: the player's own); raises :class:`TableError`
@@ -258,10 +258,7 @@ class Table:
     def _command_id(self, player: str, body: dict[str, Any]) -> str | None:
         """The command id for the log (see :func:`log_command_id`); raises
         :class:`TableError` (bad_request) unless it is absent or a non-empty string."""
-        command_id = body.get("command_id")
-        if command_id is not None and (not isinstance(command_id, str) or not command_id):
-            raise TableError(BAD_REQUEST, "command_id must be a non-empty string")
-        return log_command_id(self.id, player, command_id)
+        return log_command_id(self.id, player, fields.command_id(body.get("command_id")))
 
     async def join(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
@@ -318,6 +315,7 @@ class Table:
         player = self._check_player(body.get("player"))
         seat_req = self._check_seat(body)
         cid = self._command_id(player, body)
+        command_for = parse_move(verb, body)  # the fields first, whatever the state
         started = time.perf_counter()
         async with self.lock:
             if cid is not None and cid in self.command_ids:
@@ -327,9 +325,8 @@ class Table:
                 raise TableError("match_over", "the match has ended")
             if self.match is None:
                 raise TableError("not_started", "the match has not started: no cards yet")
-            command = build_command(verb, seat, body)
             try:
-                events = decide(self.match, command)
+                events = decide(self.match, command_for(seat))
             except RulesError as exc:
                 raise TableError(exc.code, exc.message) from None
             await self._append_match(events, {ACTED_BY: "player"}, cid)
@@ -341,9 +338,11 @@ class Table:
     async def seed(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
         seat_req = self._check_seat(body)
-        text = body.get("seed")
-        if not isinstance(text, str):
-            raise TableError(BAD_REQUEST, "seed must be 32 hex digits (16 bytes)")
+        # Longer than any seed can be: the randomness service says what is wrong with
+        # a shorter one (seed_wrong_length, seed_not_hex).
+        text = fields.text(
+            "seed", body.get("seed"), MAX_SEED_TEXT, min_len=0, what="32 hex digits (16 bytes)"
+        )
         cid = self._command_id(player, body)
         # Under the lock: a seed sent on seeing FairDealOpened may arrive between that
         # event's append and this table applying it (both happen under the lock).
@@ -363,8 +362,11 @@ class Table:
         }
 
     async def view(self, body: dict[str, Any]) -> dict[str, Any]:
-        player = body.get("player")
-        seat = self.state.seat_of(player) if isinstance(player, str) else None
+        player = fields.optional_text("player", body.get("player"), fields.MAX_ID)
+        fair_deal = body.get("fair_deal", False)
+        if not isinstance(fair_deal, bool):
+            raise TableError(BAD_REQUEST, "fair_deal must be true or false")
+        seat = self.state.seat_of(player) if player is not None else None
         out: dict[str, Any] = {
             "table": {**domain.summary(self.state), "status": self.status},
             "seat": seat,
@@ -383,7 +385,7 @@ class Table:
                 out["view"] = view_to_json(view(match, seat))
             else:
                 out["view"] = public_view(view(match, 0 % n))
-        if body.get("fair_deal") and self.state.status != domain.OPEN:
+        if fair_deal and self.state.status != domain.OPEN:
             with contextlib.suppress(ServiceError):
                 out["fair_deal"] = await self.worker.randomness(
                     "status", {"match_id": self.state.match_id}
@@ -394,13 +396,11 @@ class Table:
         """End the match with no winner. Who asked and why are recorded with it: an abort
         after a deck went out could be a server throwing away cards it saw, so the record,
         the verifier and the verify API's abort rate all show it."""
-        reason, by = body.get("reason"), body.get("by")
-        if not isinstance(reason, str) or not reason or len(reason) > MAX_ABORT_TEXT:
-            raise TableError(BAD_REQUEST, f"reason must be a text of 1..{MAX_ABORT_TEXT}")
-        if not isinstance(by, str) or not by or len(by) > MAX_ABORT_TEXT:
-            raise TableError(
-                BAD_REQUEST, f"by must name who asks for the abort (1..{MAX_ABORT_TEXT})"
-            )
+        reason = fields.text("reason", body.get("reason"), MAX_ABORT_TEXT)
+        by = fields.text(
+            "by", body.get("by"), MAX_ABORT_TEXT,
+            what=f"who asks for the abort (1 to {MAX_ABORT_TEXT} characters)",
+        )  # fmt: skip
         aborted = NewEvent(domain.MATCH_ABORTED, {"reason": reason, "by": by})
         async with self.lock:
             if self.ending is not None:
@@ -953,17 +953,18 @@ class TableWorker:
     # ------------------------------------------------------------------ creating
 
     async def create(self, body: Any) -> dict[str, Any]:
-        """``<prefix>.table.create``: open a table (and seat its creator with ``sit``)."""
+        """``<prefix>.table.create``: open a table (and seat its creator with ``sit``).
+
+        Order matters: every field is checked before anything is written; then the
+        lease (a scanning worker never claims a table being created), the append, and
+        only once the table is in the log its lobby line. A creation that fails leaves
+        no line behind (and gives its lease up, so that a retry goes on at once)."""
         if not isinstance(body, dict):
             raise ServiceError(BAD_REQUEST, "the request must be a JSON object")
         if not self._accepting:
             raise ServiceError("unavailable", "this worker is stopping")
-        creator = body.get("creator")
-        if creator is not None and (not isinstance(creator, str) or not creator):
-            raise ServiceError(BAD_REQUEST, "creator must be an account id or null")
-        command_id = body.get("command_id")
-        if command_id is not None and (not isinstance(command_id, str) or not command_id):
-            raise ServiceError(BAD_REQUEST, "command_id must be a non-empty string")
+        creator = fields.optional_text("creator", body.get("creator"), fields.MAX_ID)
+        command_id = fields.command_id(body.get("command_id"))
         try:
             options = domain.parse_options(body, self.turn_ms)
         except TableError as exc:
@@ -973,12 +974,6 @@ class TableWorker:
             raise ServiceError(BAD_REQUEST, "sit must be a seat number, for a creator")
         table_id = table_id_for(creator, command_id)
         match_id = f"{table_id}-1"
-        assert self.leases is not None and self.registry is not None
-        # The lease first: a scanning worker never claims a table being created.
-        try:
-            revision = await self.leases.create(table_id, self.id.encode())
-        except KeyWrongLastSequenceError:
-            return await self._created_elsewhere(table_id)
         now = now_ms()
         opened = domain.opened(table_id, match_id, options, creator, now)
         events = [NewEvent(domain.TABLE_OPENED, opened)]
@@ -988,11 +983,14 @@ class TableWorker:
             try:
                 taken = domain.take_seat(state, sit, creator, now)
             except TableError as exc:
-                await self.leases.delete(table_id, last=revision)
                 raise ServiceError(exc.code, exc.message) from None
             events.append(NewEvent(domain.SEAT_TAKEN, taken))
             state = domain.evolve(state, domain.SEAT_TAKEN, taken)
-        await self.registry.put(table_id, orjson.dumps(domain.summary(state)))
+        assert self.leases is not None and self.registry is not None
+        try:
+            revision = await self.leases.create(table_id, self.id.encode())
+        except KeyWrongLastSequenceError:
+            return await self._created_elsewhere(table_id)
         try:
             await self.store.append(
                 table_stream(table_id),
@@ -1004,15 +1002,28 @@ class TableWorker:
             with contextlib.suppress(Exception):
                 await self.leases.delete(table_id, last=revision)
             return await self._created_elsewhere(table_id)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self.leases.delete(table_id, last=revision)
+            raise
+        await self.registry.put(table_id, orjson.dumps(domain.summary(state)))
         table = await self._adopt(await load(self.store, table_id), revision)
         await self.publish_state(table)
         CLAIMS.labels("created").inc()
         return {"table_id": table_id, "match_id": match_id, "table": domain.summary(table.state)}
 
     async def _created_elsewhere(self, table_id: str) -> dict[str, Any]:
+        """A creation already made (a retry of it): its table. A creation whose worker
+        died between its append and its lobby line gets its line here, only if there is
+        none (KV create), so that a scanning worker claims it."""
+        assert self.registry is not None
         loaded = await load(self.store, table_id)
         if not loaded.table.exists:
             raise ServiceError("busy", "this table is being created: retry")
+        if loaded.table.status != domain.CLOSED:
+            line = {**domain.summary(loaded.table), "status": loaded.table.status}
+            with contextlib.suppress(KeyWrongLastSequenceError):
+                await self.registry.create(table_id, orjson.dumps(line))
         return {
             "table_id": table_id,
             "match_id": loaded.table.match_id,

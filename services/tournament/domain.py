@@ -27,10 +27,11 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from belot import RULESETS
 from belot.bots import LEVELS
+from belot_platform import fields
 from tournament import Tournament, evolve, from_payload, to_payload
 from tournament.codec import EVENT_TYPES
 from tournament.errors import TournamentError
@@ -50,6 +51,7 @@ STREAM_PREFIX: Final = "tournament-"
 BOT_PREFIX: Final = "bot:"
 ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 MAX_NAME: Final = 100
+MAX_PASSWORD: Final = 256
 MAX_ENTRANTS: Final = 1024
 #: Bounds of the clocks an organiser may set, milliseconds.
 MIN_SEAT_WINDOW_MS: Final = 500
@@ -262,11 +264,17 @@ CONFIG_FIELDS: Final = (
 EDITABLE: Final = frozenset((*SETTING_FIELDS, *CONFIG_FIELDS))
 
 
-def _int(body: Mapping[str, Any], name: str, low: int, high: int) -> int:
+def _int(body: Mapping[str, Any], name: str, low: int, high: int, where: str = "") -> int:
     value = body[name]
     if type(value) is not int or not low <= value <= high:
-        raise bad(f"{name} must be a whole number from {low} to {high}")
+        raise bad(f"{where}{name} must be a whole number from {low} to {high}")
     return value
+
+
+def _one_of(value: Any, choices: Iterable[str]) -> TypeGuard[str]:
+    """Is ``value`` one of the texts ``choices`` (a list or an object is none: it
+    cannot even be looked up in a set)?"""
+    return isinstance(value, str) and value in set(choices)
 
 
 def _ms(body: Mapping[str, Any], name: str, low_ms: int, high_ms: int) -> int:
@@ -293,7 +301,7 @@ def parse_settings(body: Mapping[str, Any], base: Settings) -> Settings:
     """``base`` with the tournament numbers ``body`` gives; raises Refused."""
     changes: dict[str, Any] = {}
     if "ruleset" in body:
-        if body["ruleset"] not in RULESETS:
+        if not _one_of(body["ruleset"], RULESETS):
             raise bad(f"ruleset must be one of {', '.join(sorted(RULESETS))}")
         changes["ruleset"] = body["ruleset"]
         if "table_size" not in body:
@@ -311,7 +319,7 @@ def parse_settings(body: Mapping[str, Any], base: Settings) -> Settings:
             raise bad("points is an object {win, draw, loss} of whole numbers")
         for k in ("win", "draw", "loss"):
             if k in p:
-                _int(p, k, -1000, 1000)
+                _int(p, k, -1000, 1000, "points.")
         changes["points"] = Points(**{**dataclasses.asdict(base.points), **p})
     if "round_seconds" in body:
         changes["round_ms"] = _ms(body, "round_seconds", MIN_ROUND_MS, MAX_ROUND_MS)
@@ -322,7 +330,7 @@ def parse_settings(body: Mapping[str, Any], base: Settings) -> Settings:
     if "rotate_partners" in body:
         changes["rotate_partners"] = _bool(body, "rotate_partners")
     if "seeding" in body:
-        if body["seeding"] not in {s.value for s in Seeding}:
+        if not _one_of(body["seeding"], (s.value for s in Seeding)):
             raise bad("seeding is rating, manual or random")
         changes["seeding"] = Seeding(body["seeding"])
     if "max_entrants" in body:
@@ -348,7 +356,7 @@ def parse_format(body: Mapping[str, Any]) -> Settings:
     """A new tournament's settings: ``format`` and the numbers given, else defaults
     (club, tables of four; Swiss needs ``rounds``)."""
     fmt = body.get("format")
-    if fmt not in {f.value for f in Format}:
+    if not _one_of(fmt, (f.value for f in Format)):
         raise bad("format is round_robin, swiss, elimination or ladder")
     return parse_settings({"ruleset": "club", **body}, Settings(Format(fmt)))
 
@@ -358,15 +366,15 @@ def parse_config(body: Mapping[str, Any], base: Config, password_hash: str | Non
     a new ``password``, made by the caller). Raises Refused."""
     changes: dict[str, Any] = {}
     if "name" in body:
-        name = body["name"]
-        if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
+        name = fields.text("name", body["name"], MAX_NAME * 2)  # a little room for spaces
+        if not 1 <= len(name.strip()) <= MAX_NAME:
             raise bad(f"name: 1 to {MAX_NAME} characters")
         changes["name"] = name.strip()
     if "password" in body:
-        if body["password"] is not None and (
-            not isinstance(body["password"], str) or not 1 <= len(body["password"]) <= 256
-        ):
-            raise bad("password: 1 to 256 characters, or null for none")
+        fields.optional_text(
+            "password", body["password"], MAX_PASSWORD,
+            what=f"1 to {MAX_PASSWORD} characters, or null for none",
+        )  # fmt: skip
         changes["password_hash"] = password_hash
     table: dict[str, Any] = {}
     if "target" in body:
@@ -378,7 +386,7 @@ def parse_config(body: Mapping[str, Any], base: Config, password_hash: str | Non
     if "bot_delay_ms" in body:
         table["bot_delay_ms"] = _int(body, "bot_delay_ms", 0, 10_000)
     if "fallback_level" in body:
-        if body["fallback_level"] not in LEVELS:
+        if not _one_of(body["fallback_level"], LEVELS):
             raise bad(f"fallback_level is one of {', '.join(LEVELS)}")
         table["fallback_level"] = body["fallback_level"]
     if "rated" in body:
@@ -392,8 +400,8 @@ def parse_config(body: Mapping[str, Any], base: Config, password_hash: str | Non
 
 def parse_bot(level: Any, taken: Iterable[str]) -> str:
     """A new bot entrant's id, ``bot:<level>:<n>`` with the first free n."""
-    if level not in LEVELS:
-        raise bad(f"a bot's level is one of {', '.join(LEVELS)}")
+    if not _one_of(level, LEVELS):
+        raise bad(f"bot: a bot's level is one of {', '.join(LEVELS)}")
     used = set(taken)
     n = 1
     while f"{BOT_PREFIX}{level}:{n}" in used:
@@ -409,12 +417,13 @@ def bot_level(player: str) -> str | None:
     return level if level in LEVELS else None
 
 
+def _entrant_id(value: Any) -> bool:
+    return isinstance(value, str) and 1 <= len(value) <= fields.MAX_ID
+
+
 def parse_pairs(value: Any) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, list) or not all(
-        isinstance(p, list)
-        and len(p) == 2
-        and all(isinstance(x, str) and x for x in p)
-        and p[0] != p[1]
+        isinstance(p, list) and len(p) == 2 and all(_entrant_id(x) for x in p) and p[0] != p[1]
         for p in value
     ):
         raise bad("pairs is a list of [entrant, entrant] pairs of two different entrants")
@@ -422,7 +431,7 @@ def parse_pairs(value: Any) -> tuple[tuple[str, str], ...]:
 
 
 def parse_order(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+    if not isinstance(value, list) or not all(_entrant_id(x) for x in value):
         raise bad("order is the list of entrants, seed 1 first")
     if len(set(value)) != len(value):
         raise bad("order names each entrant once")

@@ -48,7 +48,7 @@ from nats.aio.client import Client
 from prometheus_client import Counter, Gauge, Histogram
 
 from belot.seats import side_of
-from belot_platform import messaging
+from belot_platform import fields, messaging
 from belot_platform.messaging import ServiceError
 from eventlog import NewEvent, RecordedEvent, WrongExpectedVersion
 from eventlog.envelope import SECRET
@@ -57,6 +57,7 @@ from services.tournament.domain import Assigned, Loaded, Refused
 from services.tournament.store import TournamentStore
 from tournament import Deadline, Outcome, Standing, TournamentError, commands, deadlines, standings
 from tournament.events import TournamentEvent
+from tournament.settings import Seeding
 from tournament.state import Tournament
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,10 @@ Clock = Callable[[], int]
 Decide = Callable[[Loaded], Awaitable[list[NewEvent]]]
 
 _ATTEMPTS: Final = 5
+#: The longest reason an organiser may give for cancelling or terminating, and for a
+#: correction (each is written into an event).
+MAX_REASON: Final = 200
+MAX_CORRECTION_REASON: Final = 500
 TABLE_STREAM: Final = "table-"
 #: How often the effects of every live tournament are looked at again (a table the
 #: table service could not open, an abort that found nobody).
@@ -108,8 +113,14 @@ def _core(fn: Callable[[], list[TournamentEvent]]) -> list[NewEvent]:
         raise Refused(exc.code, exc.message) from None
 
 
+def _reason(body: Mapping[str, Any]) -> str:
+    """An organiser's reason for ending a tournament: optional, bounded."""
+    reason = fields.optional_text("reason", body.get("reason"), MAX_REASON, min_len=0)
+    return reason or ""
+
+
 def _outcome(value: Any, name: str) -> Outcome:
-    if value not in {o.value for o in Outcome}:
+    if not isinstance(value, str) or value not in {o.value for o in Outcome}:
         raise domain.bad(f"{name} is win, draw or loss")
     return Outcome(value)
 
@@ -121,9 +132,13 @@ class Actor:
         raw = body.get("actor") or {}
         if not isinstance(raw, dict):
             raise domain.bad("actor is {player, admin}")
-        player = raw.get("player")
-        self.player: str | None = player if isinstance(player, str) and player else None
-        self.admin = raw.get("admin") is True
+        self.player = fields.optional_text(
+            "actor.player", raw.get("player") or None, fields.MAX_ID
+        )
+        admin = raw.get("admin", False)
+        if not isinstance(admin, bool):
+            raise domain.bad("actor.admin must be true or false")
+        self.admin = admin
 
     def require_player(self) -> str:
         if self.player is None:
@@ -274,11 +289,9 @@ class Engine:
                 RESULTS.labels("no_show" if e.payload["no_show"] else "table").inc()
 
     def _log_id(self, tid: str, actor: Actor, body: Mapping[str, Any], verb: str) -> str | None:
-        cid = body.get("command_id")
+        cid = fields.command_id(body.get("command_id"))
         if cid is None:
             return None
-        if not isinstance(cid, str) or not 1 <= len(cid) <= 100:
-            raise domain.bad("command_id: a string of 1 to 100 characters")
         who = "admin" if actor.player is None else actor.player
         return f"{tid}:{who}:{verb}:{cid}"
 
@@ -317,8 +330,11 @@ class Engine:
         return await self.ratings(state.settings.ruleset, players)
 
     async def _hash(self, body: Mapping[str, Any]) -> str | None:
-        password = body.get("password")
-        if not isinstance(password, str) or not password:
+        # Checked before hashing: a password of no bounded length is not hashed first.
+        password = fields.optional_text(
+            "password", body.get("password"), domain.MAX_PASSWORD, min_len=0
+        )
+        if not password:
             return None
         return await asyncio.to_thread(self.hasher.hash, password)
 
@@ -330,16 +346,14 @@ class Engine:
             raise Refused("unauthorized", "sign in to create a tournament")
         unknown = set(body) - domain.EDITABLE - {"format", "command_id", "actor"}
         if unknown:
-            raise domain.bad(f"unknown field(s): {', '.join(sorted(unknown))}")
+            raise domain.bad(f"unknown field(s): {', '.join(map(fields.quote, sorted(unknown)))}")
         settings = domain.parse_format(body)
         if "name" not in body:
             raise domain.bad("a tournament has a name")
         config = domain.parse_config(
             body, domain.Config(creator=actor.player), await self._hash(body)
         )
-        cid = body.get("command_id")
-        if cid is not None and (not isinstance(cid, str) or not 1 <= len(cid) <= 100):
-            raise domain.bad("command_id: a string of 1 to 100 characters")
+        cid = fields.command_id(body.get("command_id"))
         tid = (
             uuid.uuid4().hex[:16]
             if cid is None
@@ -365,7 +379,8 @@ class Engine:
         }
         unknown = set(changes) - domain.EDITABLE
         if unknown:
-            raise domain.bad(f"cannot edit: {', '.join(sorted(unknown))}")
+            names = ", ".join(map(fields.quote, sorted(unknown)))
+            raise domain.bad(f"cannot edit these fields: {names}")
         password_hash = await self._hash(body)
         now = self.clock()
 
@@ -388,6 +403,8 @@ class Engine:
         """``{mode: rating | manual | random, order?}``: how the start places everyone."""
         actor = Actor(body)
         mode = body.get("mode")
+        if not isinstance(mode, str) or mode not in {s.value for s in Seeding}:
+            raise domain.bad("mode is rating, manual or random")
         order = domain.parse_order(body["order"]) if body.get("order") is not None else None
         if mode == "manual" and order is None:
             raise domain.bad("a manual seeding gives the order: every entrant, seed 1 first")
@@ -444,7 +461,7 @@ class Engine:
         return await self.run(tid, decide, command_id=self._log_id(tid, actor, body, verb))
 
     async def cancel(self, tid: str, body: Mapping[str, Any]) -> Loaded:
-        detail = str(body.get("reason") or "")[:200]
+        detail = _reason(body)
 
         async def fn(loaded: Loaded, now: int) -> list[NewEvent]:
             return _core(lambda: commands.cancel(loaded.state, now, detail))
@@ -452,7 +469,7 @@ class Engine:
         return await self._organiser_command(tid, body, "cancel", fn)
 
     async def terminate(self, tid: str, body: Mapping[str, Any]) -> Loaded:
-        detail = str(body.get("reason") or "")[:200]
+        detail = _reason(body)
 
         async def fn(loaded: Loaded, now: int) -> list[NewEvent]:
             ratings = await self._players_ratings(loaded.state)
@@ -523,15 +540,18 @@ class Engine:
         pa, pb = body.get("a_points", 0), body.get("b_points", 0)
         if type(pa) is not int or type(pb) is not int:
             raise domain.bad("a_points and b_points are whole numbers")
-        reason = body.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            raise domain.bad("a correction says why (reason)")
+        reason = fields.text(
+            "reason", body.get("reason"), MAX_CORRECTION_REASON,
+            what=f"why the result is corrected (1 to {MAX_CORRECTION_REASON} characters)",
+        )  # fmt: skip
+        if not reason.strip():
+            raise domain.bad("reason: a correction says why")
 
         async def fn(loaded: Loaded, now: int) -> list[NewEvent]:
             return _core(
                 lambda: commands.correct_result(
                     loaded.state, body["round"], body["match"], game, a, b, now, pa, pb,
-                    reason.strip()[:500],
+                    reason.strip(),
                 )
             )  # fmt: skip
 
@@ -543,9 +563,9 @@ class Engine:
         """A player enters (with the password, if any); the organiser may also enter a
         bot (``{bot: level}``) or an account (``{player: id}``)."""
         actor = Actor(body)
-        password = body.get("password")
-        if password is not None and not isinstance(password, str):
-            raise domain.bad("password is a string")
+        password = fields.optional_text(
+            "password", body.get("password"), domain.MAX_PASSWORD, min_len=0
+        )
         now = self.clock()
         chosen: list[str] = []
 
@@ -586,12 +606,13 @@ class Engine:
         now = self.clock()
 
         async def decide(loaded: Loaded) -> list[NewEvent]:
-            who = body.get("entrant")
+            who = fields.optional_text(
+                "entrant", body.get("entrant"), fields.MAX_ID,
+                what=f"an entrant's id (1 to {fields.MAX_ID} characters)",
+            )  # fmt: skip
             if who is None or who == actor.player:
                 who = actor.require_player()
             else:
-                if not isinstance(who, str):
-                    raise domain.bad("entrant is an entrant's id")
                 actor.require_organiser(loaded)
             ratings = await self._players_ratings(loaded.state)
             events = _core(lambda: commands.withdraw(loaded.state, who, now, ratings))

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
+from belot_platform import fields
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from services.tournament import domain
 from services.tournament.domain import Loaded, Refused
@@ -37,6 +38,8 @@ from tournament import export
 from tournament.standings import TIE_BREAKS
 
 QUEUE: Final = "tournament"
+#: A tournament id's most characters (domain.ID_RE's bound).
+MAX_ID: Final = 64
 EXPORTS: Final = {
     "json": ("application/json", export.to_json),
     "ndjson": ("application/x-ndjson", export.to_ndjson),
@@ -53,8 +56,9 @@ def _body(body: Any) -> dict[str, Any]:
 
 
 def _tid(body: Mapping[str, Any]) -> str:
-    tid = body.get("tournament_id")
-    if not isinstance(tid, str) or domain.ID_RE.fullmatch(tid) is None:
+    # Bad input (400) if it cannot be an id at all; unknown (404) if it could be one.
+    tid = fields.text("tournament_id", body.get("tournament_id"), MAX_ID)
+    if domain.ID_RE.fullmatch(tid) is None:
         raise Refused("unknown_tournament", f"no tournament {tid!r}")
     return tid
 
@@ -167,7 +171,7 @@ class Handlers:
     async def export(self, body: Any) -> Any:
         b = _body(body)
         fmt = b.get("format", "json")
-        if fmt not in EXPORTS:
+        if not isinstance(fmt, str) or fmt not in EXPORTS:
             raise domain.bad("format is json, ndjson or csv")
         loaded, table, _ = await self.engine.standings(_tid(b))
         content_type, render = EXPORTS[fmt]

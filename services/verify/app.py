@@ -29,12 +29,6 @@ from services.verify.projection import Projection, run_feed
 API: Final = web.AppKey("verify_api", Api)
 PROJECTION: Final = web.AppKey("verify_projection", Projection)
 FEED: Final = web.AppKey("verify_feed", asyncio.Task)
-#: aiohttp's HTTP parser answers a request line or header longer than its limit with a
-#: plain-text 400 before the app (and its JSON errors) sees it. The default, 8 KiB, is
-#: less than a /v1/decks query with 255 seat seeds; 64 KiB leaves every sensible request
-#: to the app.
-HTTP_LIMIT: Final = 64 * 1024
-HTTP_LIMITS: Final = {"max_line_size": HTTP_LIMIT, "max_field_size": HTTP_LIMIT}
 COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verification"})
 
 
@@ -63,7 +57,6 @@ def build_app(
         name="verify",
         use_nats=False,
         checks={"projection": projection_ready},
-        handler_args=HTTP_LIMITS,
     )
     app.middlewares.extend(
         [cors_middleware, errors_middleware, rate_limit_middleware(limiter, COSTLY_ROUTES)]

@@ -1,8 +1,9 @@
 """HTTP plumbing of the verify API: JSON errors, CORS, per-client rate limits, metrics.
 
 Every error is ``{"error": code, "message": text}`` with a 4xx status for bad input (a
-route that does not exist and a method it does not take included) and 500 only for a
-fault of ours, which is logged. Middleware order, outermost first: CORS (so error
+route that does not exist and a method it does not take included), 503 ``unavailable``
+with Retry-After when the database does not answer, and 500 only for a fault of ours,
+which is logged. Middleware order, outermost first: CORS (so error
 responses carry its headers too), errors and metrics, rate limit.
 """
 
@@ -19,6 +20,8 @@ from typing import Any, Final
 import orjson
 from aiohttp import web
 from prometheus_client import Counter
+
+from belot_platform import outage
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +94,13 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
         message = exc.reason if exc.status != 404 else f"no route {request.path}"
         response = error_response(exc.status, code, message, headers)
-    except Exception:
-        log.exception("verify API: unexpected error", extra={"path": request.path})
-        response = error_response(500, "internal", "an unexpected error; it has been logged")
+    except Exception as exc:
+        if outage.is_outage(exc):  # the database does not answer: not a bug, not for ever
+            log.warning("verify API: %s (%s)", outage.what_failed(exc), exc)
+            response = outage.response(outage.what_failed(exc))
+        else:
+            log.exception("verify API: unexpected error", extra={"path": request.path})
+            response = error_response(500, "internal", "an unexpected error; it has been logged")
     REQUESTS.labels(_route(request), str(response.status)).inc()
     return response
 

@@ -37,17 +37,19 @@ async def gateway(
 ) -> AsyncIterator[TestClient]:
     data_dir = Path(tempfile.mkdtemp(prefix="belot-gw-"))
     settings = Settings(
-        pg_dsn=roles.dsn_for("gateway", servers.pg_dsn),
-        nats_url=servers.nats_url,
-        pg_schema=schema,
-        gateway_schema=schema,
-        subject_prefix=prefix,
-        events_stream=js_names.stream,
-        events_subject=js_names.subject_prefix,
-        data_dir=data_dir,
-        rate_per_second=overrides.pop("rate_per_second", 1000.0),
-        rate_burst=overrides.pop("rate_burst", 1000),
-        **overrides,
+        **{
+            "pg_dsn": roles.dsn_for("gateway", servers.pg_dsn),
+            "nats_url": servers.nats_url,
+            "pg_schema": schema,
+            "gateway_schema": schema,
+            "subject_prefix": prefix,
+            "events_stream": js_names.stream,
+            "events_subject": js_names.subject_prefix,
+            "data_dir": data_dir,
+            "rate_per_second": 1000.0,
+            "rate_burst": 1000,
+            **overrides,  # the servers' URLs too (a test's proxy in front of them)
+        }
     )
     client = TestClient(TestServer(build_app(settings, hasher=TEST_HASHER)))
     await client.start_server()

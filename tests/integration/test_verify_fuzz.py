@@ -23,9 +23,10 @@ from aiohttp import web
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
+from belot_platform.app import HTTP_LIMIT
 from belot_platform.settings import Settings
 from eventlog import EventStore
-from services.verify.app import HTTP_LIMIT, build_app
+from services.verify.app import build_app
 from services.verify.http import RateLimits
 from services.verify.openapi import OPENAPI
 from tests.matchgen import MatchSpec, generate, write

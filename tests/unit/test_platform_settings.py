@@ -68,6 +68,18 @@ def test_bad_values_name_the_variable(name: str, value: str) -> None:
         Settings.from_env({name: value})
 
 
+@pytest.mark.parametrize("value", ["0", "-1", "fast", "nan", "1e7"])
+def test_a_bad_rate_speaks_of_requests_a_second_not_seconds(value: str) -> None:
+    with pytest.raises(SettingsError, match="BELOT_RATE_PER_SECOND") as bad:
+        Settings.from_env({"BELOT_RATE_PER_SECOND": value})
+    assert "requests a second" in str(bad.value) and "seconds" not in str(bad.value)
+
+
+def test_a_rate_of_an_hour_or_more_is_a_rate() -> None:
+    """4000 requests a second was refused as "between 0 and 3600 seconds"."""
+    assert Settings.from_env({"BELOT_RATE_PER_SECOND": "4000"}).rate_per_second == 4000
+
+
 def test_the_longest_seed_window_is_the_longest_a_commitment_may_fix() -> None:
     assert Settings.from_env({"BELOT_SEED_WINDOW": "600"}).seed_window == 600
 

@@ -26,6 +26,7 @@ SOURCES = (
     *("services/gateway", "services/table", "services/randomness", "services/tournament"),
     *("services/verify", "libs/belot/errors.py", "libs/fairdeal/fairness.py"),
     *("libs/tournament/errors.py", "libs/belot_platform/messaging.py"),
+    *("libs/belot_platform/outage.py", "libs/belot_platform/fields.py"),
 )
 #: What raises or answers an error, its code the first text argument.
 RAISERS = frozenset(
@@ -92,6 +93,8 @@ def service_codes() -> set[str]:
             codes.add(node.value)
         elif isinstance(node, ast.Name) and node.id in names:
             codes.add(names[node.id])
+        elif isinstance(node, ast.Attribute) and node.attr in names:  # outage.UNAVAILABLE
+            codes.add(names[node.attr])
         elif isinstance(node, ast.JoinedStr) and ast.unparse(node)[2:-1] in MADE:
             codes.update(MADE[ast.unparse(node)[2:-1]])
         elif not passed_on(node):
