@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from belot.cards import to_codes
 from drand.client import DrandClient
@@ -76,6 +76,10 @@ ROUNDS = Counter(
 )
 DRAND_USED = Counter("belot_drand_rounds_used_total", "Matches dealt with a verified drand value.")
 REVEALS = Counter("belot_randomness_reveals_total", "Server seeds revealed at match end.")
+OLDEST_DUE = Gauge(
+    "belot_randomness_oldest_due_seconds",
+    "How long the oldest work now due (a fallback, a deck, a reveal) has waited; 0 if none.",
+)
 
 Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 

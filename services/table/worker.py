@@ -137,6 +137,10 @@ DEALS = Counter("belot_table_deals_total", "Deals scored at this worker's tables
 CLAIMS = Counter("belot_table_claims_total", "Tables claimed, by how.", ["how"])
 LOST = Counter("belot_table_leases_lost_total", "Tables dropped: lease lost or stale write.")
 MATCHES = Counter("belot_table_matches_finished_total", "Matches ended, by how.", ["how"])
+RANDOMNESS_WAIT = Gauge(
+    "belot_table_randomness_wait_seconds",
+    "The longest current wait of a table for the randomness service; 0 if none.",
+)
 
 
 def now_ms() -> int:
