@@ -11,7 +11,7 @@ import pytest
 from belot_platform.logs import JsonFormatter, log_context
 from belot_platform.settings import PLACEHOLDER_PREFIXES, VARIABLES, Settings, SettingsError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def test_defaults() -> None:
@@ -84,8 +84,8 @@ def test_the_longest_seed_window_is_the_longest_a_commitment_may_fix() -> None:
     assert Settings.from_env({"BELOT_SEED_WINDOW": "600"}).seed_window == 600
 
 
-def test_every_variable_is_in_the_readme_table() -> None:
-    text = README.read_text()
+def test_every_variable_is_in_the_configuration_table() -> None:
+    text = CONFIGURATION.read_text()
     for name, _, _ in VARIABLES:
         assert f"`{name}`" in text, name
 
