@@ -16,7 +16,7 @@ show how long the provisional mark lasts, and whether the RD it rests on is hone
 median RD next to the actual error of the displayed ratings against the true strengths).
 
 The players. 100 per run: 10 at each of the three bot levels (the easy, medium and hard
-AI of RULES.md §4 at the strengths their measured results give on the Elo scale: 1022,
+AI of docs/specification.md §4 at the strengths their measured results give on the Elo scale: 1022,
 1500 and 1673, since medium beat easy in 94.0% of matches and hard beat medium in 73.0%;
 their play is simulated, the game library is not used here) and 70 with strengths drawn
 from N(1500, 250). Each match draws its players uniformly at random; in 2v2 the partners
@@ -85,7 +85,8 @@ except ImportError:
     glicko2 = None
 
 A_WINS, B_WINS, DRAW = 0, 1, 2
-#: The bots' strengths on the Elo scale, from their measured results (README, Bots):
+#: The bots' strengths on the Elo scale, from their measured results
+#: (docs/benchmarks.md, "Bot strength"):
 #: medium beat easy in 94.0% of whole matches (+478), hard beat medium in 73.0% (+173).
 BOT_LEVELS = {"easy": 1500.0 - 478.0, "medium": 1500.0, "hard": 1500.0 + 173.0}
 BOTS_PER_LEVEL = 10

@@ -156,8 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
         "deck",
         help="print a deal's deck from the fair-deal inputs",
         description=(
-            "Recompute deal K's deck with the recipe of RULES.md section 6 and print it, "
-            "top card first. Cards are rank (7 8 9 T J Q K A) then suit (C D H S)."
+            "Recompute deal K's deck with the recipe of docs/specification.md section 6 and "
+            "print it, top card first. Cards are rank (7 8 9 T J Q K A) then suit (C D H S)."
         ),
     )
     deck.add_argument(

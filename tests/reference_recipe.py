@@ -1,4 +1,4 @@
-"""A plain, line-by-line transcription of RULES.md §6, kept deliberately naive.
+"""A plain, line-by-line transcription of docs/specification.md §6, kept deliberately naive.
 
 It is the independent second implementation the optimised ``fairdeal.recipe`` is checked
 against, and the one ``tools/make_deal_vectors.py`` builds the published vectors with.

@@ -127,8 +127,9 @@ def build() -> dict:
     return {
         "recipe": "belot.club/deal/v1",
         "about": (
-            "Deck vectors for the fair-deal recipe of RULES.md section 6. Bytes are hex. "
-            "seat_seeds are in seat order; an empty string is a seat that sent no seed. "
+            "Deck vectors for the fair-deal recipe of docs/specification.md section 6. "
+            "Bytes are hex. seat_seeds are in seat order; an empty string is a seat that "
+            "sent no seed. "
             "drand_round/drand_value are null for a deal without drand (round 0, 32 zero "
             "bytes in the message). deck is top card (index 0) first; cards are rank "
             "7 8 9 T J Q K A then suit C D H S. stream tells how many bytes and blocks "

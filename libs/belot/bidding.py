@@ -1,4 +1,4 @@
-"""Bidding: two rounds, the first seat to take ends it (RULES.md §2).
+"""Bidding: two rounds, the first seat to take ends it (docs/specification.md §2).
 
 Round one goes round the table from the dealer's left (the non-dealer at two): each
 seat takes the turned card's suit or passes. Round two, in the same order: each names

@@ -3,7 +3,7 @@
 A card is ``suit * 8 + rank``: suits in the order clubs, diamonds, hearts, spades
 (``C D H S``) and ranks from seven to ace (``7 8 9 T J Q K A``). That is exactly the
 order in which the fair-deal recipe lays out the 32 cards before shuffling
-(RULES.md §6), so ``FULL_DECK[i] == i``.
+(docs/specification.md §6), so ``FULL_DECK[i] == i``.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def to_codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
     return [CARD_CODES[c] for c in cards]
 
 
-# --- Order and points (RULES.md §1) ------------------------------------------------
+# --- Order and points (docs/specification.md §1) ------------------------------------------------
 #
 # Indexed by rank (7 8 9 T J Q K A). A higher strength wins the trick.
 

@@ -145,9 +145,9 @@ def _build_pattern(ruleset: Ruleset) -> DealPattern:
 def first_dealer(ruleset: Ruleset, deck: Sequence[Card]) -> int:
     """Who deals the first deal, a rule anyone can recompute from the record.
 
-    Gambler's first dealer is random (RULES.md §2), and the rulesets whose deal passes to
-    the last deal's winner draw it: from deal 0's deck, which the fair-deal recipe makes
-    from the committed server seed, the seats' seeds and drand's value, so the server
+    Gambler's first dealer is random (docs/specification.md §2), and the rulesets whose
+    deal passes to the last deal's winner draw it: from deal 0's deck, which the fair-deal
+    recipe makes from the committed server seed, the seats' seeds and drand's value, so the server
     cannot choose the dealer without choosing the deck. The rule: the bottom card's
     number (suit * 8 + rank: clubs..spades, 7..ace) modulo the number of players. The
     four-player rulesets always start with seat 0 dealing: their seeds name no draw, and

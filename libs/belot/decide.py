@@ -273,7 +273,7 @@ def _match_end(
         return MatchEnded(reached[0], scores)
     if state.ruleset.both_reach is BothReach.LAST_DEFENDER_WINS:
         # 002: "the one who defended the last deal wins, 1001:1000". After a misère
-        # nobody defended: its winner takes the place (our choice, see README).
+        # nobody defended: its winner takes the place (our choice, docs/rules.md).
         side = 1 - taker_side if taker_side is not None else deal_winner
         if side is not None:
             final = (target, target - 1) if side == 0 else (target - 1, target)

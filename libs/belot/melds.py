@@ -1,4 +1,4 @@
-"""Melds (RULES.md §3): four of a kind and sequences, their values and their order.
+"""Melds (docs/specification.md §3): four of a kind and sequences, their values and their order.
 
 A seat declares before its first card; the declaration names only the rank of its best
 meld (kind, length, top card, whether it is in trump), which is what the comparison

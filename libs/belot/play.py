@@ -1,6 +1,6 @@
 """Playing a trick: which cards may be played, who wins, what cards are worth.
 
-The single source of legality for cards (RULES.md §2, rows "void in led suit" and
+The single source of legality for cards (docs/specification.md §2, rows "void in led suit" and
 "trump led"). A trick is the tuple of cards played so far, in order; the seat to play
 is at position ``len(trick)``, so its partner (at four) is at ``len(trick) - 2``.
 

@@ -1,11 +1,11 @@
 """Rulesets: one frozen record of parameters per variant, and the four presets.
 
-RULES.md §2 is a table with a column per ruleset and a row per parameter; a
+docs/specification.md §2 is a table with a column per ruleset and a row per parameter; a
 :class:`Ruleset` is one column of that table. The engine reads the parameters and has
 no ``if name == "gambler"`` anywhere, so a new variant is a new record.
 
 Where the source documents are silent, the choice is made here once, named, and listed
-in README.md ("The game: rulesets and choices").
+in docs/rules.md ("Choices where the seeds are silent").
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class NextDealer(enum.Enum):
 
 @dataclass(frozen=True)
 class MeldTable:
-    """Meld values (RULES.md §3). Four of a kind by rank, sequences by length."""
+    """Meld values (docs/specification.md §3). Four of a kind by rank, sequences by length."""
 
     #: Indexed by rank 7 8 9 T J Q K A; 0 means "not a meld".
     four_of_a_kind: tuple[int, ...]
@@ -189,7 +189,7 @@ class Ruleset:
     #: (004) judge it on the deal's 162 points "всего без белота-ребелота" and add belote
     #: to its side "независимо от исполнения или провала контракта"; gambler (002) counts
     #: bela among the melds the taker must outscore ("во взятках и конструкциях"); club's
-    #: seed says nothing, and it keeps belote in, as most clubs do (see README).
+    #: seed says nothing, and it keeps belote in, as most clubs do (docs/rules.md).
     belote_in_contract: bool
     #: Added to the side that takes every trick (162 + 90 = 252).
     capot_bonus: int

@@ -1,4 +1,4 @@
-"""Scoring a deal (RULES.md §2, rows capot, contract failed, tie; §3 for melds).
+"""Scoring a deal (docs/specification.md §2, rows capot, contract failed, tie; §3 for melds).
 
 Pure arithmetic on what the play produced, in integer points, per side. A side's total
 for the deal is its card points (last trick included), the capot bonus if it took every
@@ -11,7 +11,7 @@ its side whatever happens (004: "независимо от исполнения 
 
 - Made: each side scores its total; hanging points go to the takers.
 - Failed: the defenders score every point of the deal except the takers' belote, which
-  stays with the takers (RULES.md: belote stays with its side whatever happens).
+  stays with the takers (docs/specification.md: belote stays with its side whatever happens).
 - Level: by the ruleset's :class:`~belot.ruleset.TieRule`; belote is scored at once.
 - Misère: the side with fewer card points wins the deal and scores the deal's points;
   level misère scores nothing.

@@ -1,4 +1,4 @@
 """Shared plumbing of every service: settings from the environment, the embedded dev
 stack, NATS helpers, the aiohttp app factory with health/readiness/metrics, structured
-logging. (DESIGN.md's ``libs/platform``; renamed so as not to shadow the standard
-library's ``platform``.)"""
+logging. (The design's ``libs/platform``, docs/architecture.md; renamed so as not to
+shadow the standard library's ``platform``.)"""

@@ -1,7 +1,7 @@
 """Settings from environment variables: one frozen value, read once at start.
 
-Every variable is listed in :data:`VARIABLES` (name, default, meaning); the README's
-Configuration table is this list. A bad value raises :class:`SettingsError` naming the
+Every variable is listed in :data:`VARIABLES` (name, default, meaning); the table of
+docs/configuration.md is this list. A bad value raises :class:`SettingsError` naming the
 variable, what it holds and what it must be.
 """
 

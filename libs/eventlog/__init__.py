@@ -1,9 +1,10 @@
 """The event log: an append-only, hash-chained store of events on PostgreSQL.
 
-The source of truth for replay and for public verification (DESIGN.md, "The event log is
-the source of truth"). Layers: :mod:`eventlog.envelope` (values, canonical bytes, hash
-chain; no I/O), :mod:`eventlog.migrations`, :mod:`eventlog.store` (append, reads,
-subscriptions), :mod:`eventlog.verify`, :mod:`eventlog.relay` (outbox to JetStream).
+The source of truth for replay and for public verification (docs/architecture.md, "The
+event log is the source of truth"; docs/event-log.md). Layers: :mod:`eventlog.envelope`
+(values, canonical bytes, hash chain; no I/O), :mod:`eventlog.migrations`,
+:mod:`eventlog.store` (append, reads, subscriptions), :mod:`eventlog.verify`,
+:mod:`eventlog.relay` (outbox to JetStream).
 """
 
 from eventlog.envelope import (

@@ -1,4 +1,4 @@
-"""Fair deal: the server-seed commitment and the exact deck recipe (RULES.md §6).
+"""Fair deal: the server-seed commitment and the exact deck recipe (docs/specification.md §6).
 
 Pure functions and values, standard library only, no I/O.
 """

@@ -1,6 +1,6 @@
 """The event log's hash chain, recomputed with the standard library alone.
 
-The same rule as :mod:`eventlog.envelope` (README, "The hash chain, for third parties"),
+The same rule as :mod:`eventlog.envelope` (docs/event-log.md, "The hash chain, for third parties"),
 written again here because the verifier must stay pure: ``eventlog`` imports asyncpg and
 orjson. A test checks that both give the same bytes for the same event.
 

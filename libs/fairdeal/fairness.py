@@ -1,4 +1,4 @@
-"""The fair deal of one match as an event-sourced aggregate (RULES.md §6), pure.
+"""The fair deal of one match as an event-sourced aggregate (docs/specification.md §6), pure.
 
 The randomness service decides commands against this state and appends the events; the
 verifier replays the same events. Times are whole unix milliseconds from the service's
@@ -48,7 +48,7 @@ from fairdeal.recipe import (
     Drand,
 )
 
-#: RULES.md §6.4: the match falls back when drand's value is this late.
+#: docs/specification.md §6.4: the match falls back when drand's value is this late.
 DRAND_GRACE_MS: Final = 5_000
 #: The longest seed window a match may commit to (the randomness service refuses more).
 #: With quicknet's 3-second rounds it bounds the rounds a match could name: at most

@@ -1,4 +1,4 @@
-"""The deck recipe of RULES.md §6, exactly, and the server-seed commitment.
+"""The deck recipe of docs/specification.md §6, exactly, and the server-seed commitment.
 
 Deal ``k`` reads a byte stream made of 32-byte blocks. Block ``b`` is
 ``HMAC-SHA256(key=server_seed, msg)`` with::

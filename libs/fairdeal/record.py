@@ -16,8 +16,8 @@ cards each seat was dealt, every bid and card played, the revealed server seed a
 result. The events are the evidence; the summary must agree with them, and the
 verifier (:mod:`fairdeal.verifier`) checks that it does.
 
-``libs/fairdeal/schema/match-record-v1.json`` is the JSON Schema of this format; README
-"Verifying a match" documents each field. Pure: standard library and the game core.
+``libs/fairdeal/schema/match-record-v1.json`` is the JSON Schema of this format; docs/verifying.md
+documents each field. Pure: standard library and the game core.
 """
 
 from __future__ import annotations

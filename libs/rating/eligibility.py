@@ -1,4 +1,4 @@
-"""Which finished matches are rated, and how (issue 9; RULES.md §5).
+"""Which finished matches are rated, and how (issue 9; docs/specification.md §5).
 
 The table service reports every match that ends, however it ends, as a
 :class:`MatchSummary`; :func:`eligibility` turns it into a :class:`RatedMatch` or says
@@ -13,18 +13,19 @@ The rules, in the order they are checked:
 3. any bot seat: unrated. Bots carry no rating, and a human partnered with or facing a
    bot would be rated against a strength nobody measured (and could farm the easy bot);
 4. a seat left the match: rated, a loss for the leaver's side and a win for the other
-   side, whatever the score was when they left (RULES.md §5: "leaving a match is a
-   loss"). ``leaver`` is the first seat that left: the match ended there;
+   side, whatever the score was when they left (docs/specification.md §5: "leaving a
+   match is a loss"). ``leaver`` is the first seat that left: the match ended there;
 5. otherwise unfinished (aborted, a server failure, a round's time limit reached with
    the match undecided, a side that never turned up): unrated. The tournament scores
-   those as RULES.md §5 says (both sides lose, or the absent side alone); the rating
-   does not, since no result was played out, and a no-show win handed out as rating
+   those as docs/specification.md §5 says (both sides lose, or the absent side alone);
+   the rating does not, since no result was played out, and a no-show win handed out as rating
    would be a gift anyone could arrange;
-6. finished: rated, a win for ``winner`` (0 or 1) or, with no winner, a draw (RULES.md §5:
-   "no winner = draw").
+6. finished: rated, a win for ``winner`` (0 or 1) or, with no winner, a draw
+   (docs/specification.md §5: "no winner = draw").
 
 Sides: one-against-one, seat 0 against seat 1; two-against-two, partners sit opposite
-(RULES.md §2), so side 0 is seats 0 and 2 and side 1 is seats 1 and 3: side = seat mod 2.
+(docs/specification.md §2), so side 0 is seats 0 and 2 and side 1 is seats 1 and 3:
+side = seat mod 2.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The rating aggregate: ``decide`` turns a finished match into events, ``evolve`` folds one
-event into the state, ``replay`` folds many (STYLE.md: state is a fold).
+event into the state, ``replay`` folds many (docs/architecture.md: state is a fold).
 
 Idempotent on the match id: ``decide`` answers nothing for a match id it has seen, and
 ``evolve`` ignores an event whose match id is already in the state, so a match delivered

@@ -1,4 +1,4 @@
-"""Tournaments (RULES.md §5): round-robin, Swiss, elimination and ladder as a pure,
+"""Tournaments (docs/specification.md §5): round-robin, Swiss, elimination and ladder as a pure,
 event-sourced core. No I/O, no clock, no global randomness; networkx for the Swiss
 pairing's maximum-weight matching.
 

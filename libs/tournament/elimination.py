@@ -1,4 +1,4 @@
-"""Elimination (RULES.md §5): a knockout bracket of 2, 4, 8, 16… places.
+"""Elimination (docs/specification.md §5): a knockout bracket of 2, 4, 8, 16… places.
 
 - Standard seeding: seed 1 meets the last seed, and seeds 1 and 2 can meet only in the
   final (each half of the bracket is itself seeded the same way).

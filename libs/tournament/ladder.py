@@ -1,4 +1,4 @@
-"""Ladder (RULES.md §5): no rounds; for a set number of days every rated match of the
+"""Ladder (docs/specification.md §5): no rounds; for a set number of days every rated match of the
 tournament's game from the lobby scores win/draw/loss points.
 
 - Leaving a match counts as a loss; a match nobody wins is a draw (the table reports it).

@@ -1,4 +1,4 @@
-"""Round-robin (RULES.md §5): everyone meets everyone once, on a schedule drawn before
+"""Round-robin (docs/specification.md §5): everyone meets everyone once, on a schedule drawn before
 round 1 that never changes.
 
 The circle method: seat the entrants (seed order) round a table, the first one fixed;

@@ -4,9 +4,9 @@ Ratings come through a port: any ``Mapping[str, float]`` from player id to ratin
 9 supplies the real one); a player it does not know is rated DEFAULT_RATING (1500). A
 team's rating is its two players' mean.
 
-Teams (RULES.md §5: "teams of two are formed when round 1 is paired and stay together"):
-the players in seed order are folded, seed 1 with the last seed, seed 2 with the one
-before last, and so on, so that teams come out balanced; the team of seed 1 is team 1.
+Teams (docs/specification.md §5: "teams of two are formed when round 1 is paired and
+stay together"): the players in seed order are folded, seed 1 with the last seed, seed 2
+with the one before last, and so on, so that teams come out balanced; the team of seed 1 is team 1.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A tournament's own numbers (RULES.md §5: "each tournament sets its own numbers").
+"""A tournament's own numbers (docs/specification.md §5: "each tournament sets its own numbers").
 
 Points are integers. A tournament that wants half points (1, ½, 0) doubles all three
 (2, 1, 0), as lichess stores half points: scoring never touches a float.
@@ -12,7 +12,7 @@ from typing import Final
 
 from tournament.errors import BadSettings
 
-#: RULES.md §5: "take your seat within 3 minutes of the table opening".
+#: docs/specification.md §5: "take your seat within 3 minutes of the table opening".
 SEAT_WINDOW_MS: Final = 180_000
 #: The rating the ratings port is assumed to give an entrant it does not know.
 DEFAULT_RATING: Final = 1500.0

@@ -1,4 +1,4 @@
-"""Standings: who is ahead, by each format's own tie-breaks (RULES.md §5), pure.
+"""Standings: who is ahead, by each format's own tie-breaks (docs/specification.md §5), pure.
 
 - Round-robin: points; then head-to-head: the points each scored in the matches among
   the entrants level on points (for two, the match between them); then belot points

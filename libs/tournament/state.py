@@ -178,7 +178,7 @@ class Tournament:
         games = [(g.a, g.b) for g in match.games]
         state = elimination.meeting_state(games, self.settings.best_of)
         if state is Meeting.LEVEL and round_no == self.elimination_rounds:
-            # RULES.md §5: a final that ends level goes to whoever was placed higher.
+            # docs/specification.md §5: a final that ends level goes to whoever was placed higher.
             a_higher = self.seed(pairing.a[0]) < self.seed(pairing.b[0])
             state = Meeting.A if a_higher else Meeting.B
         if state is Meeting.A:

@@ -1,4 +1,4 @@
-"""Swiss pairing (RULES.md §5) as one maximum-weight matching.
+"""Swiss pairing (docs/specification.md §5) as one maximum-weight matching.
 
 The rules: meet someone on the same points, or as close as possible; never the same
 opponent twice; with an odd count, the lowest-placed entrant that has not sat out yet

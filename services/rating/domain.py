@@ -41,7 +41,7 @@ from rating import (
 #: The event the table service appends when a match ends (its stream: ``table-<id>``).
 TABLE_MATCH_FINISHED: Final = "TableMatchFinished"
 
-#: The rating pools: the game's rulesets (RULES.md §2), with the players on a side
+#: The rating pools: the game's rulesets (docs/specification.md §2), with the players on a side
 #: (partners sit opposite at the tables of four; gambler is one against one). A match
 #: reported under any other ruleset is malformed.
 POOL_SIDE_SIZES: Final[Mapping[str, int]] = {

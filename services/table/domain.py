@@ -340,7 +340,7 @@ def seat_for(state: TableState, player: str, seat: int | None) -> int:
 
 
 def winner_side_against(ruleset: Ruleset, leaver: int) -> int:
-    """The side that wins when ``leaver`` leaves (RULES.md §5: leaving is a loss)."""
+    """The side that wins when ``leaver`` leaves (docs/specification.md §5: leaving is a loss)."""
     return 1 - side_of(leaver)
 
 

@@ -301,7 +301,7 @@ class Table:
                 return {"table_id": self.id, "left": True, "forfeit": False}
             if self.ending is not None or st.status in (domain.FINISHED, domain.CLOSED):
                 raise TableError("match_over", "the match has ended")
-            # RULES.md §5: leaving a match is a loss. Before the first deck, the match
+            # docs/specification.md §5: leaving a match is a loss. Before the first deck, the match
             # stream opens (first dealer 0: no card was dealt) and ends at once.
             forfeit = NewEvent(domain.MATCH_FORFEITED, domain.forfeited(st.ruleset, seat))
             if self.match is None:

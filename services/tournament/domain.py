@@ -12,7 +12,7 @@ the service's own, which the core never sees:
   whole: the last one holds.
 - ``TournamentPaused`` / ``TournamentResumed``: no round is paired and no table opened
   while paused; the clocks of the round in play keep running (a round's time limit is
-  the players' promise, RULES.md §5).
+  the players' promise, docs/specification.md §5).
 - ``TableAssigned``: the table the table service opened for a game of a pairing (its
   id, match id and who sits where). Results come back by table id.
 

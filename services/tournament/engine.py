@@ -827,7 +827,7 @@ class Engine:
             a_out = any(e in missing for e in p.a)
             b_out = any(e in missing for e in p.b)
             if len(missing) == 1:
-                # RULES.md §5: not seated within the window: out, and the match lost.
+                # docs/specification.md §5: not seated within the window: out, and the match lost.
                 return _core(lambda: commands.no_show(st, missing[0], now))
             outcome = {True: Outcome.LOSS, False: Outcome.WIN}
             return _core(

@@ -5,7 +5,7 @@ text}``. The gateway is its one client: it checks the caller's token and sends
 
 | verb | request (besides ``actor``) | reply |
 | --- | --- | --- |
-| ``create`` | the tournament's fields (README) | the tournament |
+| ``create`` | the tournament's fields (docs/tournaments.md) | the tournament |
 | ``list`` | ``{status?, limit?}`` | ``{tournaments: [...]}`` |
 | ``get`` | ``{tournament_id}`` | the tournament, rounds and tables |
 | ``edit`` | ``{tournament_id, ...fields}`` | the tournament |

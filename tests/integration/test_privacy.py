@@ -90,7 +90,7 @@ def check_clean(
     for secret in secrets:
         assert secret not in text, f"{where}: a secret appears before the end"
     events = events_in(message)
-    # RULES.md §6.2: once the seed window closed every seat's seed is shown to all.
+    # docs/specification.md §6.2: once the seed window closed every seat's seed is shown to all.
     seeds_shown = any(kind == "SeedWindowClosed" for kind, _ in events)
     for kind, visibility in events:
         if kind == "SeatSeedReceived" and seeds_shown:

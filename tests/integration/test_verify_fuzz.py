@@ -54,7 +54,7 @@ schema = schemathesis.openapi.from_dict(_spec_with_examples())
 @schemathesis.check
 def errors_are_json_with_a_code(ctx: Any, response: Any, case: Any) -> bool | None:
     # A request line longer than the HTTP parser's limit never reaches the app: aiohttp
-    # refuses it with a plain-text 400 (README, "The verify API").
+    # refuses it with a plain-text 400 (docs/verifying.md, "The verify API").
     too_long = len(response.request.url) > HTTP_LIMIT
     if response.status_code >= 400 and not too_long:
         headers = {k.lower(): v for k, v in response.headers.items()}

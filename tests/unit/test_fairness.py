@@ -1,4 +1,5 @@
-"""The fair-deal aggregate: RULES.md §6's steps, decided and replayed (no I/O, no clock)."""
+"""The fair-deal aggregate: docs/specification.md §6's steps, decided and replayed (no I/O,
+no clock)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bots (RULES.md §4): they only ever see a seat's view, always answer with a legal
+"""Bots (docs/specification.md §4): they only ever see a seat's view, always answer with a legal
 move, are deterministic for a seeded generator, and play their level's rules."""
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def test_sampled_deals_agree_with_the_hidden_truth_constraints(
     ("strong", "weak", "name"), [("medium", "easy", "classic"), ("hard", "medium", "club")]
 )
 def test_the_stronger_level_wins_more_small_sample(strong: str, weak: str, name: str) -> None:
-    """A smoke check of strength on a fixed seed (README has the real measurement)."""
+    """A smoke check of strength on a fixed seed (docs/benchmarks.md has the real measurement)."""
     from belot.simulate import simulate
 
     result = simulate(

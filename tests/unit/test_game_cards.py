@@ -1,4 +1,4 @@
-"""RULES.md §1, row by row: order and points of each rank, in trump and plain suits."""
+"""docs/specification.md §1, row by row: order and points of each rank, in trump and plain suits."""
 
 from __future__ import annotations
 
@@ -48,6 +48,6 @@ def test_a_deal_holds_162_with_the_last_trick() -> None:
 
 
 def test_all_trumps_holds_258_and_no_trumps_130() -> None:
-    # Our choice for gambler's all-trumps: every suit counts trump values (README).
+    # Our choice for gambler's all-trumps: every suit counts trump values (docs/rules.md).
     assert sum(CARD_POINTS[Strain.ALL_TRUMPS]) + LAST_TRICK_POINTS == 258
     assert sum(CARD_POINTS[Strain.NO_TRUMPS]) + LAST_TRICK_POINTS == 130

@@ -205,7 +205,7 @@ def test_a_view_has_no_path_to_the_state() -> None:
 
 
 # Who deals first: a rule anyone can recompute from the record, so that the server, which
-# knows deal 0's deck before the match starts, has no dealer to choose (RULES.md §2:
+# knows deal 0's deck before the match starts, has no dealer to choose (docs/specification.md §2:
 # gambler's first dealer is random; the four-player seeds name no draw).
 @pytest.mark.parametrize(
     ("ruleset", "rule"),

@@ -1,4 +1,5 @@
-"""Melds (RULES.md §3): values per ruleset, what counts as a meld, the comparison order."""
+"""Melds (docs/specification.md §3): values per ruleset, what counts as a meld, the
+comparison order."""
 
 from __future__ import annotations
 

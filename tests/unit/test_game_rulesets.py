@@ -1,4 +1,4 @@
-"""RULES.md §2, the ruleset table, one test per row, each run for every column.
+"""docs/specification.md §2, the ruleset table, one test per row, each run for every column.
 
 Tests are named after the row (``test_row_<row>[<ruleset>]``) and play the rule
 through the match aggregate (decide/evolve) wherever it shows in play. Decks are

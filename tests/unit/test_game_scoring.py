@@ -1,4 +1,4 @@
-"""Scoring a deal (RULES.md §2 rows capot, contract failed, tie; §3 for melds), as a
+"""Scoring a deal (docs/specification.md §2 rows capot, contract failed, tie; §3 for melds), as a
 table: ruleset, contract, taker side, what the play produced, hanging points before;
 then the outcome, what each side is awarded, and the points left hanging."""
 

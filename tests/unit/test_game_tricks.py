@@ -1,4 +1,4 @@
-"""The rules of a trick (RULES.md §2, rows "void in led suit" and "trump led"), as a
+"""The rules of a trick (docs/specification.md §2, rows "void in led suit" and "trump led"), as a
 table: ruleset, contract, the trick so far, the hand, and the cards it may play.
 
 The seat to play sits at position len(trick); its partner (at four) is two before it.

@@ -1,5 +1,5 @@
 """The functional core imports nothing that does I/O: standard library modules from an
-allow-list and its own packages only (STYLE.md, DESIGN.md)."""
+allow-list and its own packages only (docs/architecture.md, "Dependencies flow one way")."""
 
 from __future__ import annotations
 

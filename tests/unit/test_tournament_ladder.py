@@ -1,4 +1,4 @@
-"""RULES.md §5, ladder: the rule book, one test per rule."""
+"""docs/specification.md §5, ladder: the rule book, one test per rule."""
 
 from __future__ import annotations
 

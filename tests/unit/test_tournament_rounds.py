@@ -1,4 +1,4 @@
-"""RULES.md §5, "in every format with rounds": teams, the seat window, the round's time
+"""docs/specification.md §5, "in every format with rounds": teams, the seat window, the round's time
 limit, withdrawing; and registration, idempotence and the errors' codes."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""RULES.md §5, Swiss: the rule book, one test per rule, and the pairing method's edges."""
+"""docs/specification.md §5, Swiss: the rule book, one test per rule, and the pairing
+method's edges."""
 
 from __future__ import annotations
 

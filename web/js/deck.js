@@ -1,4 +1,4 @@
-// The fair-deal deck recipe of RULES.md §6, in the browser (Web Crypto), independent of
+// The fair-deal deck recipe of docs/specification.md §6, in the browser (Web Crypto), independent of
 // the server's code. Deal k's deck reads a stream of 32-byte blocks; block b is
 // HMAC-SHA256(key = server seed, message):
 //   "belot.club/deal/v1" | k (4 bytes BE) | b (4 bytes BE) | number of seats (1)

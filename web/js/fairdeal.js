@@ -1,4 +1,4 @@
-// The in-tab check of a match (RULES.md §6, "Checking a match"; docs/tab-check.md),
+// The in-tab check of a match (docs/specification.md §6, "Checking a match"; docs/tab-check.md),
 // independent of the server's verifier and of any time the server wrote. From what this
 // tab kept (keeper.js: the facts the table showed it, when this tab saw them on its own
 // clock, and its own drand observations, watch.js) and the seed the server reveals at
@@ -33,7 +33,7 @@ import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js
  * each one covers).
  */
 export const TOLERANCE = Object.freeze({
-  /** RULES.md §6.4 (libs/fairdeal/fairness.py DRAND_GRACE_MS): a round whose value is
+  /** docs/specification.md §6.4 (libs/fairdeal/fairness.py DRAND_GRACE_MS): a round whose value is
    * not in by its due time + this is missed, and the match is dealt without drand. */
   graceMs: 5000,
   /** This tab had a round's value (its own observation) more than this before it saw
@@ -66,7 +66,7 @@ export function drandPage(chain, round) {
 
 /**
  * The cards a seat gets from ``deckCards`` under ``pattern`` (the published form, see
- * README "Checking a match by hand", step 6): seat offset (seat - dealer) mod n.
+ * docs/verifying.md, "Checking a match by hand", step 6): seat offset (seat - dealer) mod n.
  * taker: the seat that took, or null (misère: completion_without_taker).
  */
 export function seatCards(pattern, deckCards, dealer, seat, taker) {

@@ -136,7 +136,7 @@ function header(record, ctx) {
       h("a", { href: `${base}/v1/matches/${encodeURIComponent(record.match_id)}/record`, target: "_blank", rel: "noopener" }, "JSON"),
       " · the verify service's report: ",
       h("a", { href: `${base}/v1/matches/${encodeURIComponent(record.match_id)}/verification`, target: "_blank", rel: "noopener" }, "JSON"),
-      " · check it with your own program: README, \"Checking a match by hand\", or belot verify.",
+      " · check it with your own program: docs/verifying.md, \"Checking a match by hand\", or belot verify.",
     ),
   );
 }

@@ -1,4 +1,4 @@
-"""Bots for AI seats (RULES.md §4): easy, medium and hard.
+"""Bots for AI seats (docs/specification.md §4): easy, medium and hard.
 
 A bot is given a :class:`~belot.view.SeatView` (its own hand, the public history and
 its legal moves) and a ``random.Random`` its caller seeded; it returns one of the

@@ -1,4 +1,4 @@
-"""Easy (RULES.md §4): the lowest legal card.
+"""Easy (docs/specification.md §4): the lowest legal card.
 
 "Lowest" is the weakest card by the order of its suit in this contract (a plain card
 before any trump), then the fewest points. Bidding is as naive: take a suit holding its

@@ -1,4 +1,4 @@
-"""Hard (RULES.md §4): remembers the cards, infers voids, and weighs each move over
+"""Hard (docs/specification.md §4): remembers the cards, infers voids, and weighs each move over
 deals sampled to agree with everything it knows (perfect-information Monte Carlo).
 
 For a card: draw deals consistent with :mod:`belot.bots.knowledge` (played cards,
@@ -7,7 +7,7 @@ with :func:`belot.bots.sim.greedy_card` for every seat, score it as the match wo
 (contract, capot, belote, melds), and play the card with the best total.
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
-contract were tried and bid worse against medium than the evaluation does (README).
+contract were tried and bid worse against medium than the evaluation does (docs/bots.md).
 
 The work per decision is at most ``budget`` play-outs, so a seeded ``random.Random``
 makes every decision reproducible. A caller with a time budget (the table service) also

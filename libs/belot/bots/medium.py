@@ -1,4 +1,4 @@
-"""Medium (RULES.md §4): judges the trick, saves high trumps, trumps when needed,
+"""Medium (docs/specification.md §4): judges the trick, saves high trumps, trumps when needed,
 supports its partner. No card counting: it sees its hand and the table only.
 
 Bidding weighs the cards it would hold (four players: the turned card goes to the
