@@ -606,12 +606,10 @@ class Evaluator:
             other = self._measure(t.measure, now, samples)
             if other is None:
                 self._forget(rule)
-                worst = _worst(first, values)
-                return RuleStatus(
-                    rule, "unknown", values[worst], worst, note=_unknown_note(t.measure)
-                )
+                top = worst(first, values)
+                return RuleStatus(rule, "unknown", values[top], top, note=_unknown_note(t.measure))
             holding = {k: v for k, v in holding.items() if k in other and t.holds(other[k])}
-        alerts = []
+        alerts: list[Alert] = []
         for labels, value in sorted(holding.items()):
             since = self._since.setdefault((rule.name, labels), now)
             state: Literal["firing", "pending"] = (
@@ -621,10 +619,10 @@ class Evaluator:
         for key in [k for k in self._since if k[0] == rule.name and k[1] not in holding]:
             del self._since[key]
         if alerts:
-            top = next((a for a in alerts if a.state == "firing"), alerts[0])
-            return RuleStatus(rule, top.state, top.value, top.labels, tuple(alerts))
-        worst = _worst(first, values)
-        return RuleStatus(rule, "ok", values[worst], worst)
+            alarm = next((a for a in alerts if a.state == "firing"), alerts[0])
+            return RuleStatus(rule, alarm.state, alarm.value, alarm.labels, tuple(alerts))
+        top = worst(first, values)
+        return RuleStatus(rule, "ok", values[top], top)
 
     def _forget(self, rule: Rule) -> None:
         for key in [k for k in self._since if k[0] == rule.name]:
@@ -674,7 +672,7 @@ class Evaluator:
         return out
 
 
-def _worst(t: Threshold, values: Mapping[Labels, float]) -> Labels:
+def worst(t: Threshold, values: Mapping[Labels, float]) -> Labels:
     """The series nearest to (or furthest past) the threshold."""
 
     def badness(item: tuple[Labels, float]) -> float:
