@@ -38,6 +38,8 @@ from belot_platform.alerts import (
     job_of,
     rules_document,
 )
+from belot_platform.settings import SERVICES, Settings
+from services.gateway.status import targets
 from tests.prometheus_tools import expand, program, replay, seconds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +111,12 @@ def test_prometheus_loads_the_rules_in_compose() -> None:
     volumes = compose["services"]["prometheus"]["volumes"]
     assert "./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro" in volumes
     assert "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in volumes
+    # ... and the gateway's /status page asks it.
+    gateway = compose["services"]["gateway"]["environment"]
+    assert Settings.from_env(
+        {"BELOT_PROMETHEUS_URL": gateway["BELOT_PROMETHEUS_URL"]}
+    ).prometheus_url == "http://prometheus:9090"
+    assert set(targets(Settings(), gateway["BELOT_STATUS_TARGETS"])) == set(SERVICES)
 
 
 def test_every_rule_has_its_runbook_section() -> None:
