@@ -362,3 +362,11 @@ def test_increase_and_share_render_to_promql() -> None:
     assert BY_NAME["BelotDrandFallbacks"].expr.startswith(
         "sum(increase(belot_drand_fallbacks_total[30m])) / "
     )
+
+
+def test_a_missing_promtool_fails_under_ci_and_skips_elsewhere() -> None:
+    with pytest.raises(pytest.fail.Exception, match="under CI it must be"):
+        program("no-such-promtool", {"CI": "true"})
+    with pytest.raises(pytest.skip.Exception, match="apt-get install prometheus"):
+        program("no-such-promtool", {})
+    assert program("promtool", {"CI": "true"}).endswith("promtool")
