@@ -132,6 +132,13 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "service's port on BELOT_HTTP_HOST (belot run sets it to every process)",
     ),
     (
+        "BELOT_PROMETHEUS_URL",
+        "(unset)",
+        "a Prometheus that loads deploy/prometheus/alerts.yml (http://prometheus:9090): the "
+        "/status page shows its alert states; unset: the page judges the same rules from the "
+        "services' /metrics itself (docs/alerts.md)",
+    ),
+    (
         "BELOT_WEB_DIR",
         "(unset)",
         "the web client's files the gateway serves at /; unset: the repository's web/",
@@ -206,6 +213,7 @@ class Settings:
     rate_per_second: float = 20.0
     rate_burst: int = 40
     status_targets: str | None = None
+    prometheus_url: str | None = None
     web_dir: Path | None = None
     verify_url: str | None = None
     tournament_schema: str = "tournament"
@@ -316,6 +324,7 @@ class Settings:
                 raise SettingsError(
                     f"BELOT_VERIFY_URL={verify_url!r}: an http:// or https:// URL, no query"
                 )
+        prometheus_url = _http_url("BELOT_PROMETHEUS_URL", get("BELOT_PROMETHEUS_URL"))
         web_dir = get("BELOT_WEB_DIR")
         tournament_schema = schema_name("BELOT_TOURNAMENT_SCHEMA", "tournament")
         admin_token = secret("BELOT_ADMIN_TOKEN")
@@ -361,6 +370,7 @@ class Settings:
             rate_per_second=_rate("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
             rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),
             status_targets=get("BELOT_STATUS_TARGETS"),
+            prometheus_url=prometheus_url,
             web_dir=None if web_dir is None else Path(web_dir),
             verify_url=verify_url,
             tournament_schema=tournament_schema,
@@ -408,6 +418,23 @@ def url_password(url: str) -> str | None:
 def redact(urls: str) -> str:
     """``urls`` with each password replaced by ``***`` (error messages end up in logs)."""
     return re.sub(r"(//[^:/@,]*:)[^@,]*@", r"\1***@", urls)
+
+
+#: The longest URL a setting may hold (an address, not a document).
+MAX_URL_LENGTH: Final = 2000
+
+
+def _http_url(name: str, text: str | None) -> str | None:
+    """An http:// or https:// URL with a host, no query or fragment, no trailing '/'."""
+    if text is None:
+        return None
+    url = text.rstrip("/")
+    if len(url) > MAX_URL_LENGTH or not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+        raise SettingsError(
+            f"{name}={redact(url[:100])!r}: an http:// or https:// URL, no query, at most "
+            f"{MAX_URL_LENGTH} characters"
+        )
+    return url
 
 
 def _int(name: str, text: str | None, default: int, low: int, high: int) -> int:

@@ -2,24 +2,39 @@
 from the same Prometheus metrics the dashboards use. The gateway scrapes every service's
 ``/metrics`` (``BELOT_STATUS_TARGETS``, else each service's configured port on
 ``BELOT_HTTP_HOST``) and sums what they say. HTML by default; ``?format=text`` or
-``?format=json``."""
+``?format=json``.
+
+First on the page, the alerts: every rule of :mod:`belot_platform.alerts` (the ones
+``deploy/prometheus/alerts.yml`` is generated from) with its state, firing, pending, ok
+or unknown, and its value. With ``BELOT_PROMETHEUS_URL`` they are that Prometheus's:
+``/api/v1/rules`` gives each rule's state and its active alerts with their values (and
+says whether the rule is loaded at all, which ``/api/v1/alerts`` would not), and an
+instant query of a quiet rule's measure gives its value; so the page says what the pager
+says. Without the setting, or when that Prometheus does not answer (the page says so),
+the gateway judges the same rules from the scrape it has just made
+(:class:`belot_platform.alerts.Evaluator`, which also keeps what increases and ``for``
+need between two views of the page).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import html
 import math
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 import orjson
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
-from belot_platform.settings import SERVICES, Settings
+from belot_platform import alerts
+from belot_platform.alerts import RULES, Alert, Labels, Rule, RuleStatus
+from belot_platform.settings import SERVICES, Settings, redact
 
 
 @dataclass
@@ -30,12 +45,20 @@ class Scrape:
     samples: dict[str, dict[tuple[tuple[str, str], ...], float]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(float))
     )
+    #: The same samples by target, not summed (what the alert rules read).
+    by_target: dict[str, dict[str, dict[Labels, float]]] = field(default_factory=dict)
 
-    def add(self, text: str) -> None:
+    def add(self, text: str, target: str = "") -> None:
+        own = self.by_target.setdefault(target, {})
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
                 key = tuple(sorted(sample.labels.items()))
                 self.samples[sample.name][key] += sample.value
+                own.setdefault(sample.name, {})[key] = sample.value
+
+    def scrapes(self) -> dict[str, Mapping[str, Mapping[Labels, float]] | None]:
+        """Each target's samples, None for a target whose scrape failed."""
+        return {t: self.by_target.get(t, {}) if up else None for t, up in self.up.items()}
 
     def total(self, name: str, **match: str) -> float:
         return sum(
@@ -89,24 +112,127 @@ def targets(settings: Settings, configured: str | None) -> dict[str, str]:
 
 
 async def scrape(urls: Mapping[str, str], timeout: float = 2.0) -> Scrape:
-    result = Scrape()
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http:
+        return await scrape_with(http, urls)
 
-        async def one(name: str, base: str) -> None:
-            try:
-                async with http.get(f"{base}/metrics") as r:
-                    if r.status != 200:
-                        result.up[name] = False
-                        return
-                    text = await r.text()
-            except (aiohttp.ClientError, TimeoutError, OSError):
-                result.up[name] = False
-                return
-            result.up[name] = True
-            result.add(text)
 
-        await asyncio.gather(*(one(n, u) for n, u in urls.items()))
+async def scrape_with(http: aiohttp.ClientSession, urls: Mapping[str, str]) -> Scrape:
+    result = Scrape()
+
+    async def one(name: str, base: str) -> None:
+        try:
+            async with http.get(f"{base}/metrics") as r:
+                if r.status != 200:
+                    result.up[name] = False
+                    return
+                text = await r.text()
+        except (aiohttp.ClientError, TimeoutError, OSError):
+            result.up[name] = False
+            return
+        result.up[name] = True
+        result.add(text, name)
+
+    await asyncio.gather(*(one(n, u) for n, u in urls.items()))
     return result
+
+
+# ---------------------------------------------------------------------- alerts
+
+
+class PrometheusError(Exception):
+    """Prometheus did not answer, or not as its HTTP API says it does."""
+
+
+async def _api(http: aiohttp.ClientSession, url: str, params: Mapping[str, str]) -> Any:
+    """The ``data`` of a Prometheus API answer; raises :class:`PrometheusError`."""
+    try:
+        async with http.get(url, params=params) as r:
+            status = r.status
+            body = await r.json(content_type=None)
+    except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+        raise PrometheusError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from None
+    if not isinstance(body, dict) or body.get("status") != "success" or "data" not in body:
+        said = body.get("error") if isinstance(body, dict) else None
+        raise PrometheusError(f"HTTP {status}: {said or 'not an API answer'}")
+    return body["data"]
+
+
+def _labels(given: Any) -> Labels:
+    """An alert's labels without those every alert of the rule has."""
+    drop = {"alertname", "severity", "__name__"}
+    return tuple(sorted((str(k), str(v)) for k, v in dict(given).items() if k not in drop))
+
+
+async def from_prometheus(
+    http: aiohttp.ClientSession, base: str, rules: Sequence[Rule] = RULES
+) -> list[RuleStatus]:
+    """Each rule's state as the Prometheus at ``base`` judges it; raises
+    :class:`PrometheusError` when it does not answer."""
+    data = await _api(http, f"{base}/api/v1/rules", {"type": "alert"})
+    try:
+        loaded = {r["name"]: r for g in data["groups"] for r in g["rules"]}
+    except (KeyError, TypeError) as exc:
+        raise PrometheusError(f"unexpected rules answer ({type(exc).__name__})") from None
+
+    async def one(rule: Rule) -> RuleStatus:
+        got = loaded.get(rule.name)
+        if got is None:
+            return RuleStatus(rule, "unknown", note="not loaded in Prometheus (alerts.yml)")
+        if got.get("health") == "err":
+            return RuleStatus(rule, "unknown", note=f"Prometheus: {got.get('lastError', '')}")
+        try:
+            active = [
+                Alert(_labels(a["labels"]), float(a["value"]), a["state"])
+                for a in got.get("alerts") or []
+                if a.get("state") in ("firing", "pending")
+            ]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PrometheusError(f"unexpected alert ({type(exc).__name__})") from None
+        if active:
+            active.sort(key=lambda a: (a.state != "firing", a.labels))
+            top = active[0]
+            return RuleStatus(rule, top.state, top.value, top.labels, tuple(active))
+        first = rule.when[0]
+        result = await _api(http, f"{base}/api/v1/query", {"query": first.measure.promql()})
+        try:
+            values = {_labels(r["metric"]): float(r["value"][1]) for r in result["result"]}
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise PrometheusError(f"unexpected query answer ({type(exc).__name__})") from None
+        if not values:
+            return RuleStatus(rule, "unknown", note="Prometheus has no data for it")
+        top_labels = alerts.worst(first, values)
+        return RuleStatus(rule, "ok", values[top_labels], top_labels)
+
+    return list(await asyncio.gather(*(one(r) for r in rules)))
+
+
+#: The order of the page: what needs a person first.
+STATE_ORDER: Final = {"firing": 0, "pending": 1, "unknown": 2, "ok": 3}
+
+
+class AlertView:
+    """The alerts of the page: Prometheus's when ``prometheus_url`` is given and answers,
+    else judged from each scrape (every scrape is also judged here, so the page has the
+    history it needs the moment Prometheus stops answering)."""
+
+    def __init__(self, prometheus_url: str | None) -> None:
+        self.prometheus_url = prometheus_url
+        self.evaluator = alerts.Evaluator()
+
+    async def judge(
+        self, http: aiohttp.ClientSession, scraped: Scrape, now: float
+    ) -> dict[str, Any]:
+        statuses = self.evaluator.observe(now, scraped.scrapes())
+        source = "judged here from the services' /metrics"
+        if self.prometheus_url is not None:
+            where = redact(self.prometheus_url)
+            try:
+                statuses = await from_prometheus(http, self.prometheus_url)
+                source = f"Prometheus at {where}"
+            except PrometheusError as exc:
+                source = f"{source}: Prometheus at {where} did not answer ({exc})"
+        ordered = sorted(statuses, key=lambda s: STATE_ORDER[s.state])
+        return {"from": source, "rules": [s.to_json() for s in ordered]}
 
 
 def summary(s: Scrape) -> dict[str, Any]:
@@ -157,32 +283,67 @@ def _lines(data: Mapping[str, Any], indent: str = "") -> Iterable[str]:
             yield f"{indent}{key}: {'-' if shown is None else shown}"
 
 
+def _alert_rows(data: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(state, rule, value, what) for each rule on the page."""
+    units = {r.name: r.unit for r in RULES}
+    rows = []
+    for rule in data.get("alerts", {}).get("rules", []):
+        value = alerts.format_value(rule["value"], units.get(rule["name"], "count"))
+        what = rule["summary"] if rule["state"] in ("firing", "pending") else rule["note"]
+        rows.append((rule["state"], rule["name"], value, what))
+    return rows
+
+
+def _metrics(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "alerts"}
+
+
 def to_text(data: Mapping[str, Any]) -> str:
-    return "\n".join(_lines(data)) + "\n"
+    lines = []
+    if "alerts" in data:
+        lines.append(f"alerts ({data['alerts']['from']}):")
+        lines += [f"  {s:<8} {n:<32} {v:>6}  {w}".rstrip() for s, n, v, w in _alert_rows(data)]
+    return "\n".join([*lines, *_lines(_metrics(data))]) + "\n"
 
 
 def to_html(data: Mapping[str, Any]) -> str:
     rows = "\n".join(
         f"<tr><td>{html.escape(line.split(':', 1)[0])}</td>"
         f"<td>{html.escape(line.split(':', 1)[1] if ':' in line else '')}</td></tr>"
-        for line in _lines(data)
+        for line in _lines(_metrics(data))
     )
+    alert_rows = "\n".join(
+        f"<tr class='{html.escape(s)}'><td>{html.escape(s)}</td><td>{html.escape(n)}</td>"
+        f"<td>{html.escape(v)}</td><td>{html.escape(w)}</td></tr>"
+        for s, n, v, w in _alert_rows(data)
+    )
+    source = html.escape(data["alerts"]["from"]) if "alerts" in data else ""
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
         "<meta http-equiv='refresh' content='5'><title>belot status</title>"
         "<style>body{font-family:system-ui,sans-serif;margin:2em}"
-        "td{padding:2px 12px;white-space:pre;font-family:ui-monospace,monospace}</style>"
-        f"</head><body><h1>belot status</h1><table>{rows}</table>"
+        "td{padding:2px 12px;white-space:pre;font-family:ui-monospace,monospace}"
+        ".firing td:first-child{color:#b00;font-weight:bold}"
+        ".pending td:first-child{color:#b60}.ok td:first-child{color:#070}"
+        ".unknown td:first-child{color:#777}</style>"
+        "</head><body><h1>belot status</h1>"
+        f"<h2>alerts</h2><p>{source}; what each means and what to do: docs/alerts.md.</p>"
+        f"<table>{alert_rows}</table>"
+        f"<h2>metrics</h2><table>{rows}</table>"
         "<p>From every service's /metrics, summed; refreshes every 5 s. "
         "?format=text or ?format=json for machines.</p></body></html>"
     )
 
 
-def handler(settings: Settings, configured: str | None) -> Any:
+def handler(settings: Settings, configured: str | None, timeout: float = 2.0) -> Any:
     urls = targets(settings, configured)
+    view = AlertView(settings.prometheus_url)
 
     async def status(request: web.Request) -> web.Response:
-        data = summary(await scrape(urls))
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http:
+            scraped = await scrape_with(http, urls)
+            judged = await view.judge(http, scraped, time.monotonic())
+        data = {"alerts": judged, **summary(scraped)}
         fmt = request.query.get("format", "html")
         if fmt == "json":
             return web.Response(body=orjson.dumps(data), content_type="application/json")

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from belot_platform.alerts import RULES
 from services.serve import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -333,8 +334,15 @@ def test_status_page_summarises_the_metrics(running: Running) -> None:
     assert status == 200
     assert body["deals"] > 0 and body["events_appended"] > 0
     assert all(body["services"].values()), body["services"]
+    # Every alert rule, judged by the gateway (belot run has no Prometheus): every
+    # process answers its scrape and no match is stuck.
+    states = {r["name"]: r["state"] for r in body["alerts"]["rules"]}
+    assert set(states) == {r.name for r in RULES}
+    assert body["alerts"]["from"] == "judged here from the services' /metrics"
+    assert states["BelotServiceDown"] == states["BelotRandomnessDown"] == "ok", states
+    assert states["BelotMatchStuck"] == "ok", states
     status, page = get(f"{running.url('gateway')}/status")
-    assert status == 200 and b"belot status" in page
+    assert status == 200 and b"belot status" in page and b"BelotMatchStuck" in page
 
 
 def test_sigint_stops_everything(running: Running) -> None:

@@ -32,6 +32,7 @@ def test_values_are_read() -> None:
             "BELOT_DATA_DIR": "/tmp/x",
             "BELOT_WEB_DIR": "/srv/web",
             "BELOT_VERIFY_URL": "https://verify.example.org/",
+            "BELOT_PROMETHEUS_URL": "http://prometheus:9090/",
             "BELOT_TOKEN_SECRET_PREVIOUS": "p" * 16,
         }
     )
@@ -39,6 +40,7 @@ def test_values_are_read() -> None:
     assert s.pg_dsn == "postgresql://u@h:5/db" and s.port("verify") == 9000
     assert s.log_level == "DEBUG" and s.data_dir == Path("/tmp/x")
     assert s.web_dir == Path("/srv/web") and s.verify_url == "https://verify.example.org"
+    assert s.prometheus_url == "http://prometheus:9090"
 
 
 @pytest.mark.parametrize(
@@ -55,6 +57,9 @@ def test_values_are_read() -> None:
         ("BELOT_RATING_SCHEMA", "rating-projection"),
         ("BELOT_VERIFY_URL", "ftp://verify"),
         ("BELOT_VERIFY_URL", "https://verify/?q=1"),
+        ("BELOT_PROMETHEUS_URL", "prometheus:9090"),
+        ("BELOT_PROMETHEUS_URL", "http://prometheus:9090/api?x=1"),
+        ("BELOT_PROMETHEUS_URL", "http://prometheus:9090/" + "p" * 2000),
         ("BELOT_TOKEN_SECRET", "short"),
         ("BELOT_TOKEN_SECRET_PREVIOUS", "short"),
         ("BELOT_ADMIN_TOKEN", "short"),
