@@ -203,13 +203,14 @@ def node_tile(node: NodeId, size: int) -> Tile:
 
 def node_from_tile(node: NodeId, tile: Tile, data: bytes) -> Hash:
     """The hash of ``node`` from the bytes of the tile :func:`node_tile` named."""
-    hashes = tile.split(data)
+    if len(data) != tile.width * HASH_SIZE:
+        raise TileMalformed(f"{tile.path()} is {tile.width * HASH_SIZE} bytes, not {len(data)}")
     level, k = divmod(node.level, TILE_HEIGHT)
     first = (node.index << k) - tile.index * TILE_WIDTH
     if level != tile.level or first < 0 or first + (1 << k) > tile.width:
         raise OutOfRange(f"node {node.level}/{node.index} is not in {tile.path()}")
     # 2**k consecutive hashes of the tile are the leaves of a perfect subtree.
-    row = list(hashes[first : first + (1 << k)])
+    row = [data[i * HASH_SIZE : (i + 1) * HASH_SIZE] for i in range(first, first + (1 << k))]
     while len(row) > 1:
         row = [node_hash(row[i], row[i + 1]) for i in range(0, len(row), 2)]
     return row[0]
