@@ -41,6 +41,7 @@ from translog import (
     parse_vkey,
     sign_checkpoint,
     sign_note,
+    tree_hash,
 )
 from translog.cosignature import split_timestamped
 from translog.note import parse_signature_line
@@ -403,3 +404,14 @@ def test_keys_keep_their_secret_out_of_repr() -> None:
     assert parse_skey(WITNESS.skey) == WITNESS
     assert parse_vkey(WITNESS.vkey) == WITNESS.verifier()
     assert parse_vkey(LOG.vkey) == LOG.verifier()
+
+
+def test_the_docs_example_checkpoint_opens_with_the_docs_keys() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "transparency-log.md").read_text()
+    blocks = page.split("```")[1::2]
+    note = next(b for b in blocks if b.startswith("\nbelot.example/log\n5\n"))[1:]
+    vkeys = next(b for b in blocks if b.startswith("\nbelot.example/log+")).split()
+    log, witness = (parse_vkey(v) for v in vkeys)
+    signed = open_checkpoint(note, log, [witness], quorum=1)
+    assert signed.checkpoint.root_hash == tree_hash(b"entry %d" % i for i in range(5))
+    assert signed.cosignatures[0].timestamp == 1767225600
