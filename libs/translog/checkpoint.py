@@ -90,7 +90,13 @@ def parse_checkpoint(text: str) -> Checkpoint:
     if len(lines) < 3:
         raise CheckpointMalformed("a checkpoint has an origin, a size and a root hash line")
     origin, size_text, root_text, *extensions = lines
-    if not size_text.isascii() or not size_text.isdigit() or str(int(size_text)) != size_text:
+    # At most 19 digits (2**63 - 1 has 19): also keeps int() away from huge strings.
+    if (
+        len(size_text) > 19
+        or not size_text.isascii()
+        or not size_text.isdigit()
+        or str(int(size_text)) != size_text
+    ):
         raise CheckpointMalformed(f"{size_text!r} is not a tree size (decimal, no leading 0)")
     root = b64decode(root_text)
     if root is None:

@@ -42,8 +42,8 @@ SIGNATURE_SIZE = 64
 
 
 def _public_key(raw: bytes) -> Ed25519PublicKey:
-    if len(raw) != KEY_SIZE:
-        raise KeyMalformed(f"an Ed25519 public key is {KEY_SIZE} bytes, not {len(raw)}")
+    if not isinstance(raw, bytes) or len(raw) != KEY_SIZE:
+        raise KeyMalformed(f"an Ed25519 public key is {KEY_SIZE} bytes")
     try:
         return Ed25519PublicKey.from_public_bytes(raw)
     except ValueError as e:

@@ -110,8 +110,11 @@ def _decode_index(parts: Sequence[str], path: str) -> int:
 
 
 def _decimal(text: str) -> int | None:
-    """The value of an ASCII decimal with no leading zeroes, else None."""
-    if not text or not text.isascii() or not text.isdigit() or (len(text) > 1 and text[0] == "0"):
+    """The value of an ASCII decimal of at most 3 digits (a level or a width) with no
+    leading zeroes, else None."""
+    if not 0 < len(text) <= 3 or not text.isascii() or not text.isdigit():
+        return None
+    if len(text) > 1 and text[0] == "0":
         return None
     return int(text)
 

@@ -385,6 +385,7 @@ ROOT_B64 = base64.b64encode(bytes(32)).decode()
         f"log\n5\n{ROOT_B64.rstrip('=')}\n",  # unpadded
         "log\n5\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB=\n",  # stray bits
         f"log\n5\n{ROOT_B64}\n\n",  # an empty extension line
+        f"log\n{'9' * 5000}\n{ROOT_B64}\n",  # past int()'s digit limit
     ],
 )
 def test_malformed_checkpoints(text: str) -> None:

@@ -5,6 +5,7 @@ checkpoint is refused."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from hypothesis import given, settings
@@ -31,8 +32,12 @@ from translog import (
     nodes_from_tiles,
     open_checkpoint,
     parse_bundle,
+    parse_checkpoint,
     parse_entries_path,
+    parse_note,
+    parse_skey,
     parse_tile_path,
+    parse_vkey,
     sign_checkpoint,
     tiles_for,
     verify_consistency,
@@ -295,3 +300,29 @@ def test_a_proof_that_does_not_verify_says_why() -> None:
         assert "root of 10" in e.message
     else:
         raise AssertionError("a proof for the wrong root verified")
+
+
+FUZZ_ALPHABET = st.sampled_from(list("ab+/=.px0123456789\n —é\x00\x01"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(FUZZ_ALPHABET, max_size=120), st.binary(max_size=120))
+def test_parsers_refuse_garbage_only_with_their_errors(text: str, raw: bytes) -> None:
+    # What a service hands the parsers comes off the wire: whatever it is, the answer is
+    # a value or a TranslogError (a 4xx), never another exception.
+    for parse in (
+        parse_note,
+        parse_checkpoint,
+        parse_tile_path,
+        parse_entries_path,
+        parse_vkey,
+        parse_skey,
+    ):
+        for value in (text, "tile/" + text, "PRIVATE+KEY+" + text, text + "\n\n— a " + text + "\n"):
+            with contextlib.suppress(TranslogError):
+                parse(value)  # type: ignore[operator]
+    for value in (raw, raw + b"\n\n- a AAAAAAAA\n"):
+        with contextlib.suppress(TranslogError):
+            parse_note(value)
+    with contextlib.suppress(TranslogError):
+        parse_bundle(raw)
