@@ -149,6 +149,7 @@ def create_app(
         )
 
     async def metrics(request: web.Request) -> web.Response:
+        request.app[TASKS].refresh_gauges()
         refreshers = request.app[METRICS_REFRESH]
         if refreshers:
             outcomes = await asyncio.gather(

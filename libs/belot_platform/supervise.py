@@ -41,7 +41,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from belot_platform.health import TASK_RESTARTS, TASK_UP
 
@@ -58,8 +58,9 @@ STOP_TIMEOUT: Final = 10.0
 MEASURE_TIMEOUT: Final = 1.0
 OK: Final = "ok"
 
-#: A supervised loop: called with the task's ``stopping`` event (set when it is to end).
-Run = Callable[[asyncio.Event], Awaitable[None]]
+#: A supervised loop: called with its :class:`Supervised` (``stopping``: set when it is
+#: to end; ``beat()``: it made progress).
+Run = Callable[["Supervised"], Awaitable[None]]
 Measure = Callable[[], "float | Awaitable[float]"]
 Pause = Callable[[asyncio.Event, float], Awaitable[None]]
 
@@ -68,6 +69,34 @@ async def pause_unless_stopped(stopping: asyncio.Event, seconds: float) -> None:
     """Wait ``seconds``, or less if ``stopping`` is set meanwhile."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stopping.wait(), seconds)
+
+
+def retried(
+    logger: logging.Logger, task: str, message: str, *args: object, **extra: Any
+) -> None:
+    """Work that its own loop retries, one of many (a match's timers, a table's driver, a
+    tournament's effects), failed: log the exception being handled on ``logger``, with
+    its stack and ``task``, and count it in ``belot_task_restarts_total{task}`` as a
+    restart. Call it from an ``except`` block that goes on."""
+    logger.exception(message, *args, extra={"task": task, **extra})
+    TASK_RESTARTS.labels(task).inc()
+
+
+async def cancel(*tasks: asyncio.Future[Any], timeout: float = STOP_TIMEOUT) -> None:
+    """Cancel ``tasks`` and wait until they end, cancelling again every 0.1 s those that
+    swallowed it (module docstring); past ``timeout``, log the ones left and return."""
+    pending = {t for t in tasks if not t.done()}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while pending:
+        for t in pending:
+            t.cancel()
+        left = deadline - loop.time()
+        if left <= 0:
+            names = sorted(getattr(t, "get_name", t.__repr__)() for t in pending)
+            log.error("tasks did not stop: left behind: %s", ", ".join(names))
+            return
+        _, pending = await asyncio.wait(pending, timeout=min(0.1, left))
 
 
 @dataclass(slots=True)
@@ -109,27 +138,63 @@ class Lag:
 
 class Supervised:
     """One task under a :class:`Supervisor`: its name (the metrics' ``task`` label), how
-    to run it, and how it is doing."""
+    to run it, and how it is doing.
+
+    A task spawned with ``stall_after`` says it makes progress: its run calls
+    :meth:`beat` (after each batch, each idle poll). It counts as up only from its first
+    beat of a run (a relay that hangs on a server that is away is not up because it
+    was restarted), and as stalled, not ready, once no beat came for ``stall_after``
+    seconds. Without it, a task is up from the start of each run."""
 
     def __init__(
-        self, supervisor: Supervisor, name: str, run: Run, lag: Lag | None, grace: float
+        self,
+        supervisor: Supervisor,
+        name: str,
+        run: Run,
+        *,
+        lag: Lag | None,
+        grace: float,
+        stall_after: float | None,
     ) -> None:
         self.supervisor = supervisor
         self.name = name
         self.run = run
         self.lag = lag
         self.grace = grace
+        self.stall_after = stall_after
         self.is_up = False
         self.restarts = 0
-        self.down_since: float | None = None  # wall-clock seconds
+        self.down_since: float | None = time.time()  # wall-clock seconds
         self.last_error: str | None = None
+        self.last_beat: float | None = None  # the supervisor's clock
         self.stopping = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
+
+    def beat(self) -> None:
+        """The task made progress (see the class docstring)."""
+        self.last_beat = self.supervisor.clock()
+        if not self.is_up:
+            self._up()
+
+    @property
+    def is_stalled(self) -> bool:
+        return (
+            self.is_up
+            and self.stall_after is not None
+            and self.last_beat is not None
+            and self.supervisor.clock() - self.last_beat > self.stall_after
+        )
 
     def _up(self) -> None:
         self.is_up = True
         self.down_since = None
         TASK_UP.labels(self.name).set(1)
+
+    def _starting(self) -> None:
+        if self.stall_after is None:
+            self._up()
+        else:
+            self.last_beat = None
 
     def _down(self, why: str) -> None:
         self.is_up = False
@@ -140,12 +205,24 @@ class Supervised:
         TASK_UP.labels(self.name).set(0)
         TASK_RESTARTS.labels(self.name).inc()
 
+    def refresh_gauge(self) -> None:
+        """``belot_task_up`` is 0 for a stalled task too (set as it is scraped)."""
+        running = self.task is not None and not self.task.done()
+        TASK_UP.labels(self.name).set(1 if running and self.is_up and not self.is_stalled else 0)
+
     async def check(self) -> str:
+        """``"ok"``, or why not: stopped, down (since when, on what), stalled, lagging."""
         if self.task is None or self.task.done():
             return "stopped" if self.stopping.is_set() else "not running"
         if not self.is_up:
             since = time.time() - (self.down_since or time.time())
+            if self.last_error is None:
+                return f"starting for {since:.0f}s"
             return f"down for {since:.0f}s: {self.last_error}"
+        if self.is_stalled:
+            assert self.last_beat is not None
+            quiet = self.supervisor.clock() - self.last_beat
+            return f"stalled: no progress for {quiet:.0f}s"
         if self.lag is not None:
             return await self.lag.check(self.supervisor.clock())
         return OK
@@ -156,19 +233,9 @@ class Supervised:
         task = self.task
         if task is None or task.done():
             return
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(timeout, self.grace)
         if self.grace > 0:
             await asyncio.wait({task}, timeout=self.grace)
-        while not task.done():
-            task.cancel()
-            left = deadline - loop.time()
-            if left <= 0:
-                log.error(
-                    "task %s did not stop: left behind", self.name, extra={"task": self.name}
-                )
-                return
-            await asyncio.wait({task}, timeout=min(0.1, left))
+        await cancel(task, timeout=timeout)
 
 
 class Supervisor:
@@ -194,15 +261,25 @@ class Supervisor:
         self.tasks: dict[str, Supervised] = {}
 
     def spawn(
-        self, name: str, run: Run, *, lag: Lag | None = None, grace: float = 0.0
+        self,
+        name: str,
+        run: Run,
+        *,
+        lag: Lag | None = None,
+        grace: float = 0.0,
+        stall_after: float | None = None,
     ) -> Supervised:
-        """Run ``run(stopping)`` under supervision as task ``name`` (unique while it runs; a task
-        of that name that has ended is replaced). ``lag``: its readiness check; ``grace``:
-        seconds it may take to end by itself once its ``stopping`` event is set."""
+        """Run ``run(supervised)`` as task ``name`` (unique while it runs; a task of that
+        name that has ended is replaced). ``lag``: its readiness check; ``grace``:
+        seconds it may take to end by itself once its ``stopping`` event is set;
+        ``stall_after``: it calls ``beat()`` and is stalled without one for that long
+        (:class:`Supervised`)."""
         old = self.tasks.get(name)
         if old is not None and old.task is not None and not old.task.done():
             raise ValueError(f"a supervised task {name!r} is already running")
-        supervised = Supervised(self, name, run, lag, grace)
+        supervised = Supervised(
+            self, name, run, lag=lag, grace=grace, stall_after=stall_after
+        )
         self.tasks[name] = supervised
         supervised.task = asyncio.create_task(self._keep(supervised), name=name)
         return supervised
@@ -214,9 +291,9 @@ class Supervisor:
         try:
             while not t.stopping.is_set():
                 started = self.clock()
-                t._up()
+                t._starting()
                 try:
-                    await t.run(t.stopping)
+                    await t.run(t)
                 except asyncio.CancelledError as exc:
                     if current.cancelling() or t.stopping.is_set():
                         raise
@@ -250,6 +327,10 @@ class Supervisor:
         finally:
             t.is_up = False
             TASK_UP.labels(t.name).set(0)
+
+    def refresh_gauges(self) -> None:
+        for t in list(self.tasks.values()):
+            t.refresh_gauge()
 
     async def check(self) -> dict[str, str]:
         """Each task's name -> ``"ok"`` or why it is not (see the module docstring)."""

@@ -28,6 +28,7 @@ from belot_platform import messaging
 from belot_platform.app import METRICS_REFRESH, NATS, PG_POOL, TASKS, create_app
 from belot_platform.embedded import EmbeddedStack
 from belot_platform.settings import Settings
+from belot_platform.supervise import Supervised
 from tests.integration.conftest import Servers
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -171,11 +172,11 @@ async def test_readiness_names_a_supervised_task_that_is_down(servers: Servers) 
     healthy = asyncio.Event()
     running = asyncio.Event()
 
-    async def flaky(stopping: asyncio.Event) -> None:
+    async def flaky(t: Supervised) -> None:
         if not healthy.is_set():
             raise ConnectionError("the upstream is away")
         running.set()
-        await stopping.wait()
+        await t.stopping.wait()
 
     refreshed = []
 

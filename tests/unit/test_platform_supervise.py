@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 from prometheus_client import REGISTRY
 
-from belot_platform.supervise import Lag, Supervisor
+from belot_platform.supervise import Lag, Supervised, Supervisor
 
 
 def _sample(metric: str, task: str) -> float | None:
@@ -41,12 +41,12 @@ class Failing:
         self.error = error or (lambda n: RuntimeError(f"failure {n}"))
         self.running = asyncio.Event()
 
-    async def __call__(self, stopping: asyncio.Event) -> None:
+    async def __call__(self, t: Supervised) -> None:
         self.runs += 1
         if self.runs <= self.times:
             raise self.error(self.runs)
         self.running.set()
-        await stopping.wait()
+        await t.stopping.wait()
 
 
 async def test_a_failing_task_is_logged_counted_and_restarted_with_capped_backoff(
@@ -98,7 +98,7 @@ async def test_the_backoff_resets_after_a_run_that_lasted() -> None:
     runs = 0
     running = asyncio.Event()
 
-    async def flaky(stopping: asyncio.Event) -> None:
+    async def flaky(t: Supervised) -> None:
         nonlocal runs
         runs += 1
         if runs == 4:
@@ -106,7 +106,7 @@ async def test_the_backoff_resets_after_a_run_that_lasted() -> None:
         if runs <= 5:
             raise RuntimeError(f"run {runs}")
         running.set()
-        await stopping.wait()
+        await t.stopping.wait()
 
     sup.spawn("unit-reset", flaky)
     await running.wait()
@@ -120,13 +120,13 @@ async def test_a_task_that_returns_is_restarted(caplog: pytest.LogCaptureFixture
     runs = 0
     running = asyncio.Event()
 
-    async def quits(stopping: asyncio.Event) -> None:
+    async def quits(t: Supervised) -> None:
         nonlocal runs
         runs += 1
         if runs < 3:
             return
         running.set()
-        await stopping.wait()
+        await t.stopping.wait()
 
     with caplog.at_level(logging.ERROR, logger="belot_platform.supervise"):
         sup.spawn("unit-return", quits)
@@ -153,15 +153,15 @@ async def test_stop_lets_a_graceful_task_finish_then_cancels_the_rest() -> None:
     finished = asyncio.Event()
     started = asyncio.Event()
 
-    async def graceful(stopping: asyncio.Event) -> None:
+    async def graceful(t: Supervised) -> None:
         started.set()
-        await stopping.wait()
+        await t.stopping.wait()
         await asyncio.sleep(0)  # the end of its batch
         finished.set()
 
     cancelled = asyncio.Event()
 
-    async def forever(stopping: asyncio.Event) -> None:
+    async def forever(t: Supervised) -> None:
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
@@ -184,7 +184,7 @@ async def test_stop_ends_a_task_that_swallows_its_cancellation() -> None:
     swallowed = 0
     started = asyncio.Event()
 
-    async def stubborn(stopping: asyncio.Event) -> None:
+    async def stubborn(t: Supervised) -> None:
         nonlocal swallowed
         started.set()
         while True:
@@ -208,7 +208,7 @@ async def test_stop_leaves_behind_a_task_that_never_ends(caplog: pytest.LogCaptu
     release = asyncio.Event()
     started = asyncio.Event()
 
-    async def immortal(stopping: asyncio.Event) -> None:
+    async def immortal(t: Supervised) -> None:
         started.set()
         while not release.is_set():
             try:
@@ -281,4 +281,58 @@ async def test_two_tasks_of_one_name_cannot_run_at_once() -> None:
     again = Failing(0)
     sup.spawn("unit-twice", again)  # the first has ended: its name is free
     await again.running.wait()
+    await sup.stop()
+
+
+async def test_a_task_that_beats_is_up_only_once_it_made_progress_and_stalls_without() -> None:
+    """A relay hanging on a server that is away is not up for having been restarted:
+    up from its first beat, stalled when the beats stop."""
+    now = [0.0]
+    pauses = Pauses()
+    sup = Supervisor(pause=pauses, clock=lambda: now[0])
+    progress = asyncio.Event()
+    hang = asyncio.Event()
+    runs = 0
+
+    async def relay(t: Supervised) -> None:
+        nonlocal runs
+        runs += 1
+        if runs == 1:
+            raise TimeoutError("no acknowledgement")
+        await progress.wait()
+        t.beat()
+        await hang.wait()
+        await t.stopping.wait()
+
+    handle = sup.spawn("unit-beats", relay, stall_after=10.0)
+    while runs < 2:
+        await asyncio.sleep(0)
+    why = (await sup.check())["unit-beats"]
+    assert why.startswith("down for ") and "TimeoutError: no acknowledgement" in why
+    assert _sample("belot_task_up", "unit-beats") == 0.0
+    progress.set()
+    while not handle.is_up:
+        await asyncio.sleep(0)
+    assert (await sup.check())["unit-beats"] == "ok"
+    now[0] += 11.0
+    assert (await sup.check())["unit-beats"] == "stalled: no progress for 11s"
+    sup.refresh_gauges()
+    assert _sample("belot_task_up", "unit-beats") == 0.0
+    handle.beat()
+    sup.refresh_gauges()
+    assert _sample("belot_task_up", "unit-beats") == 1.0
+    assert (await sup.check())["unit-beats"] == "ok"
+    hang.set()
+    await sup.stop()
+
+
+async def test_a_task_that_beats_is_starting_until_its_first_beat() -> None:
+    sup = Supervisor()
+
+    async def slow(t: Supervised) -> None:
+        await t.stopping.wait()
+
+    sup.spawn("unit-starting", slow, stall_after=5.0)
+    await asyncio.sleep(0)
+    assert (await sup.check())["unit-starting"].startswith("starting for ")
     await sup.stop()
