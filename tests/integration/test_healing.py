@@ -11,7 +11,6 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from nats.js import JetStreamContext
@@ -19,6 +18,7 @@ from nats.js import JetStreamContext
 from belot_platform.app import TASKS
 from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
+from eventlog.relay import OutboxRelay
 from services.table.app import build_app as build_table
 from tests.integration import roles
 from tests.integration.conftest import Servers, StreamNames
@@ -30,19 +30,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")
 RELAY = "outbox-relay"
 
 
-async def relay_positions(js: JetStreamContext, stream: str) -> list[int]:
-    """The positions of the relay's messages (those with its position header), in
-    stream order."""
-    info = await js.stream_info(stream)
-    out = []
-    for seq in range(info.state.first_seq, info.state.last_seq + 1):
-        msg = await js.get_msg(stream, seq=seq)
-        headers = msg.headers or {}
-        if "Nats-Msg-Id" in headers:
-            assert msg.data is not None
-            assert orjson.loads(msg.data)["position"] == int(headers["Nats-Msg-Id"])
-            out.append(int(headers["Nats-Msg-Id"]))
-    return out
+async def relay_positions(store: EventStore, js: JetStreamContext, stream: str) -> list[int]:
+    """The positions of the relay's own messages (their seal checked), in stream order."""
+    return await OutboxRelay(store, js, stream=stream, subject_prefix="unused").positions()
 
 
 async def append(store: EventStore, tag: str, n: int) -> None:
@@ -78,7 +68,14 @@ async def published_up_to(js: JetStreamContext, stream: str, n: int) -> bool:
     if info.state.last_seq == 0:
         return False
     msg = await js.get_msg(stream, seq=info.state.last_seq)
-    return int((msg.headers or {}).get("Nats-Msg-Id", 0)) >= n
+    return int((msg.headers or {}).get("Belot-Position", 0)) >= n
+
+
+def lag_of(metrics: str) -> float:
+    for line in metrics.splitlines():
+        if line.startswith("belot_eventlog_relay_lag_events "):
+            return float(line.split()[1])
+    raise AssertionError("no belot_eventlog_relay_lag_events")
 
 
 async def table_app(settings: Settings) -> AsyncIterator[TestClient]:  # type: ignore[type-arg]
@@ -114,15 +111,21 @@ async def test_the_relay_outlives_an_outage_longer_than_its_ack_timeout(
             await asyncio.sleep(12)
             status, body = await ready(client)
             assert status == 503, body
+            assert body["tasks"][RELAY] != "ok", body
+            if outage == "nats":
+                # The lag is read from both ends as it is scraped: the log's head goes on.
+                text = await (await client.get("/metrics")).text()
+                assert lag_of(text) >= 30, text
             await cut.start()
             await append(store, "after", 10)
             await eventually(lambda: published_up_to(js, js_names.stream, 60), 60)
-            assert await relay_positions(js, js_names.stream) == list(range(1, 61))
+            assert await relay_positions(store, js, js_names.stream) == list(range(1, 61))
 
             async def is_ready() -> bool:
                 return (await ready(client))[0] == 200
 
             await eventually(is_ready, 60)
+            assert lag_of(await (await client.get("/metrics")).text()) == 0
             assert client.app is not None
             assert client.app[TASKS].tasks[RELAY].restarts >= 1
         finally:
