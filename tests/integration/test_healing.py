@@ -1,8 +1,11 @@
-"""Nothing dies quietly: the table service's outbox relay, on real servers, with
-PostgreSQL or NATS taken away from it alone (a proxy: tests/integration/proxy.py) for
-longer than its acknowledgement timeout, then given back. It resumes by itself, the
-stream's relay positions are exactly 1..n, and ``/readyz`` says not ready while it is
-down and ready after."""
+"""Nothing dies quietly, on real servers, with PostgreSQL or NATS taken away from one
+service alone (a proxy: tests/integration/proxy.py), then given back.
+
+- The table service's outbox relay, away longer than its acknowledgement timeout:
+  it resumes by itself, the stream's relay positions are exactly 1..n, and ``/readyz``
+  says not ready while it is down and ready after.
+- The randomness service, PostgreSQL away at a match's due + 5 s: the match gets its
+  fallback and its deck on a later tick, without a restart."""
 
 from __future__ import annotations
 
@@ -11,19 +14,29 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from nats.js import JetStreamContext
+from prometheus_client import REGISTRY
 
 from belot_platform.app import TASKS
 from belot_platform.settings import Settings
+from belot_platform.supervise import Supervisor
+from drand import QUICKNET
+from drand.client import DrandClient
+from drand.clock import ScaledClock
+from drand.relay import Mode, create_relay_app
 from eventlog import EventStore, NewEvent
 from eventlog.relay import OutboxRelay
+from fairdeal.fairness import SeatSpec
+from services.randomness.domain import MATCH_TASK, RandomnessService
+from services.randomness.store import SeedStore
 from services.table.app import build_app as build_table
 from tests.integration import roles
 from tests.integration.conftest import Servers, StreamNames
 from tests.integration.proxy import proxy
-from tests.integration.table_support import eventually
+from tests.integration.table_support import BEACONS, ORIGIN, SPEED, eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -130,3 +143,78 @@ async def test_the_relay_outlives_an_outage_longer_than_its_ack_timeout(
             assert client.app[TASKS].tasks[RELAY].restarts >= 1
         finally:
             await gen.aclose()
+
+
+async def test_a_match_due_for_its_fallback_while_postgresql_is_away_gets_it_once_back(
+    servers: Servers, store: EventStore, pg_pool: Any
+) -> None:
+    """PostgreSQL away for the randomness service alone at a match's due + 5 s: the
+    fallback's append fails, the oldest due work is reported late, and once the database
+    is back the next tick drives the match again: its fallback and its deck come, without
+    a restart."""
+    dsn = roles.dsn_for("randomness", servers.pg_dsn)
+    clock = ScaledClock(ORIGIN, SPEED)
+    relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse("down")))
+    await relay.start_server()
+    client = DrandClient([str(relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
+    await SeedStore(pg_pool, store.schema).migrate()
+    supervisor = Supervisor()
+    match_id = uuid.uuid4().hex
+    failures = REGISTRY.get_sample_value("belot_task_restarts_total", {"task": MATCH_TASK}) or 0
+    async with proxy(dsn) as cut:
+        pool = await asyncpg.create_pool(cut.proxied_url, min_size=1, max_size=4)
+        service_store = EventStore(pool, store.schema, producer="randomness")
+        service = RandomnessService(
+            service_store, SeedStore(pool, store.schema), client, clock, supervisor=supervisor,
+            tick_s=0.2,
+        )  # fmt: skip
+        await service.start()
+        try:
+            bots = ({"seat": 0, "player": None}, {"seat": 1, "player": None})
+            await service.open(match_id, tuple(SeatSpec(**b) for b in bots), "quicknet", None)
+
+            async def named() -> bool:
+                return any(e.type == "DrandRoundNamed" for e in await store.read_stream(
+                    f"randomness-{match_id}"))  # fmt: skip
+
+            await eventually(named, 30)
+            due_ms = next(
+                e.payload["due_at_ms"]
+                for e in await store.read_stream(f"randomness-{match_id}")
+                if e.type == "DrandRoundNamed"
+            )
+            await cut.stop()
+            # Past due + 5 s (virtual time), and then some.
+            while clock.now() * 1000 < due_ms + 5_000 + 3_000:
+                await asyncio.sleep(0.1)
+
+            async def failed() -> bool:
+                now = REGISTRY.get_sample_value(
+                    "belot_task_restarts_total", {"task": MATCH_TASK}
+                )
+                return (now or 0) > failures
+
+            await eventually(failed, 30)
+            types = [e.type for e in await store.read_stream(f"randomness-{match_id}")]
+            assert "DrandFallback" not in types
+            assert (REGISTRY.get_sample_value("belot_randomness_oldest_due_seconds") or 0) > 0
+            await cut.start()
+
+            async def fell_back() -> bool:
+                return any(e.type == "DrandFallback" for e in await store.read_stream(
+                    f"randomness-{match_id}"))  # fmt: skip
+
+            await eventually(fell_back, 30)
+            deck = await service.deck(match_id, 0, 32, 5.0)
+            assert deck["fallback"] is True and len(deck["cards"]) == 32
+            await eventually(lambda: _no_due_work(), 30)
+        finally:
+            await service.stop()
+            await service_store.close()
+            await pool.close()
+            await client.close()
+            await relay.close()
+
+
+async def _no_due_work() -> bool:
+    return REGISTRY.get_sample_value("belot_randomness_oldest_due_seconds") == 0
