@@ -10,6 +10,8 @@ service alone (a proxy: tests/integration/proxy.py), then given back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -32,7 +34,9 @@ from eventlog.relay import OutboxRelay
 from fairdeal.fairness import SeatSpec
 from services.randomness.domain import MATCH_TASK, RandomnessService
 from services.randomness.store import SeedStore
+from services.table import worker as table_worker
 from services.table.app import build_app as build_table
+from services.table.worker import TableWorker
 from tests.integration import roles
 from tests.integration.conftest import Servers, StreamNames
 from tests.integration.proxy import proxy
@@ -218,3 +222,36 @@ async def test_a_match_due_for_its_fallback_while_postgresql_is_away_gets_it_onc
 
 async def _no_due_work() -> bool:
     return REGISTRY.get_sample_value("belot_randomness_oldest_due_seconds") == 0
+
+
+async def test_a_table_waiting_for_the_randomness_service_says_so_once_then_seldom(
+    store: EventStore, nc: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No randomness service answers: the table logs when its wait starts, then at most
+    every WAIT_LOG_S (here made 1 s), not at each retry (every RETRY_S); the wait is in
+    belot_table_randomness_wait_seconds."""
+    monkeypatch.setattr(table_worker, "WAIT_LOG_S", 1.0)
+    prefix = f"t{uuid.uuid4().hex[:10]}"  # nobody serves its randomness subjects
+    worker = TableWorker(nc, store, prefix=prefix, lease_ttl=3.0)
+    await worker.start()
+    try:
+        with caplog.at_level(logging.INFO, logger="services.table.worker"):
+            created = await worker.create({"ruleset": "club", "seats": ["bot:easy"] * 4})
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            while loop.time() - started < 2.6:  # about five retries
+                await asyncio.sleep(0.1)
+            wait = REGISTRY.get_sample_value("belot_table_randomness_wait_seconds")
+            assert wait is not None and wait >= 2.0
+        said = [r.getMessage() for r in caplog.records if "randomness service" in r.getMessage()]
+        assert said[0].startswith("waiting for the randomness service")
+        assert 1 <= sum(m.startswith("still waiting") for m in said) <= 3, said
+        assert len(said) <= 4, said
+        assert worker.tables[created["table_id"]].waiting_since is not None
+    finally:
+        await worker.stop(handover=False)
+        with contextlib.suppress(Exception):
+            await nc.jetstream().delete_key_value(f"{prefix}_table_leases")
+        with contextlib.suppress(Exception):
+            await nc.jetstream().delete_key_value(f"{prefix}_tables")
+    assert REGISTRY.get_sample_value("belot_table_randomness_wait_seconds") == 0
