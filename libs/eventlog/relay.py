@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import logging
@@ -101,6 +102,7 @@ import asyncpg
 import orjson
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import PubAck, RawStreamMsg, StreamConfig
 from nats.js.errors import (
@@ -368,18 +370,38 @@ class OutboxRelay:
         self._lock_key = int.from_bytes(digest[:8], "big", signed=True)
 
     async def ensure_stream(self, *, duplicate_window: float | None = None) -> None:
-        """Create the JetStream stream if it does not exist (file storage, limits retention)."""
+        """Create the JetStream stream if it does not exist (file storage, limits
+        retention). An existing one whose duplicate window differs is updated to it;
+        one that does not take the relay's subjects is refused (:class:`RelayError`,
+        one line): it is someone else's stream, never silently used as it is."""
         window = self.duplicate_window if duplicate_window is None else duplicate_window
+        subjects = f"{self.subject_prefix}.>"
         try:
-            await self.js.stream_info(self.stream)
+            info = await self.js.stream_info(self.stream)
         except NotFoundError:
             await self.js.add_stream(
-                StreamConfig(
-                    name=self.stream,
-                    subjects=[f"{self.subject_prefix}.>"],
-                    duplicate_window=window,
-                )
+                StreamConfig(name=self.stream, subjects=[subjects], duplicate_window=window)
             )
+            return
+        config = info.config
+        if subjects not in (config.subjects or []):
+            raise RelayError(
+                f"JetStream stream {self.stream} takes {config.subjects}, not {subjects}: "
+                f"BELOT_EVENTS_STREAM or BELOT_EVENTS_SUBJECT names another stream"
+            )
+        if abs(float(config.duplicate_window or 0) - window) > 0.001:
+            try:
+                await self.js.update_stream(dataclasses.replace(config, duplicate_window=window))
+            except (APIError, NatsTimeoutError) as exc:
+                raise RelayError(
+                    f"JetStream stream {self.stream} has a duplicate window of "
+                    f"{config.duplicate_window:g} s, not {window:g} s, and updating it "
+                    f"failed: {exc}"
+                ) from None
+            log.warning(
+                "JetStream stream %s: duplicate window %g s -> %g s",
+                self.stream, config.duplicate_window or 0, window,
+            )  # fmt: skip
 
     # ------------------------------------------------------------------ where it is
 
