@@ -5,27 +5,31 @@ workers may run at once."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import NATS, PG_POOL, create_app, run_service
+from belot_platform.app import METRICS_REFRESH, NATS, PG_POOL, TASKS, create_app, run_service
 from belot_platform.settings import Settings
+from belot_platform.supervise import Lag, Supervised
 from eventlog import EventStore
-from eventlog.relay import OutboxRelay
+from eventlog.relay import READY_LAG_EVENTS, READY_LAG_GRACE_S, OutboxRelay
 from services.table.worker import TableWorker
 
 WORKER: Final = web.AppKey("table_worker", TableWorker)
+#: The relay's supervised task (the ``task`` label of belot_task_up and restarts).
+RELAY_TASK: Final = "outbox-relay"
 
 
 def build_app(
     settings: Settings, *, worker_id: str | None = None, relay: bool = True
 ) -> web.Application:
     """A table worker's app; ``relay`` also runs the outbox relay (it waits for the
-    advisory lock while another process relays)."""
+    advisory lock while another process relays), supervised as ``outbox-relay``: its
+    /readyz says not ready while it is down or stalled, or while the relay lag
+    (:meth:`OutboxRelay.lag`) stays above ``READY_LAG_EVENTS`` for ``READY_LAG_GRACE_S``;
+    /metrics reads the lag from both ends first."""
     app = create_app(settings, name="table")
 
     async def service(app: web.Application) -> AsyncIterator[None]:
@@ -38,10 +42,10 @@ def build_app(
             turn_ms=int(settings.turn_seconds * 1000),
             timeout=settings.nats_timeout,
             worker_id=worker_id,
+            supervisor=app[TASKS],
         )
         app[WORKER] = worker
-        stop = asyncio.Event()
-        relay_task: asyncio.Task[None] | None = None
+        relay_task: Supervised | None = None
         if relay:
             outbox = OutboxRelay(
                 store,
@@ -49,17 +53,22 @@ def build_app(
                 stream=settings.events_stream,
                 subject_prefix=settings.events_subject,
             )
-            with contextlib.suppress(Exception):  # two workers starting at once
-                await outbox.ensure_stream()
-            relay_task = asyncio.create_task(outbox.run(stop), name="outbox-relay")
+            relay_task = app[TASKS].spawn(
+                RELAY_TASK,
+                lambda t: outbox.run(t.stopping, t.beat),
+                grace=outbox.ack_timeout,
+                stall_after=outbox.stall_after,
+                # The deployment's lag, from both ends: the same in every worker.
+                lag=Lag(outbox.lag, READY_LAG_EVENTS, READY_LAG_GRACE_S, " events"),
+            )
+            app[METRICS_REFRESH].append(outbox.refresh_metrics)
         await worker.start()
         yield
-        # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
+        # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over,
+        # then let the relay publish what they appended.
         await worker.stop(handover=True)
-        stop.set()
         if relay_task is not None:
-            with contextlib.suppress(Exception):
-                await relay_task
+            await relay_task.stop()
         await store.close()
 
     app.cleanup_ctx.append(service)

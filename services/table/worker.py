@@ -21,7 +21,15 @@ service and hand it to the core, play the bots' turns, play a human's turn with 
 of the table's fallback level when its timer runs out, and at the end append
 ``TableMatchFinished``, ask for the reveal and close the table. Players' commands come
 by NATS request/reply on ``<prefix>.table.<id>.<verb>`` and are decided under the
-table's lock, between the driver's steps.
+table's lock, between the driver's steps. While the randomness service does not answer,
+the driver asks again every ``RETRY_S``; it says so when the wait starts and then at
+most every ``WAIT_LOG_S``, and the longest wait of this process's tables is
+``belot_table_randomness_wait_seconds`` (read as it is scraped).
+
+Supervision. The scan and the leases' heartbeat run under the worker's supervisor
+(``table-scan``, ``table-heartbeat``: :mod:`belot_platform.supervise`): a failure (NATS
+away) is logged, counted and the loop started again after a back-off. A table's driver
+goes on after a failure by itself, counted as ``table-driver``.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ from belot.cards import Card
 from belot.events import DealScored, Event, MatchEnded
 from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
+from belot_platform.supervise import Supervised, Supervisor, cancel, retried
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
@@ -137,10 +146,32 @@ DEALS = Counter("belot_table_deals_total", "Deals scored at this worker's tables
 CLAIMS = Counter("belot_table_claims_total", "Tables claimed, by how.", ["how"])
 LOST = Counter("belot_table_leases_lost_total", "Tables dropped: lease lost or stale write.")
 MATCHES = Counter("belot_table_matches_finished_total", "Matches ended, by how.", ["how"])
+#: The worker's supervised loops (the ``task`` label of belot_task_up and restarts).
+SCAN_TASK: Final = "table-scan"
+HEARTBEAT_TASK: Final = "table-heartbeat"
+#: A table's driver (one per table, retried by itself): its failures are counted so.
+DRIVER_TASK: Final = "table-driver"
 RANDOMNESS_WAIT = Gauge(
     "belot_table_randomness_wait_seconds",
     "The longest current wait of a table for the randomness service; 0 if none.",
 )
+#: While a table waits for the randomness service, it says so at most this often.
+WAIT_LOG_S: Final = 30.0
+
+
+def _longest_randomness_wait() -> float:
+    """``belot_table_randomness_wait_seconds``, read from the tables as it is scraped."""
+    now = time.monotonic()
+    waits = [
+        now - t.waiting_since
+        for w in list(_WORKERS)
+        for t in list(w.tables.values())
+        if t.waiting_since is not None
+    ]
+    return max(waits, default=0.0)
+
+
+RANDOMNESS_WAIT.set_function(_longest_randomness_wait)
 
 
 def now_ms() -> int:
@@ -184,6 +215,10 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.sub: Subscription | None = None
         self.inflight: set[asyncio.Task[None]] = set()
+        #: Since when the randomness service has not answered this table (monotonic),
+        #: and when the wait was last logged.
+        self.waiting_since: float | None = None
+        self._wait_logged = 0.0
 
     # ------------------------------------------------------------------ appending
 
@@ -450,15 +485,16 @@ class Table:
                 await self.worker.drop(self, release=False)
                 return
             except ServiceError as exc:
-                log.warning(
-                    "randomness service: %s", exc, extra={"table_id": self.id, "code": exc.code}
-                )
+                self._waiting(exc)
                 delay = RETRY_S
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("table driver failed", extra={"table_id": self.id})
+                # Looked at again in a second: a failure does not end the table's driver.
+                retried(log, DRIVER_TASK, "table driver failed", table_id=self.id)
                 delay = 1.0
+            else:
+                self._answered()
             if delay is None:
                 continue
             if delay == float("inf") and self.state.status == domain.CLOSED:
@@ -466,6 +502,30 @@ class Table:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), None if delay == float("inf") else delay)
+
+    def _waiting(self, exc: ServiceError) -> None:
+        """The randomness service did not give what the table needs (it asks again in
+        RETRY_S): said when the wait starts, then at most every WAIT_LOG_S seconds."""
+        now = time.monotonic()
+        extra = {"table_id": self.id, "code": exc.code}
+        if self.waiting_since is None:
+            self.waiting_since = self._wait_logged = now
+            log.warning("waiting for the randomness service: %s", exc, extra=extra)
+        elif now - self._wait_logged >= WAIT_LOG_S:
+            self._wait_logged = now
+            waited = int(now - self.waiting_since)
+            log.warning(
+                "still waiting for the randomness service (%ds): %s", waited, exc, extra=extra
+            )
+
+    def _answered(self) -> None:
+        if self.waiting_since is not None:
+            waited = time.monotonic() - self.waiting_since
+            self.waiting_since = None
+            log.info(
+                "the randomness service answers again after %.1fs", waited,
+                extra={"table_id": self.id},
+            )  # fmt: skip
 
     async def step(self) -> float | None:
         """Do what is due; None when something happened (look again at once), else how
@@ -654,6 +714,7 @@ class TableWorker:
         turn_ms: int = 30_000,
         timeout: float = 2.0,
         worker_id: str | None = None,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.nc = nc
         self.js = nc.jetstream()
@@ -668,10 +729,13 @@ class TableWorker:
         self.leases: KeyValue | None = None
         self.registry: KeyValue | None = None
         self._subs: list[Subscription] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()  # hand-over claims in flight
+        self._loops: list[Supervised] = []
         self._claiming: set[str] = set()
         self._spawned: set[asyncio.Future[Any]] = set()
         self._accepting = False
+        #: Runs the scan and the leases' heartbeat (the app's, for its /readyz).
+        self.supervisor = supervisor or Supervisor()
         _WORKERS.add(self)
 
     # ------------------------------------------------------------------ names
@@ -693,17 +757,23 @@ class TableWorker:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
+        # The buckets are the table service's: made, or made to match, as configured
+        # (BELOT_LEASE_TTL changed since the bucket was made applies, or start fails).
         self.leases = await messaging.kv_bucket(
-            self.js, f"{self.prefix}_table_leases", ttl=self.lease_ttl
+            self.js, f"{self.prefix}_table_leases", ttl=self.lease_ttl, reconcile=True
         )
-        self.registry = await messaging.kv_bucket(self.js, f"{self.prefix}_tables")
+        self.registry = await messaging.kv_bucket(
+            self.js, f"{self.prefix}_tables", reconcile=True
+        )
         self._accepting = True
         self._subs.append(
             await messaging.serve(self.nc, self.create_subject, self.create, queue=QUEUE)
         )
         self._subs.append(await self.nc.subscribe(self.released_subject, cb=self._on_released))
-        self._tasks.append(asyncio.create_task(self._scan_loop(), name="table-scan"))
-        self._tasks.append(asyncio.create_task(self._heartbeat_loop(), name="table-heartbeat"))
+        self._loops = [
+            self.supervisor.spawn(SCAN_TASK, lambda _: self._scan_loop()),
+            self.supervisor.spawn(HEARTBEAT_TASK, lambda _: self._heartbeat_loop()),
+        ]
         log.info("table worker started", extra={"worker": self.id})
 
     async def stop(self, *, handover: bool = True) -> None:
@@ -714,11 +784,9 @@ class TableWorker:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         self._subs.clear()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.gather(*(loop.stop() for loop in self._loops))
+        self._loops.clear()
+        await cancel(*self._tasks)
         self._tasks.clear()
         released = []
         for table in list(self.tables.values()):
@@ -740,9 +808,7 @@ class TableWorker:
             with contextlib.suppress(Exception):
                 await table.sub.unsubscribe()
         if table.task is not None and table.task is not asyncio.current_task():
-            table.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await table.task
+            await cancel(table.task)
         if table.inflight:  # the players' commands already taken: let them finish
             await asyncio.wait(table.inflight, timeout=self.timeout)
         async with table.lock:
@@ -833,15 +899,12 @@ class TableWorker:
             await self.leases.delete(table_id, last=revision)
 
     async def _scan_loop(self) -> None:
+        """Scan every quarter of the TTL (spread). A failure (NATS away) ends the loop:
+        its supervisor logs it and scans again after its back-off."""
         interval = max(0.2, self.lease_ttl / 4)
         while True:
             await asyncio.sleep(interval * (0.75 + random.random() / 2))
-            try:
-                await self.scan()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("table scan failed")
+            await self.scan()
 
     async def scan(self) -> int:
         """Claim the open tables nobody holds a lease on; returns how many."""
@@ -875,11 +938,14 @@ class TableWorker:
         async def take() -> None:
             await asyncio.sleep(random.random() * 0.05)  # spread the claims among workers
             for table_id in ids:
-                with contextlib.suppress(Exception):
+                try:
                     await self.claim(table_id, "handover")
+                except Exception as exc:  # the next scan claims it: go on with the others
+                    log.warning("hand-over claim failed: %r", exc, extra={"table_id": table_id})
 
         task = asyncio.create_task(take())
-        self._tasks.append(task)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _heartbeat_loop(self) -> None:
         interval = self.lease_ttl / 3
