@@ -10,42 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
-from tests.chaos.players import Feed
+from tests.chaos.records import MSG_ID, PUBLIC, RELAY_HEADER, Feed, Logged, Message, Sample, Window
 
-PUBLIC: Final = "public"
-#: Headers the outbox relay puts on every message it publishes (eventlog/relay.py).
-MSG_ID: Final = "Nats-Msg-Id"
-RELAY_HEADER: Final = "Belot-Stream"
 #: How many versions or positions a line lists before it only counts the rest.
 SHOWN: Final = 12
-
-
-@dataclass(frozen=True)
-class Logged:
-    """One event as the log holds it."""
-
-    position: int
-    stream: str
-    version: int
-    type: str
-    visibility: str
-
-
-@dataclass(frozen=True)
-class Message:
-    """One message of the JetStream stream: its sequence and headers."""
-
-    seq: int
-    subject: str
-    headers: Mapping[str, str]
-
-    @property
-    def is_relays(self) -> bool:
-        return RELAY_HEADER in self.headers
 
 
 def ranges(numbers: Iterable[int]) -> str:
@@ -205,25 +176,6 @@ def foreign_losses(messages: Sequence[Message], foreign: Sequence[int]) -> list[
     return problems
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One look at a table worker's /readyz, and at the relay's two ends."""
-
-    at: float  # time.monotonic()
-    worker: str
-    status: int  # 0: no answer
-    body: str
-    head: int | None  # the log's head position (None: PostgreSQL did not answer)
-    relayed: int | None  # the relay's last position in JetStream (None: NATS did not)
-
-
-@dataclass(frozen=True)
-class Window:
-    name: str
-    start: float
-    end: float
-
-
 def readiness_losses(
     samples: Sequence[Sample],
     nats_away: Sequence[Window],
@@ -244,7 +196,7 @@ def readiness_losses(
     for w in nats_away:
         liars = [
             s for s in samples
-            if w.start + grace <= s.at < w.end and s.status == 200
+            if w.start + grace <= s.at and s.done < w.end and s.status == 200
         ]  # fmt: skip
         for worker in workers:
             told = [s for s in liars if s.worker == worker]

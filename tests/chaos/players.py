@@ -17,7 +17,7 @@ import os
 import random
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import aiohttp
@@ -26,6 +26,7 @@ from aiohttp import WSMsgType
 
 from belot.bots import choose
 from services.table.views import view_from_json
+from tests.chaos.records import Feed, Got
 from tests.integration.gateway_support import move_request
 
 PASSWORD: Final = "correct horse battery"
@@ -124,37 +125,6 @@ async def sign_up(api: Api, name: str) -> Account:
 
 
 # ---------------------------------------------------------------------- WebSockets
-
-
-@dataclass(frozen=True)
-class Got:
-    """One event message a socket received."""
-
-    at: float  # time.monotonic()
-    table: str
-    stream: str
-    version: int
-    type: str
-    visibility: str
-    replay: bool
-
-
-@dataclass
-class Feed:
-    """One WebSocket connection of one account, from open to close."""
-
-    owner: str
-    number: int  # 1 for the account's first connection, 2 after a reconnection, ...
-    tables: tuple[str, ...]
-    opened_at: float
-    events: list[Got] = field(default_factory=list)
-    errors: list[dict[str, Any]] = field(default_factory=list)  # {"type": "error"} messages
-    #: Set when the connection ended before the suite closed it: why.
-    lost: str | None = None
-
-    @property
-    def name(self) -> str:
-        return f"{self.owner}#{self.number}"
 
 
 class Watcher:

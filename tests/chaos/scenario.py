@@ -35,8 +35,8 @@ import orjson
 from nats.aio.client import Client
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from tests.chaos.checks import MSG_ID, RELAY_HEADER, Logged, Message, Sample
 from tests.chaos.players import Account, Api, Reply, Watcher, sign_up
+from tests.chaos.records import MSG_ID, RELAY_HEADER, Logged, Message, Sample
 from tests.chaos.stack import Outage, Stack, problems_in_logs
 
 #: How long each wait of the run may last before the run records what it has and goes on.
@@ -103,7 +103,7 @@ class BadRequest:
     reply: Reply
 
 
-@dataclass
+@dataclass(repr=False)  # pytest shows a failed test's arguments: keep it one line
 class Week:
     """Everything the run recorded, for the checks."""
 
@@ -131,6 +131,9 @@ class Week:
     restarts: dict[str, list[int]] = field(default_factory=dict)
     timeline: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+
+    def __repr__(self) -> str:
+        return f"<the chaos run under {self.stack.base}: {len(self.tables)} tables>"
 
     def note(self, text: str) -> None:
         self.timeline.append(f"{time.monotonic() - self.started:6.1f} s  {text}")
@@ -177,7 +180,7 @@ async def worst_week(stack: Stack) -> Week:
                     await _send_bad(gateway, bad_account, week, "in play")
                     await _publish_foreign(stack, nc, week)
                 bad = asyncio.create_task(
-                    _send_bad(gateway, bad_account, week, f"{server} away", delay=1.5)
+                    _send_bad(gateway, bad_account, week, f"{server} {how} away", delay=1.5)
                 )
                 week.note(f"{server} {how}, {seconds:.0f} s")
                 out = await stack.outage(how, server, seconds)
@@ -456,48 +459,69 @@ def foreign_sequences(messages: list[Message]) -> list[int]:
 async def _monitor(
     stack: Stack, nc: Client, http: aiohttp.ClientSession, week: Week, stop: asyncio.Event
 ) -> None:
-    """Twice a second: each table worker's /readyz, the log's head, the relay's last
-    position (each None when its server does not answer)."""
-    conn: Any = None
+    """Twice a second, all at once: each table worker's /readyz, the log's head, the
+    relay's last position (each None when its server does not answer)."""
+    pg = _Head(stack)
     workers = [(c.name, c.port) for c in stack.table_workers]
     stream = stack.settings.events_stream
-    head_sql = f'SELECT position FROM "{stack.settings.pg_schema}".log_head'
-    while not stop.is_set():
-        at = time.monotonic()
-        head: int | None = None
-        relayed: int | None = None
-        try:
-            if conn is None:
-                conn = await asyncpg.connect(stack.admin_dsn, timeout=1)
-            head = await conn.fetchval(head_sql, timeout=1)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
-            if conn is not None:
-                conn.terminate()
-            conn = None
-        with contextlib.suppress(Exception):
-            relayed = await asyncio.wait_for(_last_relayed(nc, stream), 1)
+    try:
+        while not stop.is_set():
+            at = time.monotonic()
+            head, relayed, *looks = await asyncio.gather(
+                pg.read(),
+                _relayed_or_none(nc, stream),
+                *(_ready(http, name, port) for name, port in workers),
+            )
+            week.samples.extend(
+                Sample(at, done, name, status, body, head, relayed)
+                for name, status, body, done in looks
+            )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), max(0.05, at + SAMPLE_EVERY - time.monotonic()))
+    finally:
+        pg.close()
 
-        looks = [_ready(http, at, name, port, head, relayed) for name, port in workers]
-        week.samples.extend(await asyncio.gather(*looks))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), max(0.05, at + SAMPLE_EVERY - time.monotonic()))
-    if conn is not None:
-        conn.terminate()
+
+class _Head:
+    """The log's head position, on one connection of the superuser's, made again after
+    an outage."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.dsn = stack.admin_dsn
+        self.sql = f'SELECT position FROM "{stack.settings.pg_schema}".log_head'
+        self.conn: Any = None
+
+    async def read(self) -> int | None:
+        try:
+            if self.conn is None:
+                self.conn = await asyncpg.connect(self.dsn, timeout=1)
+            return int(await self.conn.fetchval(self.sql, timeout=1))
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+            self.close()
+            return None
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.terminate()
+        self.conn = None
+
+
+async def _relayed_or_none(nc: Client, stream: str) -> int | None:
+    try:
+        return await asyncio.wait_for(_last_relayed(nc, stream), 1)
+    except Exception:  # NATS away, or the stream not there yet: unknown, not a failure
+        return None
 
 
 async def _ready(
-    http: aiohttp.ClientSession,
-    at: float,
-    name: str,
-    port: int | None,
-    head: int | None,
-    relayed: int | None,
-) -> Sample:
+    http: aiohttp.ClientSession, name: str, port: int | None
+) -> tuple[str, int, str, float]:
+    """(worker, status or 0 if no answer, body, when the answer came)."""
     try:
         async with http.get(f"http://127.0.0.1:{port}/readyz", timeout=READYZ_TIMEOUT) as r:
-            return Sample(at, name, r.status, await r.text(), head, relayed)
+            return name, r.status, await r.text(), time.monotonic()
     except (aiohttp.ClientError, TimeoutError) as exc:
-        return Sample(at, name, 0, type(exc).__name__, head, relayed)
+        return name, 0, type(exc).__name__, time.monotonic()
 
 
 # ---------------------------------------------------------------------- bad requests
@@ -536,11 +560,13 @@ async def _send_bad(
     if when == "in play":
         # Checked by the table service itself (the gateway forwards seats): only asked
         # while it can answer.
-        cases.append(
+        cases += [
             ("a table whose reserved seat names an oversized player", "/v1/tables",
-             "reserved", {"ruleset": "club", "seats": [
-                 {"kind": "human", "reserved": long}, "bot", "bot", "bot"]})
-        )  # fmt: skip
+             "seats[0].player", {"ruleset": "club", "seats": [
+                 {"kind": "human", "player": long}, "bot", "bot", "bot"]}),
+            ("a table with an oversized ruleset", "/v1/tables", "ruleset",
+             {"ruleset": long, "seats": bot_seats}),
+        ]  # fmt: skip
     for what, path, name, body in cases:
         reply = await gateway.call("POST", path, body, token=sender.token)
         week.bad.append(BadRequest(when, what, name, reply))

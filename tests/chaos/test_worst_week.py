@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 
 from tests.chaos.checks import (
-    Window,
     feed_losses,
     foreign_losses,
     readiness_losses,
     relay_losses,
 )
+from tests.chaos.records import Window
 from tests.chaos.scenario import Week, foreign_sequences
 
 pytestmark = [pytest.mark.chaos, pytest.mark.asyncio(loop_scope="session")]
