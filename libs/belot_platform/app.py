@@ -1,14 +1,19 @@
 """The aiohttp app factory every service starts from, and the service runner.
 
 ``create_app(settings, name=...)`` builds an app whose resources (the PostgreSQL pool, the
-NATS connection) live in ``cleanup_ctx`` under typed ``web.AppKey``s, with ``/healthz``
-(the process answers), ``/readyz`` (each dependency answers within a second) and
-``/metrics`` (prometheus-client). ``serve(app, ...)`` runs it until SIGTERM or SIGINT,
-then shuts down in the documented order: stop accepting connections, let in-flight
-requests finish (up to the shutdown timeout), run ``on_shutdown``, then the cleanup
-contexts in reverse (drain NATS, then close the pool). ``run_service(name, build)`` is
-every service's ``main``: settings from the environment, logging, the servers (embedded
-unless named), then ``serve`` on the service's port.
+NATS connection, the :class:`~belot_platform.supervise.Supervisor` of its long-running
+tasks) live in ``cleanup_ctx`` under typed ``web.AppKey``s, with ``/healthz`` (the
+process answers), ``/readyz`` (each dependency answers within a second, and every
+supervised task is up and not lagging: ``"tasks"`` names each with ``"ok"`` or why not)
+and ``/metrics`` (prometheus-client; the async refreshers in ``app[METRICS_REFRESH]``
+run first, each within a second, so that a value read from a server is current).
+``serve(app, ...)`` runs it until SIGTERM or SIGINT, then shuts down in the documented
+order: stop accepting connections, let in-flight requests finish (up to the shutdown
+timeout), run ``on_shutdown``, then the cleanup contexts in reverse (the services' own,
+which stop their tasks; any supervised task left; drain NATS; close the pool).
+``run_service(name, build)`` is every service's ``main``: settings from the
+environment, logging, the servers (embedded unless named), then ``serve`` on the
+service's port.
 """
 
 from __future__ import annotations
@@ -26,12 +31,17 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 
 from belot_platform import messaging
 from belot_platform.settings import Settings
+from belot_platform.supervise import Supervisor
 
 log = logging.getLogger(__name__)
 
 SETTINGS: Final = web.AppKey("settings", Settings)
 PG_POOL: Final = web.AppKey("pg_pool", asyncpg.Pool)
 NATS: Final = web.AppKey("nats", Client)
+TASKS: Final = web.AppKey("tasks", Supervisor)
+#: Refreshed before ``/metrics`` renders (a lag read from two servers, say).
+Refresh = Callable[[], Awaitable[None]]
+METRICS_REFRESH: Final = web.AppKey("metrics_refresh", list[Refresh])
 CHECK_TIMEOUT: Final = 1
 #: aiohttp's HTTP parser answers a request line or a header longer than its limit with
 #: a plain-text 400 before any app (and its JSON errors) sees it. Its default, 8 KiB,
@@ -71,6 +81,8 @@ def create_app(
     400, before any middleware)."""
     app = web.Application(handler_args={**HTTP_LIMITS, **(handler_args or {})})
     app[SETTINGS] = settings
+    app[TASKS] = Supervisor()
+    app[METRICS_REFRESH] = []
     all_checks: dict[str, Check] = {}
 
     if use_pg:
@@ -103,6 +115,14 @@ def create_app(
         app.cleanup_ctx.append(nats_connection)
         all_checks["nats"] = _check_nats
 
+    async def supervised(app: web.Application) -> AsyncIterator[None]:
+        # Cleaned up after the service's own contexts (added later, so cleaned earlier:
+        # they stop their tasks in their order) and before NATS and the pool close:
+        # whatever task is left is stopped while what it uses still works.
+        yield
+        await app[TASKS].stop()
+
+    app.cleanup_ctx.append(supervised)
     all_checks.update(checks or {})
 
     async def healthz(_: web.Request) -> web.Response:
@@ -116,13 +136,29 @@ def create_app(
                 results[check_name] = "ok"
             except Exception as exc:  # reported, not raised: this endpoint says what fails
                 results[check_name] = f"failed: {type(exc).__name__}: {exc}".strip()
-        ready = all(v == "ok" for v in results.values())
+        tasks = await request.app[TASKS].check()
+        ready = all(v == "ok" for v in (*results.values(), *tasks.values()))
         return web.json_response(
-            {"status": "ready" if ready else "not ready", "service": name, "checks": results},
+            {
+                "status": "ready" if ready else "not ready",
+                "service": name,
+                "checks": results,
+                "tasks": tasks,
+            },
             status=200 if ready else 503,
         )
 
-    async def metrics(_: web.Request) -> web.Response:
+    async def metrics(request: web.Request) -> web.Response:
+        request.app[TASKS].refresh_gauges()
+        refreshers = request.app[METRICS_REFRESH]
+        if refreshers:
+            outcomes = await asyncio.gather(
+                *(asyncio.wait_for(refresh(), CHECK_TIMEOUT) for refresh in refreshers),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):  # a refresher keeps its own fallback
+                    log.debug("metrics refresh failed: %r", outcome)
         return web.Response(
             body=generate_latest(registry), headers={"Content-Type": CONTENT_TYPE_LATEST}
         )

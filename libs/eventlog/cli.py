@@ -193,11 +193,23 @@ async def _relay(args: argparse.Namespace) -> int:
         subject_prefix=args.subject_prefix or settings.events_subject,
         name=args.name,
     )
+    from belot_platform.supervise import Supervisor
+
     stop = _stop_on_signals()
+    # Supervised as in the table service: a failure (a server away) is logged and the
+    # relay starts again after a back-off, until SIGTERM.
+    supervisor = Supervisor()
+    task = supervisor.spawn(
+        "outbox-relay",
+        lambda t: relay.run(t.stopping, t.beat),
+        grace=relay.ack_timeout,
+        stall_after=relay.stall_after,
+    )
     try:
-        await relay.ensure_stream()
-        await relay.run(stop)
+        await stop.wait()
+        await task.stop()
     finally:
+        await supervisor.stop()
         await nc.drain()
         await pool.close()
     return 0

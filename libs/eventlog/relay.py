@@ -44,9 +44,11 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+import asyncpg
 import orjson
 from nats.js import JetStreamContext
 from nats.js.api import StreamConfig
@@ -123,6 +125,9 @@ class OutboxRelay:
         self.ack_timeout = ack_timeout
         self.poll_interval = poll_interval
         self._published: Published | None = None
+        #: Seconds without a round done (a batch published, a poll, a look at the lock)
+        #: after which a running relay counts as stalled.
+        self.stall_after = 6 * ack_timeout
         s = quote_schema(store.schema)
         self._sql_offset = (
             f"INSERT INTO {s}.relay_offsets (relay, position) VALUES ($1, $2)"
@@ -242,23 +247,39 @@ class OutboxRelay:
             ) from failure
         return count
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: asyncio.Event, progress: Callable[[], None] | None = None) -> None:
         """Relay until ``stop`` is set: wait to be the active relay (advisory lock), then
-        publish, waking on each commit (LISTEN) or every ``poll_interval`` seconds."""
+        publish, waking on each commit (LISTEN) or every ``poll_interval`` seconds;
+        ``progress()`` is called after each round (published or waiting for the lock).
+
+        Any failure but a refusal it resolves (:class:`RelayError`: it resynced) ends it
+        with the error: PostgreSQL or NATS away, an acknowledgement that did not come.
+        Run it under a :class:`~belot_platform.supervise.Supervisor`, which restarts it;
+        a run starts by reading from JetStream what was published, so a restart neither
+        repeats nor skips."""
         wake = asyncio.Event()
 
         def on_notify(*_: Any) -> None:
             wake.set()
 
+        beat = progress or (lambda: None)
+        self._published = None  # whatever happened before, JetStream says where we are
+        await self.ensure_stream()
+        listening: Callable[..., None] | None = None
         async with self.store.pool.acquire() as conn:
-            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key):
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.poll_interval)
-                if stop.is_set():
-                    return
-            await conn.add_listener(self.store.channel, on_notify)
             try:
+                while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key):
+                    beat()  # a relay in waiting is well
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), self.poll_interval)
+                    if stop.is_set():
+                        return
+                await conn.add_listener(self.store.channel, on_notify)
+                listening = on_notify
                 while not stop.is_set():
+                    if conn.is_closed():
+                        # The server went away with our session: the lock and LISTEN too.
+                        raise ConnectionError("the relay's PostgreSQL session was lost")
                     wake.clear()
                     try:
                         await self.relay_once()
@@ -266,6 +287,7 @@ class OutboxRelay:
                         log.warning("relay: %s", exc)
                         await asyncio.sleep(min(self.poll_interval, 0.2))
                         continue
+                    beat()
                     waiter = asyncio.ensure_future(wake.wait())
                     stopper = asyncio.ensure_future(stop.wait())
                     await asyncio.wait(
@@ -276,5 +298,18 @@ class OutboxRelay:
                     waiter.cancel()
                     stopper.cancel()
             finally:
-                await conn.remove_listener(self.store.channel, on_notify)
-                await conn.execute("SELECT pg_advisory_unlock($1)", self._lock_key)
+                await self._let_go(conn, listening)
+
+    async def _let_go(self, conn: Any, listener: Callable[..., None] | None) -> None:
+        """Stop listening and unlock, if the session still exists. A session that is gone
+        (PostgreSQL restarted, the connection cut) took both with it, and asyncpg refuses
+        calls on it (``InterfaceError``): nothing is left to undo, and the error that
+        ended the run, not this one, is the one to report."""
+        if conn.is_closed():
+            return
+        try:
+            if listener is not None:
+                await conn.remove_listener(self.store.channel, listener)
+            await conn.execute("SELECT pg_advisory_unlock($1)", self._lock_key)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            log.info("relay: the lock went with its session (%s)", exc)

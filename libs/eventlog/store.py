@@ -23,12 +23,19 @@ autocommit statement, so concurrent appenders share a transaction and its commit
 
 The head cache only ever holds committed facts (an event's hash never changes), so a
 stale entry can only make the insert of the next version collide, never fork a stream.
+
+The writer is started by the first append and runs until :meth:`EventStore.close`. A
+batch's failure (the database away) goes to that batch's appenders and the writer goes
+on; should the writer itself fail (a bug), it is logged with its stack, counted in
+``belot_task_restarts_total{task="eventlog-writer"}``, and started again at once when
+appends are waiting, so that no appender waits for the next append to wake it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Collection, Sequence
@@ -40,6 +47,7 @@ from typing import Any, Final
 import asyncpg
 import orjson
 
+from belot_platform.health import TASK_RESTARTS
 from eventlog import metrics
 from eventlog.envelope import (
     GENESIS_HASH,
@@ -64,7 +72,11 @@ from eventlog.errors import (
 )
 from eventlog.migrations import migrate, quote_schema
 
+log = logging.getLogger(__name__)
+
 DEFAULT_SCHEMA: Final = "eventlog"
+#: The writer's name in belot_task_restarts_total.
+WRITER_TASK: Final = "eventlog-writer"
 MAX_EVENTS_PER_APPEND: Final = 10_000
 _MAX_PLAN_ATTEMPTS: Final = 5
 _COLUMNS: Final = (
@@ -343,9 +355,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         self._queue.append(item)
         self._wakeup.set()
         if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(
-                self._run_writer(), name=f"eventlog-writer-{self.schema}"
-            )
+            self._start_writer()
         result = await item.future
         metrics.APPEND_SECONDS.observe(time.perf_counter() - item.started)
         return result
@@ -373,6 +383,25 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             raise EventLogError("append_in needs a connection inside a transaction")
         await self._write_batch(conn, [item], datetime.now(UTC), cache=False)
         return fut.result()
+
+    def _start_writer(self) -> None:
+        self._writer = asyncio.create_task(
+            self._run_writer(), name=f"eventlog-writer-{self.schema}"
+        )
+        self._writer.add_done_callback(self._writer_ended)
+
+    def _writer_ended(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        log.error(
+            "event store writer failed; restarting",
+            exc_info=(type(exc), exc, exc.__traceback__) if exc else None,
+            extra={"task": WRITER_TASK, "schema": self.schema},
+        )
+        TASK_RESTARTS.labels(WRITER_TASK).inc()
+        if self._queue and self._writer is task:
+            self._start_writer()
 
     async def _run_writer(self) -> None:
         # Up to ``writers`` batches are in flight, each on its own connection, so that
@@ -731,9 +760,15 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         """Finish the queued appends, stop the writer, release its connection."""
         self._closing = True
         self._wakeup.set()
-        if self._writer is not None:
-            await self._writer
-            self._writer = None
+        for _ in range(2):  # a writer that failed was restarted for the appends left
+            writer = self._writer
+            if writer is None:
+                break
+            with contextlib.suppress(Exception):  # logged by _writer_ended
+                await writer
+            if self._writer is writer:
+                break
+        self._writer = None
         while self._idle_conns:
             await self._release(self._idle_conns.pop())
 

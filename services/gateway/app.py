@@ -11,7 +11,7 @@ from aiohttp import web
 from argon2 import PasswordHasher
 
 from belot_platform import messaging, outage
-from belot_platform.app import NATS, PG_POOL, create_app, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, create_app, run_service
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from services.gateway import status
@@ -31,6 +31,8 @@ from services.gateway.web import (
 )
 
 API: Final = web.AppKey("gateway_api", Api)
+#: The live hub's follower (the ``task`` label of belot_task_up and restarts).
+FOLLOWER_TASK: Final = "gateway-follower"
 
 
 def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> web.Application:
@@ -86,7 +88,9 @@ def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> we
         holder["api"] = api
         tournaments.append(Tournaments(api, settings.admin_token))
         await hub.start()
+        follower = app[TASKS].spawn(FOLLOWER_TASK, hub.follow, grace=1.0, stall_after=30.0)
         yield
+        await follower.stop()
         await hub.stop()
         await store.close()
 

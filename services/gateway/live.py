@@ -27,6 +27,13 @@ committed before it, as the relay publishes only committed events) is taken once
 read is done, whatever lies between: a version below it that the read did not return is
 one this gateway cannot read. A gap in an event received during the read is checked by
 one more read, after which it is taken the same way: no resync loop, no stall.
+
+After an outage of NATS. What the relay published while this gateway's connection was
+down never reaches it (core NATS keeps nothing for a subscriber that is away), and the
+next event of the stream, which would show the gap, may never come (a table's last
+event). So the hub's follower (:meth:`Hub.follow`, supervised) reads every watch's
+streams from the log again once the connection is back; reads that overlap only ever
+take versions past the last one handled, so nothing is sent twice.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from belot_platform.supervise import Supervised
 from eventlog import EventStore, RecordedEvent
 from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
@@ -56,6 +64,8 @@ SECRET = "secret"
 
 #: A WebSocket whose client reads too slowly is closed past this many queued messages.
 MAX_QUEUED = 5_000
+#: How often the follower looks whether NATS reconnected.
+FOLLOW_INTERVAL_S = 0.5
 
 ViewFetcher = Callable[[str, str], Awaitable[dict[str, Any] | None]]
 
@@ -198,6 +208,8 @@ class Hub:
         self._by_table: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
         self._subs: list[Subscription] = []
         self._tasks: set[asyncio.Future[Any]] = set()
+        #: The NATS connection's reconnections that every watch has been resynced after.
+        self._resynced_reconnects = self._reconnects()
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -210,6 +222,27 @@ class Hub:
                 await self.nc.subscribe(f"{self.events_subject}.{category}.>", cb=self._on_event)
             )
         self._subs.append(await self.nc.subscribe(f"{self.prefix}.tables.*", cb=self._on_state))
+
+    def _reconnects(self) -> int:
+        stats = getattr(self.nc, "stats", None) or {}
+        return int(stats.get("reconnects", 0))
+
+    async def follow(self, t: Supervised) -> None:
+        """The hub's follower (run it supervised): once NATS is back after an outage,
+        read every watch's streams from the log again (module docstring). A read that
+        fails (PostgreSQL away) ends it; restarted, it reads them all again."""
+        while not t.stopping.is_set():
+            reconnects = self._reconnects()
+            if reconnects != self._resynced_reconnects and self.nc.is_connected:
+                log.info("NATS reconnected: reading every watched table from the log")
+                for conn in list(self.connections.values()):
+                    for w in list(conn.watches.values()):
+                        if conn.watches.get(w.table_id) is w:
+                            await self.resync(conn, w)
+                self._resynced_reconnects = reconnects
+            t.beat()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(t.stopping.wait(), FOLLOW_INTERVAL_S)
 
     async def stop(self) -> None:
         for sub in self._subs:
@@ -277,6 +310,8 @@ class Hub:
         for stream in w.streams:
             events = await self.store.read_stream(stream, w.last.get(stream, 0) + 1)
             for e in events:
+                if e.version <= w.last.get(stream, 0):
+                    continue  # an overlapping read (another resync) took it already
                 w.last[stream] = e.version
                 conn._forward(w, e, replay=True)
         for held in sorted(settled, key=lambda x: x.position):

@@ -12,7 +12,6 @@ checkpoint, nor while it is failing.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import AsyncIterator
 from typing import Final
@@ -21,7 +20,7 @@ import asyncpg
 from aiohttp import web
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from eventlog import EventStore
@@ -33,6 +32,8 @@ from services.rating.store import Projection, RebuildReport
 
 NAME: Final = "rating"
 CONSUMER: Final = web.AppKey("rating_consumer", Consumer)
+#: The consumer's supervised task (the ``task`` label of belot_task_up and restarts).
+CONSUMER_TASK: Final = "rating-consumer"
 
 
 class NoEventLog(LookupError):
@@ -74,8 +75,7 @@ def create_app(
             log_store, projection, flush_interval=flush_interval, poll_interval=poll_interval
         )
         app[CONSUMER] = consumer
-        stop = asyncio.Event()
-        task = asyncio.create_task(consumer.run(stop), name="rating-consumer")
+        task = app[TASKS].spawn(CONSUMER_TASK, lambda t: consumer.run(t.stopping), grace=5.0)
         # A queue group: replicas share the look-ups (each reads the same projection).
         lookups = await messaging.serve(
             app[NATS], lookup_subject_of(settings), lookup_handler(projection), queue=NAME
@@ -84,8 +84,7 @@ def create_app(
             yield
         finally:
             await lookups.unsubscribe()
-            stop.set()
-            await task
+            await task.stop()
             await log_store.close()
 
     app.cleanup_ctx.append(rating)

@@ -88,32 +88,26 @@ class Consumer:
         *,
         flush_interval: float = 0.5,
         poll_interval: float = 1.0,
-        retry_delay: float = 1.0,
     ) -> None:
         self.log = log_store
         self.projection = projection
         self.flush_interval = flush_interval
         self.poll_interval = poll_interval
-        self.retry_delay = retry_delay
         self.position = 0
         self.error: str | None = "not started"
         self._flushed = 0
         self._last_flush = 0.0
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                await self._consume(stop)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                # The consumer must outlive a database restart or a network cut: say
-                # what failed, then start again from the checkpoint (nothing is lost:
-                # an uncommitted delivery is simply handled again).
-                self.error = f"{type(exc).__name__}: {exc}"
-                log.exception("rating consumer failed; retrying from the checkpoint")
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.retry_delay)
+        """Follow the log until ``stop`` is set. A failure (a database restart, a network
+        cut) is said in ``error`` (the app's readiness check) and raised: run it under a
+        :class:`~belot_platform.supervise.Supervisor`, which starts it again from the
+        checkpoint (nothing is lost: an uncommitted delivery is simply handled again)."""
+        try:
+            await self._consume(stop)
+        except Exception as exc:
+            self.error = f"{type(exc).__name__}: {exc}"
+            raise
 
     async def start_position(self) -> int:
         """The checkpoint; without one (a new schema, or a dropped projection) the

@@ -5,20 +5,21 @@ workers may run at once."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import NATS, PG_POOL, create_app, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, create_app, run_service
 from belot_platform.settings import Settings
+from belot_platform.supervise import Supervised
 from eventlog import EventStore
 from eventlog.relay import OutboxRelay
 from services.table.worker import TableWorker
 
 WORKER: Final = web.AppKey("table_worker", TableWorker)
+#: The relay's supervised task (the ``task`` label of belot_task_up and restarts).
+RELAY_TASK: Final = "outbox-relay"
 
 
 def build_app(
@@ -38,10 +39,10 @@ def build_app(
             turn_ms=int(settings.turn_seconds * 1000),
             timeout=settings.nats_timeout,
             worker_id=worker_id,
+            supervisor=app[TASKS],
         )
         app[WORKER] = worker
-        stop = asyncio.Event()
-        relay_task: asyncio.Task[None] | None = None
+        relay_task: Supervised | None = None
         if relay:
             outbox = OutboxRelay(
                 store,
@@ -49,17 +50,19 @@ def build_app(
                 stream=settings.events_stream,
                 subject_prefix=settings.events_subject,
             )
-            with contextlib.suppress(Exception):  # two workers starting at once
-                await outbox.ensure_stream()
-            relay_task = asyncio.create_task(outbox.run(stop), name="outbox-relay")
+            relay_task = app[TASKS].spawn(
+                RELAY_TASK,
+                lambda t: outbox.run(t.stopping, t.beat),
+                grace=outbox.ack_timeout,
+                stall_after=outbox.stall_after,
+            )
         await worker.start()
         yield
-        # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
+        # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over,
+        # then let the relay publish what they appended.
         await worker.stop(handover=True)
-        stop.set()
         if relay_task is not None:
-            with contextlib.suppress(Exception):
-                await relay_task
+            await relay_task.stop()
         await store.close()
 
     app.cleanup_ctx.append(service)

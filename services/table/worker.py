@@ -69,6 +69,7 @@ from belot.cards import Card
 from belot.events import DealScored, Event, MatchEnded
 from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
+from belot_platform.supervise import Supervised, Supervisor, cancel, retried
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
@@ -137,6 +138,11 @@ DEALS = Counter("belot_table_deals_total", "Deals scored at this worker's tables
 CLAIMS = Counter("belot_table_claims_total", "Tables claimed, by how.", ["how"])
 LOST = Counter("belot_table_leases_lost_total", "Tables dropped: lease lost or stale write.")
 MATCHES = Counter("belot_table_matches_finished_total", "Matches ended, by how.", ["how"])
+#: The worker's supervised loops (the ``task`` label of belot_task_up and restarts).
+SCAN_TASK: Final = "table-scan"
+HEARTBEAT_TASK: Final = "table-heartbeat"
+#: A table's driver (one per table, retried by itself): its failures are counted so.
+DRIVER_TASK: Final = "table-driver"
 RANDOMNESS_WAIT = Gauge(
     "belot_table_randomness_wait_seconds",
     "The longest current wait of a table for the randomness service; 0 if none.",
@@ -457,7 +463,8 @@ class Table:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("table driver failed", extra={"table_id": self.id})
+                # Looked at again in a second: a failure does not end the table's driver.
+                retried(log, DRIVER_TASK, "table driver failed", table_id=self.id)
                 delay = 1.0
             if delay is None:
                 continue
@@ -654,6 +661,7 @@ class TableWorker:
         turn_ms: int = 30_000,
         timeout: float = 2.0,
         worker_id: str | None = None,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.nc = nc
         self.js = nc.jetstream()
@@ -668,10 +676,13 @@ class TableWorker:
         self.leases: KeyValue | None = None
         self.registry: KeyValue | None = None
         self._subs: list[Subscription] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()  # hand-over claims in flight
+        self._loops: list[Supervised] = []
         self._claiming: set[str] = set()
         self._spawned: set[asyncio.Future[Any]] = set()
         self._accepting = False
+        #: Runs the scan and the leases' heartbeat (the app's, for its /readyz).
+        self.supervisor = supervisor or Supervisor()
         _WORKERS.add(self)
 
     # ------------------------------------------------------------------ names
@@ -702,8 +713,10 @@ class TableWorker:
             await messaging.serve(self.nc, self.create_subject, self.create, queue=QUEUE)
         )
         self._subs.append(await self.nc.subscribe(self.released_subject, cb=self._on_released))
-        self._tasks.append(asyncio.create_task(self._scan_loop(), name="table-scan"))
-        self._tasks.append(asyncio.create_task(self._heartbeat_loop(), name="table-heartbeat"))
+        self._loops = [
+            self.supervisor.spawn(SCAN_TASK, lambda _: self._scan_loop()),
+            self.supervisor.spawn(HEARTBEAT_TASK, lambda _: self._heartbeat_loop()),
+        ]
         log.info("table worker started", extra={"worker": self.id})
 
     async def stop(self, *, handover: bool = True) -> None:
@@ -714,11 +727,9 @@ class TableWorker:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         self._subs.clear()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.gather(*(loop.stop() for loop in self._loops))
+        self._loops.clear()
+        await cancel(*self._tasks)
         self._tasks.clear()
         released = []
         for table in list(self.tables.values()):
@@ -740,9 +751,7 @@ class TableWorker:
             with contextlib.suppress(Exception):
                 await table.sub.unsubscribe()
         if table.task is not None and table.task is not asyncio.current_task():
-            table.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await table.task
+            await cancel(table.task)
         if table.inflight:  # the players' commands already taken: let them finish
             await asyncio.wait(table.inflight, timeout=self.timeout)
         async with table.lock:
@@ -833,15 +842,12 @@ class TableWorker:
             await self.leases.delete(table_id, last=revision)
 
     async def _scan_loop(self) -> None:
+        """Scan every quarter of the TTL (spread). A failure (NATS away) ends the loop:
+        its supervisor logs it and scans again after its back-off."""
         interval = max(0.2, self.lease_ttl / 4)
         while True:
             await asyncio.sleep(interval * (0.75 + random.random() / 2))
-            try:
-                await self.scan()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("table scan failed")
+            await self.scan()
 
     async def scan(self) -> int:
         """Claim the open tables nobody holds a lease on; returns how many."""
@@ -875,11 +881,14 @@ class TableWorker:
         async def take() -> None:
             await asyncio.sleep(random.random() * 0.05)  # spread the claims among workers
             for table_id in ids:
-                with contextlib.suppress(Exception):
+                try:
                     await self.claim(table_id, "handover")
+                except Exception as exc:  # the next scan claims it: go on with the others
+                    log.warning("hand-over claim failed: %r", exc, extra={"table_id": table_id})
 
         task = asyncio.create_task(take())
-        self._tasks.append(task)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _heartbeat_loop(self) -> None:
         interval = self.lease_ttl / 3

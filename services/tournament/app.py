@@ -20,7 +20,7 @@ from aiohttp import web
 from argon2 import PasswordHasher
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from eventlog import EventStore
@@ -65,6 +65,7 @@ def create_app(
             timeout=settings.nats_timeout,
             tick=tick,
             hasher=hasher,
+            supervisor=app[TASKS],
         )
         app[ENGINE] = engine
         holder["engine"] = engine

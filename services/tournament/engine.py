@@ -50,6 +50,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from belot.seats import side_of
 from belot_platform import fields, messaging
 from belot_platform.messaging import ServiceError
+from belot_platform.supervise import Supervised, Supervisor, cancel, retried
 from eventlog import NewEvent, RecordedEvent, WrongExpectedVersion
 from eventlog.envelope import SECRET
 from services.tournament import domain
@@ -74,6 +75,12 @@ TABLE_STREAM: Final = "table-"
 #: How often the effects of every live tournament are looked at again (a table the
 #: table service could not open, an abort that found nobody).
 SWEEP_S: Final = 5.0
+#: The engine's supervised loops, and its per-tournament effects' failures (the
+#: ``task`` label of belot_task_up and belot_task_restarts_total).
+CLOCK_TASK: Final = "tournament-clock"
+RESULTS_TASK: Final = "tournament-results"
+SWEEP_TASK: Final = "tournament-sweep"
+ADVANCE_TASK: Final = "tournament-advance"
 
 TOURNAMENTS = Gauge("belot_tournament_tournaments", "Tournaments by status.", ["status"])
 ROUNDS = Counter("belot_tournament_rounds_paired_total", "Rounds paired.")
@@ -164,6 +171,7 @@ class Engine:
         timeout: float = 2.0,
         tick: float = 1.0,
         hasher: PasswordHasher | None = None,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.store = store
         self.log = store.log
@@ -182,7 +190,9 @@ class Engine:
         self._done_tables: set[str] = set()
         self._firing: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: list[Supervised] = []
+        #: Runs the clock, results and sweep loops (the app's, for its /readyz).
+        self.supervisor = supervisor or Supervisor()
         self._stop = asyncio.Event()
         self.position = 0
         self.consumer_error: str | None = "not started"
@@ -196,19 +206,18 @@ class Engine:
                 await self.get(tid)
             self.kick(tid)
         self._tasks = [
-            asyncio.create_task(self._clock_loop(), name="tournament-clock"),
-            asyncio.create_task(self._consume_loop(), name="tournament-results"),
-            asyncio.create_task(self._sweep_loop(), name="tournament-sweep"),
+            self.supervisor.spawn(CLOCK_TASK, lambda _: self._clock_loop()),
+            self.supervisor.spawn(RESULTS_TASK, lambda _: self._consume_loop()),
+            self.supervisor.spawn(SWEEP_TASK, lambda _: self._sweep_loop()),
         ]
 
     async def shutdown(self) -> None:
+        for t in self._tasks:  # first: a loop that sees _stop ends as asked, not failed
+            t.stopping.set()
         self._stop.set()
         self._wake.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in (*self._tasks, *self._advancing.values()):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.gather(*(t.stop() for t in self._tasks))
+        await cancel(*self._advancing.values(), *self._firing)
         self._tasks.clear()
 
     # ------------------------------------------------------------------ commands
@@ -645,7 +654,8 @@ class Engine:
             except Refused as exc:
                 log.info("tournament %s: %s", tid, exc)
             except Exception:
-                log.exception("tournament effects failed", extra={"tournament_id": tid})
+                # The sweep kicks every live tournament again within SWEEP_S.
+                retried(log, ADVANCE_TASK, "tournament effects failed", tournament_id=tid)
             if tid not in self._again:
                 return
 
@@ -748,14 +758,13 @@ class Engine:
                 await asyncio.wait_for(self._stop.wait(), SWEEP_S)
             for tid in list(self.live):
                 self.kick(tid)
-            with contextlib.suppress(Exception):
-                counts = await self.store.pool.fetch(
-                    f"SELECT status, count(*) AS n FROM {self.store.s}.tournaments GROUP BY status"
-                )
-                for status in ("registering", "running", "paused", "finished", "cancelled"):
-                    TOURNAMENTS.labels(status).set(0)
-                for row in counts:
-                    TOURNAMENTS.labels(row["status"]).set(row["n"])
+            counts = await self.store.pool.fetch(
+                f"SELECT status, count(*) AS n FROM {self.store.s}.tournaments GROUP BY status"
+            )
+            for status in ("registering", "running", "paused", "finished", "cancelled"):
+                TOURNAMENTS.labels(status).set(0)
+            for row in counts:
+                TOURNAMENTS.labels(row["status"]).set(row["n"])
 
     # ------------------------------------------------------------------ clocks
 
@@ -794,8 +803,10 @@ class Engine:
         except Refused as exc:
             log.info("deadline %s of %s: %s", d.kind, tid, exc)
         except Exception:
-            log.exception("deadline failed", extra={"tournament_id": tid, "kind": d.kind})
-            self._fired.discard((tid, d.kind, d.round, d.match, d.at_ms))  # try again
+            # The clock loop fires it again at its next tick.
+            retried(log, CLOCK_TASK, "deadline failed", tournament_id=tid, kind=d.kind)
+            self._fired.discard((tid, d.kind, d.round, d.match, d.at_ms))
+            self._wake.set()
 
     async def _seated(self, a: Assigned) -> list[str]:
         """The entrants of a table whose human players are not seated."""
@@ -867,17 +878,16 @@ class Engine:
     # ------------------------------------------------------------------ results
 
     async def _consume_loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                await self._consume()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self.consumer_error = f"{type(exc).__name__}: {exc}"
-                self.consumer_failures += 1
-                log.exception("tournament results consumer failed; retrying")
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stop.wait(), 1.0)
+        """Follow the log for results; a failure (the database away) is said in
+        ``consumer_error`` (the app's readiness check) and raised: the supervisor starts
+        again, from the checkpoint (nothing is lost: an uncommitted result is simply
+        handled again)."""
+        try:
+            await self._consume()
+        except Exception as exc:
+            self.consumer_error = f"{type(exc).__name__}: {exc}"
+            self.consumer_failures += 1
+            raise
 
     async def _consume(self) -> None:
         at = await self.store.checkpoint()

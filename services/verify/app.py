@@ -4,15 +4,14 @@ from it, and the public API under /v1 with CORS, rate limits and JSON errors."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import PG_POOL, create_app, run_service
+from belot_platform.app import PG_POOL, TASKS, create_app, run_service
 from belot_platform.settings import Settings
+from belot_platform.supervise import Supervised
 from drand import verify as drand_verify
 from eventlog import EventStore
 from fairdeal.verifier import BlsCheck
@@ -24,11 +23,13 @@ from services.verify.http import (
     errors_middleware,
     rate_limit_middleware,
 )
-from services.verify.projection import Projection, run_feed
+from services.verify.projection import Projection
 
 API: Final = web.AppKey("verify_api", Api)
 PROJECTION: Final = web.AppKey("verify_projection", Projection)
-FEED: Final = web.AppKey("verify_feed", asyncio.Task)
+FEED: Final = web.AppKey("verify_feed", Supervised)
+#: The feed's supervised task (the ``task`` label of belot_task_up and restarts).
+FEED_TASK: Final = "verify-feed"
 COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verification"})
 
 
@@ -46,8 +47,6 @@ def build_app(
     limiter = RateLimiter(limits or RateLimits())
 
     async def projection_ready(app: web.Application) -> None:
-        if app[FEED].done():
-            raise RuntimeError("the projection feed has stopped")
         problem = app[PROJECTION].problem
         if problem is not None:
             raise RuntimeError(problem)
@@ -76,11 +75,9 @@ def build_app(
         await projection.migrate()
         app[PROJECTION] = projection
         api.attach(store, projection)
-        app[FEED] = feed = asyncio.create_task(run_feed(projection, store), name="verify-feed")
+        app[FEED] = feed = app[TASKS].spawn(FEED_TASK, lambda _: projection.feed(store))
         yield
-        feed.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await feed
+        await feed.stop()
 
     app.cleanup_ctx.append(service)
     return app

@@ -15,7 +15,6 @@ harm; the position read so far is kept in ``verify_position`` and only ever grow
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -237,14 +236,15 @@ class Projection:
         return False
 
     async def feed(self, store: EventStore, *, poll_interval: float = 1.0) -> None:
-        """Follow the log forever (cancel to stop); after an error, retry with a growing
-        pause (up to half a minute), saying what is wrong in ``problem`` meanwhile."""
+        """Follow the log forever (cancel to stop). While the schema has no event log yet
+        it waits for one, looking again after a growing pause (up to half a minute) and
+        saying so in ``problem``. Any other failure is said in ``problem`` and raised:
+        run it under a :class:`~belot_platform.supervise.Supervisor`, which logs it and
+        starts it again (from the saved position: what was not saved is read again)."""
         pause = RETRY_SECONDS
         while True:
             try:
                 await self._follow(store, poll_interval)
-            except asyncio.CancelledError:
-                raise
             except asyncpg.UndefinedTableError:
                 pause = pause if self.problem is not None else RETRY_SECONDS
                 # No event log in this schema yet: nothing has been appended anywhere.
@@ -252,9 +252,8 @@ class Projection:
                     log.warning("verify projection: no event log yet in %s", store.schema)
                 self.problem = f"no event log in schema {store.schema!r} yet"
             except Exception as exc:
-                pause = pause if self.problem is not None else RETRY_SECONDS
-                log.exception("verify projection: reading the log failed; retrying")
                 self.problem = f"reading the log failed: {type(exc).__name__}"
+                raise
             await asyncio.sleep(pause)
             pause = min(MAX_RETRY_SECONDS, pause * 2)
 
@@ -322,8 +321,3 @@ class Projection:
             )
             for r in rows
         ]
-
-
-async def run_feed(projection: Projection, store: EventStore) -> None:
-    with contextlib.suppress(asyncio.CancelledError):
-        await projection.feed(store)

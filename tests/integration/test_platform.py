@@ -25,9 +25,10 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, create_app
+from belot_platform.app import METRICS_REFRESH, NATS, PG_POOL, TASKS, create_app
 from belot_platform.embedded import EmbeddedStack
 from belot_platform.settings import Settings
+from belot_platform.supervise import Supervised
 from tests.integration.conftest import Servers
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -161,6 +162,43 @@ async def test_app_health_readiness_and_metrics(servers: Servers) -> None:
         r = await client.get("/readyz")
         body = await r.json()
         assert r.status == 503 and body["checks"]["nats"].startswith("failed")
+
+
+async def test_readiness_names_a_supervised_task_that_is_down(servers: Servers) -> None:
+    """A task of the app's supervisor that fails makes /readyz 503, naming it and its
+    error; once it runs again, ready. A metrics refresher runs before /metrics renders."""
+    settings = Settings().with_servers(servers.pg_dsn, servers.nats_url)
+    app = create_app(settings, name="test-service")
+    healthy = asyncio.Event()
+    running = asyncio.Event()
+
+    async def flaky(t: Supervised) -> None:
+        if not healthy.is_set():
+            raise ConnectionError("the upstream is away")
+        running.set()
+        await t.stopping.wait()
+
+    refreshed = []
+
+    async def refresh() -> None:
+        refreshed.append(True)
+
+    app[METRICS_REFRESH].append(refresh)
+    async with TestClient(TestServer(app)) as client:
+        app[TASKS].spawn("test-flaky", flaky)
+        r = await client.get("/readyz")
+        body = await r.json()
+        assert r.status == 503, body
+        assert body["checks"] == {"postgres": "ok", "nats": "ok"}
+        assert "ConnectionError: the upstream is away" in body["tasks"]["test-flaky"]
+        healthy.set()
+        await asyncio.wait_for(running.wait(), 30)
+        r = await client.get("/readyz")
+        assert r.status == 200 and (await r.json())["tasks"] == {"test-flaky": "ok"}
+        text = await (await client.get("/metrics")).text()
+        assert 'belot_task_up{task="test-flaky"} 1.0' in text
+        assert 'belot_task_restarts_total{task="test-flaky"}' in text and refreshed
+    assert app[TASKS].tasks["test-flaky"].task.done()  # type: ignore[union-attr]
 
 
 SERVICE = textwrap.dedent(
