@@ -178,7 +178,7 @@ def foreign_losses(messages: Sequence[Message], foreign: Sequence[int]) -> list[
 
 def readiness_losses(
     samples: Sequence[Sample],
-    nats_away: Sequence[Window],
+    away: Sequence[Window],
     recovered_by: float,
     *,
     grace: float = 2.0,
@@ -186,14 +186,16 @@ def readiness_losses(
 ) -> list[str]:
     """/readyz of the table workers, which run the relay, must tell the truth about it:
 
-    - while NATS is away (from ``grace`` seconds after it went), no worker says ready;
+    - while a server the relay needs is away (NATS, which it publishes to, or
+      PostgreSQL, which it reads), from ``grace`` seconds after it went, no worker says
+      ready;
     - after the last outage (``recovered_by``), every worker says ready again;
     - outside the outages, the relay is never stalled for ``stall`` seconds (events
       waiting, no position published) while every worker says ready.
     """
     problems: list[str] = []
     workers = sorted({s.worker for s in samples})
-    for w in nats_away:
+    for w in away:
         liars = [
             s for s in samples
             if w.start + grace <= s.at and s.done < w.end and s.status == 200
@@ -202,8 +204,8 @@ def readiness_losses(
             told = [s for s in liars if s.worker == worker]
             if told:
                 problems.append(
-                    f"{worker} answered /readyz 200 {len(told)} times while NATS was away "
-                    f"({w.name}), first {told[0].at - w.start:.1f} s in: {told[0].body[:200]}"
+                    f"{worker} answered /readyz 200 {len(told)} times while the relay could "
+                    f"not run ({w.name}), first {told[0].at - w.start:.1f} s in: {told[0].body[:200]}"
                 )
     for worker in workers:
         late = [s for s in samples if s.worker == worker and s.at >= recovered_by]
@@ -218,7 +220,7 @@ def readiness_losses(
     since: Sample | None = None
     reported = False
     for s in moments:
-        if s.head is None or s.relayed is None or any(w.start <= s.at < w.end for w in nats_away):
+        if s.head is None or s.relayed is None or any(w.start <= s.at < w.end for w in away):
             since, reported = None, False
             continue
         if s.head <= s.relayed:

@@ -129,9 +129,10 @@ async def test_bad_fields_get_400_and_append_nothing(week: Week) -> None:
 
 
 async def test_readyz_tells_the_truth_about_the_relay(week: Week) -> None:
-    """The table workers' /readyz is not ready while NATS (hence the relay) is away,
-    never ready on every worker while the relay is stuck, and ready again after."""
-    away = [Window(o.name, o.down_at, o.up_at) for o in week.outages if o.server == "nats"]
+    """The table workers' /readyz is not ready while the relay cannot run (NATS or
+    PostgreSQL away), never ready on every worker while the relay is stuck, and ready
+    again after."""
+    away = [Window(o.name, o.down_at, o.up_at) for o in week.outages]
     problems = readiness_losses(week.samples, away, week.recovered_at)
-    assert away, "harness: no NATS outage"
+    assert {o.server for o in week.outages} == {"nats", "postgres"}, "harness: outages"
     assert not problems, report(week, problems, "/readyz answers that hid the relay's state")
