@@ -205,7 +205,8 @@ def readiness_losses(
             if told:
                 problems.append(
                     f"{worker} answered /readyz 200 {len(told)} times while the relay could "
-                    f"not run ({w.name}), first {told[0].at - w.start:.1f} s in: {told[0].body[:200]}"
+                    f"not run ({w.name}), first {told[0].at - w.start:.1f} s in: "
+                    f"{told[0].body[:200]}"
                 )
     for worker in workers:
         late = [s for s in samples if s.worker == worker and s.at >= recovered_by]
