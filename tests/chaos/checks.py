@@ -97,7 +97,8 @@ def feed_losses(
 
 def relay_losses(messages: Sequence[Message], log: Mapping[int, Logged], head: int) -> list[str]:
     """What the relay's messages in the JetStream stream lack or hold wrongly: their
-    positions (``Nats-Msg-Id``) must be exactly 1..``head``, in sequence order, each
+    positions (``Nats-Msg-Id``) must be 1..``head`` at least, then only positions the
+    log holds (``log``, read after the messages), each once, in sequence order, each
     naming the stream and version the log holds at that position. Other messages
     (foreign publishes) are skipped: only the relay's are judged."""
     problems: list[str] = []
@@ -125,7 +126,7 @@ def relay_losses(messages: Sequence[Message], log: Mapping[int, Logged], head: i
     doubled = sorted(p for p, n in Counter(positions).items() if n > 1)
     if doubled:
         problems.append(f"the relay published positions twice: {ranges(doubled)}")
-    beyond = sorted(p for p in seen if p > head or p < 1)
+    beyond = sorted(p for p in seen if p not in log)
     if beyond:
         problems.append(f"relay messages name positions the log does not hold: {ranges(beyond)}")
     backwards = [b for a, b in pairwise(positions) if b < a]

@@ -118,7 +118,9 @@ class Week:
     #: closed: stream -> its events in version order.
     expected: dict[str, list[Logged]] = field(default_factory=dict)
     recorded: dict[str, list[Logged]] = field(default_factory=dict)
+    #: The log's head once the sockets closed: the relay must have published 1..head.
     head: int = 0
+    #: The log by position once the stream's messages were read.
     by_position: dict[int, Logged] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     verifications: dict[str, Reply] = field(default_factory=dict)
@@ -192,9 +194,12 @@ async def worst_week(stack: Stack) -> Week:
             await _catch_up(stack, week)
             stop_sockets.set()
             await asyncio.gather(*socket_tasks, return_exceptions=True)
-            week.recorded = (await _read_log(stack))[0]
+            week.recorded, _, week.head = await _read_log(stack)
             await _wait_relay(stack, nc, week)
             week.messages = await _stream_messages(stack, nc)
+            # What the relay's messages are compared with: the log once they are read
+            # (positions after ``head`` may be published by then, or not yet).
+            _, week.by_position, _ = await _read_log(stack)
             await _verify(http, stack, week)
             week.marked = await _marked(stack, bad_account)
         finally:
@@ -209,6 +214,13 @@ async def worst_week(stack: Stack) -> Week:
                 await nc.close()
     week.log_problems = problems_in_logs(stack)
     week.restarts = stack.restarts()
+    feeds = [f for w in week.watchers for f in w.feeds]
+    week.note(
+        f"{len(week.tables)} tables, log head {week.head}, {len(week.messages)} messages in "
+        f"JetStream, {sum(w.moves for w in week.watchers)} moves by players, "
+        f"{len(feeds)} socket connections, {sum(len(f.events) for f in feeds)} events sent "
+        f"to them, {len(week.samples)} looks at /readyz"
+    )
     return week
 
 
@@ -342,7 +354,7 @@ async def _read_log(stack: Stack) -> tuple[dict[str, list[Logged]], dict[int, Lo
 async def _catch_up(stack: Stack, week: Week) -> None:
     """Take the log as it is now, and give the sockets a bounded while to have all of
     it: a socket still short at the end has lost what it lacks."""
-    week.expected, week.by_position, week.head = await _read_log(stack)
+    week.expected, _, _ = await _read_log(stack)
     deadline = time.monotonic() + CATCH_UP_TIMEOUT
     want = {
         s: {e.version for e in events if e.visibility == "public"}
