@@ -100,6 +100,18 @@ class Api:
             await asyncio.sleep(_retry_after(reply))
 
 
+def _is_stale_card(reply: Reply) -> bool:
+    """A card the seat no longer holds: the turn timer played for it while the move was
+    on its way (or being sent again through an outage), so the view it came from is
+    old. The table says so as bad input (400), the only way it can: it does not know
+    which view a move was chosen from."""
+    return (
+        reply.status == 400
+        and isinstance(reply.body, dict)
+        and reply.body.get("error") == "card_not_in_hand"
+    )
+
+
 def _retry_after(reply: Reply) -> float:
     try:
         return min(5.0, max(RETRY_S, float(reply.headers.get("Retry-After", RETRY_S))))
@@ -146,7 +158,9 @@ class Watcher:
         self.seats = dict(seats or {})
         self.feeds: list[Feed] = []
         self.moves = 0
-        self.refused_moves: list[str] = []  # a move answered neither 200 nor 409/410
+        self.stale_moves = 0
+        #: Moves answered neither 200 nor stale (409, 410, a card no longer held).
+        self.refused_moves: list[str] = []
         self.seeds: dict[str, Reply] = {}
         self._turns: dict[str, dict[str, Any]] = {}
         self._turn = asyncio.Event()
@@ -251,7 +265,8 @@ class Watcher:
             if reply.status == 200:
                 self.moves += 1
                 return
-            if reply.status in (409, 410):  # stale: the timer played, or the table moved on
+            if reply.status in (409, 410) or _is_stale_card(reply):
+                self.stale_moves += 1  # the timer played first, or the table moved on
                 return
             if (reply.status and reply.status not in NOT_NOW) or time.monotonic() > deadline:
                 self.refused_moves.append(f"{verb} {body} at {table}: {reply}")

@@ -217,7 +217,8 @@ async def worst_week(stack: Stack) -> Week:
     feeds = [f for w in week.watchers for f in w.feeds]
     week.note(
         f"{len(week.tables)} tables, log head {week.head}, {len(week.messages)} messages in "
-        f"JetStream, {sum(w.moves for w in week.watchers)} moves by players, "
+        f"JetStream, {sum(w.moves for w in week.watchers)} moves by players (and "
+        f"{sum(w.stale_moves for w in week.watchers)} too late), "
         f"{len(feeds)} socket connections, {sum(len(f.events) for f in feeds)} events sent "
         f"to them, {len(week.samples)} looks at /readyz"
     )
