@@ -162,6 +162,7 @@ class Watcher:
         #: Moves answered neither 200 nor stale (409, 410, a card no longer held).
         self.refused_moves: list[str] = []
         self.seeds: dict[str, Reply] = {}
+        self.watching: set[str] = set()  # tables the gateway said it watches, this connection
         self._turns: dict[str, dict[str, Any]] = {}
         self._turn = asyncio.Event()
         self._tasks: set[asyncio.Future[None]] = set()  # seeds being sent
@@ -199,6 +200,7 @@ class Watcher:
     async def _follow(
         self, ws: aiohttp.ClientWebSocketResponse, feed: Feed, stop: asyncio.Event
     ) -> None:
+        self.watching = set()
         for table in feed.tables:
             await ws.send_str(orjson.dumps({"op": "watch", "table": table}).decode())
         while not stop.is_set():
@@ -222,6 +224,8 @@ class Watcher:
             elif kind == "turn" and m.get("table") in self.seats:
                 self._turns[m["table"]] = m
                 self._turn.set()
+            elif kind == "watching":
+                self.watching.add(m["table"])
             elif kind == "error":
                 feed.errors.append(m)
 

@@ -59,7 +59,7 @@ class TableSpec:
     target: int
 
 
-#: Four waves: two all-bot tables and one with scripted players each.
+#: Four waves: two all-bot tables and one with scripted players each (and FRESH).
 WAVES: Final = {
     "a": (
         TableSpec("club", ("bot:easy",) * 4, 501),
@@ -82,6 +82,10 @@ WAVES: Final = {
         TableSpec("gambler", ("human",) * 2, 401),
     ),
 }
+
+
+#: Opened just before each outage.
+FRESH: Final = TableSpec("club", ("bot:easy",) * 4, 301)
 
 
 @dataclass
@@ -181,6 +185,15 @@ async def worst_week(stack: Stack) -> Week:
                 if wave == "b":
                     await _send_bad(gateway, bad_account, week, "in play")
                     await _publish_foreign(stack, nc, week)
+                # A table opened just before the outage: its seed window, drand round
+                # and fallback fall into it.
+                fresh = await _open_table(
+                    gateway, http, wave, f"{wave}-fresh", FRESH, host, week, socket_tasks,
+                    stop_sockets,
+                )  # fmt: skip
+                await _spectate(
+                    gateway, http, wave, [*tables, fresh], week, socket_tasks, stop_sockets
+                )
                 bad = asyncio.create_task(
                     _send_bad(gateway, bad_account, week, f"{server} {how} away", delay=1.5)
                 )
@@ -238,50 +251,76 @@ async def _open_wave(
     socket_tasks: list[asyncio.Task[None]],
     stop: asyncio.Event,
 ) -> list[Table]:
-    """Create the wave's tables through the gateway, seat its players, and open a
-    socket for each player and one for a spectator watching the whole wave."""
-    tables: list[Table] = []
-    for n, spec in enumerate(WAVES[wave]):
-        humans = [i for i, s in enumerate(spec.seats) if s == "human"]
-        players = list(
-            await asyncio.gather(*(sign_up(gateway, f"{wave}{n}-seat{i}") for i in humans))
+    """Create the wave's tables through the gateway, seat their players, each with a
+    socket of its own."""
+    tables = [
+        await _open_table(gateway, http, wave, f"{wave}{n}", spec, host, week, socket_tasks, stop)
+        for n, spec in enumerate(WAVES[wave])
+    ]
+    week.note(f"wave {wave}: " + ", ".join(f"{t.spec.ruleset} {t.table_id}" for t in tables))
+    return tables
+
+
+async def _open_table(
+    gateway: Api,
+    http: aiohttp.ClientSession,
+    wave: str,
+    name: str,
+    spec: TableSpec,
+    host: Account,
+    week: Week,
+    socket_tasks: list[asyncio.Task[None]],
+    stop: asyncio.Event,
+) -> Table:
+    humans = [i for i, s in enumerate(spec.seats) if s == "human"]
+    players = list(await asyncio.gather(*(sign_up(gateway, f"{name}-seat{i}") for i in humans)))
+    options: dict[str, Any] = {
+        "ruleset": spec.ruleset,
+        "seats": list(spec.seats),
+        "target": spec.target,
+        "bot_delay_ms": BOT_DELAY_MS,
+        "turn_seconds": 5,
+        "rated": False,
+        "command_id": f"chaos-{name}-{uuid.uuid4().hex[:8]}",
+    }
+    creator = players[0] if players else host
+    if players:
+        options["sit"] = humans[0]
+    made = await gateway.patiently("POST", "/v1/tables", options, token=creator.token)
+    assert made.status == 201, f"harness: creating table {name}: {made}"
+    table = Table(wave, spec, made.body["table_id"], made.body["match_id"], players)
+    week.tables.append(table)
+    # Each socket watches before its seat is taken: it sees the table from the start.
+    for p, seat in zip(players, humans, strict=True):
+        w = Watcher(http, gateway, p, [table.table_id], {table.table_id: seat})
+        week.watchers.append(w)
+        socket_tasks.append(asyncio.create_task(w.run(stop), name=f"ws-{p.name}"))
+    for p, seat in zip(players[1:], humans[1:], strict=True):
+        joined = await gateway.patiently(
+            "POST", f"/v1/tables/{table.table_id}/seats/{seat}", {}, token=p.token
         )
-        options: dict[str, Any] = {
-            "ruleset": spec.ruleset,
-            "seats": list(spec.seats),
-            "target": spec.target,
-            "bot_delay_ms": BOT_DELAY_MS,
-            "turn_seconds": 5,
-            "rated": False,
-            "command_id": f"chaos-{wave}{n}-{uuid.uuid4().hex[:8]}",
-        }
-        creator = players[0] if players else host
-        if players:
-            options["sit"] = humans[0]
-        made = await gateway.patiently("POST", "/v1/tables", options, token=creator.token)
-        assert made.status == 201, f"harness: creating table {wave}{n}: {made}"
-        table = Table(wave, spec, made.body["table_id"], made.body["match_id"], players)
-        tables.append(table)
-        week.tables.append(table)
-        watchers = [
-            Watcher(http, gateway, p, [table.table_id], {table.table_id: seat})
-            for p, seat in zip(players, humans, strict=True)
-        ]
-        # Each socket watches before its seat is taken: it sees the table from the start.
-        for w in watchers:
-            week.watchers.append(w)
-            socket_tasks.append(asyncio.create_task(w.run(stop), name=f"ws-{w.account.name}"))
-        for p, seat in zip(players[1:], humans[1:], strict=True):
-            joined = await gateway.patiently(
-                "POST", f"/v1/tables/{table.table_id}/seats/{seat}", {}, token=p.token
-            )
-            assert joined.status == 200, f"harness: {p.name} taking seat {seat}: {joined}"
+        assert joined.status == 200, f"harness: {p.name} taking seat {seat}: {joined}"
+    return table
+
+
+async def _spectate(
+    gateway: Api,
+    http: aiohttp.ClientSession,
+    wave: str,
+    tables: list[Table],
+    week: Week,
+    socket_tasks: list[asyncio.Task[None]],
+    stop: asyncio.Event,
+) -> None:
+    """One more account watching ``tables`` on one socket; returns once the gateway
+    has said it watches each (their catch-up from the log is under way)."""
     spectator = Watcher(http, gateway, await sign_up(gateway, f"{wave}-spectator"),
                         [t.table_id for t in tables])  # fmt: skip
     week.watchers.append(spectator)
     socket_tasks.append(asyncio.create_task(spectator.run(stop), name=f"ws-{wave}-spectator"))
-    week.note(f"wave {wave}: " + ", ".join(f"{t.spec.ruleset} {t.table_id}" for t in tables))
-    return tables
+    deadline = time.monotonic() + PLAYING_TIMEOUT
+    while not spectator.watching >= set(spectator.tables) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
 
 
 async def _query(stack: Stack, sql: str, *args: Any) -> list[Any]:
