@@ -97,7 +97,7 @@ class Api:
             reply = await self.call(method, path, body, token=token)
             if (reply.status and reply.status not in NOT_NOW) or time.monotonic() > deadline:
                 return reply
-            await asyncio.sleep(_retry_after(reply))
+            await asyncio.sleep(retry_after(reply))
 
 
 def _is_stale_card(reply: Reply) -> bool:
@@ -112,7 +112,8 @@ def _is_stale_card(reply: Reply) -> bool:
     )
 
 
-def _retry_after(reply: Reply) -> float:
+def retry_after(reply: Reply) -> float:
+    """How long to wait before asking again: the reply's Retry-After, within bounds."""
     try:
         return min(5.0, max(RETRY_S, float(reply.headers.get("Retry-After", RETRY_S))))
     except ValueError:
@@ -275,4 +276,4 @@ class Watcher:
             if (reply.status and reply.status not in NOT_NOW) or time.monotonic() > deadline:
                 self.refused_moves.append(f"{verb} {body} at {table}: {reply}")
                 return
-            await asyncio.sleep(_retry_after(reply))
+            await asyncio.sleep(retry_after(reply))

@@ -35,13 +35,17 @@ import orjson
 from nats.aio.client import Client
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from tests.chaos.players import Account, Api, Reply, Watcher, sign_up
+from tests.chaos.players import Account, Api, Reply, Watcher, retry_after, sign_up
 from tests.chaos.records import MSG_ID, RELAY_HEADER, Logged, Message, Sample
 from tests.chaos.stack import Outage, Stack, problems_in_logs
 
 #: How long each wait of the run may last before the run records what it has and goes on.
 PLAYING_TIMEOUT: Final = 45.0
 FINISH_TIMEOUT: Final = 150.0
+#: A table with no new event for this long is stuck (a bot or the turn timer acts
+#: every few seconds, a deal takes one deck, each within seconds once all is up).
+STUCK_S: Final = 30.0
+VERIFY_TIMEOUT: Final = 10.0
 CATCH_UP_TIMEOUT: Final = 20.0
 SAMPLE_EVERY: Final = 0.5
 READYZ_TIMEOUT: Final = aiohttp.ClientTimeout(total=1.5)
@@ -355,21 +359,44 @@ async def _wait_playing(stack: Stack, tables: list[Table], week: Week) -> None:
 
 
 async def _wait_finished(stack: Stack, week: Week) -> None:
-    streams = [f"table-{t.table_id}" for t in week.tables]
+    """Until every table has closed; or until each one still open has been still (no
+    new event in any of its streams) for :data:`STUCK_S`: stuck, it will not close by
+    waiting longer; or :data:`FINISH_TIMEOUT` in all."""
+    streams = {
+        s: t.table_id
+        for t in week.tables
+        for s in (f"table-{t.table_id}", f"match-{t.match_id}", f"randomness-{t.match_id}")
+    }
+    moved: dict[str, tuple[int, float]] = {}  # table -> (its last position, when it changed)
     deadline = time.monotonic() + FINISH_TIMEOUT
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError, asyncpg.PostgresError, TimeoutError):
             rows = await _query(
                 stack,
-                f"SELECT count(*) AS n FROM {_events(stack)} "
-                "WHERE stream_id = ANY($1) AND type = 'TableClosed'",
-                streams,
+                f"SELECT stream_id, max(position) AS last, bool_or(type = 'TableClosed') "
+                f"AS closed FROM {_events(stack)} WHERE stream_id = ANY($1) GROUP BY stream_id",
+                list(streams),
             )
-            if rows[0]["n"] == len(streams):
-                week.finished_in = time.monotonic() - week.recovered_at
+            now = time.monotonic()
+            last: dict[str, int] = {}
+            closed = set()
+            for r in rows:
+                table = streams[r["stream_id"]]
+                last[table] = max(last.get(table, 0), r["last"])
+                if r["closed"]:
+                    closed.add(table)
+            for table, position in last.items():
+                if moved.get(table, (None, 0.0))[0] != position:
+                    moved[table] = (position, now)
+            open_ = [t.table_id for t in week.tables if t.table_id not in closed]
+            if not open_:
+                week.finished_in = now - week.recovered_at
                 week.note(f"every table closed, {week.finished_in:.1f} s after the last outage")
                 return
-        await asyncio.sleep(0.5)
+            if all(now - moved.get(t, (0, now))[1] >= STUCK_S for t in open_):
+                week.note(f"tables still for {STUCK_S:.0f} s, not closed: {', '.join(open_)}")
+                return
+        await asyncio.sleep(1.0)
     week.note(f"not every table closed {FINISH_TIMEOUT:.0f} s after the last outage")
 
 
@@ -642,15 +669,17 @@ async def _marked(stack: Stack, sender: Account) -> list[tuple[int, str, str]]:
 
 async def _verify(http: aiohttp.ClientSession, stack: Stack, week: Week) -> None:
     """Each match's verification from the verify API (the same verifier as ``belot
-    verify``), asked again while it says "not yet" (429, 503, or 409 before the seed
-    is revealed), within a bound."""
+    verify``), asked again while it says "not yet" (429 and 503 after their
+    Retry-After; 404 and 409 while its feed or the reveal may still be on the way),
+    each within a bound."""
     api = Api(http, stack.url("verify"))
-    deadline = time.monotonic() + CATCH_UP_TIMEOUT
     for t in week.tables:
+        closed = any(e.type == "TableClosed" for e in week.recorded.get(f"table-{t.table_id}", []))
+        # A table still open is asked once: its match is not ended, and will not be.
+        deadline = time.monotonic() + (VERIFY_TIMEOUT if closed else 0.0)
         while True:
             reply = await api.call("GET", f"/v1/matches/{t.match_id}/verification")
-            later = reply.status in (0, 404, 409, 429, 503)
-            if not later or time.monotonic() > deadline:
+            if reply.status not in (0, 404, 409, 429, 503) or time.monotonic() > deadline:
                 break
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(retry_after(reply))
         week.verifications[t.match_id] = reply
