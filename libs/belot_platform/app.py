@@ -19,6 +19,7 @@ service's port.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -109,8 +110,12 @@ def create_app(
             app[NATS] = nc
             yield
             # Drain: stop taking messages, finish the handlers running, flush, close.
-            if not nc.is_closed:
+            # While the server is away there is nothing to drain through: just close.
+            if nc.is_connected:
                 await nc.drain()
+            elif not nc.is_closed:
+                with contextlib.suppress(OSError):  # the transport is gone already
+                    await nc.close()
 
         app.cleanup_ctx.append(nats_connection)
         all_checks["nats"] = _check_nats

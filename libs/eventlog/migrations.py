@@ -125,6 +125,20 @@ CREATE FUNCTION {s}.stream_has_public_event(stream text, types text[]) RETURNS b
 REVOKE EXECUTE ON FUNCTION {s}.stream_has_public_event(text, text[]) FROM PUBLIC;
 """,
     ),
+    Migration(
+        3,
+        "relay offsets: the anchor's sequence and the relay's key",
+        """
+-- The outbox relay (eventlog/relay.py) reads what it published from JetStream itself,
+-- telling its messages from anyone else's by their seal: an HMAC under this key, which
+-- only the relay's roles may read. `sequence` is the JetStream sequence of the message
+-- at `position` (NULL: written by a relay from before the seal, or none acknowledged
+-- yet); the relay's walk back through the stream stops there.
+ALTER TABLE {s}.relay_offsets
+    ADD COLUMN sequence bigint CHECK (sequence >= 1),
+    ADD COLUMN mac_key  bytea  CHECK (length(mac_key) = 32);
+""",
+    ),
 )
 
 

@@ -53,7 +53,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from belot_platform.supervise import Supervised
-from eventlog import EventStore, RecordedEvent
+from eventlog import EventStore, RecordedEvent, relay
 from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
 
@@ -328,6 +328,9 @@ class Hub:
         event: Live
         try:
             d = orjson.loads(msg.data)
+            if not _relays(msg.headers or {}, d):
+                log.warning("a message on %s that is not the relay's: ignored", msg.subject)
+                return
             if d.get("withheld") is True:
                 event = Withheld(d["position"], d["stream"], d["version"], d["type"])
             else:
@@ -382,6 +385,18 @@ class Hub:
                 "view": v,
             }
         )
+
+
+def _relays(headers: dict[str, str], body: Any) -> bool:
+    """Does the message carry the relay's headers, agreeing with its envelope? Anything
+    else on the events subjects is not the relay's (:mod:`eventlog.relay`): its position,
+    stream and version are what a watcher keys on."""
+    return (
+        isinstance(body, dict)
+        and headers.get(relay.POSITION) == str(body.get("position"))
+        and headers.get("Belot-Stream") == body.get("stream")
+        and headers.get("Belot-Version") == str(body.get("version"))
+    )
 
 
 def _parse_time(text: str) -> Any:

@@ -10,7 +10,7 @@ import orjson
 from aiohttp import web
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, create_app, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, create_app, run_service
 from belot_platform.settings import Settings
 from drand.chain import CHAINS
 from drand.client import DrandClient
@@ -57,6 +57,7 @@ def build_app(
             the_clock,
             window_ms=int(settings.seed_window * 1000),
             notify=notify,
+            supervisor=app[TASKS],
         )
         app[SERVICE] = svc
         handlers = Handlers(svc, chain.name, subject)

@@ -4,7 +4,16 @@ decide with :mod:`fairdeal.fairness`, append, and run each match's timers.
 Streams: ``randomness-<match_id>`` per match, and ``drand-<chain>-<round>`` per drand
 round a match named. A match's timers (the seed window, then the drand round, its
 5-second fallback, and the wait for a late value) run as one task per match; their
-deadlines are in the events, so a restarted service resumes them from the log.
+deadlines are in the events. The ticker (:meth:`RandomnessService.tick`, supervised as
+``randomness-timers``) reads every second which matches are still pending (the seed
+store marks them until their timers are done) and starts the timers of each that has
+none running: after a restart, and just as well after any failure (an append refused
+while PostgreSQL is away at a match's due + 5 s), the match is driven again on the next
+tick, from the log, instead of waiting for ever. Each failure is logged (with its stack,
+then once a minute while the same match keeps failing) and counted in
+``belot_task_restarts_total{task="randomness-match"}``. The ticker also sets
+``belot_randomness_oldest_due_seconds``: how long the oldest due work of a pending match
+(a window to close, a fallback or a beacon to record: what its decks wait for) is late.
 
 Whether a round's value came in time is decided once per round, not per match: one task
 per round asks the relays and appends the round's one fact (``DrandRoundBeacon`` or
@@ -26,6 +35,8 @@ from typing import Any, Final
 from prometheus_client import Counter, Gauge
 
 from belot.cards import to_codes
+from belot_platform.health import TASK_RESTARTS
+from belot_platform.supervise import Supervised, Supervisor, cancel, retried
 from drand.client import DrandClient
 from drand.clock import Clock, sleep_until
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
@@ -83,6 +94,14 @@ OLDEST_DUE = Gauge(
 
 Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 
+#: The ticker's supervised task, and the per-match timers' failures (the ``task`` label).
+TIMERS_TASK: Final = "randomness-timers"
+MATCH_TASK: Final = "randomness-match"
+#: Seconds between two looks at the pending matches.
+TICK_S: Final = 1.0
+#: A match that keeps failing is logged with its stack at most this often (seconds).
+FAILURE_LOG_S: Final = 60.0
+
 
 def stream_of(match_id: str) -> str:
     return f"randomness-{match_id}"
@@ -103,6 +122,8 @@ class RandomnessService:
         window_ms: int = 20_000,
         late_ms: int = LATE_WINDOW_MS,
         notify: Notify | None = None,
+        supervisor: Supervisor | None = None,
+        tick_s: float = TICK_S,
     ) -> None:
         self.store = store
         self.seeds = seeds
@@ -119,6 +140,13 @@ class RandomnessService:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._server_seeds: dict[str, bytes] = {}  # memory of the private store, per match
         self._rounds: dict[tuple[str, int], asyncio.Task[RoundFact]] = {}
+        #: The matches the ticker last found pending (kept while the store is away).
+        self._pending: set[str] = set()
+        #: When a match's failure was last logged with its stack (monotonic seconds).
+        self._failed_at: dict[str, float] = {}
+        self.supervisor = supervisor or Supervisor()
+        self.tick_s = tick_s
+        self._ticker: Supervised | None = None
 
     def now_ms(self) -> int:
         return int(self.clock.now() * 1000)
@@ -126,17 +154,57 @@ class RandomnessService:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Resume the timers of every match whose window or drand round is still open."""
-        for match_id in await self.seeds.pending():
-            self._drive(match_id)
+        """Start the ticker: it resumes the timers of every match whose window or drand
+        round is still open at once, then keeps them going (module docstring)."""
+        self._ticker = self.supervisor.spawn(
+            TIMERS_TASK, self._tick_loop, stall_after=30 * self.tick_s + 10
+        )
 
     async def stop(self) -> None:
-        tasks: list[asyncio.Task[Any]] = [*self._tasks.values(), *self._rounds.values()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._ticker is not None:
+            await self._ticker.stop()
+        await cancel(*self._tasks.values(), *self._rounds.values())
+
+    async def _tick_loop(self, t: Supervised) -> None:
+        while not t.stopping.is_set():
+            await self.tick()
+            t.beat()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(t.stopping.wait(), self.tick_s)
+
+    async def tick(self) -> None:
+        """Set the oldest due work's age (from what is known, before asking the store),
+        then start the timers of every pending match that has none running. Raises what
+        the seed store raises (PostgreSQL away): the supervisor ticks again later."""
+        OLDEST_DUE.set(self.oldest_due_s())
+        pending = await self.seeds.pending()
+        self._pending = set(pending)
+        for match_id in pending:
+            self._drive(match_id)
+        OLDEST_DUE.set(self.oldest_due_s())
+
+    def oldest_due_s(self) -> float:
+        """Seconds the oldest work now due of a pending match has waited (0: none):
+        a seed window past its close, a drand round past its due + 5 s without its fact
+        recorded (the fallback due). States as last read (no I/O)."""
+        now = self.now_ms()
+        oldest = 0
+        for match_id in list(self._pending):
+            cached = self._states.get(match_id)
+            if cached is None:
+                continue
+            state = cached[1]
+            if not state.is_open:
+                continue
+            if not state.is_window_closed:
+                due_ms: int | None = state.window_closes_at_ms
+            elif not state.is_drand_resolved and state.drand_due_at_ms is not None:
+                due_ms = state.drand_due_at_ms + DRAND_GRACE_MS
+            else:
+                due_ms = None
+            if due_ms is not None and now > due_ms:
+                oldest = max(oldest, now - due_ms)
+        return oldest / 1000
 
     # ------------------------------------------------------------------ state
 
@@ -311,6 +379,7 @@ class RandomnessService:
     def _drive(self, match_id: str) -> None:
         task = self._tasks.get(match_id)
         if task is None or task.done():
+            self._pending.add(match_id)
             self._tasks[match_id] = asyncio.create_task(
                 self._run_timers(match_id), name=f"randomness-{match_id}"
             )
@@ -318,15 +387,29 @@ class RandomnessService:
     async def _run_timers(self, match_id: str) -> None:
         try:
             if not (await self.state(match_id)).is_open:  # a seed kept, no commitment logged
-                log.warning("pending match has no commitment", extra={"match_id": match_id})
+                if match_id not in self._failed_at:
+                    log.warning("pending match has no commitment", extra={"match_id": match_id})
+                    self._failed_at[match_id] = asyncio.get_running_loop().time()
                 return
             await self._window(match_id)
             await self._drand(match_id)
             await self.seeds.settle(match_id)
+            self._pending.discard(match_id)
+            self._failed_at.pop(match_id, None)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("randomness timers failed", extra={"match_id": match_id})
+        except Exception as exc:
+            # Driven again at the next tick (module docstring): log it, count it. (Its
+            # cached state stays: an append that failed changed nothing, and one whose
+            # outcome is unknown is found out by the next append's expected version.)
+            now = asyncio.get_running_loop().time()
+            last = self._failed_at.get(match_id)
+            if last is None or now - last >= FAILURE_LOG_S:
+                self._failed_at[match_id] = now
+                retried(log, MATCH_TASK, "randomness timers failed", match_id=match_id)
+            else:
+                TASK_RESTARTS.labels(MATCH_TASK).inc()
+                log.debug("randomness timers of %s failed again: %r", match_id, exc)
         finally:
             self._tasks.pop(match_id, None)
 

@@ -10,11 +10,11 @@ from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import NATS, PG_POOL, TASKS, create_app, run_service
+from belot_platform.app import METRICS_REFRESH, NATS, PG_POOL, TASKS, create_app, run_service
 from belot_platform.settings import Settings
-from belot_platform.supervise import Supervised
+from belot_platform.supervise import Lag, Supervised
 from eventlog import EventStore
-from eventlog.relay import OutboxRelay
+from eventlog.relay import READY_LAG_EVENTS, READY_LAG_GRACE_S, OutboxRelay
 from services.table.worker import TableWorker
 
 WORKER: Final = web.AppKey("table_worker", TableWorker)
@@ -26,7 +26,10 @@ def build_app(
     settings: Settings, *, worker_id: str | None = None, relay: bool = True
 ) -> web.Application:
     """A table worker's app; ``relay`` also runs the outbox relay (it waits for the
-    advisory lock while another process relays)."""
+    advisory lock while another process relays), supervised as ``outbox-relay``: its
+    /readyz says not ready while it is down or stalled, or while the relay lag
+    (:meth:`OutboxRelay.lag`) stays above ``READY_LAG_EVENTS`` for ``READY_LAG_GRACE_S``;
+    /metrics reads the lag from both ends first."""
     app = create_app(settings, name="table")
 
     async def service(app: web.Application) -> AsyncIterator[None]:
@@ -55,7 +58,10 @@ def build_app(
                 lambda t: outbox.run(t.stopping, t.beat),
                 grace=outbox.ack_timeout,
                 stall_after=outbox.stall_after,
+                # The deployment's lag, from both ends: the same in every worker.
+                lag=Lag(outbox.lag, READY_LAG_EVENTS, READY_LAG_GRACE_S, " events"),
             )
+            app[METRICS_REFRESH].append(outbox.refresh_metrics)
         await worker.start()
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over,

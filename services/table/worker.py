@@ -21,7 +21,15 @@ service and hand it to the core, play the bots' turns, play a human's turn with 
 of the table's fallback level when its timer runs out, and at the end append
 ``TableMatchFinished``, ask for the reveal and close the table. Players' commands come
 by NATS request/reply on ``<prefix>.table.<id>.<verb>`` and are decided under the
-table's lock, between the driver's steps.
+table's lock, between the driver's steps. While the randomness service does not answer,
+the driver asks again every ``RETRY_S``; it says so when the wait starts and then at
+most every ``WAIT_LOG_S``, and the longest wait of this process's tables is
+``belot_table_randomness_wait_seconds`` (read as it is scraped).
+
+Supervision. The scan and the leases' heartbeat run under the worker's supervisor
+(``table-scan``, ``table-heartbeat``: :mod:`belot_platform.supervise`): a failure (NATS
+away) is logged, counted and the loop started again after a back-off. A table's driver
+goes on after a failure by itself, counted as ``table-driver``.
 """
 
 from __future__ import annotations
@@ -147,6 +155,23 @@ RANDOMNESS_WAIT = Gauge(
     "belot_table_randomness_wait_seconds",
     "The longest current wait of a table for the randomness service; 0 if none.",
 )
+#: While a table waits for the randomness service, it says so at most this often.
+WAIT_LOG_S: Final = 30.0
+
+
+def _longest_randomness_wait() -> float:
+    """``belot_table_randomness_wait_seconds``, read from the tables as it is scraped."""
+    now = time.monotonic()
+    waits = [
+        now - t.waiting_since
+        for w in list(_WORKERS)
+        for t in list(w.tables.values())
+        if t.waiting_since is not None
+    ]
+    return max(waits, default=0.0)
+
+
+RANDOMNESS_WAIT.set_function(_longest_randomness_wait)
 
 
 def now_ms() -> int:
@@ -190,6 +215,10 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.sub: Subscription | None = None
         self.inflight: set[asyncio.Task[None]] = set()
+        #: Since when the randomness service has not answered this table (monotonic),
+        #: and when the wait was last logged.
+        self.waiting_since: float | None = None
+        self._wait_logged = 0.0
 
     # ------------------------------------------------------------------ appending
 
@@ -456,9 +485,7 @@ class Table:
                 await self.worker.drop(self, release=False)
                 return
             except ServiceError as exc:
-                log.warning(
-                    "randomness service: %s", exc, extra={"table_id": self.id, "code": exc.code}
-                )
+                self._waiting(exc)
                 delay = RETRY_S
             except asyncio.CancelledError:
                 raise
@@ -466,6 +493,8 @@ class Table:
                 # Looked at again in a second: a failure does not end the table's driver.
                 retried(log, DRIVER_TASK, "table driver failed", table_id=self.id)
                 delay = 1.0
+            else:
+                self._answered()
             if delay is None:
                 continue
             if delay == float("inf") and self.state.status == domain.CLOSED:
@@ -473,6 +502,30 @@ class Table:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), None if delay == float("inf") else delay)
+
+    def _waiting(self, exc: ServiceError) -> None:
+        """The randomness service did not give what the table needs (it asks again in
+        RETRY_S): said when the wait starts, then at most every WAIT_LOG_S seconds."""
+        now = time.monotonic()
+        extra = {"table_id": self.id, "code": exc.code}
+        if self.waiting_since is None:
+            self.waiting_since = self._wait_logged = now
+            log.warning("waiting for the randomness service: %s", exc, extra=extra)
+        elif now - self._wait_logged >= WAIT_LOG_S:
+            self._wait_logged = now
+            waited = int(now - self.waiting_since)
+            log.warning(
+                "still waiting for the randomness service (%ds): %s", waited, exc, extra=extra
+            )
+
+    def _answered(self) -> None:
+        if self.waiting_since is not None:
+            waited = time.monotonic() - self.waiting_since
+            self.waiting_since = None
+            log.info(
+                "the randomness service answers again after %.1fs", waited,
+                extra={"table_id": self.id},
+            )  # fmt: skip
 
     async def step(self) -> float | None:
         """Do what is due; None when something happened (look again at once), else how

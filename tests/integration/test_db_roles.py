@@ -29,6 +29,7 @@ from belot_platform.dbroles import drop_roles, ensure_role, role_dsn
 from belot_platform.settings import DB_ROLES, Settings
 from eventlog import EventStore, NewEvent
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash, format_time
+from eventlog.migrations import MIGRATIONS
 from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
@@ -161,7 +162,7 @@ async def test_setup_makes_least_privileged_roles_and_puts_back_what_was_changed
     async with pg_pool.acquire() as conn:
         report = await setup_on(conn, layout, kit.prefix, {})
     assert report.created == []  # the second run: nothing new
-    assert report.versions[f"{layout.eventlog} (event log)"] == 2
+    assert report.versions[f"{layout.eventlog} (event log)"] == MIGRATIONS[-1].version
 
     rows = await pg_pool.fetch(
         "SELECT rolname, rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls,"
@@ -230,8 +231,6 @@ async def test_setup_takes_over_the_schemas_an_older_version_made(
     """As deployed before roles: the superuser made the log at migration 1 (no row
     security) and the gateway's accounts without a version table. Setup hands both to
     the owner, applies what is missing, keeps the data, and the roles work."""
-    from eventlog.migrations import MIGRATIONS
-
     other = RoleKit(servers.pg_dsn)
     lay = separate(f"t_{uuid.uuid4().hex[:10]}")
     s, gw = f'"{lay.eventlog}"', f'"{lay.gateway}"'
@@ -251,7 +250,7 @@ async def test_setup_takes_over_the_schemas_an_older_version_made(
                                       NewEvent("DeckSupplied", {}, "secret")])  # fmt: skip
     try:
         report = await setup(servers.pg_dsn, lay, other.prefix, other.passwords)
-        assert report.versions[f"{lay.eventlog} (event log)"] == 2
+        assert report.versions[f"{lay.eventlog} (event log)"] == MIGRATIONS[-1].version
         owners = await pg_pool.fetch(
             "SELECT DISTINCT pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n"
             " ON n.oid = c.relnamespace WHERE n.nspname = ANY($1::text[])",

@@ -15,6 +15,7 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from nats.js.errors import BadRequestError
 
 from eventlog import EventStore, NewEvent, seat
 from eventlog.relay import OutboxRelay, RelayError
@@ -25,14 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _positions(js: JetStreamContext, stream: str) -> list[int]:
-    """Every message's Nats-Msg-Id, in stream order, checked against its body."""
+    """Every message's Belot-Position, in stream order, checked against its body."""
     info = await js.stream_info(stream)
     out = []
     for seq in range(info.state.first_seq, info.state.last_seq + 1):
         msg = await js.get_msg(stream, seq=seq)
         assert msg.headers is not None and msg.data is not None
         body = orjson.loads(msg.data)
-        assert int(msg.headers["Nats-Msg-Id"]) == body["position"]
+        assert int(msg.headers["Belot-Position"]) == body["position"]
         out.append(body["position"])
     return out
 
@@ -156,7 +157,7 @@ async def test_a_secret_event_is_published_as_a_stub_in_its_place(
     logged = {e.position: e for e in await store.read_all(0, 100)}
     messages = await _messages(js, js_names.stream)
     # One message per position, one sequence per message, no hole in either.
-    assert [h["Nats-Msg-Id"] for _, h, _ in messages] == [str(p) for p in range(1, 15)]
+    assert [h["Belot-Position"] for _, h, _ in messages] == [str(p) for p in range(1, 15)]
     assert [seq for seq, _, _ in messages] == list(range(1, 15))
     versions = [int(h["Belot-Version"]) for _, h, _ in messages if h["Belot-Stream"] == "match-s1"]
     assert versions == list(range(1, 13))
@@ -193,7 +194,7 @@ async def test_a_relay_resumes_after_a_stub_and_resyncs_as_before(
     store: EventStore, js: JetStreamContext, js_names: StreamNames
 ) -> None:
     """The stream's last message is a stub: a restarted relay reads its position from the
-    stub's Nats-Msg-Id and goes on; a stale relay is refused and resyncs past it."""
+    stub and goes on; a stale relay is refused and resyncs past it."""
     await store.append("match-s2", 0, [NewEvent("E", {"i": 0})])
     await store.append("match-s2", 1, [NewEvent("DeckSupplied", {"cards": DECK}, "secret")])
     first = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
@@ -205,9 +206,7 @@ async def test_a_relay_resumes_after_a_stub_and_resyncs_as_before(
     await store.append("match-s2", 3, [NewEvent("E", {"i": 3})])
     assert await second.relay_once() == 2
     # The first relay still thinks position 2 was the last: JetStream refuses its chain,
-    # and it resyncs from the stream.
-    with pytest.raises(RelayError):
-        await first.relay_once()
+    # and it resyncs from the stream (publishing nothing twice).
     assert await first.relay_once() == 0
     await store.append("match-s2", 4, [NewEvent("DeckSupplied", {"cards": DECK}, "secret")])
     assert await first.relay_once() == 1
@@ -285,3 +284,156 @@ async def test_relay_killed_mid_way_and_restarted_loses_and_repeats_nothing(
     assert await _positions(js, js_names.stream) == list(range(1, 3601))
     offset = await store.pool.fetchval(f'SELECT position FROM "{store.schema}".relay_offsets')
     assert offset == 3600
+
+
+async def _foreign(js: JetStreamContext, names: StreamNames, what: str, **headers: str) -> int:
+    """Publish a message the relay did not: plain, or dressed as the relay's."""
+    body = orjson.dumps({"position": int(headers.get("Belot-Position", 0)), "what": what})
+    ack = await js.publish(f"{names.subject_prefix}.match.match-x", body, headers=headers or None)
+    return ack.seq
+
+
+def _dressed(position: int) -> dict[str, str]:
+    """A forger's message for ``position``: the relay's headers, and the id the relay
+    used to give it (its position), published before the relay's."""
+    return {
+        "Nats-Msg-Id": str(position),
+        "Belot-Position": str(position),
+        "Belot-Stream": "match-x",
+        "Belot-Version": "1",
+        "Belot-Type": "E",
+        "Belot-Visibility": "public",
+    }
+
+
+async def test_foreign_messages_neither_hide_nor_duplicate_a_position(
+    store: EventStore, js: JetStreamContext, js_names: StreamNames
+) -> None:
+    """Foreign messages before, between and after the relay's (plain ones, ones dressed
+    as the relay's with the next position's old id, a copy of a relay message published
+    again past the duplicate window): the relay's positions are exactly 1..n, across
+    restarts, and each message of the relay sits where it put it."""
+    names = js_names
+
+    def relay() -> OutboxRelay:
+        return OutboxRelay(store, js, stream=names.stream, subject_prefix=names.subject_prefix)
+
+    first = relay()
+    await first.ensure_stream(duplicate_window=0.5)
+    # Before: the stream starts with foreign messages, one claiming position 1.
+    await _foreign(js, names, "plain")
+    await _foreign(js, names, "dressed", **_dressed(1))
+    await _append(store, 10, "a")
+    assert await first.relay_once() == 10
+    # Between: the next position's old id taken first, and a replay of the relay's
+    # last message once the duplicate window has passed: with its expectations
+    # JetStream refuses it; without them it is stored, its seal valid but not its place.
+    last = await js.get_msg(names.stream, seq=(await js.stream_info(names.stream)).state.last_seq)
+    await _foreign(js, names, "dressed", **_dressed(11))
+    await asyncio.sleep(0.6)
+    assert last.data is not None and last.headers is not None
+    with pytest.raises(BadRequestError):
+        await js.publish(last.subject or "", last.data, headers=dict(last.headers))
+    stripped = {k: v for k, v in last.headers.items() if not k.startswith("Nats-Expected")}
+    replayed = await js.publish(last.subject or "", last.data, headers=stripped)
+    assert not replayed.duplicate
+    await _append(store, 10, "b")
+    assert await first.relay_once() == 10
+    # A restarted relay walks back past them; one more foreign at the tail.
+    await _foreign(js, names, "dressed", **_dressed(21))
+    await _foreign(js, names, "plain")
+    second = relay()
+    assert (await second.published()).position == 20
+    await _append(store, 10, "c")
+    assert await second.relay_once() == 10
+    # After: foreign messages last; a third relay starts from them.
+    await _foreign(js, names, "dressed", **_dressed(31))
+    third = relay()
+    assert (await third.published()).position == 30
+    assert await third.relay_once() == 0
+    assert await third.positions() == list(range(1, 31))
+    # Consumers key on Belot-Position: the relay's messages carry each position once.
+    info = await js.stream_info(names.stream)
+    bodies = {}
+    for seq in range(info.state.first_seq, info.state.last_seq + 1):
+        msg = await js.get_msg(names.stream, seq=seq)
+        if third.owns(msg) is not None:
+            assert msg.data is not None
+            bodies[third.owns(msg)] = orjson.loads(msg.data)["position"]
+    assert bodies == {p: p for p in range(1, 31)}
+
+
+async def test_foreign_messages_during_a_batch_cost_no_position(
+    store: EventStore, js: JetStreamContext, js_names: StreamNames
+) -> None:
+    """A foreign publisher at work while the relay publishes batches: a refused batch
+    is resumed after the foreign message; positions exactly 1..n."""
+    await _append(store, 400, "a")
+    relay = OutboxRelay(
+        store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix, batch_size=50
+    )
+    await relay.ensure_stream()
+    stop = asyncio.Event()
+    foreign = 0
+
+    async def forger() -> None:
+        nonlocal foreign
+        while not stop.is_set():
+            await _foreign(js, js_names, "dressed", **_dressed(relay._published.position + 1
+                                                                  if relay._published else 1))
+            foreign += 1
+            await asyncio.sleep(0.005)
+
+    task = asyncio.create_task(forger())
+    refused = 0
+    try:
+        for _ in range(500):
+            try:
+                await relay.relay_once()
+            except RelayError:
+                refused += 1
+                continue
+            if (await store.head_position()) == relay._published.position:  # type: ignore[union-attr]
+                break
+    finally:
+        stop.set()
+        await task
+    assert foreign > 0
+    assert await relay.positions() == list(range(1, 401))
+
+
+async def test_a_stream_of_the_old_relay_goes_on_without_a_repeat(
+    store: EventStore, js: JetStreamContext, js_names: StreamNames
+) -> None:
+    """Upgrading: the stream holds the old relay's messages (Nats-Msg-Id = position, no
+    seal) and its offset row no anchor: the new relay takes the last of them once, then
+    seals; restarted, it goes on from its own."""
+    await _append(store, 10, "a")
+    relay = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
+    await relay.ensure_stream()
+    for e in await store.read_all(0, 100):
+        headers = {"Nats-Msg-Id": str(e.position), "Belot-Stream": e.stream_id,
+                   "Belot-Version": str(e.version), "Belot-Type": e.type,
+                   "Belot-Visibility": e.visibility}  # fmt: skip
+        await js.publish(
+            f"{js_names.subject_prefix}.match.{e.stream_id}",
+            orjson.dumps(e.to_json_dict()),
+            headers=headers,
+        )
+    s = f'"{store.schema}"'
+    await store.pool.execute(
+        f"INSERT INTO {s}.relay_offsets (relay, position) VALUES ('jetstream', 10)"
+    )
+    await _append(store, 10, "b")
+    assert await relay.relay_once() == 10
+    await _append(store, 10, "c")
+    again = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
+    assert await again.relay_once() == 10
+    info = await js.stream_info(js_names.stream)
+    bodies = []
+    for seq in range(1, info.state.last_seq + 1):
+        msg = await js.get_msg(js_names.stream, seq=seq)
+        assert msg.data is not None
+        bodies.append(orjson.loads(msg.data)["position"])
+    assert bodies == list(range(1, 31))
+    assert await again.positions() == list(range(11, 31))

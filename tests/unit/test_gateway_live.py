@@ -16,8 +16,9 @@ from typing import Any
 import orjson
 import pytest
 
+from belot_platform.supervise import Supervisor
 from eventlog import RecordedEvent
-from eventlog.relay import message_body
+from eventlog.relay import event_headers, message_body
 from services.gateway.live import Connection, Hub, Watch
 
 TABLE, MATCH = "t1", "m1"
@@ -98,7 +99,10 @@ class Rig:
 
     def publish(self, e: RecordedEvent) -> None:
         """What the relay would publish for ``e``, as the hub's NATS callback gets it."""
-        msg = SimpleNamespace(data=orjson.dumps(message_body(e)), subject=f"x.match.{STREAM}")
+        msg = SimpleNamespace(
+            data=orjson.dumps(message_body(e)), subject=f"x.match.{STREAM}",
+            headers=event_headers(e),
+        )  # fmt: skip
         self.arrivals.append(asyncio.create_task(self.hub._on_event(msg)))  # type: ignore[arg-type]
 
     async def settle(self) -> None:
@@ -266,4 +270,49 @@ async def test_a_secret_event_read_from_the_log_is_never_sent_and_catch_up_is_ma
     await r.settle()
     assert [m["event"] for m in r.ws.sent if m.get("type") == "event"][-1] == "CardsDealt"
     assert all(m.get("event") != "DeckSupplied" for m in r.ws.sent)
+    await close(r)
+
+
+async def test_a_message_without_the_relays_headers_is_ignored() -> None:
+    """Anything on the events subjects that is not the relay's (no position header, or
+    headers that disagree with the envelope) is not forwarded and moves no version."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    r = await rig(log)
+    forged = log.add(STREAM, "Bid")
+    log.events[STREAM].pop()  # never in the log: a forger's
+    bare = SimpleNamespace(data=orjson.dumps(message_body(forged)), subject="x", headers=None)
+    wrong = {**event_headers(forged), "Belot-Position": str(forged.position + 1)}
+    lying = SimpleNamespace(data=orjson.dumps(message_body(forged)), subject="x", headers=wrong)
+    for msg in (bare, lying):
+        await r.hub._on_event(msg)  # type: ignore[arg-type]
+    await r.settle()
+    assert r.watch.last[STREAM] == 1
+    assert r.events() == [(STREAM, 1, "MatchStarted")]
+    await close(r)
+
+
+async def test_after_nats_reconnects_the_follower_reads_every_watch_again() -> None:
+    """Events the relay published while this gateway's NATS connection was down never
+    came, and nothing comes after the last of them: once NATS is back, the follower
+    reads the watched streams from the log and sends what was missed, once."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    nc = SimpleNamespace(stats={"reconnects": 0}, is_connected=True)
+    hub = Hub(nc, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    ws = FakeWebSocket()
+    conn = Connection(hub, ws, "alice")  # type: ignore[arg-type]
+    hub.connections["alice"] = conn
+    await hub.watch(conn, TABLE, MATCH, 0)
+    r = Rig(log, hub, conn, ws, conn.watches[TABLE])
+    await r.settle()
+    sup = Supervisor()
+    sup.spawn("gateway-follower", hub.follow)
+    log.add(STREAM, "MatchEnded")  # published while the gateway was away
+    nc.stats["reconnects"] = 1
+    while r.watch.last.get(STREAM) != 2:
+        await asyncio.sleep(0.01)
+    await sup.stop()
+    await r.settle()
+    assert r.events() == [(STREAM, 1, "MatchStarted"), (STREAM, 2, "MatchEnded")]
     await close(r)
