@@ -13,7 +13,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Final
 
-from tests.chaos.records import MSG_ID, PUBLIC, RELAY_HEADER, Feed, Logged, Message, Sample, Window
+from tests.chaos.records import (
+    POSITION_HEADER,
+    PUBLIC,
+    RELAY_HEADER,
+    Feed,
+    Logged,
+    Message,
+    Sample,
+    Window,
+)
 
 #: How many versions or positions a line lists before it only counts the rest.
 SHOWN: Final = 12
@@ -97,7 +106,7 @@ def feed_losses(
 
 def relay_losses(messages: Sequence[Message], log: Mapping[int, Logged], head: int) -> list[str]:
     """What the relay's messages in the JetStream stream lack or hold wrongly: their
-    positions (``Nats-Msg-Id``) must be 1..``head`` at least, then only positions the
+    positions (``Belot-Position``) must be 1..``head`` at least, then only positions the
     log holds (``log``, read after the messages), each once, in sequence order, each
     naming the stream and version the log holds at that position. Other messages
     (foreign publishes) are skipped: only the relay's are judged."""
@@ -105,14 +114,16 @@ def relay_losses(messages: Sequence[Message], log: Mapping[int, Logged], head: i
     relays = [m for m in messages if m.is_relays]
     positions: list[int] = []
     unnumbered = []
+    numbered = []
     for m in relays:
-        try:
-            positions.append(int(m.headers[MSG_ID]))
-        except (KeyError, ValueError):
+        if m.position is None:
             unnumbered.append(m.seq)
+        else:
+            positions.append(m.position)
+            numbered.append(m)
     if unnumbered:
         problems.append(
-            f"relay messages without a numeric {MSG_ID}: sequences {ranges(unnumbered)}"
+            f"relay messages without a numeric {POSITION_HEADER}: sequences {ranges(unnumbered)}"
         )
     seen = set(positions)
     missing = [p for p in range(1, head + 1) if p not in seen]
@@ -133,7 +144,7 @@ def relay_losses(messages: Sequence[Message], log: Mapping[int, Logged], head: i
     if backwards:
         problems.append(f"relay positions out of order in the stream: {ranges(backwards)}")
     wrong = [
-        m.seq for m, p in zip(relays, positions, strict=False)
+        m.seq for m, p in zip(numbered, positions, strict=True)
         if p in log and (m.headers.get(RELAY_HEADER) != log[p].stream
                          or m.headers.get("Belot-Version") != str(log[p].version))
     ]  # fmt: skip
@@ -156,14 +167,14 @@ def foreign_losses(messages: Sequence[Message], foreign: Sequence[int]) -> list[
         before = [m for m in order if m.seq < seq and m.is_relays]
         after = [m for m in order if m.seq > seq and m.is_relays]
         if not after:
-            last = before[-1].headers.get(MSG_ID) if before else "none"
+            last = before[-1].position if before else "none"
             problems.append(
                 f"the relay published nothing after the foreign message at sequence {seq} "
                 f"(its last position: {last})"
             )
             continue
-        prev = int(before[-1].headers.get(MSG_ID, 0)) if before else 0
-        nxt = int(after[0].headers.get(MSG_ID, 0))
+        prev = (before[-1].position or 0) if before else 0
+        nxt = after[0].position or 0
         if nxt != prev + 1:
             problems.append(
                 f"after the foreign message at sequence {seq} the relay went from position "

@@ -9,8 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 PUBLIC: Final = "public"
-#: Headers the outbox relay puts on every message it publishes (eventlog/relay.py).
+#: Headers the outbox relay puts on every message it publishes (eventlog/relay.py):
+#: the event's stream, and its position (``Belot-Position``; a relay of an earlier
+#: version wrote it as the ``Nats-Msg-Id`` alone).
 MSG_ID: Final = "Nats-Msg-Id"
+POSITION_HEADER: Final = "Belot-Position"
 RELAY_HEADER: Final = "Belot-Stream"
 
 
@@ -36,6 +39,12 @@ class Message:
     @property
     def is_relays(self) -> bool:
         return RELAY_HEADER in self.headers
+
+    @property
+    def position(self) -> int | None:
+        """The log position the relay's message carries (None: not a number)."""
+        text = self.headers.get(POSITION_HEADER, self.headers.get(MSG_ID, ""))
+        return int(text) if text.isdigit() else None
 
 
 @dataclass(frozen=True)

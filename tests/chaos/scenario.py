@@ -36,7 +36,7 @@ from nats.aio.client import Client
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from tests.chaos.players import Account, Api, Reply, Watcher, retry_after, sign_up
-from tests.chaos.records import MSG_ID, RELAY_HEADER, Logged, Message, Sample
+from tests.chaos.records import MSG_ID, Logged, Message, Sample
 from tests.chaos.stack import Outage, Stack, problems_in_logs
 
 #: How long each wait of the run may last before the run records what it has and goes on.
@@ -459,9 +459,9 @@ async def _last_relayed(nc: Client, stream: str) -> int:
     seq = info.state.last_seq
     while seq >= max(1, info.state.first_seq):
         msg = await js.get_msg(stream, seq=seq)
-        headers = msg.headers or {}
-        if RELAY_HEADER in headers and MSG_ID in headers:
-            return int(headers[MSG_ID])
+        m = Message(seq, msg.subject or "", dict(msg.headers or {}))
+        if m.is_relays and m.position is not None:
+            return m.position
         seq -= 1
     return 0
 

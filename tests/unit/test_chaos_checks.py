@@ -87,8 +87,8 @@ def test_an_event_the_log_does_not_hold_is_named() -> None:
 
 
 def relay_message(seq: int, position: int, e: Logged) -> Message:
-    headers = {"Nats-Msg-Id": str(position), "Belot-Stream": e.stream,
-               "Belot-Version": str(e.version)}  # fmt: skip
+    headers = {"Nats-Msg-Id": f"seal{position}", "Belot-Position": str(position),
+               "Belot-Stream": e.stream, "Belot-Version": str(e.version)}  # fmt: skip
     return Message(seq, f"belot.events.x.{e.stream}", headers)
 
 
@@ -115,6 +115,16 @@ def test_foreign_messages_are_not_the_relays() -> None:
     assert relay_losses(messages, BY_POSITION, HEAD) == []
 
 
+def test_an_earlier_relays_position_is_its_message_id() -> None:
+    def unsealed(m: Message) -> Message:
+        headers = {k: v for k, v in m.headers.items() if k != "Belot-Position"}
+        return Message(m.seq, m.subject, {**headers, "Nats-Msg-Id": str(m.position)})
+
+    old = [unsealed(m) for m in RELAYED]
+    assert relay_losses(old, BY_POSITION, HEAD) == []
+    assert relay_losses(old[1:], BY_POSITION, HEAD)[0].startswith("the relay never published 1")
+
+
 def test_a_position_twice_and_a_wrong_stream_are_named() -> None:
     wrong = relay_message(20, 2, BY_POSITION[3])
     problems = relay_losses([*RELAYED, wrong], BY_POSITION, HEAD)
@@ -130,7 +140,7 @@ def test_a_hole_after_a_foreign_message_is_named() -> None:
     foreign = Message(5, "belot.events.chaos.x", {"Chaos-Foreign": "1"})
     whole = sorted([*renumbered, foreign], key=lambda m: m.seq)
     assert foreign_losses(whole, [5]) == []
-    holed = [m for m in whole if m.headers.get("Nats-Msg-Id") != "5"]
+    holed = [m for m in whole if m.position != 5]
     assert foreign_losses(holed, [5]) == [
         "after the foreign message at sequence 5 the relay went from position 4 to 6: "
         "positions 5 skipped"
