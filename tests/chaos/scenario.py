@@ -121,6 +121,9 @@ class Week:
     outages: list[Outage] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     bad: list[BadRequest] = field(default_factory=list)
+    #: The lobby after each batch of bad requests: (when, reply, its lines whose table
+    #: the log does not hold).
+    lobbies: list[tuple[str, Reply, list[str]]] = field(default_factory=list)
     foreign_sent: int = 0
     #: The log when every table had closed (or the wait ran out), and after the sockets
     #: closed: stream -> its events in version order.
@@ -188,6 +191,7 @@ async def worst_week(stack: Stack) -> Week:
                 await _wait_playing(stack, tables, week)
                 if wave == "b":
                     await _send_bad(gateway, bad_account, week, "in play")
+                    await _check_lobby(stack, gateway, week, "in play")
                     await _publish_foreign(stack, nc, week)
                 # A table opened just before the outage: its seed window, drand round
                 # and fallback fall into it.
@@ -206,6 +210,7 @@ async def worst_week(stack: Stack) -> Week:
                 week.outages.append(out)
                 week.note(f"{server} back after {out.up_at - out.down_at:.1f} s")
                 await bad
+                await _check_lobby(stack, gateway, week, f"after {server} {how}")
             week.recovered_at = time.monotonic()
             await _wait_finished(stack, week)
             await _catch_up(stack, week)
@@ -649,6 +654,21 @@ async def _send_bad(
     for what, path, name, body in cases:
         reply = await gateway.call("POST", path, body, token=sender.token)
         week.bad.append(BadRequest(when, what, name, reply))
+
+
+async def _check_lobby(stack: Stack, gateway: Api, week: Week, when: str) -> None:
+    """The lobby answers, and lists no table the log does not hold (a line written for
+    a creation that failed)."""
+    reply = await gateway.patiently("GET", "/v1/lobby")
+    ids = [t.get("table_id") for t in reply.body.get("tables", [])] if reply.status == 200 else []
+    rows = await _query(
+        stack,
+        f"SELECT stream_id FROM {_events(stack)} WHERE type = 'TableOpened' "
+        "AND stream_id = ANY($1)",
+        [f"table-{i}" for i in ids],
+    )
+    held = {r["stream_id"] for r in rows}
+    week.lobbies.append((when, reply, [i for i in ids if f"table-{i}" not in held]))
 
 
 async def _marked(stack: Stack, sender: Account) -> list[tuple[int, str, str]]:

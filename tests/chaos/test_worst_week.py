@@ -111,7 +111,8 @@ async def test_foreign_publishes_leave_no_hole(week: Week) -> None:
 
 async def test_bad_fields_get_400_and_append_nothing(week: Week) -> None:
     """A NUL or an oversized field, in play and during each outage, gets a JSON 400
-    naming the field, and nothing of it reaches the log."""
+    naming the field, and nothing of it reaches the log; the lobby answers after each
+    batch and lists no table the log does not hold."""
     problems = []
     for bad in week.bad:
         r = bad.reply
@@ -122,6 +123,11 @@ async def test_bad_fields_get_400_and_append_nothing(week: Week) -> None:
         f"the log holds what a bad request sent: position {p}, {stream} {kind}"
         for p, stream, kind in week.marked
     ]
+    for when, reply, phantoms in week.lobbies:
+        if reply.status != 200:
+            problems.append(f"the lobby {when}: {reply}")
+        if phantoms:
+            problems.append(f"the lobby {when} lists tables the log does not hold: {phantoms}")
     whens = {b.when for b in week.bad}
     if len(whens) < 1 + len(week.outages):
         problems.append(f"harness: bad requests sent only {sorted(whens)}")
