@@ -88,6 +88,13 @@ WAVES: Final = {
 }
 
 
+#: The week: after each wave starts playing, which server goes, how, for how long.
+WEEK: Final = (
+    ("a", "postgres", "fast shutdown", 5.0),
+    ("b", "postgres", "kill -9", 30.0),
+    ("c", "nats", "SIGTERM", 5.0),
+    ("d", "nats", "SIGKILL", 30.0),
+)
 #: Opened just before each outage.
 FRESH: Final = TableSpec("club", ("bot:easy",) * 4, 301)
 
@@ -178,13 +185,7 @@ async def worst_week(stack: Stack) -> Week:
             bad_account = await sign_up(gateway, f"{MARK}-sender")
             host = await sign_up(gateway, "bot-host")
             week.note("services up, accounts made")
-            plan: list[tuple[str, str, str, float]] = [
-                ("a", "postgres", "fast shutdown", 5.0),
-                ("b", "postgres", "kill -9", 30.0),
-                ("c", "nats", "SIGTERM", 5.0),
-                ("d", "nats", "SIGKILL", 30.0),
-            ]
-            for wave, server, how, seconds in plan:
+            for wave, server, how, seconds in WEEK:
                 tables = await _open_wave(
                     gateway, http, wave, host, week, socket_tasks, stop_sockets
                 )
@@ -693,10 +694,11 @@ async def _verify(http: aiohttp.ClientSession, stack: Stack, week: Week) -> None
     Retry-After; 404 and 409 while its feed or the reveal may still be on the way),
     each within a bound."""
     api = Api(http, stack.url("verify"))
+    overall = time.monotonic() + 3 * VERIFY_TIMEOUT
     for t in week.tables:
         closed = any(e.type == "TableClosed" for e in week.recorded.get(f"table-{t.table_id}", []))
         # A table still open is asked once: its match is not ended, and will not be.
-        deadline = time.monotonic() + (VERIFY_TIMEOUT if closed else 0.0)
+        deadline = min(overall, time.monotonic() + (VERIFY_TIMEOUT if closed else 0.0))
         while True:
             reply = await api.call("GET", f"/v1/matches/{t.match_id}/verification")
             if reply.status not in (0, 404, 409, 429, 503) or time.monotonic() > deadline:
