@@ -10,6 +10,7 @@ Replies are JSON objects. A handler's failure is answered as
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -24,7 +25,7 @@ from nats.aio.subscription import Subscription
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
-from nats.js.errors import BucketNotFoundError
+from nats.js.errors import APIError, BucketNotFoundError
 from nats.js.kv import KeyValue
 
 from belot_platform import fields, outage
@@ -196,6 +197,10 @@ async def subscribe_queue(
     return await nc.subscribe(subject, queue=queue, cb=handler)
 
 
+class BucketSettingsError(RuntimeError):
+    """A KV bucket's settings differ from the configuration and updating it failed."""
+
+
 async def kv_bucket(
     js: JetStreamContext,
     bucket: str,
@@ -203,9 +208,14 @@ async def kv_bucket(
     ttl: float | None = None,
     history: int = 1,
     wait: float = BUCKET_WAIT,
+    reconcile: bool = False,
 ) -> KeyValue:
     """Bind to KV bucket ``bucket``, creating it if missing (``ttl`` in seconds: entries
     expire that long after their last write; leases use it).
+
+    With ``reconcile`` (the bucket's owner: the table service), an existing bucket whose
+    TTL or history differ from ``ttl`` and ``history`` is updated to them
+    (:func:`reconcile_bucket`), never silently kept as it was first made.
 
     A user the server does not let create it (deploy/nats/auth.conf: only the table
     service creates its buckets) gets no answer to the creation; it binds again every
@@ -216,9 +226,13 @@ async def kv_bucket(
     deadline = loop.time() + wait
     while True:
         try:
-            return await js.key_value(bucket)
+            kv = await js.key_value(bucket)
         except BucketNotFoundError:
             pass
+        else:
+            if reconcile:
+                await reconcile_bucket(js, bucket, ttl=ttl, history=history)
+            return kv
         try:
             return await js.create_key_value(bucket=bucket, ttl=ttl, history=history)
         except NatsTimeoutError:
@@ -226,3 +240,46 @@ async def kv_bucket(
                 raise
             log.warning("KV bucket %s is missing and creating it got no answer: waiting", bucket)
             await asyncio.sleep(1.0)
+
+
+async def reconcile_bucket(
+    js: JetStreamContext, bucket: str, *, ttl: float | None, history: int
+) -> bool:
+    """Make KV bucket ``bucket``'s TTL (its stream ``KV_<bucket>``'s ``max_age``; None:
+    entries never expire) and history (``max_msgs_per_subject``) the given ones; True
+    if it changed anything (and logs what). Raises :class:`BucketSettingsError`, one
+    line naming the bucket, both values and what to do, if JetStream refuses or does not
+    answer the update (a user without ``$JS.API.STREAM.UPDATE.KV_<bucket>``)."""
+    stream = f"KV_{bucket}"
+    config = (await js.stream_info(stream)).config
+    have_ttl = float(config.max_age or 0)
+    want_ttl = float(ttl or 0)
+    have_history = config.max_msgs_per_subject or 0
+    changes = []
+    if abs(have_ttl - want_ttl) > 0.001:
+        changes.append(f"TTL {_seconds(have_ttl)} -> {_seconds(want_ttl)}")
+    if have_history != history:
+        changes.append(f"history {have_history} -> {history}")
+    if not changes:
+        return False
+    # JetStream wants the duplicate window no longer than the TTL (as nats-py creates it).
+    window = min(float(config.duplicate_window or 120.0), 120.0)
+    if want_ttl:
+        window = min(window, want_ttl)
+    updated = dataclasses.replace(
+        config, max_age=want_ttl, max_msgs_per_subject=history, duplicate_window=window
+    )
+    try:
+        await js.update_stream(updated)
+    except (APIError, NatsTimeoutError) as exc:
+        raise BucketSettingsError(
+            f"KV bucket {bucket} differs from the configuration ({'; '.join(changes)}) and "
+            f"updating it failed ({type(exc).__name__}: {exc}): let this user update stream "
+            f"{stream}, or delete the bucket, or configure what it has"
+        ) from None
+    log.warning("KV bucket %s updated to the configuration: %s", bucket, "; ".join(changes))
+    return True
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s" if value else "none"

@@ -24,9 +24,10 @@ relay's events not yet on JetStream, over its limit for longer than its grace).
 Stopping. :meth:`Supervisor.stop` (or :meth:`Supervised.stop` for one task) sets the
 task's ``stopping`` event, gives it its ``grace`` (0 unless it was spawned with one: a
 loop that watches the event, like the relay, finishes the batch it is publishing), then
-cancels it, again and again until they
-end: a task that swallows a cancellation (a library that turns it into an error of its
-own, a loop that catches too much) is cancelled at its next ``await``. Past ``timeout``
+cancels it, again and again until it ends: a task that swallows a cancellation is
+cancelled at its next ``await``. (A loop that catches too much swallows one; so does
+Python 3.11's ``asyncio.wait_for``, which nats-py's requests use, when the cancellation
+meets the reply: that is how the table scan used to hang at shutdown.) Past ``timeout``
 it is left behind with an error logged: a shutdown never hangs on a task. A
 ``CancelledError`` that nobody asked for (``Task.cancelling()`` is 0: a library raised
 it) is a failure like any other, not a reason to end.

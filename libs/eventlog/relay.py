@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import logging
@@ -101,6 +102,7 @@ import asyncpg
 import orjson
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import PubAck, RawStreamMsg, StreamConfig
 from nats.js.errors import (
@@ -346,6 +348,7 @@ class OutboxRelay:
         self._beat: Callable[[], None] = lambda: None
         # The ends last read for the lag (each kept when it cannot be read again).
         self._seen: Published | None = None
+        self._unread: list[tuple[int, int]] = []  # sequences (low, high] to read still
         self._head: int | None = None
         self._lag_read: tuple[float, int] | None = None
         s = quote_schema(store.schema)
@@ -368,18 +371,38 @@ class OutboxRelay:
         self._lock_key = int.from_bytes(digest[:8], "big", signed=True)
 
     async def ensure_stream(self, *, duplicate_window: float | None = None) -> None:
-        """Create the JetStream stream if it does not exist (file storage, limits retention)."""
+        """Create the JetStream stream if it does not exist (file storage, limits
+        retention). An existing one whose duplicate window differs is updated to it;
+        one that does not take the relay's subjects is refused (:class:`RelayError`,
+        one line): it is someone else's stream, never silently used as it is."""
         window = self.duplicate_window if duplicate_window is None else duplicate_window
+        subjects = f"{self.subject_prefix}.>"
         try:
-            await self.js.stream_info(self.stream)
+            info = await self.js.stream_info(self.stream)
         except NotFoundError:
             await self.js.add_stream(
-                StreamConfig(
-                    name=self.stream,
-                    subjects=[f"{self.subject_prefix}.>"],
-                    duplicate_window=window,
-                )
+                StreamConfig(name=self.stream, subjects=[subjects], duplicate_window=window)
             )
+            return
+        config = info.config
+        if subjects not in (config.subjects or []):
+            raise RelayError(
+                f"JetStream stream {self.stream} takes {config.subjects}, not {subjects}: "
+                f"BELOT_EVENTS_STREAM or BELOT_EVENTS_SUBJECT names another stream"
+            )
+        if abs(float(config.duplicate_window or 0) - window) > 0.001:
+            try:
+                await self.js.update_stream(dataclasses.replace(config, duplicate_window=window))
+            except (APIError, NatsTimeoutError) as exc:
+                raise RelayError(
+                    f"JetStream stream {self.stream} has a duplicate window of "
+                    f"{config.duplicate_window:g} s, not {window:g} s, and updating it "
+                    f"failed: {exc}"
+                ) from None
+            log.warning(
+                "JetStream stream %s: duplicate window %g s -> %g s",
+                self.stream, config.duplicate_window or 0, window,
+            )  # fmt: skip
 
     # ------------------------------------------------------------------ where it is
 
@@ -445,6 +468,8 @@ class OutboxRelay:
         return found
 
     async def _walk_back(self, last: int, floor: Published, offsets: _Offsets) -> Published:
+        """From ``last`` down, the first message that is the relay's; ``floor`` if none
+        is above it."""
         seq = last
         while seq > max(floor.sequence, 0):
             msg = await self._message(seq)
@@ -510,20 +535,50 @@ class OutboxRelay:
         await self.lag()
 
     async def _our_end(self) -> Published:
-        """Where the relay is in JetStream, read incrementally: from what this relay
-        last knew (its own publishing, or the last read), walking back only over what
-        came after."""
+        """Where the relay is in JetStream, read incrementally from what this process
+        last knew: its own publishing (the active relay knows its end), or its last
+        read (a relay waiting for the lock). Only what came after is read, from the
+        stream's end down (the relay's last message is usually the last one), and the
+        progress is kept at each message, so that a read cut short by the scrape's
+        timeout goes on where it stopped: a flood of foreign messages is read once,
+        over as many scrapes as it takes."""
         if not self._acks.nc.is_connected:
             raise ConnectionError("not connected to NATS")
-        known = self._published or self._seen
-        if known is None or self._key is None:
+        published, seen = self._published, self._seen
+        if published is not None and (
+            seen is None or published.last_sequence >= seen.last_sequence
+        ):
+            known, unread = published, []
+        elif seen is not None and self._key is not None:
+            known, unread = seen, list(self._unread)
+        else:
             return await self.published()
         info = await self.js.stream_info(self.stream)
         last = info.state.last_seq
-        if last < known.sequence:  # the stream was made again
+        if last < known.last_sequence:  # the stream was made again
+            self._unread = []
             return await self.published()
-        offsets = _Offsets(self._key, known.position, known.sequence, legacy=False)
-        return await self._walk_back(last, known, offsets)
+        assert self._key is not None
+        # Ranges (low, high] not looked at yet, the newest first: the first message of
+        # the relay's found from the top down is its end.
+        todo = [(known.last_sequence, last), *unread]
+        self._seen, self._unread = Published(known.position, known.sequence, last), todo
+        loop = asyncio.get_running_loop()
+        # Its own deadline, not only the caller's timeout: Python 3.11's wait_for, which
+        # nats-py's requests use, may swallow a cancellation that meets a reply.
+        deadline = loop.time() + LAG_READ_TIMEOUT_S
+        for i, (low, high) in enumerate(todo):
+            for seq in range(high, low, -1):
+                if loop.time() > deadline:
+                    raise TimeoutError("the stream's new messages were not all read yet")
+                msg = await self._message(seq)
+                position = None if msg is None else self.owns(msg, self._key)
+                if position is not None:
+                    self._seen, self._unread = Published(position, seq, last), []
+                    return self._seen
+                self._unread = [(low, seq - 1), *todo[i + 1 :]] if seq - 1 > low else todo[i + 1 :]
+        self._unread = []
+        return self._seen
 
     # ------------------------------------------------------------------ publishing
 
@@ -572,7 +627,7 @@ class OutboxRelay:
                 break
         head = await self.store.head_position()
         self._head = max(self._head or 0, head)
-        self._seen = self._published
+        self._seen, self._unread = self._published, []
         self._lag_read = None
         metrics.RELAY_LAG.set(max(0, head - self._published.position))
         return total

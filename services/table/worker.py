@@ -757,10 +757,14 @@ class TableWorker:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
+        # The buckets are the table service's: made, or made to match, as configured
+        # (BELOT_LEASE_TTL changed since the bucket was made applies, or start fails).
         self.leases = await messaging.kv_bucket(
-            self.js, f"{self.prefix}_table_leases", ttl=self.lease_ttl
+            self.js, f"{self.prefix}_table_leases", ttl=self.lease_ttl, reconcile=True
         )
-        self.registry = await messaging.kv_bucket(self.js, f"{self.prefix}_tables")
+        self.registry = await messaging.kv_bucket(
+            self.js, f"{self.prefix}_tables", reconcile=True
+        )
         self._accepting = True
         self._subs.append(
             await messaging.serve(self.nc, self.create_subject, self.create, queue=QUEUE)

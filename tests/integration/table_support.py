@@ -23,6 +23,7 @@ from nats.aio.client import Client
 from belot import RULESETS, Match, replay
 from belot.codec import from_payload
 from belot_platform import messaging
+from belot_platform.supervise import Supervisor
 from drand import QUICKNET
 from drand.client import DrandClient
 from drand.clock import ScaledClock
@@ -181,7 +182,6 @@ async def platform(
         for s, h in Handlers(randomness, "quicknet", f"{prefix}.randomness").routes().items()
     ]
     await randomness.start()
-    stop = asyncio.Event()
     relay_task = None
     if relay:
         outbox = OutboxRelay(
@@ -191,7 +191,10 @@ async def platform(
             subject_prefix=js_names.subject_prefix,
         )
         await outbox.ensure_stream()
-        relay_task = asyncio.create_task(outbox.run(stop))
+        # Supervised, as in the table service: a failure is logged and it starts again.
+        relay_task = Supervisor().spawn(
+            "outbox-relay", lambda t: outbox.run(t.stopping, t.beat), grace=outbox.ack_timeout
+        )
     drand_url = str(drand_relay.make_url("")).rstrip("/")
     p = Platform(
         store, nc, prefix, randomness, drand_url=drand_url, clock=clock, worker_store=table_store
@@ -203,9 +206,8 @@ async def platform(
     finally:
         for w in p.workers:
             await w.stop(handover=False)
-        stop.set()
         if relay_task is not None:
-            await relay_task
+            await relay_task.stop()
         for sub in subs:
             await sub.unsubscribe()
         await randomness.stop()

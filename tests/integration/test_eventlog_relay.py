@@ -16,8 +16,10 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import BadRequestError
+from prometheus_client import REGISTRY
 
 from eventlog import EventStore, NewEvent, seat
+from eventlog import relay as relay_module
 from eventlog.relay import OutboxRelay, RelayError
 from tests.integration.conftest import Servers, StreamNames
 
@@ -437,3 +439,39 @@ async def test_a_stream_of_the_old_relay_goes_on_without_a_repeat(
         bodies.append(orjson.loads(msg.data)["position"])
     assert bodies == list(range(1, 31))
     assert await again.positions() == list(range(11, 31))
+
+
+async def test_the_lag_is_read_from_both_ends_by_a_relay_that_waits_too(
+    store: EventStore, js: JetStreamContext, js_names: StreamNames, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relay waiting for the lock reads the same lag as the active one, from the log's
+    head and the stream; a flood of foreign messages is read over several reads cut
+    short by their timeout, each going on where the last stopped."""
+    monkeypatch.setattr(relay_module, "LAG_CACHE_S", 0.0)
+
+    def relay() -> OutboxRelay:
+        return OutboxRelay(
+            store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix
+        )
+
+    active, waiting = relay(), relay()
+    await active.ensure_stream()
+    await _append(store, 100, "a")
+    assert await waiting.lag() == 100
+    await active.relay_once()
+    assert await waiting.lag() == 0 and await active.lag() == 0
+    for _ in range(3000):
+        await _foreign(js, js_names, "plain")
+    await _append(store, 10, "b")
+    monkeypatch.setattr(relay_module, "LAG_READ_TIMEOUT_S", 0.02)
+    reads = 1
+    while waiting._unread or reads == 1:
+        assert await waiting.lag() == 10
+        reads += 1
+        assert reads < 1000
+    assert reads > 2, "the foreign messages were read in one go: nothing was cut short"
+    assert await waiting.lag() == 10
+    monkeypatch.setattr(relay_module, "LAG_READ_TIMEOUT_S", 0.5)
+    await active.relay_once()
+    assert await waiting.lag() == 0
+    assert REGISTRY.get_sample_value("belot_eventlog_relay_lag_events") == 0

@@ -23,6 +23,7 @@ from nats.js import JetStreamContext
 from prometheus_client import REGISTRY
 
 from belot_platform.app import TASKS
+from belot_platform.messaging import reconcile_bucket
 from belot_platform.settings import Settings
 from belot_platform.supervise import Supervisor
 from drand import QUICKNET
@@ -255,3 +256,30 @@ async def test_a_table_waiting_for_the_randomness_service_says_so_once_then_seld
         with contextlib.suppress(Exception):
             await nc.jetstream().delete_key_value(f"{prefix}_tables")
     assert REGISTRY.get_sample_value("belot_table_randomness_wait_seconds") == 0
+
+
+async def test_a_lease_bucket_made_with_another_ttl_gets_the_configured_one(
+    store: EventStore, nc: Any, js: JetStreamContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    """BELOT_LEASE_TTL changed since the lease bucket was made: the worker's start
+    updates the bucket (its stream's max_age), and says so; a second start changes
+    nothing."""
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    leases, lobby = f"{prefix}_table_leases", f"{prefix}_tables"
+    await js.create_key_value(bucket=leases, ttl=10.0, history=1)
+    await js.create_key_value(bucket=lobby, history=5)
+    try:
+        with caplog.at_level(logging.WARNING, logger="belot_platform.messaging"):
+            worker = TableWorker(nc, store, prefix=prefix, lease_ttl=3.0)
+            await worker.start()
+            await worker.stop(handover=False)
+        assert (await js.stream_info(f"KV_{leases}")).config.max_age == 3.0
+        assert (await js.stream_info(f"KV_{lobby}")).config.max_msgs_per_subject == 1
+        said = [r.getMessage() for r in caplog.records if "updated" in r.getMessage()]
+        assert any("TTL 10 s -> 3 s" in m for m in said), said
+        assert any("history 5 -> 1" in m for m in said), said
+        assert not await reconcile_bucket(js, leases, ttl=3.0, history=1)
+    finally:
+        for bucket in (leases, lobby):
+            with contextlib.suppress(Exception):
+                await js.delete_key_value(bucket)

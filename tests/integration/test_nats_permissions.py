@@ -280,6 +280,29 @@ async def test_a_gateway_started_first_waits_for_the_tables_bucket(
             await messaging.kv_bucket(gw.jetstream(timeout=0.2), f"{PREFIX}_other", wait=0.5)
 
 
+async def test_the_table_user_brings_its_buckets_to_the_configuration(
+    nats_auth: AuthServer,
+) -> None:
+    """The lease bucket made with another TTL: the table user, its owner, updates it
+    to BELOT_LEASE_TTL; the gateway, which only binds, may not, and says so in one line."""
+    bucket = f"{PREFIX}_table_leases"
+    async with (
+        connected(nats_auth.url("table"), "table") as table,
+        connected(nats_auth.url("gateway"), "gateway") as gw,
+    ):
+        js = table.jetstream()
+        await messaging.kv_bucket(js, bucket, ttl=10.0)
+        await messaging.kv_bucket(js, bucket, ttl=3.0, reconcile=True)
+        assert (await js.stream_info(f"KV_{bucket}")).config.max_age == 3.0
+        await messaging.kv_bucket(js, f"{PREFIX}_tables", reconcile=True)
+        with pytest.raises(messaging.BucketSettingsError) as refused_update:
+            await messaging.reconcile_bucket(
+                gw.jetstream(timeout=0.5), f"{PREFIX}_tables", ttl=60.0, history=1
+            )
+        assert "\n" not in str(refused_update.value)
+        assert f"KV bucket {PREFIX}_tables" in str(refused_update.value)
+
+
 #: (user, publish or subscribe, subject, allowed): what each user may and may not do,
 #: beyond what the tests above and the whole match below show.
 CASES: Final = [
