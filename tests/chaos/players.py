@@ -56,37 +56,29 @@ class Api:
     def __init__(self, http: aiohttp.ClientSession, base: str) -> None:
         self.http = http
         self.base = base
+        #: Answers no outage excuses: a 5xx other than 503, a 503 without Retry-After.
+        self.odd: list[str] = []
 
     async def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = None,
-        data: bytes | None = None,
+        self, method: str, path: str, body: Any = None, *, token: str | None = None
     ) -> Reply:
         """One request; a connection failure or timeout is ``Reply(0, reason, {})``."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        if data is not None:
-            headers["Content-Type"] = "application/json"
         try:
             async with self.http.request(
-                method,
-                self.base + path,
-                json=body if data is None else None,
-                data=data,
-                headers=headers,
-                timeout=HTTP_TIMEOUT,
+                method, self.base + path, json=body, headers=headers, timeout=HTTP_TIMEOUT
             ) as r:
                 raw = await r.read()
                 try:
                     parsed: Any = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     parsed = raw.decode(errors="replace")
-                return Reply(r.status, parsed, dict(r.headers))
+                reply = Reply(r.status, parsed, dict(r.headers))
         except (aiohttp.ClientError, TimeoutError) as exc:
             return Reply(0, f"{type(exc).__name__}: {exc}", {})
+        if reply.status >= 500 and (reply.status != 503 or "Retry-After" not in reply.headers):
+            self.odd.append(f"{method} {path.split('?')[0][:80]}: {reply}")
+        return reply
 
     async def patiently(
         self, method: str, path: str, body: Any = None, *, token: str | None = None

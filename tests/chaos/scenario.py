@@ -131,6 +131,9 @@ class Week:
     #: The lobby after each batch of bad requests: (when, reply, its lines whose table
     #: the log does not hold).
     lobbies: list[tuple[str, Reply, list[str]]] = field(default_factory=list)
+    #: Every answer of the gateway or the verify API that no outage excuses (a 500, a
+    #: 503 without Retry-After), as "method path: reply".
+    odd_answers: list[str] = field(default_factory=list)
     foreign_sent: int = 0
     #: The log when every table had closed (or the wait ran out), and after the sockets
     #: closed: stream -> its events in version order.
@@ -235,6 +238,7 @@ async def worst_week(stack: Stack) -> Week:
             await asyncio.gather(*socket_tasks, return_exceptions=True)
             with contextlib.suppress(Exception):
                 await nc.close()
+            week.odd_answers += gateway.odd
     week.log_problems = problems_in_logs(stack)
     week.restarts = stack.restarts()
     feeds = [f for w in week.watchers for f in w.feeds]
@@ -705,3 +709,4 @@ async def _verify(http: aiohttp.ClientSession, stack: Stack, week: Week) -> None
                 break
             await asyncio.sleep(retry_after(reply))
         week.verifications[t.match_id] = reply
+    week.odd_answers += api.odd

@@ -142,3 +142,10 @@ async def test_readyz_tells_the_truth_about_the_relay(week: Week) -> None:
     problems = readiness_losses(week.samples, away, week.recovered_at)
     assert {o.server for o in week.outages} == {"nats", "postgres"}, "harness: outages"
     assert not problems, report(week, problems, "/readyz answers that hid the relay's state")
+
+
+async def test_outages_answer_503_with_retry_after(week: Week) -> None:
+    """Whatever the players and the suite asked the gateway and the verify API during
+    the week, an outage was answered 503 with Retry-After, never 500 or a bare 503."""
+    problems = list(week.odd_answers)
+    assert not problems, report(week, problems, "answers that no outage excuses")
