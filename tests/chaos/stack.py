@@ -184,11 +184,14 @@ class Stack:
         for w in self.watchers:
             w.cancel()
         await asyncio.gather(*self.watchers, return_exceptions=True)
-        # Whatever a failed fault left, both servers end here.
-        with contextlib.suppress(EmbeddedError, OSError):
-            await asyncio.to_thread(self.nats.kill)
-        with contextlib.suppress(EmbeddedError, OSError):
-            await asyncio.to_thread(self.postgres.kill)
+        # Whatever a failed fault left, both servers end here: cleanly (a killed
+        # postmaster would leave its shared memory behind), else killed.
+        for server in (self.nats, self.postgres):
+            try:
+                await asyncio.to_thread(server.stop)
+            except (EmbeddedError, OSError):
+                with contextlib.suppress(EmbeddedError, OSError):
+                    await asyncio.to_thread(server.kill)
 
     def restarts(self) -> dict[str, list[int]]:
         """Each service that exited during the run: its exit statuses."""
