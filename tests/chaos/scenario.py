@@ -241,6 +241,8 @@ async def worst_week(stack: Stack) -> Week:
             week.odd_answers += gateway.odd
     week.log_problems = problems_in_logs(stack)
     week.restarts = stack.restarts()
+    for line in _readiness_figures(week):
+        week.note(line)
     feeds = [f for w in week.watchers for f in w.feeds]
     week.note(
         f"{len(week.tables)} tables, log head {week.head}, {len(week.messages)} messages in "
@@ -600,6 +602,29 @@ async def _relayed_or_none(nc: Client, stream: str) -> int | None:
         return await asyncio.wait_for(_last_relayed(nc, stream), 1)
     except Exception:  # NATS away, or the stream not there yet: unknown, not a failure
         return None
+
+
+def _readiness_figures(week: Week) -> list[str]:
+    """For each outage: how soon after the server went each table worker said it was
+    not ready, and how soon after it came back all of them were ready again."""
+    lines = []
+    workers = sorted({s.worker for s in week.samples})
+    for o in week.outages:
+        went = []
+        for w in workers:
+            first = next((s for s in week.samples if s.worker == w and s.at >= o.down_at
+                          and s.status != 200), None)  # fmt: skip
+            went.append(f"{w} {first.done - o.down_at:.1f} s" if first else f"{w} never")
+        back = next(
+            (
+                at for at in sorted({s.at for s in week.samples if s.at >= o.up_at})
+                if all(s.status == 200 for s in week.samples if s.at == at)
+            ),
+            None,
+        )  # fmt: skip
+        ready = f"{back - o.up_at:.1f} s after it came back" if back is not None else "never"
+        lines.append(f"{o.name}: not ready after {', '.join(went)}; all ready {ready}")
+    return lines
 
 
 async def _ready(
