@@ -15,8 +15,10 @@ The timeline (each step waits for the one before):
    are verified through the verify API.
 
 A wave starts each time, so that every outage strikes tables that have just started
-playing as well as older ones. Throughout, a monitor reads each table worker's
-/readyz, the log's head and the relay's last position in JetStream twice a second.
+playing as well as older ones; and one more all-bot table opens just before each
+outage, so that its seed window, drand round and fallback fall into it. Throughout, a
+monitor reads each table worker's /readyz, the log's head and the relay's last
+position in JetStream twice a second.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import orjson
 from nats.aio.client import Client
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from tests.chaos.checks import streams_of
 from tests.chaos.players import Account, Api, Reply, Watcher, retry_after, sign_up
 from tests.chaos.records import MSG_ID, Logged, Message, Sample
 from tests.chaos.stack import Outage, Stack, problems_in_logs
@@ -450,8 +453,7 @@ async def _catch_up(stack: Stack, week: Week) -> None:
             for g in feed.events:
                 got.setdefault(g.stream, set()).add(g.version)
             for table in feed.tables:
-                mid = week.matches[table]
-                for s in (f"table-{table}", f"match-{mid}", f"randomness-{mid}"):
+                for s in streams_of(table, week.matches[table]):
                     if not want.get(s, set()) <= got.get(s, set()):
                         short += 1
         if not short:
