@@ -463,7 +463,11 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
     async def _run_batch(self, batch: list[_Append]) -> None:
         conn = None
         try:
-            conn = self._idle_conns.pop() if self._idle_conns else await self._pool.acquire()
+            while self._idle_conns and conn is None:
+                kept = self._idle_conns.pop()
+                conn = kept if _attached(kept) else None
+            if conn is None:
+                conn = await self._pool.acquire()
             await self._write_batch(conn, batch, datetime.now(UTC), cache=True)
         except asyncio.CancelledError:
             for item in batch:
@@ -479,12 +483,14 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 conn = None
         finally:
             if conn is not None:
-                if self._closing or conn.is_closed():
+                if self._closing or not _attached(conn):
                     await self._release(conn)
                 else:
                     self._idle_conns.append(conn)
 
     async def _release(self, conn: Any) -> None:
+        if not _attached(conn):
+            return  # the pool took it back when the server closed it
         try:
             await self._pool.release(conn)
         except Exception:
@@ -773,6 +779,19 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             await self._release(self._idle_conns.pop())
 
 
+def _attached(conn: Any) -> bool:
+    """Is the writer's kept connection still usable? When the server closes a pooled
+    connection (a restart, a fast shutdown, a terminated backend), asyncpg hands it back
+    to the pool by itself and detaches the proxy we kept: every later call on it raises
+    ``InterfaceError: ... released back to the pool``, which is no outage error and
+    would be answered as an internal one. Such a proxy is dropped, and the batch takes
+    a fresh connection (or meets the outage as a connection error)."""
+    try:
+        return not conn.is_closed()
+    except asyncpg.InterfaceError:
+        return False
+
+
 def _settle_found(a: _Append, row: Sequence[Any]) -> None:
     _cmd, stream_id, first_v, last_v, first_p, last_p = row
     if stream_id != a.stream_id:
@@ -859,8 +878,8 @@ class Subscription:
         tb: TracebackType | None,
     ) -> None:
         conn, self._conn = self._conn, None
-        if conn is None:
-            return
+        if conn is None or not _attached(conn):
+            return  # the server closed it and the pool took it back (see _attached)
         try:
             await conn.remove_listener(self._store.channel, self._on_notify)
         finally:

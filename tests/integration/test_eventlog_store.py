@@ -287,3 +287,28 @@ async def test_concurrent_appends_share_group_commits(
         assert await appends_in_transactions(one_by_one) == 64
     finally:
         await one_by_one.close()
+
+
+async def test_a_kept_connection_the_server_closed_is_dropped_not_used(
+    store: EventStore, pg_pool: asyncpg.Pool
+) -> None:
+    """The writer keeps its connection between batches. When the server closes it (a
+    restart, a fast shutdown), asyncpg takes it back into the pool and detaches the
+    proxy: the next batch must take a fresh connection, not answer ``InterfaceError:
+    ... released back to the pool`` (which a client would get as a 500)."""
+    await store.append("kept-1", 0, [ev(1)])
+    assert store._idle_conns, "the writer keeps its connection between batches"
+    pid = store._idle_conns[-1].get_server_pid()
+    assert await pg_pool.fetchval("SELECT pg_terminate_backend($1)", pid)
+    for _ in range(100):  # asyncpg notices the close on its own, a moment later
+        try:
+            if store._idle_conns[-1].is_closed():
+                break
+        except asyncpg.InterfaceError:
+            break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError("asyncpg never saw the terminated connection close")
+    r = await store.append("kept-1", 1, [ev(2)])
+    assert r.last_version == 2
+    assert [e.payload["n"] for e in await store.read_stream("kept-1")] == [1, 2]
