@@ -1,38 +1,59 @@
-"""Hard (RULES.md §4): remembers the cards, infers voids, and weighs each move over
-deals sampled to agree with everything it knows (perfect-information Monte Carlo).
+"""Hard (RULES.md §4): remembers the cards, infers voids, reads the bidding, and weighs
+each legal card over worlds (deals of the hidden cards) drawn to agree with all of it.
 
-For a card: draw deals consistent with :mod:`belot.bots.knowledge` (played cards,
-known holdings, voids and trump ceilings), play each legal card on each, finish the deal
-with :func:`belot.bots.sim.greedy_card` for every seat, score it as the match would
-(contract, capot, belote, melds), and play the card with the best total.
+The worlds (:mod:`belot.bots.worlds`) satisfy every fact the seat has seen (cards
+played, voids and trump ceilings, cards known to be in a hand, hand sizes) and are
+weighted by how well they explain the bidding. On each world every legal card gets a
+value, and the card with the best total is played:
+
+- **Exact, late in the deal.** With at most ``EXACT_CARDS`` cards in hand, each world is
+  solved exactly for every legal card (:mod:`belot.bots.solver`: alpha-beta on card
+  points, transposition table, equivalent cards). The points found are added to those
+  already taken and scored as the match would score the deal (contract, capot, belote,
+  melds): the solver's card points decide whether the contract is made.
+- **Play-outs, earlier.** With more cards, an exact solve costs more than the whole
+  decision may take in Python (about 5 times more per card in hand: some 6,000
+  positions at five cards, 35,000 at six), so each world is finished with the fast
+  greedy policy of :mod:`belot.bots.sim` for every seat instead, and scored the same way.
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
-contract were tried and bid worse against medium than the evaluation does (README).
+contract were tried and bid worse against medium than the evaluation does.
 
-The work per decision is at most ``budget`` play-outs, so a seeded ``random.Random``
-makes every decision reproducible. A caller with a time budget (the table service) also
-passes ``out_of_time``, asked after each sampled deal once ``MIN_SAMPLES`` are done: when
-it answers True the bot plays the best card so far. The bot itself reads no clock.
+The work per decision is bounded by ``budget`` (units of one play-out; an exact solve
+spends ``NODES_PER_UNIT`` positions per unit), so a seeded ``random.Random`` makes every
+decision reproducible. A caller with a time budget (the table service, the arena) also
+passes ``out_of_time``, asked after each world once ``MIN_SAMPLES`` are done: when it
+answers True the bot plays the best card so far. The bot itself reads no clock.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
-from belot.bots import medium
-from belot.bots.knowledge import knowledge, sample_hands
+from belot.bots import medium, worlds
+from belot.bots.knowledge import knowledge
 from belot.bots.sim import Position, belote_bonus, finish, outcome, play
-from belot.cards import Mask
+from belot.bots.solver import NodeLimit, Solver, reduce_equivalent
+from belot.cards import LAST_TRICK_POINTS, Mask
 from belot.commands import Bid, Command, PlayCard
 from belot.melds import MeldKind, meld_points, winning_claim
+from belot.play import CARD_POINTS, MISERE
 from belot.seats import side_of
 from belot.view import SeatView
 
-#: Play-outs per card decision, shared among the legal cards.
+#: Work per card decision, in play-outs (shared among the legal cards).
 DEFAULT_BUDGET: Final = 160
+#: Positions an exact solve may search per unit of budget (a play-out costs about this).
+NODES_PER_UNIT: Final = 60
+#: Exact solves when the hand holds at most this many cards (see module docstring).
+EXACT_CARDS: Final = 4
 MIN_SAMPLES: Final = 4
+#: At most this many worlds are solved exactly for one decision.
+MAX_WORLDS: Final = 32
+#: Worlds are drawn this many at a time (each batch weighted by the bidding on its own).
+BATCH: Final = 8
 #: Bidding threshold on medium's evaluation, by table size (tuned against medium).
 TAKE_AT: Final = dict(medium.TAKE_AT)
 
@@ -114,16 +135,125 @@ def _best_card(
     out_of_time: Callable[[], bool] | None = None,
 ) -> int:
     kn = knowledge(view)
+    totals = dict.fromkeys(cards, 0.0)
+    done = 0
+    if len(view.hand) <= EXACT_CARDS:
+        done = _exact(view, kn, cards, rng, budget * NODES_PER_UNIT, totals, out_of_time)
+    if done == 0:
+        _playouts(view, kn, cards, rng, budget, totals, out_of_time)
+    return max(cards, key=lambda c: (totals[c], -c))
+
+
+def _worlds(view: SeatView, kn: object, rng: random.Random) -> Iterator[list[Mask]]:
+    """Worlds without end, drawn :data:`BATCH` at a time."""
+    while True:
+        yield from worlds.draw(view, kn, rng, BATCH)  # type: ignore[arg-type]
+
+
+def _playouts(
+    view: SeatView,
+    kn: object,
+    cards: Sequence[int],
+    rng: random.Random,
+    budget: int,
+    totals: dict[int, float],
+    out_of_time: Callable[[], bool] | None,
+) -> None:
     side = side_of(view.seat)
     samples = max(MIN_SAMPLES, budget // len(cards))
-    totals = dict.fromkeys(cards, 0)
-    for i in range(samples):
-        if i >= MIN_SAMPLES and out_of_time is not None and out_of_time():
+    for i, hands in enumerate(_worlds(view, kn, rng)):
+        if i >= samples or (i >= MIN_SAMPLES and out_of_time is not None and out_of_time()):
             break
-        base = _position(view, sample_hands(kn, rng))
+        base = _position(view, hands)
         for card in cards:
             pos = base.copy()
             play(pos, card)
             finish(pos)
             totals[card] += outcome(pos, side)
-    return max(cards, key=lambda c: (totals[c], -c))
+
+
+def _exact(
+    view: SeatView,
+    kn: object,
+    cards: Sequence[int],
+    rng: random.Random,
+    nodes: int,
+    totals: dict[int, float],
+    out_of_time: Callable[[], bool] | None,
+) -> int:
+    """Solve worlds exactly until ``nodes`` positions are spent; the worlds done."""
+    ruleset = view.ruleset
+    side = side_of(view.seat)
+    strain = -1 if view.strain is None else int(view.strain)
+    legal = sum(1 << c for c in cards)
+    table = sum(1 << c for _, c in view.trick)
+    trick = [c for _, c in view.trick]
+    leader = view.trick[0][0] if view.trick else view.seat
+    won = 0
+    for t in view.tricks:
+        won |= 1 << side_of(t.winner)
+    if strain == MISERE:
+        won = 3  # no capot in misère: one table entry whatever was taken
+    done = 0
+    for hands in _worlds(view, kn, rng):
+        if done >= MIN_SAMPLES and out_of_time is not None and out_of_time():
+            break
+        if nodes <= 0 or done >= MAX_WORLDS:
+            break
+        others = table
+        for seat, hand in enumerate(hands):
+            if seat != view.seat:
+                others |= hand
+        kept = reduce_equivalent(legal, others, strain)
+        solver = Solver(ruleset, strain, node_limit=nodes)
+        try:
+            values = solver.values(
+                hands, trick, leader, ruleset.tricks - len(view.tricks), won,
+                [c for c in cards if kept >> c & 1],
+            )  # fmt: skip
+        except NodeLimit:
+            break
+        nodes -= solver.nodes
+        base = _position(view, hands)
+        for card in cards:
+            value = values.get(card)
+            if value is None:  # an equivalent lower card: the value of the one kept
+                value = values[min(c for c in values if c > card and c >> 3 == card >> 3)]
+            totals[card] += _scored(base, value, side)
+        done += 1
+    return done
+
+
+def _scored(base: Position, value: int, side: int) -> int:
+    """The deal's result for ``side`` (ours minus theirs, as :func:`sim.outcome`) when
+    the side to play, ``side``, makes ``value`` from ``base`` on (see the solver)."""
+    strain = base.strain
+    pts = CARD_POINTS[strain]
+    rest = sum(pts[c] for c in base.trick)
+    for hand in base.hands:
+        rest += sum(pts[c] for c in range(32) if hand >> c & 1)
+    rest += LAST_TRICK_POINTS
+    pos = base.copy()
+    pos.tricks_left = 0
+    other = 1 - side
+    all_tricks = base.ruleset.tricks
+    if strain == MISERE:
+        ours = (rest - value) // 2
+        pos.points[side] += ours
+        pos.points[other] += rest - ours
+        return outcome(pos, side)
+    if abs(value) > rest:  # capot: the winner took every trick of the deal
+        winner = side if value > 0 else other
+        pos.points[winner] += rest
+        pos.tricks[winner], pos.tricks[1 - winner] = all_tricks, 0
+        return outcome(pos, side)
+    ours = (rest + value) // 2
+    pos.points[side] += ours
+    pos.points[other] += rest - ours
+    # Tricks only matter for capot (none here) and melds that need a trick.
+    for s, p in ((side, ours), (other, rest - ours)):
+        if p > 0 and pos.tricks[s] == 0:
+            pos.tricks[s] = 1
+    for s in (0, 1):
+        pos.tricks[s] = min(pos.tricks[s], all_tricks - 1)
+    return outcome(pos, side)
