@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
 import os
 import random
@@ -301,6 +302,7 @@ def main() -> int:
     parser.add_argument("--seed", default="arena")
     parser.add_argument("--deadline-ms", type=float, default=45.0)
     parser.add_argument("--write", action="store_true", help="write docs/bench/arena.md")
+    parser.add_argument("--dump", type=Path, help="write each deal's margin to this JSON file")
     args = parser.parse_args()
     try:
         import colver
@@ -317,6 +319,8 @@ def main() -> int:
     log(f"colver {colver.__version__} IS-DD (8 uniform worlds) vs hard, {args.deals} classic "
         f"deals x 2 (teams swapped), seed {args.seed!r}")  # fmt: skip
     tally = run_arena(colver, args.deals, args.seed, args.deadline_ms, log) if args.deals else None
+    if tally is not None and args.dump:
+        args.dump.write_text(json.dumps({"margins": tally.margins, "times_ms": tally.times_ms}))
     if tally is not None:
         mean = statistics.fmean(tally.margins)
         lo, hi = mean_interval(tally.margins)

@@ -50,6 +50,10 @@ NODES_PER_UNIT: Final = 60
 #: Exact solves when the hand holds at most this many cards (see module docstring).
 EXACT_CARDS: Final = 4
 MIN_SAMPLES: Final = 4
+#: Weight of the card points themselves beside the deal's score: a tie-break where the
+#: score cannot tell cards apart (a contract already made or beaten in every world),
+#: and a little insurance where the worlds are wrong.
+POINTS_WEIGHT: Final = 1 / 16
 #: At most this many worlds are solved exactly for one decision.
 MAX_WORLDS: Final = 32
 #: Worlds are drawn this many at a time (each batch weighted by the bidding on its own).
@@ -169,7 +173,10 @@ def _playouts(
             pos = base.copy()
             play(pos, card)
             finish(pos)
-            totals[card] += outcome(pos, side)
+            points = pos.points[side] - pos.points[1 - side]
+            if pos.strain == MISERE:
+                points = -points
+            totals[card] += outcome(pos, side) + POINTS_WEIGHT * points
 
 
 def _exact(
@@ -219,7 +226,7 @@ def _exact(
             value = values.get(card)
             if value is None:  # an equivalent lower card: the value of the one kept
                 value = values[min(c for c in values if c > card and c >> 3 == card >> 3)]
-            totals[card] += _scored(base, value, side)
+            totals[card] += _scored(base, value, side) + POINTS_WEIGHT * value
         done += 1
     return done
 

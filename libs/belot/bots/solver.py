@@ -296,6 +296,26 @@ class Solver:
                 raise NodeLimit
             hand = hands[seat]
             pos = len(trick)
+            if left == 1:
+                # The last trick plays itself: one card in each hand still to play.
+                p = tpts
+                s = seat
+                for _ in range(pos, n):
+                    c = hands[s].bit_length() - 1
+                    p += pts[c]
+                    if pos == 0 and s == seat:
+                        bkey, bseat = keys_by_led[c >> 3][c], s
+                        led_keys = keys_by_led[c >> 3]
+                    else:
+                        if s == seat:
+                            led_keys = keys_by_led[trick[0] >> 3]
+                        if led_keys[c] > bkey:
+                            bkey, bseat = led_keys[c], s
+                    s = (s + 1) % n
+                p = gain * p + last
+                if won | 1 << (bseat & 1) != 3:
+                    p += capot
+                return p if bseat & 1 == seat & 1 else -p
             best_move = -1
             everyone = hands[0] | hands[1] | hands[2] | hands[3] if four else hands[0] | hands[1]
             others = everyone & ~hand
