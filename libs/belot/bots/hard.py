@@ -16,6 +16,13 @@ value, and the card with the best total is played:
   positions at five cards, 35,000 at six), so each world is finished with the fast
   greedy policy of :mod:`belot.bots.sim` for every seat instead, and scored the same way.
 
+Cards no unseen card separates in the order, worth the same (low pointless cards),
+are one candidate. The worlds are spent as a race: every ``RACE_EVERY`` worlds a
+candidate whose deficit to the leader, paired over the same worlds, exceeds
+``RACE_Z`` standard errors is dropped, and the worlds still to come go to the cards
+still in question. A card's value is the deal's score plus ``POINTS_WEIGHT`` times its
+card points, which only breaks ties (a contract already made or beaten in every world).
+
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does.
 
@@ -33,20 +40,21 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
 from belot.bots import medium, worlds
-from belot.bots.knowledge import knowledge
+from belot.bots.knowledge import Knowledge, knowledge
 from belot.bots.sim import Position, belote_bonus, finish, outcome, play
 from belot.bots.solver import NodeLimit, Solver, reduce_equivalent
-from belot.cards import LAST_TRICK_POINTS, Mask
+from belot.cards import FULL_MASK, LAST_TRICK_POINTS, Mask, mask_of
 from belot.commands import Bid, Command, PlayCard
 from belot.melds import MeldKind, meld_points, winning_claim
 from belot.play import CARD_POINTS, MISERE
+from belot.ruleset import Strain
 from belot.seats import side_of
 from belot.view import SeatView
 
 #: Work per card decision, in play-outs (shared among the legal cards).
 DEFAULT_BUDGET: Final = 160
 #: Positions an exact solve may search per unit of budget (a play-out costs about this).
-NODES_PER_UNIT: Final = 60
+NODES_PER_UNIT: Final = 40
 #: Exact solves when the hand holds at most this many cards (see module docstring).
 EXACT_CARDS: Final = 4
 MIN_SAMPLES: Final = 4
@@ -54,8 +62,13 @@ MIN_SAMPLES: Final = 4
 #: score cannot tell cards apart (a contract already made or beaten in every world),
 #: and a little insurance where the worlds are wrong.
 POINTS_WEIGHT: Final = 1 / 16
-#: At most this many worlds are solved exactly for one decision.
-MAX_WORLDS: Final = 32
+#: At most this many worlds are solved exactly, or played out, for one decision.
+MAX_WORLDS: Final = 24
+MAX_PLAYOUT_WORLDS: Final = 40
+#: Every this many worlds, a card whose deficit to the leader over the same worlds is
+#: more than RACE_Z standard errors leaves the race.
+RACE_EVERY: Final = 8
+RACE_Z: Final = 2.5
 #: Worlds are drawn this many at a time (each batch weighted by the bidding on its own).
 BATCH: Final = 8
 #: Bidding threshold on medium's evaluation, by table size (tuned against medium).
@@ -139,60 +152,106 @@ def _best_card(
     out_of_time: Callable[[], bool] | None = None,
 ) -> int:
     kn = knowledge(view)
-    totals = dict.fromkeys(cards, 0.0)
-    done = 0
+    strain = -1 if view.strain is None else int(view.strain)
+    # Cards equivalent whatever the hidden hands (no unseen card between them) are one.
+    unseen = FULL_MASK & ~kn.played & ~mask_of(list(view.hand))
+    table = mask_of([c for _, c in view.trick])
+    kept = reduce_equivalent(sum(1 << c for c in cards), unseen | table, strain)
+    candidates = [c for c in cards if kept >> c & 1]
+    if len(candidates) == 1:
+        return candidates[0]
+    race = _Race(candidates)
     if len(view.hand) <= EXACT_CARDS:
-        done = _exact(view, kn, cards, rng, budget * NODES_PER_UNIT, totals, out_of_time)
-    if done == 0:
-        _playouts(view, kn, cards, rng, budget, totals, out_of_time)
-    return max(cards, key=lambda c: (totals[c], -c))
+        _exact(view, kn, rng, budget * NODES_PER_UNIT, race, out_of_time)
+    if race.worlds == 0:
+        _playouts(view, kn, rng, budget, race, out_of_time)
+    return race.best()
 
 
-def _worlds(view: SeatView, kn: object, rng: random.Random) -> Iterator[list[Mask]]:
+class _Race:
+    """Each candidate's value in each world so far; a candidate clearly worse than the
+    leader (paired over the same worlds) is dropped, so the worlds still to come are
+    spent on the cards still in question."""
+
+    def __init__(self, cards: Sequence[int]) -> None:
+        self.active = list(cards)
+        self.values: dict[int, list[float]] = {c: [] for c in cards}
+        self.worlds = 0
+
+    def add(self, values: dict[int, float]) -> None:
+        for c in self.active:
+            self.values[c].append(values[c])
+        self.worlds += 1
+        if self.worlds % RACE_EVERY == 0 and len(self.active) > 1:
+            self._prune()
+
+    def _prune(self) -> None:
+        lead = self.best()
+        lv = self.values[lead]
+        keep = []
+        for c in self.active:
+            diffs = [a - b for a, b in zip(lv, self.values[c], strict=True)]
+            k = len(diffs)
+            mean = sum(diffs) / k
+            var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+            if c == lead or mean * mean * k <= RACE_Z * RACE_Z * var or mean <= 0:
+                keep.append(c)
+        self.active = keep
+
+    def best(self) -> int:
+        return max(self.active, key=lambda c: (sum(self.values[c]), -c))
+
+
+def _worlds(view: SeatView, kn: Knowledge, rng: random.Random) -> Iterator[list[Mask]]:
     """Worlds without end, drawn :data:`BATCH` at a time."""
     while True:
-        yield from worlds.draw(view, kn, rng, BATCH)  # type: ignore[arg-type]
+        yield from worlds.draw(view, kn, rng, BATCH)
 
 
 def _playouts(
     view: SeatView,
-    kn: object,
-    cards: Sequence[int],
+    kn: Knowledge,
     rng: random.Random,
     budget: int,
-    totals: dict[int, float],
+    race: _Race,
     out_of_time: Callable[[], bool] | None,
 ) -> None:
+    """Finish each world with the greedy policy after each card still in the race, until
+    ``budget`` play-outs are spent."""
     side = side_of(view.seat)
-    samples = max(MIN_SAMPLES, budget // len(cards))
-    for i, hands in enumerate(_worlds(view, kn, rng)):
-        if i >= samples or (i >= MIN_SAMPLES and out_of_time is not None and out_of_time()):
+    misere = view.strain == Strain.MISERE
+    spent = 0
+    for hands in _worlds(view, kn, rng):
+        done = race.worlds
+        if done >= MIN_SAMPLES and (spent >= budget or done >= MAX_PLAYOUT_WORLDS):
+            break
+        if done >= MIN_SAMPLES and out_of_time is not None and out_of_time():
             break
         base = _position(view, hands)
-        for card in cards:
+        values = {}
+        for card in race.active:
             pos = base.copy()
             play(pos, card)
             finish(pos)
             points = pos.points[side] - pos.points[1 - side]
-            if pos.strain == MISERE:
-                points = -points
-            totals[card] += outcome(pos, side) + POINTS_WEIGHT * points
+            values[card] = outcome(pos, side) + POINTS_WEIGHT * (-points if misere else points)
+        spent += len(values)
+        race.add(values)
 
 
 def _exact(
     view: SeatView,
-    kn: object,
-    cards: Sequence[int],
+    kn: Knowledge,
     rng: random.Random,
     nodes: int,
-    totals: dict[int, float],
+    race: _Race,
     out_of_time: Callable[[], bool] | None,
-) -> int:
-    """Solve worlds exactly until ``nodes`` positions are spent; the worlds done."""
+) -> None:
+    """Solve worlds exactly for each card still in the race until ``nodes`` positions
+    are spent (a world cut short by the limit is dropped)."""
     ruleset = view.ruleset
     side = side_of(view.seat)
     strain = -1 if view.strain is None else int(view.strain)
-    legal = sum(1 << c for c in cards)
     table = sum(1 << c for _, c in view.trick)
     trick = [c for _, c in view.trick]
     leader = view.trick[0][0] if view.trick else view.seat
@@ -201,20 +260,21 @@ def _exact(
         won |= 1 << side_of(t.winner)
     if strain == MISERE:
         won = 3  # no capot in misère: one table entry whatever was taken
-    done = 0
     for hands in _worlds(view, kn, rng):
+        done = race.worlds
         if done >= MIN_SAMPLES and out_of_time is not None and out_of_time():
             break
         if nodes <= 0 or done >= MAX_WORLDS:
             break
+        cards = race.active
         others = table
         for seat, hand in enumerate(hands):
             if seat != view.seat:
                 others |= hand
-        kept = reduce_equivalent(legal, others, strain)
+        kept = reduce_equivalent(sum(1 << c for c in cards), others, strain)
         solver = Solver(ruleset, strain, node_limit=nodes)
         try:
-            values = solver.values(
+            solved = solver.values(
                 hands, trick, leader, ruleset.tricks - len(view.tricks), won,
                 [c for c in cards if kept >> c & 1],
             )  # fmt: skip
@@ -222,13 +282,13 @@ def _exact(
             break
         nodes -= solver.nodes
         base = _position(view, hands)
+        values = {}
         for card in cards:
-            value = values.get(card)
+            value = solved.get(card)
             if value is None:  # an equivalent lower card: the value of the one kept
-                value = values[min(c for c in values if c > card and c >> 3 == card >> 3)]
-            totals[card] += _scored(base, value, side) + POINTS_WEIGHT * value
-        done += 1
-    return done
+                value = solved[min(c for c in solved if c > card and c >> 3 == card >> 3)]
+            values[card] = _scored(base, value, side) + POINTS_WEIGHT * value
+        race.add(values)
 
 
 def _scored(base: Position, value: int, side: int) -> int:
