@@ -127,3 +127,11 @@ def test_a_node_limit_stops_the_solve() -> None:
     rules, strain, hands, trick, leader, left, won = random_position(7, 5)
     with pytest.raises(NodeLimit):
         Solver(rules, strain, node_limit=50).values(hands, trick, leader, left, won)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 3))
+def test_one_search_gives_the_best_cards_value(seed: int, cards: int) -> None:
+    rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
+    best = max(Solver(rules, strain).values(hands, trick, leader, left, won).values())
+    assert Solver(rules, strain).value(hands, trick, leader, left, won) == best

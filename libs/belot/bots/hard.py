@@ -41,7 +41,7 @@ from typing import Final
 
 from belot.bots import medium, worlds
 from belot.bots.knowledge import Knowledge, knowledge
-from belot.bots.sim import Position, belote_bonus, finish, outcome, play
+from belot.bots.sim import Position, belote_bonus, finish, greedy_card, outcome, play
 from belot.bots.solver import NodeLimit, Solver, reduce_equivalent
 from belot.cards import FULL_MASK, LAST_TRICK_POINTS, Mask, mask_of
 from belot.commands import Bid, Command, PlayCard
@@ -55,6 +55,10 @@ from belot.view import SeatView
 DEFAULT_BUDGET: Final = 160
 #: Positions an exact solve may search per unit of budget (a play-out costs about this).
 NODES_PER_UNIT: Final = 40
+#: Play-outs stop at a trick's start with this many cards in each hand, and the rest is
+#: solved exactly (0: greedy to the end); such a play-out costs ENDGAME_UNITS of budget.
+ENDGAME_CARDS: Final = 3
+ENDGAME_UNITS: Final = 4
 #: Exact solves when the hand holds at most this many cards (see module docstring).
 EXACT_CARDS: Final = 4
 MIN_SAMPLES: Final = 4
@@ -232,10 +236,16 @@ def _playouts(
         for card in race.active:
             pos = base.copy()
             play(pos, card)
+            if ENDGAME_CARDS and pos.tricks_left > ENDGAME_CARDS:
+                while pos.tricks_left > ENDGAME_CARDS or pos.trick:
+                    play(pos, greedy_card(pos))
+                values[card] = _solved_end(pos, side)
+                spent += ENDGAME_UNITS
+                continue
             finish(pos)
             points = pos.points[side] - pos.points[1 - side]
             values[card] = outcome(pos, side) + POINTS_WEIGHT * (-points if misere else points)
-        spent += len(values)
+            spent += 1
         race.add(values)
 
 
@@ -289,6 +299,19 @@ def _exact(
                 value = solved[min(c for c in solved if c > card and c >> 3 == card >> 3)]
             values[card] = _scored(base, value, side) + POINTS_WEIGHT * value
         race.add(values)
+
+
+def _solved_end(pos: Position, side: int) -> float:
+    """The value for ``side`` of ``pos`` (at a trick's start) solved exactly to the end."""
+    won = 3 if pos.strain == MISERE else int(pos.tricks[0] > 0) | int(pos.tricks[1] > 0) << 1
+    solver = Solver(pos.ruleset, pos.strain)
+    value = solver.value(pos.hands, (), pos.leader, pos.tricks_left, won)
+    if pos.leader & 1 != side:
+        value = -value
+    points = pos.points[side] - pos.points[1 - side]
+    if pos.strain == MISERE:
+        points = -points
+    return _scored(pos, value, side) + POINTS_WEIGHT * (points + value)
 
 
 def _scored(base: Position, value: int, side: int) -> int:

@@ -182,8 +182,23 @@ class Solver:
     def value(
         self, hands: Sequence[Mask], trick: Sequence[int], leader: int, tricks_left: int, won: int
     ) -> int:
-        """The position's value for the side to play (see :meth:`values`)."""
-        return max(self.values(hands, trick, leader, tricks_left, won).values())
+        """The position's value for the side to play (see :meth:`values`): one search,
+        not one per card. Raises :class:`NodeLimit`."""
+        n = self.ruleset.players
+        self._hands[:] = hands
+        played = tuple(trick)
+        seat = (leader + len(played)) % n
+        if not played:
+            return int(self._search(seat, -INF, INF, tricks_left, won, (), 0, 0, 0))
+        keys = power_table(self.strain, played[0] >> 3)
+        pts = CARD_POINTS[self.strain]
+        best = max(range(len(played)), key=lambda i: keys[played[i]])
+        return int(
+            self._search(
+                seat, -INF, INF, tricks_left, won, played, keys[played[best]],
+                (leader + best) % n, sum(pts[c] for c in played),
+            )
+        )  # fmt: skip
 
     def _after(
         self,
