@@ -15,13 +15,17 @@ value, and the card with the best total is played:
   decision may take in Python (about 5 times more per card in hand: some 6,000
   positions at five cards, 35,000 at six), so each world is finished with the fast
   greedy policy of :mod:`belot.bots.sim` for every seat instead, and scored the same way.
+  Finishing those play-outs exactly once three cards are left (``ENDGAME_CARDS``) was
+  measured and dropped: at four play-outs' cost each it leaves a quarter of the worlds,
+  and lost 5 card points a deal against colver's IS-DD (bench/arena.py, 120 deals).
 
 Cards no unseen card separates in the order, worth the same (low pointless cards),
 are one candidate. The worlds are spent as a race: every ``RACE_EVERY`` worlds a
 candidate whose deficit to the leader, paired over the same worlds, exceeds
 ``RACE_Z`` standard errors is dropped, and the worlds still to come go to the cards
 still in question. A card's value is the deal's score plus ``POINTS_WEIGHT`` times its
-card points, which only breaks ties (a contract already made or beaten in every world).
+card points, which only breaks ties (a contract already made or beaten in every world):
+without it the bot throws points away once the contract is settled.
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does.
@@ -57,7 +61,7 @@ DEFAULT_BUDGET: Final = 160
 NODES_PER_UNIT: Final = 40
 #: Play-outs stop at a trick's start with this many cards in each hand, and the rest is
 #: solved exactly (0: greedy to the end); such a play-out costs ENDGAME_UNITS of budget.
-ENDGAME_CARDS: Final = 3
+ENDGAME_CARDS: Final = 0
 ENDGAME_UNITS: Final = 4
 #: Exact solves when the hand holds at most this many cards (see module docstring).
 EXACT_CARDS: Final = 4
