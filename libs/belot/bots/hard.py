@@ -56,7 +56,7 @@ from belot.seats import side_of
 from belot.view import SeatView
 
 #: Work per card decision, in play-outs (shared among the legal cards).
-DEFAULT_BUDGET: Final = 160
+DEFAULT_BUDGET: Final = 200
 #: Positions an exact solve may search per unit of budget (a play-out costs about this).
 NODES_PER_UNIT: Final = 40
 #: Play-outs stop at a trick's start with this many cards in each hand, and the rest is
@@ -71,8 +71,8 @@ MIN_SAMPLES: Final = 4
 #: and a little insurance where the worlds are wrong.
 POINTS_WEIGHT: Final = 1 / 16
 #: At most this many worlds are solved exactly, or played out, for one decision.
-MAX_WORLDS: Final = 24
-MAX_PLAYOUT_WORLDS: Final = 40
+MAX_WORLDS: Final = 28
+MAX_PLAYOUT_WORLDS: Final = 56
 #: Every this many worlds, a card whose deficit to the leader over the same worlds is
 #: more than RACE_Z standard errors leaves the race.
 RACE_EVERY: Final = 8
