@@ -17,7 +17,13 @@ from tests.unit.game_support import mask
 
 
 def brute_force(
-    rules: Ruleset, strain: int, hands: list[int], trick: list[int], leader: int, left: int, won: int
+    rules: Ruleset,
+    strain: int,
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    left: int,
+    won: int,
 ) -> int:
     """Minimax over every legal card, no pruning: the value for the side to play of the
     points it takes from here minus the other side's (misère: the other way round),
