@@ -24,6 +24,10 @@ bridge and belote do, in plain Python over 32-bit masks:
   same points, are one move: the deal after either is the same up to swapping them. In
   belote points differ along the order (a king is not a queen), so only the pointless
   low cards merge: 9 8 7 of a plain suit, 8 7 of a trump suit.
+- **Zero windows.** Each card's exact value is found by MTD(f): zero-window searches
+  from a first guess (the previous card's value) until the bounds meet, the table
+  keeping what each pass learnt. Measured against one full-window search per card, it
+  searches 1-5% fewer positions from four cards on, 20% more at three.
 - **Move ordering.** The table's best lead first; then a lead that cannot be beaten in
   its suit, with the most points; a seat whose side holds the trick adds points; a seat
   that can take it takes it as cheaply as it can; otherwise it throws its least.
