@@ -300,7 +300,7 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=FULL_DEALS)
     parser.add_argument("--matches", type=int, default=FULL_MATCHES, help="0: skip simulate")
     parser.add_argument("--seed", default="arena")
-    parser.add_argument("--deadline-ms", type=float, default=40.0)
+    parser.add_argument("--deadline-ms", type=float, default=50.0)
     parser.add_argument("--write", action="store_true", help="write docs/bench/arena.md")
     parser.add_argument("--dump", type=Path, help="write each deal's margin to this JSON file")
     args = parser.parse_args()

@@ -24,8 +24,14 @@ are one candidate. The worlds are spent as a race: every ``RACE_EVERY`` worlds a
 candidate whose deficit to the leader, paired over the same worlds, exceeds
 ``RACE_Z`` standard errors is dropped, and the worlds still to come go to the cards
 still in question. A card's value is the deal's score plus ``POINTS_WEIGHT`` times its
-card points, which only breaks ties (a contract already made or beaten in every world):
-without it the bot throws points away once the contract is settled.
+card points: a tie-break where the score cannot tell cards apart (without it the bot
+threw points away once the contract was settled), and a smoother signal than the
+contract's all-or-nothing where play-outs are noisy.
+
+The first two tricks, where the least is known and the most is still open, get more of
+the budget (``EARLY_BUDGET``): measured against the true deal's double-dummy values,
+three times the play-outs cut the first trick's loss per decision from 5.0 to 4.4
+card points and the whole deal's from 24 to 20 (colver's IS-DD: 21-23).
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does.
@@ -56,23 +62,25 @@ from belot.seats import side_of
 from belot.view import SeatView
 
 #: Work per card decision, in play-outs (shared among the legal cards).
-DEFAULT_BUDGET: Final = 200
+DEFAULT_BUDGET: Final = 240
 #: Positions an exact solve may search per unit of budget (a play-out costs about this).
 NODES_PER_UNIT: Final = 40
 #: Play-outs stop at a trick's start with this many cards in each hand, and the rest is
 #: solved exactly (0: greedy to the end); such a play-out costs ENDGAME_UNITS of budget.
 ENDGAME_CARDS: Final = 0
 ENDGAME_UNITS: Final = 4
+#: The first tricks' decisions, where the least is known and most is at stake, get
+#: this many quarters of the budget (trick 1, trick 2); the rest get the budget.
+EARLY_BUDGET: Final = (12, 8)
 #: Exact solves when the hand holds at most this many cards (see module docstring).
 EXACT_CARDS: Final = 4
 MIN_SAMPLES: Final = 4
-#: Weight of the card points themselves beside the deal's score: a tie-break where the
-#: score cannot tell cards apart (a contract already made or beaten in every world),
-#: and a little insurance where the worlds are wrong.
-POINTS_WEIGHT: Final = 1 / 16
+#: Weight of the card points themselves beside the deal's score (see module docstring).
+POINTS_WEIGHT: Final = 1 / 4
 #: At most this many worlds are solved exactly, or played out, for one decision.
 MAX_WORLDS: Final = 28
-MAX_PLAYOUT_WORLDS: Final = 56
+#: Play-out worlds at most, per unit of budget.
+PLAYOUT_WORLDS_PER_UNIT: Final = 0.28
 #: Every this many worlds, a card whose deficit to the leader over the same worlds is
 #: more than RACE_Z standard errors leaves the race.
 RACE_EVERY: Final = 8
@@ -169,6 +177,8 @@ def _best_card(
     if len(candidates) == 1:
         return candidates[0]
     race = _Race(candidates)
+    played = len(view.tricks)
+    budget = budget * EARLY_BUDGET[played] // 4 if played < len(EARLY_BUDGET) else budget
     if len(view.hand) <= EXACT_CARDS:
         _exact(view, kn, rng, budget * NODES_PER_UNIT, race, out_of_time)
     if race.worlds == 0:
@@ -231,7 +241,7 @@ def _playouts(
     spent = 0
     for hands in _worlds(view, kn, rng):
         done = race.worlds
-        if done >= MIN_SAMPLES and (spent >= budget or done >= MAX_PLAYOUT_WORLDS):
+        if done >= MIN_SAMPLES and (spent >= budget or done >= budget * PLAYOUT_WORLDS_PER_UNIT):
             break
         if done >= MIN_SAMPLES and out_of_time is not None and out_of_time():
             break
