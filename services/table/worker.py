@@ -108,7 +108,7 @@ RETRY_S: Final = 0.5
 #: A creation with a registry line but no stream yet is left alone this long.
 CREATION_GRACE_MS: Final = 30_000
 #: A hard bot's time budget per decision: it plays its best card so far when it is up
-#: (its full play-outs take about 10 ms, 30 ms at p99, on an idle core).
+#: (a whole decision takes a median of about 24 ms: docs/bench/arena.md).
 HARD_BOT_SECONDS: Final = 0.25
 
 OWNED = Gauge("belot_tables_owned", "Tables this worker owns.")

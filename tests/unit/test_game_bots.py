@@ -82,9 +82,9 @@ def test_a_hard_bot_out_of_time_plays_its_best_card_so_far() -> None:
         never.append(1)
         return False
 
-    patient = choose(v, random.Random(1), "hard", 160, in_time)
+    patient = choose(v, random.Random(1), "hard", 640, in_time)
     assert len(never) > 1  # asked after every deal past the minimum
-    assert patient == choose(v, random.Random(1), "hard", 160)  # never out of time: the same
+    assert patient == choose(v, random.Random(1), "hard", 640)  # never out of time: the same
 
 
 def bot_turns(table: Table, levels: list[str], seed: int) -> Iterator[SeatView]:

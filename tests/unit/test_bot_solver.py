@@ -1,0 +1,143 @@
+"""The double-dummy solver (belot.bots.solver): its values are those of a plain minimax
+over the ruleset's own legal cards, in every ruleset and strain; merging equivalent
+cards and the transposition table change no value."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from belot.bots.solver import INF, NodeLimit, Solver, reduce_equivalent
+from belot.play import MISERE, playable, trick_points, winning_index
+from belot.ruleset import RULESETS, Ruleset, Strain
+from tests.unit.game_support import mask
+
+
+def brute_force(
+    rules: Ruleset,
+    strain: int,
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    left: int,
+    won: int,
+) -> int:
+    """Minimax over every legal card, no pruning: the value for the side to play of the
+    points it takes from here minus the other side's (misère: the other way round),
+    the last trick's 10 and capot included (see belot.bots.solver)."""
+    n = rules.players
+    seat = (leader + len(trick)) % n
+    legal = playable(hands[seat], tuple(trick), strain, rules)
+    best = -INF
+    for c in range(32):
+        if not legal >> c & 1:
+            continue
+        after = list(hands)
+        after[seat] &= ~(1 << c)
+        played = [*trick, c]
+        if len(played) < n:
+            v = -brute_force(rules, strain, after, played, leader, left, won)
+        else:
+            winner = (leader + winning_index(played, strain)) % n
+            p = trick_points(played, strain) + (10 if left == 1 else 0)
+            won2 = won | 1 << (winner & 1)
+            if strain == MISERE:
+                p = -p
+            elif left == 1 and won2 != 3:
+                p += rules.capot_bonus
+            if left > 1:
+                p += brute_force(rules, strain, after, [], winner, left - 1, won2)
+            v = p if winner & 1 == seat & 1 else -p
+        best = max(best, v)
+    return best
+
+
+def random_position(
+    seed: int, cards: int
+) -> tuple[Ruleset, int, list[int], list[int], int, int, int]:
+    """A ruleset, a strain, hands of ``cards`` cards and part of a first trick played."""
+    rng = random.Random(seed)
+    rules = rng.choice(sorted(RULESETS.values(), key=lambda r: r.name))
+    n = rules.players
+    strain = rng.randrange(7) if n == 2 else rng.randrange(4)
+    deck = list(range(32))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * cards : (s + 1) * cards]) for s in range(n)]
+    leader = rng.randrange(n)
+    trick: list[int] = []
+    for i in range(rng.randrange(n)):
+        seat = (leader + i) % n
+        legal = playable(hands[seat], tuple(trick), strain, rules)
+        card = rng.choice([c for c in range(32) if legal >> c & 1])
+        hands[seat] &= ~(1 << card)
+        trick.append(card)
+    return rules, strain, hands, trick, leader, cards, rng.randrange(4)
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 3))
+def test_the_solver_equals_a_brute_force_minimax(seed: int, cards: int) -> None:
+    rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
+    expected = brute_force(rules, strain, hands, trick, leader, left, won)
+    assert Solver(rules, strain).value(hands, trick, leader, left, won) == expected
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_every_ruleset_and_strain_against_brute_force(name: str) -> None:
+    """Each ruleset's own trick rules (partner exceptions, overtrumping, raising) and
+    every strain it can play, on three-card endgames: each legal card's value."""
+    rules = RULESETS[name]
+    n = rules.players
+    strains = range(7) if rules.second_round & {Strain.NO_TRUMPS} else range(4)
+    rng = random.Random(name)
+    for strain in strains:
+        for _ in range(6):
+            deck = list(range(32))
+            rng.shuffle(deck)
+            hands = [sum(1 << c for c in deck[s * 3 : (s + 1) * 3]) for s in range(n)]
+            values = Solver(rules, strain).values(hands, [], 0, 3, 0)
+            legal = playable(hands[0], (), strain, rules)
+            assert set(values) == {c for c in range(32) if legal >> c & 1}
+            for card, value in values.items():
+                after = list(hands)
+                after[0] &= ~(1 << card)
+                expected = -brute_force(rules, strain, after, [card], 0, 3, 0)
+                assert value == expected, (name, strain, card)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(2, 4))
+def test_equivalent_cards_and_the_table_change_no_value(seed: int, cards: int) -> None:
+    rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
+    plain = Solver(rules, strain, use_table=False, merge_equivalent=False)
+    expected = plain.values(hands, trick, leader, left, won)
+    for table, merge in ((True, False), (False, True), (True, True)):
+        solver = Solver(rules, strain, use_table=table, merge_equivalent=merge)
+        assert solver.values(hands, trick, leader, left, won) == expected
+
+
+def test_equivalent_cards_are_pointless_neighbours_in_the_order() -> None:
+    # Spades plain (hearts trump): 7 8 9 of spades with nothing between them merge to
+    # the 9; another hand's 8 splits them; a ten is never merged (it has points).
+    assert reduce_equivalent(mask("7S 8S 9S TS"), mask("8C AH"), Strain.HEARTS) == mask("9S TS")
+    assert reduce_equivalent(mask("7S 9S TS"), mask("8S"), Strain.HEARTS) == mask("7S 9S TS")
+    assert reduce_equivalent(mask("7S 9S TS"), mask("8C"), Strain.HEARTS) == mask("9S TS")
+    # Trump: the 9 is worth 14, so only 7 and 8 merge.
+    assert reduce_equivalent(mask("7H 8H 9H"), 0, Strain.HEARTS) == mask("8H 9H")
+
+
+def test_a_node_limit_stops_the_solve() -> None:
+    rules, strain, hands, trick, leader, left, won = random_position(7, 5)
+    with pytest.raises(NodeLimit):
+        Solver(rules, strain, node_limit=50).values(hands, trick, leader, left, won)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 3))
+def test_one_search_gives_the_best_cards_value(seed: int, cards: int) -> None:
+    rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
+    best = max(Solver(rules, strain).values(hands, trick, leader, left, won).values())
+    assert Solver(rules, strain).value(hands, trick, leader, left, won) == best
