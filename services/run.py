@@ -83,7 +83,7 @@ class Supervisor:
         settings: Settings,
         *,
         table_workers: int = 2,
-        demo: Callable[[Supervisor], Coroutine[Any, Any, None]] | None = None,
+        demo: Callable[[Settings, asyncio.Event], Coroutine[Any, Any, None]] | None = None,
         progress_every: float = 2.0,
     ) -> None:
         self.settings = settings
@@ -306,7 +306,7 @@ class Supervisor:
             if await self.healthy():
                 self.print_urls()
                 if self.demo is not None:
-                    demo = asyncio.create_task(self.demo(self))
+                    demo = asyncio.create_task(self.demo(self.resolved, self.stopping))
             elif not self.stopping.is_set():
                 _say("some services did not answer /healthz within 60 s; still trying")
             await self.progress()

@@ -12,7 +12,7 @@ from typing import Any
 
 from fairdeal.chains import QUICKNET
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
-from tests.drand_vectors import QUICKNET_BEACONS
+from tools.drand_vectors import QUICKNET_BEACONS
 
 Msg = dict[str, Any]
 #: How long after the log recorded an event the tab gets it (the gateway, the socket).

@@ -24,7 +24,7 @@ from belot.bots import choose
 from belot.cards import to_code
 from belot_platform.settings import Settings
 from services.gateway.app import build_app
-from services.table.views import view_from_json
+from table.views import view_from_json
 from tests.integration import roles
 
 #: Cheap argon2 parameters: the tests register many accounts.

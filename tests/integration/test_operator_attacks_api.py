@@ -29,8 +29,8 @@ from fairdeal.chains import QUICKNET
 from services.cli import main as belot
 from services.verify.app import build_app
 from services.verify.http import RateLimits
-from tests.drand_vectors import QUICKNET_BEACONS
-from tests.matchgen import MatchSpec, generate, offline_record, write
+from tools.drand_vectors import QUICKNET_BEACONS
+from tools.matchgen import MatchSpec, generate, offline_record, write
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -27,8 +27,8 @@ from services.cli import main as belot
 from services.randomness.domain import RandomnessService, stream_of
 from services.randomness.handlers import Handlers
 from services.randomness.store import SeedStore
-from tests.drand_vectors import BEACONS_FILE
 from tests.integration import roles
+from tools.drand_vectors import BEACONS_FILE
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

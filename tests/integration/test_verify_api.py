@@ -24,8 +24,8 @@ from fairdeal.verifier import verify_record
 from services.verify.app import build_app
 from services.verify.http import RateLimits
 from tests.integration import roles
-from tests.matchgen import MatchSpec, generate, offline_record, stored_record, write
 from tests.tamper import find, tampered
+from tools.matchgen import MatchSpec, generate, offline_record, stored_record, write
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -29,7 +29,7 @@ from eventlog import EventStore
 from services.verify.app import build_app
 from services.verify.http import RateLimits
 from services.verify.openapi import OPENAPI
-from tests.matchgen import MatchSpec, generate, write
+from tools.matchgen import MatchSpec, generate, write
 
 FINISHED = MatchSpec(match_id="fuzz-done", ruleset="classic", end="abort", label="fuzz")
 RUNNING = MatchSpec(match_id="fuzz-live", ruleset="gambler", label="fuzz-live")
