@@ -47,8 +47,8 @@ from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore
-from services.randomness.domain import RandomnessService
 from services.randomness.handlers import Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
 from tools.drand_vectors import BEACONS_FILE
 

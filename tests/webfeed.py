@@ -72,7 +72,7 @@ def timed_feed(
 
 
 def receipt_of(record: dict[str, Any], seat: int) -> dict[str, Any]:
-    """The seed reply's receipt for ``seat`` (services/randomness/domain.py receipt): the
+    """The seed reply's receipt for ``seat`` (services/randomness/service.py receipt): the
     randomness stream's SeatSeedReceived of the seat."""
     for e in record["streams"]["randomness"]["events"]:
         if e["type"] == "SeatSeedReceived" and e["payload"]["seat"] == seat:

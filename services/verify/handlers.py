@@ -65,10 +65,11 @@ from fairdeal.verifier import (
     round_check,
     verify_record,
 )
+from services.verify.domain import FinishedMatch
 from services.verify.http import ApiError, json_response
 from services.verify.matches import LoadedMatch, if_none_match, load_match
 from services.verify.openapi import OPENAPI
-from services.verify.projection import FinishedMatch, Projection
+from services.verify.store import Projection
 
 #: An uploaded record may be this large (a long match's record is a few hundred KB).
 MAX_RECORD_BYTES: Final = 4 * 1024 * 1024

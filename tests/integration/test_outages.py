@@ -20,7 +20,7 @@ from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
 from services.table import domain as table_domain
 from services.table.worker import TableWorker, log_command_id, table_id_for
-from services.verify.app import build_app as build_verify
+from services.verify.app import create_app as build_verify
 from table import state as table_state
 from tests.integration import roles
 from tests.integration.gateway_support import Player, gateway

@@ -24,8 +24,9 @@ from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore, NewEvent
 from services.cli import main as belot
-from services.randomness.domain import RandomnessService, stream_of
+from services.randomness.domain import stream_of
 from services.randomness.handlers import Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
 from tests.integration import roles
 from tools.drand_vectors import BEACONS_FILE

@@ -68,7 +68,7 @@ from drand import QUICKNET
 from drand.clock import ScaledClock
 from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
-from services.verify.app import build_app as build_verify_app
+from services.verify.app import create_app as build_verify_app
 from services.verify.http import RateLimits
 from tests.browser import Page, chromium, chromium_path
 from tests.integration.gateway_support import gateway
