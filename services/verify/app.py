@@ -23,6 +23,7 @@ from services.verify.http import (
     cors_middleware,
     errors_middleware,
     rate_limit_middleware,
+    route_index,
 )
 from services.verify.store import Projection
 
@@ -66,6 +67,7 @@ def create_app(
     api = Api(bls, max_record_bytes=max_record_bytes)
     app[API] = api
     app.router.add_routes(api.routes())
+    app.router.add_get("/", route_index("verify", "/v1/openapi.json"), allow_head=False)
 
     async def service(app: web.Application) -> AsyncIterator[None]:
         pool = app[PG_POOL]
