@@ -9,10 +9,15 @@ STAMP  := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# setuptools notes "Editable installation ... folders with the same name as your package"
+# for every editable install whose packages come from two roots (libs/ and services/):
+# information, not a deprecation; the finder it installs maps exactly the listed packages.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 # Reinstall when the project's metadata changes.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -27,18 +32,22 @@ test: lint
 
 # The bench extra: the rating models bench/rating.py compares OpenSkill with.
 $(VENV)/.bench-installed: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
 bench: $(VENV)/.bench-installed
 	@failed=""; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
 	if [ -n "$$failed" ]; then echo "below target or failed:$$failed"; exit 1; fi
 
+# Docker's compose plugin if it answers, else the standalone docker-compose (Debian's
+# package); looked up only when up or down runs.
+COMPOSE = $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
+
 up:
-	docker compose up -d --build
+	$(COMPOSE) up -d --build
 
 down:
-	docker compose down
+	$(COMPOSE) down
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

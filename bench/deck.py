@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fairdeal import DeckInputs, Drand, Shuffler
-from tests.reference_recipe import shuffle
+from tools.reference_recipe import shuffle
 
 TARGET = 0.30
 INPUTS = DeckInputs(

@@ -37,10 +37,10 @@ from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import create_relay_app, load_beacons
 from eventlog import EventStore
-from services.randomness.domain import RandomnessService
 from services.randomness.handlers import Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
-from tests.drand_vectors import BEACONS_FILE, DEFAULT_BEACONS, QUICKNET_BEACONS
+from tools.drand_vectors import BEACONS_FILE, DEFAULT_BEACONS, QUICKNET_BEACONS
 
 
 def bls_rates(seconds: float = 2.0) -> tuple[float, float]:

@@ -47,10 +47,10 @@ from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore
-from services.randomness.domain import RandomnessService
 from services.randomness.handlers import Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
-from tests.drand_vectors import BEACONS_FILE
+from tools.drand_vectors import BEACONS_FILE
 
 _spec = importlib.util.spec_from_file_location("bench_eventlog", ROOT / "bench" / "eventlog.py")
 assert _spec is not None and _spec.loader is not None

@@ -2,7 +2,7 @@
 with and without drand's BLS check, the single BLS verification's time, and where the
 time goes (each check on its own).
 
-The record is a whole club match between medium bots, made by ``tests/matchgen.py``
+The record is a whole club match between medium bots, made by ``tools/matchgen.py``
 (the first of its deterministic seeds whose match runs exactly 10 deals), dealt from a
 real quicknet beacon; "full" means from the parsed JSON document to the report, every
 check run (hash chains, summary, commitment, seeds, drand, decks, deals, replay, score,
@@ -29,8 +29,8 @@ from drand import QUICKNET
 from drand import verify as bls_verify
 from fairdeal.record import parse_record
 from fairdeal.verifier import CHECKS, _Context, verify_record
-from tests.drand_vectors import QUICKNET_BEACONS
-from tests.matchgen import BEACON_ROUND, MatchSpec, offline_record, spec_with_deals
+from tools.drand_vectors import QUICKNET_BEACONS
+from tools.matchgen import BEACON_ROUND, MatchSpec, offline_record, spec_with_deals
 
 DEALS = 10
 

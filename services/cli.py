@@ -7,7 +7,6 @@ stdout then.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -15,6 +14,7 @@ from typing import NoReturn
 import orjson
 
 from belot.cards import to_codes
+from belot_platform.fields import FieldError, parse_hex, parse_int
 from eventlog.cli import add_log_commands
 from fairdeal import (
     DRAND_VALUE_SIZE,
@@ -44,29 +44,6 @@ class _Parser(argparse.ArgumentParser):
         # argparse prints the whole usage block; one line that names the problem and
         # where to read more is easier to act on.
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def parse_hex(flag: str, text: str, sizes: tuple[int, ...]) -> bytes:
-    """Hex digits (an optional ``0x``) of one of ``sizes`` bytes; raises :class:`UsageError`."""
-    digits = text[2:] if text[:2].lower() == "0x" else text
-    if any(c not in "0123456789abcdefABCDEF" for c in digits) or len(digits) % 2:
-        raise UsageError(f"{flag} {text!r} is not hexadecimal (an even number of 0-9 a-f)")
-    value = bytes.fromhex(digits)
-    if len(value) not in sizes:
-        want = " or ".join(str(s) for s in sizes)
-        raise UsageError(f"{flag} is {len(value)} bytes, it must be {want} bytes")
-    return value
-
-
-def parse_int(flag: str, text: str, high: int) -> int:
-    """Decimal ASCII digits only: no sign but a minus, no spaces, no ``_``, no other
-    scripts' digits (all of which ``int()`` would take)."""
-    if re.fullmatch(r"-?[0-9]+", text) is None:
-        raise UsageError(f"{flag} {text!r} is not a whole number (decimal digits 0-9)")
-    value = int(text, 10)
-    if not 0 <= value <= high:
-        raise UsageError(f"{flag} {value} is outside 0..{high}")
-    return value
 
 
 def _deck_inputs(args: argparse.Namespace) -> DeckInputs:
@@ -111,7 +88,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     # Imported here: the game library is only needed by this subcommand.
     from belot.bots import LEVELS
     from belot.ruleset import RULESETS
-    from belot.simulate import simulate
+    from fairdeal.simulate import simulate
 
     ruleset = RULESETS.get(args.ruleset)
     if ruleset is None:
@@ -229,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
-    except (UsageError, RecipeError, drand_cmd.UsageError) as exc:
+    except (UsageError, FieldError, RecipeError, drand_cmd.UsageError) as exc:
         sub = getattr(args, "drand_command", None)
         name = f"{args.command} {sub}" if sub else args.command
         sys.stderr.write(f"belot {name}: error: {exc}\n")

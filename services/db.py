@@ -50,7 +50,7 @@ from services.gateway import store as gateway_store
 from services.randomness import store as randomness_store
 from services.rating import store as rating_store
 from services.tournament import store as tournament_store
-from services.verify import projection as verify_store
+from services.verify import store as verify_store
 
 EXIT_USAGE: Final = 2
 #: Match streams end with one of these (public) events; then their decks are public.

@@ -9,14 +9,12 @@ import asyncio
 import contextlib
 import secrets
 import sys
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import aiohttp
 
+from belot_platform.settings import Settings
 from services.serve import REGISTRY
-
-if TYPE_CHECKING:
-    from services.run import Supervisor
 
 RULESETS: Final = ("club", "classic", "french", "gambler")
 DEMO_PLAYER: Final = "demo"
@@ -96,13 +94,13 @@ async def _tournament(http: aiohttp.ClientSession, base: str, tid: str) -> dict[
         return result
 
 
-async def run_demo(supervisor: Supervisor) -> None:
+async def run_demo(s: Settings, stopping: asyncio.Event) -> None:
     """Keep one bot table of each ruleset, and a Swiss tournament of six bots, in play
-    until the supervisor stops (a finished tournament is followed by a new one). A failed
-    request is reported and retried a little later: the demo never stops by itself."""
+    until ``stopping`` is set (a finished tournament is followed by a new one). ``s``:
+    the settings the platform runs with, its servers resolved. A failed request is
+    reported and retried a little later: the demo never stops by itself."""
     if "gateway" not in REGISTRY:
         return
-    s = supervisor.resolved
     base = f"http://{s.http_host}:{s.port('gateway')}"
     password_file = s.data_dir.absolute() / "demo-password"
     if not password_file.exists():
@@ -111,18 +109,18 @@ async def run_demo(supervisor: Supervisor) -> None:
     password = password_file.read_text().strip()
     demo = _Demo(base, password, s.http_host, s.port("verify") if "verify" in REGISTRY else 0)
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
-        while not supervisor.stopping.is_set():
+        while not stopping.is_set():
             try:
                 await demo.step(http)
                 pause = 2.0
             except (aiohttp.ClientError, RuntimeError, TimeoutError, KeyError) as exc:
-                if supervisor.stopping.is_set():
+                if stopping.is_set():
                     break
                 _say(f"demo: {exc!r}; trying again in 5 s")
                 demo.token = None  # log in again: the session may be what failed
                 pause = 5.0
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(supervisor.stopping.wait(), pause)
+                await asyncio.wait_for(stopping.wait(), pause)
 
 
 class _Demo:

@@ -19,7 +19,6 @@ import fcntl
 import os
 import secrets
 import signal
-import socket
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -30,7 +29,7 @@ import aiohttp
 import asyncpg
 
 from belot_platform.dbroles import role_dsn
-from belot_platform.embedded import EmbeddedStack
+from belot_platform.embedded import EmbeddedError, EmbeddedStack, port_is_free
 from belot_platform.settings import DB_ROLES, Settings, SettingsError
 from services import db
 from services.serve import REGISTRY
@@ -61,15 +60,18 @@ class Child:
 
 
 def free_port_from(port: int) -> int:
-    """``port``, or the next one up that nothing listens on."""
+    """``port``, or the next one up that nothing listens on (connections a stopped
+    worker left in TIME_WAIT do not count: a quick restart keeps its ports)."""
     while port < 65535:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                port += 1
+        if port_is_free(port):
+            return port
+        port += 1
     raise RunError("no free port for a table worker")
+
+
+def _cannot(what: str, exc: OSError) -> str:
+    where = f" {exc.filename}" if exc.filename else ""
+    return f"cannot {what}:{where}: {exc.strerror or exc} (BELOT_DATA_DIR)"
 
 
 def _say(text: str) -> None:
@@ -83,7 +85,7 @@ class Supervisor:
         settings: Settings,
         *,
         table_workers: int = 2,
-        demo: Callable[[Supervisor], Coroutine[Any, Any, None]] | None = None,
+        demo: Callable[[Settings, asyncio.Event], Coroutine[Any, Any, None]] | None = None,
         progress_every: float = 2.0,
     ) -> None:
         self.settings = settings
@@ -286,11 +288,23 @@ class Supervisor:
         self._lock_file.flush()
 
     async def run(self) -> int:
-        self.lock()
+        try:
+            self.lock()
+        except OSError as exc:
+            raise RunError(_cannot("use the data directory", exc)) from None
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, self.stopping.set)
-        self.start_servers()
+        try:
+            self.start_servers()
+        except (EmbeddedError, OSError) as exc:
+            # A configuration the servers cannot run with (a data directory PostgreSQL's
+            # user cannot enter, one that is not a directory): said in words, and
+            # whatever this run started is stopped.
+            self.stop_servers()
+            if isinstance(exc, EmbeddedError):
+                raise RunError(str(exc)) from None
+            raise RunError(_cannot("start the embedded servers", exc)) from None
         try:
             await self.setup_database()
         except BaseException:
@@ -306,7 +320,7 @@ class Supervisor:
             if await self.healthy():
                 self.print_urls()
                 if self.demo is not None:
-                    demo = asyncio.create_task(self.demo(self))
+                    demo = asyncio.create_task(self.demo(self.resolved, self.stopping))
             elif not self.stopping.is_set():
                 _say("some services did not answer /healthz within 60 s; still trying")
             await self.progress()

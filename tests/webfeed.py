@@ -12,7 +12,7 @@ from typing import Any
 
 from fairdeal.chains import QUICKNET
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
-from tests.drand_vectors import QUICKNET_BEACONS
+from tools.drand_vectors import QUICKNET_BEACONS
 
 Msg = dict[str, Any]
 #: How long after the log recorded an event the tab gets it (the gateway, the socket).
@@ -72,7 +72,7 @@ def timed_feed(
 
 
 def receipt_of(record: dict[str, Any], seat: int) -> dict[str, Any]:
-    """The seed reply's receipt for ``seat`` (services/randomness/domain.py receipt): the
+    """The seed reply's receipt for ``seat`` (services/randomness/service.py receipt): the
     randomness stream's SeatSeedReceived of the seat."""
     for e in record["streams"]["randomness"]["events"]:
         if e["type"] == "SeatSeedReceived" and e["payload"]["seat"] == seat:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.reference_recipe import shuffle
+from tools.reference_recipe import shuffle
 
 # Real quicknet beacons (round, randomness = sha256(signature)), copied from
 # tests/data/drand-quicknet.json (sources listed there).

@@ -34,7 +34,8 @@ Public API (stable; everything else is internal)::
 
 A deck enters as ``SupplyDeck(k, cards)`` when ``due(state)`` is DECK with deal number
 ``k`` (redeals count); cards are ``fairdeal``'s deck, top card first. Bots live in
-:mod:`belot.bots`, whole-match simulation in :mod:`belot.simulate`.
+:mod:`belot.bots`; whole matches between bots on the recipe's decks in
+:mod:`fairdeal.simulate` (the game sits below the recipe and never imports it).
 """
 
 from belot.cards import Card, parse_card, to_code

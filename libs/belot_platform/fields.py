@@ -23,6 +23,7 @@ Every service uses this module: the bounds are the same wherever a value enters.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 import orjson
@@ -112,6 +113,31 @@ def command_id(value: Any, field: str = "command_id") -> str | None:
     """A client's command id: absent (None), or a string of 1 to
     :data:`MAX_COMMAND_ID` characters."""
     return optional_text(field, value, MAX_COMMAND_ID)
+
+
+def parse_hex(field: str, text: str, sizes: tuple[int, ...]) -> bytes:
+    """Hex digits (an optional ``0x``) of one of ``sizes`` bytes, from a command line's
+    flag or a query parameter; raises :class:`FieldError`."""
+    digits = text[2:] if text[:2].lower() == "0x" else text
+    if any(c not in "0123456789abcdefABCDEF" for c in digits) or len(digits) % 2:
+        raise FieldError(field, f"{text!r} is not hexadecimal (an even number of 0-9 a-f)")
+    value = bytes.fromhex(digits)
+    if len(value) not in sizes:
+        want = " or ".join(str(s) for s in sizes)
+        raise FieldError(field, f"is {len(value)} bytes, it must be {want} bytes")
+    return value
+
+
+def parse_int(field: str, text: str, high: int) -> int:
+    """A whole number from 0 to ``high`` written in decimal ASCII digits only: no sign
+    but a minus, no spaces, no ``_``, no other scripts' digits (all of which ``int()``
+    would take); raises :class:`FieldError`."""
+    if re.fullmatch(r"-?[0-9]+", text) is None:
+        raise FieldError(field, f"{text!r} is not a whole number (decimal digits 0-9)")
+    value = int(text, 10)
+    if not 0 <= value <= high:
+        raise FieldError(field, f"{value} is outside 0..{high}")
+    return value
 
 
 def scan(value: Any, root: str = "the body") -> None:

@@ -30,6 +30,9 @@ from nats.js.kv import KeyValue
 
 from belot_platform import fields, outage
 
+# Re-exported: what request() raises, so callers import it beside request().
+from belot_platform.errors import ServiceError as ServiceError
+
 log = logging.getLogger(__name__)
 
 TIMEOUT: Final = "timeout"
@@ -44,18 +47,6 @@ BUCKET_WAIT: Final = 30.0
 _USER_RE: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 Handler = Callable[[Any], Awaitable[Any]]
-
-
-class ServiceError(Exception):
-    """An error with a stable code, sent to the requester as ``{"error", "message"}``."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-    def to_json(self) -> dict[str, str]:
-        return {"error": self.code, "message": self.message}
 
 
 def credentials(url: str) -> tuple[str, str] | None:

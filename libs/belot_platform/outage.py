@@ -18,6 +18,8 @@ import nats.errors
 import nats.js.errors
 from aiohttp import web
 
+from belot_platform.errors import ServiceError
+
 UNAVAILABLE: Final = "unavailable"
 #: The codes a NATS reply (``messaging.request``) gives an outage: nobody listens, or
 #: no reply came in time.
@@ -50,8 +52,6 @@ _OS: Final = (ConnectionError, TimeoutError)
 
 def is_outage(exc: BaseException) -> bool:
     """Is ``exc`` (or what it was raised from) a dependency that does not answer?"""
-    from belot_platform.messaging import ServiceError  # messaging imports this module
-
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:

@@ -11,7 +11,8 @@ from aiohttp import web
 from argon2 import PasswordHasher
 
 from belot_platform import messaging, outage
-from belot_platform.app import NATS, PG_POOL, TASKS, create_app, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, run_service
+from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from services.gateway import status
@@ -35,9 +36,9 @@ API: Final = web.AppKey("gateway_api", Api)
 FOLLOWER_TASK: Final = "gateway-follower"
 
 
-def build_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> web.Application:
+def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> web.Application:
     """The gateway's app; ``hasher`` can be given (tests use cheaper argon2 parameters)."""
-    app = create_app(settings, name="gateway")
+    app = create_platform_app(settings, name="gateway")
     holder: dict[str, Api] = {}
     tournaments: list[Tournaments] = []
 
@@ -153,4 +154,4 @@ def _add_routes(app: web.Application, holder: dict[str, Api]) -> None:
 
 
 def main() -> None:
-    run_service("gateway", build_app)
+    run_service("gateway", create_app)

@@ -50,8 +50,8 @@ from services.gateway.domain import (
 )
 from services.gateway.live import Hub
 from services.gateway.store import AccountStore, NameTaken
-from services.table import domain as table_domain
-from services.table.views import public_view, view_to_json
+from table import state as table_state
+from table.views import public_view, view_to_json
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +292,7 @@ class Api:
         events = await self.store.read_stream(f"table-{table_id}")
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
-        if any(e.type == table_domain.TABLE_CLOSED for e in events):
+        if any(e.type == table_state.TABLE_CLOSED for e in events):
             raise ApiError("table_closed", "this table is closed")
 
     # ------------------------------------------------------------------ accounts
@@ -394,7 +394,7 @@ class Api:
             # The log answers for a table whose match has ended; for one in play it
             # knows no seat view or deadline, so when its worker did not answer in time
             # (or NATS is down) the honest answer is "not now".
-            ended = reply["status"] in (table_domain.FINISHED, table_domain.CLOSED)
+            ended = reply["status"] in (table_state.FINISHED, table_state.CLOSED)
             if not ended and (exc.code == "timeout" or not self.nc.is_connected):
                 raise ApiError(
                     "unavailable", "the table's worker does not answer: retry in a few seconds"
@@ -417,10 +417,10 @@ class Api:
         events = await self.store.read_stream(f"table-{table_id}")
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
-        state = table_domain.fold([(e.type, e.payload) for e in events])
+        state = table_state.fold([(e.type, e.payload) for e in events])
         seat = state.seat_of(who.player) if who else None
         reply: dict[str, Any] = {
-            "table": table_domain.summary(state),
+            "table": table_state.summary(state),
             "status": state.status,
             "seat": seat,
             "view": None,
@@ -446,7 +446,7 @@ class Api:
         events = await self.store.read_stream(f"table-{table_id}")
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
-        state = table_domain.fold([(e.type, e.payload) for e in events])
+        state = table_state.fold([(e.type, e.payload) for e in events])
         seat = state.seat_of(who.player) if who else None
         viewer = Viewer.public() if seat is None else Viewer.at_seat(seat)
         match = await self.store.read_stream_as(
@@ -568,7 +568,7 @@ class Api:
             conn.send({"type": "error", "error": "unknown_table", "message": "no such table"})
             return
         events = await self.store.read_stream(f"table-{table_id}", 1, 1)
-        if not events or events[0].type != table_domain.TABLE_OPENED:
+        if not events or events[0].type != table_state.TABLE_OPENED:
             conn.send({"type": "error", "error": "unknown_table", "message": "no such table"})
             return
         match_id = events[0].payload["match_id"]

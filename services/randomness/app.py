@@ -10,14 +10,15 @@ import orjson
 from aiohttp import web
 
 from belot_platform import messaging
-from belot_platform.app import NATS, PG_POOL, TASKS, create_app, run_service
+from belot_platform.app import NATS, PG_POOL, TASKS, run_service
+from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from drand.chain import CHAINS
 from drand.client import DrandClient
 from drand.clock import Clock, SystemClock
 from eventlog import EventStore
-from services.randomness.domain import RandomnessService
 from services.randomness.handlers import SUBJECT, Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
 
 SERVICE: Final = web.AppKey("randomness", RandomnessService)
@@ -29,12 +30,12 @@ def subject_of(settings: Settings) -> str:
     return SUBJECT.replace("belot", settings.subject_prefix, 1)
 
 
-def build_app(
+def create_app(
     settings: Settings, *, clock: Clock | None = None, drand: DrandClient | None = None
 ) -> web.Application:
     """The service's app; ``clock`` and ``drand`` can be given (tests run a virtual clock
     and a local relay)."""
-    app = create_app(settings, name="randomness")
+    app = create_platform_app(settings, name="randomness")
     the_clock = clock or SystemClock()
     chain = CHAINS[settings.drand_chain]
 
@@ -79,4 +80,4 @@ def build_app(
 
 
 def main() -> None:
-    run_service("randomness", build_app)
+    run_service("randomness", create_app)

@@ -27,7 +27,8 @@ from belot_platform.messaging import BAD_REQUEST, ServiceError
 from eventlog.envelope import check_stream_id
 from eventlog.errors import InvalidEvent
 from fairdeal.fairness import MAX_SEED_WINDOW_MS, FairnessError, SeatSpec
-from services.randomness.domain import RandomnessService, public_view, stream_of
+from services.randomness.domain import public_view, stream_of
+from services.randomness.service import RandomnessService
 
 SUBJECT: Final = "belot.randomness"
 MAX_WAIT_MS: Final = 15_000

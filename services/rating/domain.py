@@ -22,7 +22,7 @@ from typing import Any, Final, TypeGuard
 
 from belot.ruleset import RULESETS
 from belot_platform import fields
-from eventlog import NewEvent, RecordedEvent
+from eventlog.envelope import NewEvent, RecordedEvent
 from rating import (
     MatchNotRated,
     MatchRated,

@@ -10,7 +10,8 @@ from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import METRICS_REFRESH, NATS, PG_POOL, TASKS, create_app, run_service
+from belot_platform.app import METRICS_REFRESH, NATS, PG_POOL, TASKS, run_service
+from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from belot_platform.supervise import Lag, Supervised
 from eventlog import EventStore
@@ -22,7 +23,7 @@ WORKER: Final = web.AppKey("table_worker", TableWorker)
 RELAY_TASK: Final = "outbox-relay"
 
 
-def build_app(
+def create_app(
     settings: Settings, *, worker_id: str | None = None, relay: bool = True
 ) -> web.Application:
     """A table worker's app; ``relay`` also runs the outbox relay (it waits for the
@@ -30,7 +31,7 @@ def build_app(
     /readyz says not ready while it is down or stalled, or while the relay lag
     (:meth:`OutboxRelay.lag`) stays above ``READY_LAG_EVENTS`` for ``READY_LAG_GRACE_S``;
     /metrics reads the lag from both ends first."""
-    app = create_app(settings, name="table")
+    app = create_platform_app(settings, name="table")
 
     async def service(app: web.Application) -> AsyncIterator[None]:
         store = await EventStore.open(app[PG_POOL], settings.pg_schema, producer="table")
@@ -76,4 +77,4 @@ def build_app(
 
 
 def main() -> None:
-    run_service("table", build_app)
+    run_service("table", create_app)

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import orjson
 from nats.aio.msg import Msg
@@ -24,9 +24,6 @@ from belot_platform import fields, outage
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from services.table.domain import TableError
 from services.table.store import LostTable
-
-if TYPE_CHECKING:
-    from services.table.worker import Table
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +88,22 @@ MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
 REQUESTS: Final = ("join", "leave", "seed", "view", "abort")
 
 
-def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
+class Requests(Protocol):
+    """What a table's subscription answers through: its id, its in-flight requests, a
+    method per move and per request of :data:`REQUESTS`. The worker's ``Table`` is one;
+    naming only this keeps the handlers below the worker (the worker imports them)."""
+
+    id: str
+    inflight: set[asyncio.Task[None]]
+
+    async def move(self, verb: str, body: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def command_callback(
+    table: Requests, moved: Callable[[], None]
+) -> Callable[[Msg], Awaitable[None]]:
+    """The callback of ``table``'s subscription; ``moved`` is called (soon, not inside
+    the handler) when an append found the table owned by another worker."""
     handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
         verb: getattr(table, verb) for verb in REQUESTS
     }
@@ -115,9 +127,7 @@ def command_callback(table: Table) -> Callable[[Msg], Awaitable[None]]:
             reply = exc.to_json()
         except LostTable:
             reply = {"error": "table_moved", "message": "the table changed owner: retry"}
-            asyncio.get_running_loop().call_soon(
-                lambda: table.worker.spawn(table.worker.drop(table, release=False))
-            )
+            asyncio.get_running_loop().call_soon(moved)
         except Exception as exc:
             if outage.is_outage(exc):
                 # The database or the bus does not answer: not a bug, and the command

@@ -18,7 +18,7 @@ from belot import RULESETS, Event, Match, replay
 from belot.codec import from_payload, to_payload
 from belot.events import Visibility
 from eventlog import EventStore, NewEvent, RecordedEvent
-from services.table import domain
+from table import state as table_state
 
 #: Metadata of events decided for a seat by a bot or by the turn timer.
 ACTED_BY: Final = "acted_by"
@@ -57,7 +57,7 @@ def time_ms(event: RecordedEvent) -> int:
 class Loaded:
     """A table as its streams hold it."""
 
-    table: domain.TableState
+    table: table_state.TableState
     table_version: int
     match: Match | None = None
     match_version: int = 0
@@ -73,7 +73,7 @@ async def load(store: EventStore, table_id: str) -> Loaded:
     """Read ``table-<id>`` and its match's stream and fold them. An unknown table loads
     as an empty state (``table.exists`` False)."""
     rows = await store.read_stream(table_stream(table_id))
-    table = domain.fold([(r.type, r.payload) for r in rows])
+    table = table_state.fold([(r.type, r.payload) for r in rows])
     loaded = Loaded(table, rows[-1].version if rows else 0)
     loaded.command_ids = {r.command_id for r in rows if r.command_id}
     if not table.exists:
@@ -85,7 +85,7 @@ async def load(store: EventStore, table_id: str) -> Loaded:
     for r in match_rows:
         if r.command_id:
             loaded.command_ids.add(r.command_id)
-        if r.type in (domain.MATCH_FORFEITED, domain.MATCH_ABORTED):
+        if r.type in (table_state.MATCH_FORFEITED, table_state.MATCH_ABORTED):
             loaded.ending = (r.type, r.payload)
             continue
         events.append(from_payload(r.payload))
@@ -94,5 +94,5 @@ async def load(store: EventStore, table_id: str) -> Loaded:
     loaded.last_match_ms = time_ms(match_rows[-1])
     if loaded.ending is None and loaded.match.result is not None:
         ended = match_rows[-1]
-        loaded.ending = (domain.MATCH_ENDED, ended.payload)
+        loaded.ending = (table_state.MATCH_ENDED, ended.payload)
     return loaded

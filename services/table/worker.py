@@ -91,7 +91,8 @@ from services.table.store import (
     match_stream,
     table_stream,
 )
-from services.table.views import public_view, view_to_json
+from table import state as table_state
+from table.views import public_view, view_to_json
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,13 @@ class _TablesByState(Collector):
         counts = collections.Counter(
             t.status for w in list(_WORKERS) for t in list(w.tables.values())
         )
-        for state in (domain.OPEN, domain.DEALING, domain.PLAYING, domain.FINISHED, domain.CLOSED):
+        for state in (
+            table_state.OPEN,
+            table_state.DEALING,
+            table_state.PLAYING,
+            table_state.FINISHED,
+            table_state.CLOSED,
+        ):
             family.add_metric([state], counts.get(state, 0))
         yield family
 
@@ -226,8 +233,8 @@ class Table:
     def status(self) -> str:
         """The table's status: its stream's, and "playing" from the first deck on (the
         match stream says that, so the table stream's status stays "dealing")."""
-        if self.state.status == domain.DEALING and self.match is not None:
-            return domain.PLAYING
+        if self.state.status == table_state.DEALING and self.match is not None:
+            return table_state.PLAYING
         return self.state.status
 
     async def _append_table(self, events: list[NewEvent], command_id: str | None = None) -> None:
@@ -241,7 +248,7 @@ class Table:
             raise LostTable(f"table-{self.id}: an append was already made by another owner")
         self.table_version = result.last_version
         for e in events:
-            self.state = domain.evolve(self.state, e.type, e.payload)
+            self.state = table_state.evolve(self.state, e.type, e.payload)
         if command_id:
             self.command_ids.add(command_id)
         await self.worker.publish_state(self)
@@ -273,9 +280,9 @@ class Table:
             if isinstance(e, DealScored):
                 DEALS.inc()
             if isinstance(e, MatchEnded):
-                self.ending = (domain.MATCH_ENDED, {"winner": e.winner})
+                self.ending = (table_state.MATCH_ENDED, {"winner": e.winner})
         for x in extra or []:
-            if x.type in (domain.MATCH_FORFEITED, domain.MATCH_ABORTED):
+            if x.type in (table_state.MATCH_FORFEITED, table_state.MATCH_ABORTED):
                 self.ending = (x.type, dict(x.payload))
         if command_id:
             self.command_ids.add(command_id)
@@ -309,7 +316,7 @@ class Table:
             if cid is not None and cid in self.command_ids:
                 return {"table_id": self.id, "seat": seat, "accepted": True}
             payload = domain.take_seat(self.state, seat, player, now_ms())
-            await self._append_table([NewEvent(domain.SEAT_TAKEN, payload)], cid)
+            await self._append_table([NewEvent(table_state.SEAT_TAKEN, payload)], cid)
         await self.worker.publish_summary(self)
         self.wake.set()
         return {"table_id": self.id, "seat": seat, "accepted": True}
@@ -323,22 +330,23 @@ class Table:
             seat = domain.seat_for(self.state, player, None)
             st = self.state
             now = now_ms()
-            if st.status == domain.OPEN:
+            if st.status == table_state.OPEN:
                 # Before the commitment: the seat is free again; the last human to go
                 # closes the table.
-                events = [NewEvent(domain.SEAT_LEFT, {"seat": seat, "player": player,
+                events = [NewEvent(table_state.SEAT_LEFT, {"seat": seat, "player": player,
                                                      "forfeit": False, "at_ms": now})]  # fmt: skip
                 if st.humans_seated == 1:
-                    events.append(NewEvent(domain.TABLE_CLOSED, {"reason": "empty", "at_ms": now}))
+                    closed = {"reason": "empty", "at_ms": now}
+                    events.append(NewEvent(table_state.TABLE_CLOSED, closed))
                 await self._append_table(events, cid)
                 await self.worker.publish_summary(self)
                 self.wake.set()
                 return {"table_id": self.id, "left": True, "forfeit": False}
-            if self.ending is not None or st.status in (domain.FINISHED, domain.CLOSED):
+            if self.ending is not None or st.status in (table_state.FINISHED, table_state.CLOSED):
                 raise TableError("match_over", "the match has ended")
             # docs/specification.md §5: leaving a match is a loss. Before the first deck, the match
             # stream opens (first dealer 0: no card was dealt) and ends at once.
-            forfeit = NewEvent(domain.MATCH_FORFEITED, domain.forfeited(st.ruleset, seat))
+            forfeit = NewEvent(table_state.MATCH_FORFEITED, domain.forfeited(st.ruleset, seat))
             if self.match is None:
                 assert st.options is not None
                 start = new_match(st.ruleset, st.match_id, target=st.options.target)
@@ -360,7 +368,8 @@ class Table:
             if cid is not None and cid in self.command_ids:
                 return {"accepted": True, "duplicate": True}
             seat = domain.seat_for(self.state, player, seat_req)
-            if self.ending is not None or self.state.status in (domain.FINISHED, domain.CLOSED):
+            over = (table_state.FINISHED, table_state.CLOSED)
+            if self.ending is not None or self.state.status in over:
                 raise TableError("match_over", "the match has ended")
             if self.match is None:
                 raise TableError("not_started", "the match has not started: no cards yet")
@@ -387,7 +396,7 @@ class Table:
         # event's append and this table applying it (both happen under the lock).
         async with self.lock:
             seat = domain.seat_for(self.state, player, seat_req)
-            if self.state.status == domain.OPEN:
+            if self.state.status == table_state.OPEN:
                 raise TableError("not_started", "seeds are sent once the commitment is shown")
             match_id = self.state.match_id
         request = {"match_id": match_id, "seat": seat, "player": player, "seed": text}
@@ -407,7 +416,7 @@ class Table:
             raise TableError(BAD_REQUEST, "fair_deal must be true or false")
         seat = self.state.seat_of(player) if player is not None else None
         out: dict[str, Any] = {
-            "table": {**domain.summary(self.state), "status": self.status},
+            "table": {**table_state.summary(self.state), "status": self.status},
             "seat": seat,
             "match_version": self.match_version,
             "table_version": self.table_version,
@@ -424,7 +433,7 @@ class Table:
                 out["view"] = view_to_json(view(match, seat))
             else:
                 out["view"] = public_view(view(match, 0 % n))
-        if fair_deal and self.state.status != domain.OPEN:
+        if fair_deal and self.state.status != table_state.OPEN:
             with contextlib.suppress(ServiceError):
                 out["fair_deal"] = await self.worker.randomness(
                     "status", {"match_id": self.state.match_id}
@@ -440,14 +449,14 @@ class Table:
             "by", body.get("by"), MAX_ABORT_TEXT,
             what=f"who asks for the abort (1 to {MAX_ABORT_TEXT} characters)",
         )  # fmt: skip
-        aborted = NewEvent(domain.MATCH_ABORTED, {"reason": reason, "by": by})
+        aborted = NewEvent(table_state.MATCH_ABORTED, {"reason": reason, "by": by})
         async with self.lock:
             if self.ending is not None:
                 raise TableError("match_over", "the match has ended")
             if self.match is None:
-                if self.state.status == domain.OPEN:
+                if self.state.status == table_state.OPEN:
                     await self._append_table(
-                        [NewEvent(domain.TABLE_CLOSED, {"reason": reason, "at_ms": now_ms()})]
+                        [NewEvent(table_state.TABLE_CLOSED, {"reason": reason, "at_ms": now_ms()})]
                     )
                     self.wake.set()
                     return {"aborted": True}
@@ -497,7 +506,7 @@ class Table:
                 self._answered()
             if delay is None:
                 continue
-            if delay == float("inf") and self.state.status == domain.CLOSED:
+            if delay == float("inf") and self.state.status == table_state.CLOSED:
                 await self.worker.drop(self, release=True, closed=True)
                 return
             with contextlib.suppress(TimeoutError):
@@ -531,9 +540,9 @@ class Table:
         """Do what is due; None when something happened (look again at once), else how
         long to wait for (inf: until woken)."""
         st = self.state
-        if st.status == domain.CLOSED:
+        if st.status == table_state.CLOSED:
             return float("inf")
-        if st.status == domain.OPEN:
+        if st.status == table_state.OPEN:
             if st.all_seated:
                 await self._open_fair_deal()
                 return None
@@ -563,7 +572,7 @@ class Table:
         seats = [{"seat": s.number, "player": None if s.is_bot else s.player} for s in st.seats]
         reply = await self.worker.randomness("open", {"match_id": st.match_id, "seats": seats})
         async with self.lock:
-            if self.state.status != domain.OPEN or not self.state.all_seated:
+            if self.state.status != table_state.OPEN or not self.state.all_seated:
                 return
             payload = {
                 "match_id": st.match_id,
@@ -574,7 +583,7 @@ class Table:
                 "seats": seats,
                 "at_ms": now_ms(),
             }
-            await self._append_table([NewEvent(domain.FAIR_DEAL_OPENED, payload)])
+            await self._append_table([NewEvent(table_state.FAIR_DEAL_OPENED, payload)])
         await self.worker.publish_summary(self)
 
     async def _deck(self, deal: int, wait_ms: int) -> tuple[Card, ...]:
@@ -657,9 +666,9 @@ class Table:
         assert self.ending is not None
         kind, payload = self.ending
         if not self.state.finished:
-            if kind == domain.MATCH_ENDED:
+            if kind == table_state.MATCH_ENDED:
                 winner, finished, leaver = payload.get("winner"), True, None
-            elif kind == domain.MATCH_FORFEITED:
+            elif kind == table_state.MATCH_FORFEITED:
                 winner, finished, leaver = payload["winner_side"], False, payload["leaver"]
             else:
                 winner, finished, leaver = None, False, None
@@ -667,7 +676,7 @@ class Table:
                 summary = domain.match_finished(
                     self.state, winner=winner, finished=finished, leaver=leaver, now_ms=now_ms()
                 )
-                await self._append_table([NewEvent(domain.TABLE_MATCH_FINISHED, summary)])
+                await self._append_table([NewEvent(table_state.TABLE_MATCH_FINISHED, summary)])
             MATCHES.labels(
                 {"MatchEnded": "ended", "MatchForfeited": "forfeit"}.get(kind, "aborted")
             ).inc()
@@ -679,7 +688,7 @@ class Table:
                 await self._append_table(
                     [
                         NewEvent(
-                            domain.FAIR_DEAL_REVEALED,
+                            table_state.FAIR_DEAL_REVEALED,
                             {
                                 "match_id": self.state.match_id,
                                 "server_seed": reply["server_seed"],
@@ -691,7 +700,11 @@ class Table:
             return None
         async with self.lock:
             await self._append_table(
-                [NewEvent(domain.TABLE_CLOSED, {"reason": "match_finished", "at_ms": now_ms()})]
+                [
+                    NewEvent(
+                        table_state.TABLE_CLOSED, {"reason": "match_finished", "at_ms": now_ms()}
+                    )
+                ]
             )
         return None
 
@@ -843,7 +856,8 @@ class TableWorker:
         self.tables[table.id] = table
         OWNED.set(len(self.tables))
         table.sub = await self.nc.subscribe(
-            f"{self.table_subject(table.id)}.*", cb=command_callback(table)
+            f"{self.table_subject(table.id)}.*",
+            cb=command_callback(table, lambda: self.spawn(self.drop(table, release=False))),
         )
         table.task = asyncio.create_task(table.run(), name=f"table-{table.id}")
         return table
@@ -864,7 +878,7 @@ class TableWorker:
             if not loaded.table.exists:
                 await self._forget_creation(table_id, revision)
                 return False
-            if loaded.table.status == domain.CLOSED:
+            if loaded.table.status == table_state.CLOSED:
                 with contextlib.suppress(Exception):
                     await self.registry.delete(table_id)
                 with contextlib.suppress(Exception):
@@ -1014,10 +1028,10 @@ class TableWorker:
 
     async def publish_summary(self, table: Table) -> None:
         """The table's lobby line in ``<prefix>_tables``."""
-        if self.registry is None or table.state.status == domain.CLOSED:
+        if self.registry is None or table.state.status == table_state.CLOSED:
             return
         with contextlib.suppress(Exception):
-            line = {**domain.summary(table.state), "status": table.status}
+            line = {**table_state.summary(table.state), "status": table.status}
             await self.registry.put(table.id, orjson.dumps(line))
 
     # ------------------------------------------------------------------ creating
@@ -1046,16 +1060,16 @@ class TableWorker:
         match_id = f"{table_id}-1"
         now = now_ms()
         opened = domain.opened(table_id, match_id, options, creator, now)
-        events = [NewEvent(domain.TABLE_OPENED, opened)]
-        state = domain.evolve(domain.TableState(), domain.TABLE_OPENED, opened)
+        events = [NewEvent(table_state.TABLE_OPENED, opened)]
+        state = table_state.evolve(table_state.TableState(), table_state.TABLE_OPENED, opened)
         if sit is not None:
             assert creator is not None
             try:
                 taken = domain.take_seat(state, sit, creator, now)
             except TableError as exc:
                 raise ServiceError(exc.code, exc.message) from None
-            events.append(NewEvent(domain.SEAT_TAKEN, taken))
-            state = domain.evolve(state, domain.SEAT_TAKEN, taken)
+            events.append(NewEvent(table_state.SEAT_TAKEN, taken))
+            state = table_state.evolve(state, table_state.SEAT_TAKEN, taken)
         assert self.leases is not None and self.registry is not None
         try:
             revision = await self.leases.create(table_id, self.id.encode())
@@ -1076,11 +1090,12 @@ class TableWorker:
             with contextlib.suppress(Exception):
                 await self.leases.delete(table_id, last=revision)
             raise
-        await self.registry.put(table_id, orjson.dumps(domain.summary(state)))
+        await self.registry.put(table_id, orjson.dumps(table_state.summary(state)))
         table = await self._adopt(await load(self.store, table_id), revision)
         await self.publish_state(table)
         CLAIMS.labels("created").inc()
-        return {"table_id": table_id, "match_id": match_id, "table": domain.summary(table.state)}
+        summary = table_state.summary(table.state)
+        return {"table_id": table_id, "match_id": match_id, "table": summary}
 
     async def _created_elsewhere(self, table_id: str) -> dict[str, Any]:
         """A creation already made (a retry of it): its table. A creation whose worker
@@ -1090,12 +1105,12 @@ class TableWorker:
         loaded = await load(self.store, table_id)
         if not loaded.table.exists:
             raise ServiceError("busy", "this table is being created: retry")
-        if loaded.table.status != domain.CLOSED:
-            line = {**domain.summary(loaded.table), "status": loaded.table.status}
+        if loaded.table.status != table_state.CLOSED:
+            line = {**table_state.summary(loaded.table), "status": loaded.table.status}
             with contextlib.suppress(KeyWrongLastSequenceError):
                 await self.registry.create(table_id, orjson.dumps(line))
         return {
             "table_id": table_id,
             "match_id": loaded.table.match_id,
-            "table": domain.summary(loaded.table),
+            "table": table_state.summary(loaded.table),
         }

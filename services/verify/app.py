@@ -9,7 +9,8 @@ from typing import Final
 
 from aiohttp import web
 
-from belot_platform.app import PG_POOL, TASKS, create_app, run_service
+from belot_platform.app import PG_POOL, TASKS, run_service
+from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from belot_platform.supervise import Supervised
 from drand import verify as drand_verify
@@ -22,8 +23,9 @@ from services.verify.http import (
     cors_middleware,
     errors_middleware,
     rate_limit_middleware,
+    route_index,
 )
-from services.verify.projection import Projection
+from services.verify.store import Projection
 
 API: Final = web.AppKey("verify_api", Api)
 PROJECTION: Final = web.AppKey("verify_projection", Projection)
@@ -33,7 +35,7 @@ FEED_TASK: Final = "verify-feed"
 COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verification"})
 
 
-def build_app(
+def create_app(
     settings: Settings,
     *,
     schema: str | None = None,
@@ -51,7 +53,7 @@ def build_app(
         if problem is not None:
             raise RuntimeError(problem)
 
-    app = create_app(
+    app = create_platform_app(
         settings,
         name="verify",
         use_nats=False,
@@ -65,6 +67,7 @@ def build_app(
     api = Api(bls, max_record_bytes=max_record_bytes)
     app[API] = api
     app.router.add_routes(api.routes())
+    app.router.add_get("/", route_index("verify", "/v1/openapi.json"), allow_head=False)
 
     async def service(app: web.Application) -> AsyncIterator[None]:
         pool = app[PG_POOL]
@@ -84,4 +87,4 @@ def build_app(
 
 
 def main() -> None:
-    run_service("verify", build_app)
+    run_service("verify", create_app)

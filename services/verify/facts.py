@@ -13,7 +13,7 @@ cannot hide:
   often a match is aborted after its cards went out, how often a human seat's seed is
   missing. An operator who chose decks through any of these would move these figures.
 
-Fed by the same subscription as the finished-matches projection (:mod:`.projection`),
+Fed by the same subscription as the finished-matches projection (:mod:`.store`),
 one event at a time; every write is an idempotent upsert keyed by the match (or round),
 so a replay after a restart, or two replicas, change nothing.
 """
@@ -28,7 +28,7 @@ import asyncpg
 from eventlog import RecordedEvent
 from eventlog.migrations import quote_schema
 
-#: The projection's migration 2 (:data:`services.verify.projection.COMPONENT`).
+#: The projection's migration 2 (:data:`services.verify.store.COMPONENT`).
 FACTS_MIGRATION: Final = """
 CREATE TABLE IF NOT EXISTS {s}.verify_commitments (
     commitment  text NOT NULL,

@@ -38,6 +38,7 @@ from prometheus_client import Counter, Histogram
 
 from belot import RULESETS
 from belot.cards import to_codes
+from belot_platform.fields import FieldError, parse_hex, parse_int
 from eventlog import EventStore
 from fairdeal import (
     DRAND_VALUE_SIZE,
@@ -64,11 +65,11 @@ from fairdeal.verifier import (
     round_check,
     verify_record,
 )
-from services.cli import UsageError, parse_hex, parse_int
+from services.verify.domain import FinishedMatch
 from services.verify.http import ApiError, json_response
 from services.verify.matches import LoadedMatch, if_none_match, load_match
 from services.verify.openapi import OPENAPI
-from services.verify.projection import FinishedMatch, Projection
+from services.verify.store import Projection
 
 #: An uploaded record may be this large (a long match's record is a few hundred KB).
 MAX_RECORD_BYTES: Final = 4 * 1024 * 1024
@@ -102,6 +103,10 @@ VERIFY_SECONDS = Histogram(
     "Time to verify one record (parse to report).",
     buckets=(0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2, 5),
 )
+
+
+class QueryError(ValueError):
+    """A query that misses an input or pairs them wrongly (answered 400 ``bad_input``)."""
 
 
 def _bad(code: str, message: str) -> ApiError:
@@ -415,24 +420,24 @@ class Api:
         try:
             seed_text = q.get("server_seed")
             if seed_text is None:
-                raise UsageError("give server_seed (32 bytes in hex)")
+                raise QueryError("give server_seed (32 bytes in hex)")
             server_seed = parse_hex("server_seed", seed_text, (SERVER_SEED_SIZE,))
             seats = q.getall("seat_seed", [])
             if not seats:
-                raise UsageError("give at least one seat_seed ('' for a seat that sent no seed)")
+                raise QueryError("give at least one seat_seed ('' for a seat that sent no seed)")
             if len(seats) > MAX_SEATS:
-                raise UsageError(f"{len(seats)} seats: the recipe takes at most {MAX_SEATS}")
+                raise QueryError(f"{len(seats)} seats: the recipe takes at most {MAX_SEATS}")
             seat_seeds = tuple(
                 parse_hex(f"seat_seed #{n + 1}", s, (0, SEAT_SEED_SIZE))
                 for n, s in enumerate(seats)
             )
             deal_text = q.get("deal")
             if deal_text is None:
-                raise UsageError("give deal (the deal number from 0; redeals count)")
+                raise QueryError("give deal (the deal number from 0; redeals count)")
             k = parse_int("deal", deal_text, MAX_DEAL)
             round_text, value_text = q.get("drand_round"), q.get("drand_value")
             if (round_text is None) != (value_text is None):
-                raise UsageError("drand_round and drand_value go together: give both or neither")
+                raise QueryError("drand_round and drand_value go together: give both or neither")
             drand = None
             if round_text is not None and value_text is not None:
                 drand = Drand(
@@ -441,10 +446,10 @@ class Api:
                 )
             cards_text = q.get("cards", "32")
             if cards_text not in ("32", "24"):
-                raise UsageError("cards must be 32 or 24")
+                raise QueryError("cards must be 32 or 24")
             cards = int(cards_text)
             deck = Shuffler(DeckInputs(server_seed, seat_seeds, drand)).deck(k, cards)
-        except (UsageError, RecipeError) as exc:
+        except (QueryError, FieldError, RecipeError) as exc:
             raise _bad("bad_input", str(exc)) from None
         return json_response(
             {

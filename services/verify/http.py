@@ -59,6 +59,22 @@ def json_response(
     )
 
 
+def route_index(name: str, reference: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """``GET /``: what this app serves, read from its router when asked (so it lists
+    every route, however and whenever it was added), and where the reference is."""
+
+    async def index(request: web.Request) -> web.Response:
+        seen = {
+            (route.resource.canonical, route.method)
+            for route in request.app.router.routes()
+            if route.resource is not None and route.method not in ("HEAD", "OPTIONS")
+        }
+        routes = [{"method": method, "path": path} for path, method in sorted(seen)]
+        return json_response({"service": name, "reference": reference, "routes": routes})
+
+    return index
+
+
 def error_response(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> web.Response:

@@ -23,8 +23,8 @@ from belot import Bid, Command, DeclareMelds, DemandRedeal, PlayCard, SwapTrumpS
 from belot.bots import choose
 from belot.cards import to_code
 from belot_platform.settings import Settings
-from services.gateway.app import build_app
-from services.table.views import view_from_json
+from services.gateway.app import create_app
+from table.views import view_from_json
 from tests.integration import roles
 
 #: Cheap argon2 parameters: the tests register many accounts.
@@ -51,7 +51,7 @@ async def gateway(
             **overrides,  # the servers' URLs too (a test's proxy in front of them)
         }
     )
-    client = TestClient(TestServer(build_app(settings, hasher=TEST_HASHER)))
+    client = TestClient(TestServer(create_app(settings, hasher=TEST_HASHER)))
     await client.start_server()
     try:
         yield client

@@ -32,12 +32,12 @@ from eventlog import EventStore, RecordedEvent
 from eventlog.relay import OutboxRelay
 from fairdeal import Shuffler
 from fairdeal import fairness as fair
-from services.randomness.domain import RandomnessService
 from services.randomness.handlers import Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
 from services.table.worker import TableWorker
-from tests.drand_vectors import BEACONS_FILE
 from tests.integration import roles
+from tools.drand_vectors import BEACONS_FILE
 
 SPEED = 10.0
 BEACONS = load_beacons(BEACONS_FILE, QUICKNET)

@@ -33,8 +33,8 @@ from eventlog.migrations import MIGRATIONS
 from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
-from services.verify import projection as verify_projection
-from services.verify.app import build_app as build_verify
+from services.verify import store as verify_store
+from services.verify.app import create_app as build_verify
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.gateway_support import Player
@@ -286,7 +286,7 @@ async def test_the_owner_alone_migrates_and_grants_but_makes_no_role(
         owner_dsn = role_dsn(servers.pg_dsn, other.name("owner"), other.passwords["owner"])
         report = await setup(owner_dsn, lay, other.prefix, {})
         assert report.created == []
-        assert report.versions[f"{lay.verify} (verify)"] == verify_projection.COMPONENT.newest
+        assert report.versions[f"{lay.verify} (verify)"] == verify_store.COMPONENT.newest
         assert await pg_pool.fetchval(
             "SELECT has_table_privilege($1, $2, 'INSERT')",
             other.name("verify"),

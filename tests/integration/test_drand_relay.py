@@ -19,7 +19,7 @@ from drand import QUICKNET
 from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
-from tests.drand_vectors import BEACONS_FILE
+from tools.drand_vectors import BEACONS_FILE
 
 SPEED = 20.0
 GRACE = 5.0

@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from drand import QUICKNET
-from tests.drand_vectors import BEACONS_FILE, QUICKNET_BEACONS
+from tools.drand_vectors import BEACONS_FILE, QUICKNET_BEACONS
 
 BELOT = str(Path(sys.executable).with_name("belot"))
 

@@ -912,9 +912,9 @@ async def test_the_list_has_every_route_and_subject() -> None:
     tournament and randomness subject is in ROUTES; the query parameters the gateway's
     source reads are the ones the list names."""
     from belot_platform.settings import Settings
-    from services.gateway.app import build_app
+    from services.gateway.app import create_app
 
-    app = build_app(Settings(pg_dsn="postgresql://unused", nats_url="nats://unused"))
+    app = create_app(Settings(pg_dsn="postgresql://unused", nats_url="nats://unused"))
     listed = {r.name.split("=")[0]: r for r in GATEWAY}
     routes = {
         f"{route.method} {route.resource.canonical}"

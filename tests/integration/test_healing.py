@@ -33,10 +33,10 @@ from drand.relay import Mode, create_relay_app
 from eventlog import EventStore, NewEvent
 from eventlog.relay import OutboxRelay
 from fairdeal.fairness import SeatSpec
-from services.randomness.domain import MATCH_TASK, RandomnessService
+from services.randomness.service import MATCH_TASK, RandomnessService
 from services.randomness.store import SeedStore
 from services.table import worker as table_worker
-from services.table.app import build_app as build_table
+from services.table.app import create_app as build_table
 from services.table.worker import TableWorker
 from tests.integration import roles
 from tests.integration.conftest import Servers, StreamNames

@@ -50,10 +50,10 @@ from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app
 from eventlog import EventStore, NewEvent, RecordedEvent
 from eventlog.relay import OutboxRelay
-from services.randomness.app import build_app as build_randomness
+from services.randomness.app import create_app as build_randomness
 from services.rating.app import create_app as create_rating
 from services.table.app import WORKER
-from services.table.app import build_app as build_table
+from services.table.app import create_app as build_table
 from services.tournament.app import create_app as create_tournament
 from tests.integration import roles
 from tests.integration.gateway_support import TEST_HASHER, Player, gateway

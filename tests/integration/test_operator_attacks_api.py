@@ -27,10 +27,10 @@ from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
 from fairdeal.chains import QUICKNET
 from services.cli import main as belot
-from services.verify.app import build_app
+from services.verify.app import create_app
 from services.verify.http import RateLimits
-from tests.drand_vectors import QUICKNET_BEACONS
-from tests.matchgen import MatchSpec, generate, offline_record, write
+from tools.drand_vectors import QUICKNET_BEACONS
+from tools.matchgen import MatchSpec, generate, offline_record, write
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -106,7 +106,7 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     await write_randomness_only(store, DEALT_1002, 1002, with_drand=True)
     await write_randomness_only(store, FELL_BACK_1001, 1001, with_drand=False)
     settings = Settings(pg_dsn=servers.pg_dsn, pg_schema=schema)
-    app = build_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
     for _ in range(400):

@@ -20,7 +20,8 @@ from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
 from services.table import domain as table_domain
 from services.table.worker import TableWorker, log_command_id, table_id_for
-from services.verify.app import build_app as build_verify
+from services.verify.app import create_app as build_verify
+from table import state as table_state
 from tests.integration import roles
 from tests.integration.gateway_support import Player, gateway
 from tests.integration.proxy import proxy
@@ -170,7 +171,7 @@ async def test_a_creation_that_died_before_its_line_is_listed_on_retry(
         await store.append(
             f"table-{table_id}",
             0,
-            [NewEvent(table_domain.TABLE_OPENED, opened)],
+            [NewEvent(table_state.TABLE_OPENED, opened)],
             command_id=log_command_id(table_id, creator, cid),
         )
         assert await lines(nc, p.prefix) == set()

@@ -14,7 +14,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
-from services.verify.app import build_app as build_verify
+from services.verify.app import create_app as build_verify
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.gateway_support import Player, gateway

@@ -24,11 +24,12 @@ from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore, NewEvent
 from services.cli import main as belot
-from services.randomness.domain import RandomnessService, stream_of
+from services.randomness.domain import stream_of
 from services.randomness.handlers import Handlers
+from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
-from tests.drand_vectors import BEACONS_FILE
 from tests.integration import roles
+from tools.drand_vectors import BEACONS_FILE
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

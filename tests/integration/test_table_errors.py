@@ -63,7 +63,7 @@ async def due_player(players: list[Player], table_id: str) -> Player:
 
 async def act_once(players: list[Player], table_id: str, rng: random.Random) -> dict:
     """The seat due to act makes an easy bot's move; returns the view it acted on."""
-    from services.table.views import view_from_json
+    from table.views import view_from_json
 
     for p in players:
         body = await view_of(p, table_id)

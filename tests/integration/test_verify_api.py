@@ -21,11 +21,11 @@ from fairdeal import Shuffler
 from fairdeal.recipe import DeckInputs, Drand
 from fairdeal.record import FORMAT
 from fairdeal.verifier import verify_record
-from services.verify.app import build_app
+from services.verify.app import create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
-from tests.matchgen import MatchSpec, generate, offline_record, stored_record, write
 from tests.tamper import find, tampered
+from tools.matchgen import MatchSpec, generate, offline_record, stored_record, write
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -40,7 +40,7 @@ GENEROUS = RateLimits(rate=10_000, burst=100_000)
 
 
 async def _client(settings: Settings, schema: str, **kw: Any) -> TestClient:  # type: ignore[type-arg]
-    app = build_app(settings, schema=schema, **kw)
+    app = create_app(settings, schema=schema, **kw)
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
     return client

@@ -26,10 +26,10 @@ from schemathesis.checks import not_a_server_error
 from belot_platform.app import HTTP_LIMIT
 from belot_platform.settings import Settings
 from eventlog import EventStore
-from services.verify.app import build_app
+from services.verify.app import create_app
 from services.verify.http import RateLimits
 from services.verify.openapi import OPENAPI
-from tests.matchgen import MatchSpec, generate, write
+from tools.matchgen import MatchSpec, generate, write
 
 FINISHED = MatchSpec(match_id="fuzz-done", ruleset="classic", end="abort", label="fuzz")
 RUNNING = MatchSpec(match_id="fuzz-live", ruleset="gambler", label="fuzz-live")
@@ -92,7 +92,7 @@ def live_verify(servers: Any) -> Iterator[Live]:
         await write(store, generate(FINISHED))
         await write(store, generate(RUNNING)[:40])
         settings_ = Settings(pg_dsn=servers.pg_dsn, pg_schema=schema_name)
-        app = build_app(
+        app = create_app(
             settings_, schema=schema_name, limits=RateLimits(rate=100_000, burst=1_000_000)
         )
         runner = web.AppRunner(app)

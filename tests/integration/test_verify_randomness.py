@@ -21,7 +21,7 @@ from belot.match import DueKind
 from eventlog import EventStore, NewEvent
 from fairdeal.verifier import verify_record
 from tests.integration.test_randomness import rig
-from tests.matchgen import stored_record
+from tools.matchgen import stored_record
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -68,13 +68,13 @@ from drand import QUICKNET
 from drand.clock import ScaledClock
 from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
-from services.verify.app import build_app as build_verify_app
+from services.verify.app import create_app as build_verify_app
 from services.verify.http import RateLimits
 from tests.browser import Page, chromium, chromium_path
-from tests.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
 from tests.integration.gateway_support import gateway
 from tests.integration.table_support import ORIGIN, platform
-from tests.matchgen import stored_record
+from tools.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
+from tools.matchgen import stored_record
 
 CHROMIUM = chromium_path()
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"

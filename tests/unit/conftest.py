@@ -12,7 +12,7 @@ from aiohttp import web
 from drand import QUICKNET
 from drand.clock import ScaledClock
 from drand.relay import create_relay_app, load_beacons
-from tests.drand_vectors import BEACONS_FILE
+from tools.drand_vectors import BEACONS_FILE
 
 
 @pytest.fixture

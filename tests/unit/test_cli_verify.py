@@ -17,8 +17,8 @@ import pytest
 from fairdeal.verifier import CHECKS
 from services import verify_cmd
 from services.cli import main as belot
-from tests.matchgen import MatchSpec, offline_record
 from tests.tamper import find, tampered
+from tools.matchgen import MatchSpec, offline_record
 
 
 @cache
@@ -191,7 +191,7 @@ def test_drand_url_fails_when_the_relay_disagrees_or_is_silent(
     def edit(r: dict[str, Any]) -> None:
         # Another real beacon (round 1002's) recorded as round 1001's: BLS fails too.
         p = find(r, "randomness", "DrandBeaconVerified")["payload"]
-        from tests.drand_vectors import QUICKNET_BEACONS
+        from tools.drand_vectors import QUICKNET_BEACONS
 
         p["signature"] = next(b["signature"] for b in QUICKNET_BEACONS if b["round"] == 1002)
 

@@ -12,7 +12,7 @@ import pytest
 
 from belot.cards import to_codes
 from fairdeal import DeckInputs, Drand, Shuffler, commitment, deck
-from tests.reference_recipe import shuffle
+from tools.reference_recipe import shuffle
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "libs" / "fairdeal" / "vectors" / "deal-v1.json"

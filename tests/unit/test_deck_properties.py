@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from belot.cards import FULL_DECK, SHORT_DECK, rank_of
 from fairdeal import DeckInputs, Drand, Shuffler, deck
-from tests.reference_recipe import shuffle
+from tools.reference_recipe import shuffle
 
 server_seeds = st.binary(min_size=32, max_size=32)
 seat_seed = st.one_of(st.just(b""), st.binary(min_size=16, max_size=16))

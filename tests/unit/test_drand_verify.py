@@ -8,7 +8,7 @@ import pytest
 
 from drand import DEFAULT, QUICKNET, BeaconError, verify
 from services.cli import main
-from tests.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
+from tools.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
 
 
 def flip(data: bytes, bit: int) -> bytes:

@@ -241,7 +241,7 @@ def test_sampled_deals_agree_with_the_hidden_truth_constraints(
 )
 def test_the_stronger_level_wins_more_small_sample(strong: str, weak: str, name: str) -> None:
     """A smoke check of strength on a fixed seed (docs/benchmarks.md has the real measurement)."""
-    from belot.simulate import simulate
+    from fairdeal.simulate import simulate
 
     result = simulate(
         RULESETS[name], [strong, weak, strong, weak], 16, "pytest", swap=True, budget=24

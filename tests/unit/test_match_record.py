@@ -27,7 +27,7 @@ from fairdeal.record import (
     record_digest,
 )
 from fairdeal.verifier import CHECKS, FAIL, PASS, SKIP, verify_record
-from tests.matchgen import BEACON_ROUND, FALLBACK_REASON, MatchSpec, offline_record
+from tools.matchgen import BEACON_ROUND, FALLBACK_REASON, MatchSpec, offline_record
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "libs/fairdeal/schema/match-record-v1.json"
 SCHEMA = json.loads(SCHEMA_PATH.read_text())

@@ -2,7 +2,7 @@
 to choose the cards, tried with the project's own tools, and the check that refuses it.
 
 Each case builds the record a careful forger would publish: the game played again from
-the forged inputs where that is what the attack needs (``tests.matchgen``), or one event
+the forged inputs where that is what the attack needs (``tools.matchgen``), or one event
 edited and then every hash chain and the summary redone (``tests.tamper``), so that only
 the fair-deal rules stand between the forgery and ``VERIFIED``. Then ``belot verify``
 runs on it, as anyone would run it, and must exit 1 naming the check.
@@ -35,14 +35,14 @@ from fairdeal import DeckInputs, Drand, Shuffler
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS
 from services.cli import main as belot
-from tests.matchgen import (
+from tests.tamper import events, find, tampered
+from tools.matchgen import (
     BEACON_ROUND,
     MatchSpec,
     offline_record,
     seat_seed_of,
     server_seed_of,
 )
-from tests.tamper import events, find, tampered
 
 Record = dict[str, Any]
 

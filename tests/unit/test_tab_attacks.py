@@ -2,7 +2,7 @@
 (tests/unit/test_operator_attacks.py says which), caught by the tab's own check.
 
 Each case is built with the project's own tools: the match played by bots from the
-forged inputs where the attack needs it (``tests.matchgen``: a round named late, a
+forged inputs where the attack needs it (``tools.matchgen``: a round named late, a
 sock puppet's seed, a fallback, a dropped seed, a chosen dealer, a made-up beacon), so
 that the record itself is consistent, as a careful operator would make it; then what the
 seat's tab receives (``tests.webfeed``: the WebSocket's messages, when the tab got each
@@ -33,8 +33,8 @@ from belot import RULESETS, deal_pattern, first_dealer
 from fairdeal import DeckInputs, Drand, Shuffler
 from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS
 from services.gateway.web import rulesets_json
-from tests.matchgen import MatchSpec, offline_record, seat_seed_of, server_seed_of
 from tests.webfeed import beacons, due_ms, receipt_of, relay, timed_feed
+from tools.matchgen import MatchSpec, offline_record, seat_seed_of, server_seed_of
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")

@@ -23,13 +23,14 @@ from services.gateway.domain import (
 from services.gateway.handlers import ApiError, parse_whole
 from services.table import domain
 from services.table.domain import TableError
-from services.table.views import public_view, view_from_json, view_to_json
+from table import state as table_state
+from table.views import public_view, view_from_json, view_to_json
 
 
-def opened(**body: object) -> domain.TableState:
+def opened(**body: object) -> table_state.TableState:
     options = domain.parse_options({"ruleset": "club", **body}, 30_000)
     payload = domain.opened("t1", "t1-1", options, "ann", 1)
-    return domain.evolve(domain.TableState(), domain.TABLE_OPENED, payload)
+    return table_state.evolve(table_state.TableState(), table_state.TABLE_OPENED, payload)
 
 
 BAD_OPTIONS = {
@@ -56,7 +57,7 @@ def test_seats_are_taken_once_by_humans() -> None:
     state = opened(seats=["human", "bot:easy", "human", "bot"])
     assert state.seats[3].config.level == "medium"
     taken = domain.take_seat(state, 0, "ann", 2)
-    state = domain.evolve(state, domain.SEAT_TAKEN, taken)
+    state = table_state.evolve(state, table_state.SEAT_TAKEN, taken)
     cases = [
         (0, "bob", "seat_taken"),
         (1, "bob", "bot_seat"),
@@ -68,7 +69,7 @@ def test_seats_are_taken_once_by_humans() -> None:
             domain.take_seat(state, seat, player, 3)
         assert err.value.code == code
     assert not state.all_seated
-    state = domain.evolve(state, domain.SEAT_TAKEN, domain.take_seat(state, 2, "bob", 4))
+    state = table_state.evolve(state, table_state.SEAT_TAKEN, domain.take_seat(state, 2, "bob", 4))
     assert state.all_seated and state.seat_of("bob") == 2
     assert domain.seat_for(state, "bob", None) == 2
     with pytest.raises(TableError, match="not_your_seat"):
@@ -80,14 +81,14 @@ def test_seats_are_taken_once_by_humans() -> None:
 def test_a_reserved_seat_is_kept_for_its_player() -> None:
     state = opened(ruleset="gambler", seats=[{"kind": "human", "player": "ann"}, "bot:easy"])
     assert state.seats[0].config.reserved == "ann"
-    assert domain.summary(state)["seats"][0]["reserved"] == "ann"
+    assert table_state.summary(state)["seats"][0]["reserved"] == "ann"
     with pytest.raises(TableError) as err:
         domain.take_seat(state, 0, "bob", 2)
     assert err.value.code == "seat_reserved"
-    state = domain.evolve(state, domain.SEAT_TAKEN, domain.take_seat(state, 0, "ann", 3))
+    state = table_state.evolve(state, table_state.SEAT_TAKEN, domain.take_seat(state, 0, "ann", 3))
     assert state.all_seated
     # An unreserved seat's payload is what it always was.
-    assert domain.SeatConfig(domain.HUMAN).to_json() == {"kind": "human", "level": None}
+    assert table_state.SeatConfig(table_state.HUMAN).to_json() == {"kind": "human", "level": None}
     with pytest.raises(TableError):
         domain.parse_options({"ruleset": "gambler", "seats": [{"kind": "human", "player": 3},
                                                               "human"]}, 30_000)  # fmt: skip
@@ -103,7 +104,7 @@ def test_the_rating_contract_payload() -> None:
         "at_ms": 5,
         "seats": [{"seat": n, "player": p} for n, p in enumerate(["a", None, "c", None])],
     }
-    state = domain.evolve(state, domain.FAIR_DEAL_OPENED, fair)
+    state = table_state.evolve(state, table_state.FAIR_DEAL_OPENED, fair)
     payload = domain.match_finished(state, winner=1, finished=False, leaver=0, now_ms=9)
     assert payload == {
         "match_id": "t1-1",

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 import drand
 from fairdeal.record import RecordError
 from fairdeal.verifier import CHECK_CRASHED, CHECKS, FAIL, verify_record
-from tests.matchgen import MatchSpec, offline_record
 from tests.tamper import Record, events, find, tampered
+from tools.matchgen import MatchSpec, offline_record
 
 
 @cache

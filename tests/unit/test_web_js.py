@@ -2,7 +2,7 @@
 the published deck vectors, the tab's keeper and check against whole matches, and the
 replay page's recomputation against those matches' records.
 
-The matches are generated here (``tests.matchgen``: bots, real decks, a real drand
+The matches are generated here (``tools.matchgen``: bots, real decks, a real drand
 beacon or the fallback) and handed to Node as what each human seat's tab would have
 received on its WebSocket (``tests.webfeed``): the events the gateway lets that seat see,
 in log order, public and its own while the match runs, everything after the end, each
@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from services.gateway.web import rulesets_json
-from tests.matchgen import MatchSpec, offline_record
 from tests.webfeed import beacons, receipt_of, relay, timed_feed
+from tools.matchgen import MatchSpec, offline_record
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")

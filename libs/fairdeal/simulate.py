@@ -12,8 +12,9 @@ decks from the same first dealer, and the second puts each bot list on the other
 ``wins[0]`` always counts the bots named for seats 0 and 2 (seat 0 at two players),
 wherever they sat, so seat position cannot bias a comparison.
 
-Not exported from :mod:`belot` itself: it imports :mod:`fairdeal`, which imports
-:mod:`belot.cards`.
+Here in :mod:`fairdeal` rather than in :mod:`belot`: it needs both the game and the
+recipe, and the game sits below the recipe (``fairdeal`` imports ``belot``, never the
+reverse). Not exported from :mod:`fairdeal` itself: the bots are only needed here.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from belot.events import DealScored
 from belot.match import DueKind, decide, due, evolve, new_match
 from belot.ruleset import Ruleset
 from belot.view import view
-from fairdeal import DeckInputs, Shuffler
+from fairdeal.recipe import DeckInputs, Shuffler
 
 #: 95% two-sided normal quantile.
 Z95 = 1.959963984540054

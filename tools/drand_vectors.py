@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-BEACONS_FILE = Path(__file__).resolve().parent / "data" / "drand-quicknet.json"
+BEACONS_FILE = Path(__file__).resolve().parents[1] / "tests" / "data" / "drand-quicknet.json"
 _DATA = json.loads(BEACONS_FILE.read_text())
 
 QUICKNET_BEACONS = [*_DATA["quicknet"]["beacons"], *_DATA["quicknet"]["signature_only_beacons"]]

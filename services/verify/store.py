@@ -1,5 +1,7 @@
 """Finished matches, for ``GET /v1/matches``: a small projection in the verify service's
-own schema, fed from the event log.
+own schema (its migrations, its role's privileges, its writes and queries), fed from the
+event log by :meth:`Projection.feed`. The row an ended match makes is
+:func:`services.verify.domain.summarize_end` (pure).
 
 Why a projection: the log's ``events`` table has no index on the event type, so finding
 ended matches there is a scan of the whole log, and the service must not add indexes to
@@ -16,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final
 
 import asyncpg
@@ -25,7 +25,8 @@ from prometheus_client import Gauge
 
 from eventlog import EventStore, RecordedEvent
 from eventlog.migrations import Component, Migration, apply, quote_schema
-from fairdeal.record import ENDING_EVENTS, MATCH_FORFEITED, match_stream, randomness_stream
+from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
+from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
 
 log = logging.getLogger(__name__)
@@ -80,80 +81,6 @@ PRIVILEGES: Final = {
     "verify_position": "SELECT, UPDATE",
     **FACTS_PRIVILEGES,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class FinishedMatch:
-    match_id: str
-    ruleset: str
-    players: list[str]
-    ended_by: str
-    winner: int | None
-    scores: list[int]
-    ended_position: int
-    ended_at: datetime
-    revealed: bool
-    dealt_with_drand: bool | None
-
-
-def _int_or_none(v: Any) -> int | None:
-    return v if type(v) is int else None
-
-
-def _scores(v: Any) -> list[int]:
-    if isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v):
-        return list(v)
-    return [0, 0]
-
-
-def summarize_end(
-    end: RecordedEvent, match_events: list[RecordedEvent], fair_events: list[RecordedEvent]
-) -> FinishedMatch:
-    """The row of an ended match, from its two streams (payloads read defensively: the
-    projection lists what the log says; the verifier judges it)."""
-    match_id = end.stream_id.removeprefix("match-")
-    started = match_events[0].payload if match_events else {}
-    ruleset = started.get("ruleset") if isinstance(started, dict) else None
-    payload = end.payload if isinstance(end.payload, dict) else {}
-    last_scored = next((e.payload for e in reversed(match_events) if e.type == "DealScored"), None)
-    scores = _scores(last_scored.get("scores")) if isinstance(last_scored, dict) else [0, 0]
-    if end.type == "MatchEnded":
-        winner, scores = _int_or_none(payload.get("winner")), _scores(payload.get("scores"))
-    elif end.type == MATCH_FORFEITED:
-        winner = _int_or_none(payload.get("winner_side"))
-    else:
-        winner = None
-    players: list[str] = []
-    drand: bool | None = None
-    revealed = False
-    for e in fair_events:
-        p = e.payload if isinstance(e.payload, dict) else {}
-        if e.type == "ServerSeedCommitted":
-            seats = p.get("seats")
-            if isinstance(seats, list):
-                players = [
-                    s["player"]
-                    for s in seats
-                    if isinstance(s, dict) and isinstance(s.get("player"), str)
-                ]
-        elif e.type == "DrandBeaconVerified":
-            drand = True
-        elif e.type == "DrandFallback":
-            drand = False
-        elif e.type == "ServerSeedRevealed":
-            revealed = True
-    return FinishedMatch(
-        match_id=match_id,
-        ruleset=ruleset if isinstance(ruleset, str) else "",
-        players=players,
-        ended_by=end.type,
-        winner=winner,
-        scores=scores,
-        ended_position=end.position,
-        ended_at=end.recorded_at,
-        revealed=revealed,
-        dealt_with_drand=drand,
-    )
 
 
 class Projection:

@@ -64,7 +64,7 @@ from fairdeal.fairness import (
     submit_seed,
 )
 from fairdeal.record import build_record, drand_stream_of, match_stream, randomness_stream
-from tests.drand_vectors import QUICKNET_BEACONS
+from tools.drand_vectors import QUICKNET_BEACONS
 
 BEACON_ROUND = 1001
 #: The round a fallback match names (declared missed; its real beacon comes late).
