@@ -976,8 +976,15 @@ class Subscription:
         self._wake.set()
 
     async def __aenter__(self) -> Subscription:
-        self._conn = await self._store.pool.acquire()
-        await self._conn.add_listener(self._store.channel, self._on_notify)
+        conn = await self._store.pool.acquire()
+        try:
+            await conn.add_listener(self._store.channel, self._on_notify)
+        except BaseException:
+            # Cancelled (the service stopping) or failed between the two: __aexit__ will
+            # not run, so the connection goes back here, or the pool never closes.
+            await self._store.pool.release(conn)
+            raise
+        self._conn = conn
         return self
 
     async def __aexit__(
