@@ -109,8 +109,12 @@ class LogClient:
         body = await self._json(f"/v1/log/proof/inclusion?index={index}&size={size}")
         return _hashes(body.get("proof") if isinstance(body, dict) else None, "inclusion")
 
-    async def entries(self, match: str | None = None, streams: Sequence[str] = ()) -> list[LogEntryRow]:
-        query = "&".join([*([f"match={match}"] if match else []), *(f"stream={s}" for s in streams)])
+    async def entries(
+        self, match: str | None = None, streams: Sequence[str] = ()
+    ) -> list[LogEntryRow]:
+        query = "&".join(
+            [*([f"match={match}"] if match else []), *(f"stream={s}" for s in streams)]
+        )
         body = await self._json(f"/v1/log/entries?{query}")
         rows = body.get("entries") if isinstance(body, dict) else None
         if not isinstance(rows, list):

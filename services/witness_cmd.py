@@ -118,9 +118,7 @@ def check_extends(
         ) from None
 
 
-async def witness_once(
-    witness: Witness, api: str, clock: Callable[[], float] = time.time
-) -> str:
+async def witness_once(witness: Witness, api: str, clock: Callable[[], float] = time.time) -> str:
     """One round: returns what it did, in one line. Raises :class:`SplitView`,
     :class:`LogUnavailable` or :class:`UsageError`."""
     kept = witness.kept()
@@ -229,7 +227,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     witness = sub.add_parser(
         "witness",
         help="witness the transparency log: check each checkpoint extends the last, cosign",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        description=(
+            "A witness of the transparency log: it keeps the last checkpoint it cosigned, "
+            "checks that each new one extends it (a consistency proof), cosigns it with its "
+            "own key and clock and sends the cosignature to the log. It refuses a split "
+            "view: exit 1, one line, never a cosignature."
+        ),
     )
     wsub = witness.add_subparsers(dest="witness_command", required=True)
     keygen = wsub.add_parser("keygen", help="make a witness key (kept in --key, mode 0600)")

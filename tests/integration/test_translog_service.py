@@ -231,24 +231,34 @@ async def test_the_signer_refuses_a_rewritten_tree(world: LogWorld, pg_pool: Any
     service = world.client.server.app[LOG]
     # The owner (here the test's superuser) rewrites entry 1 and the tree over it, and
     # the log grows on: the new tree is whole, but does not extend the signed one.
-    s = f'"{world.schema}"'
-    forged = [*entries]
-    forged[1] = entries[1].replace(b'"v":1', b'"v":1 ')
-    async with pg_pool.acquire() as conn, conn.transaction():
-        await conn.execute(f"ALTER TABLE {s}.translog_entries DISABLE TRIGGER USER")
-        await conn.execute(f"ALTER TABLE {s}.translog_nodes DISABLE TRIGGER USER")
-        await conn.execute(f"UPDATE {s}.translog_entries SET entry = $1 WHERE index = 1", forged[1])
-        await conn.execute(f"DELETE FROM {s}.translog_nodes")
-        leaves = [leaf_hash(e) for e in forged]
-        frontier = Frontier()
-        for leaf in leaves:
-            frontier, nodes = frontier.append(leaf)
-            for node, h in nodes:
-                await conn.execute(
-                    f"INSERT INTO {s}.translog_nodes VALUES ($1, $2, $3)", node.level, node.index, h
-                )
-        await conn.execute(f"ALTER TABLE {s}.translog_entries ENABLE TRIGGER USER")
-        await conn.execute(f"ALTER TABLE {s}.translog_nodes ENABLE TRIGGER USER")
+    await rewrite_entry(pg_pool, world.schema, 1)
     await write(world.store, generate(MatchSpec(match_id=f"tl-{uuid.uuid4().hex[:6]}", label="x")))
     with pytest.raises(BadProof):
         await service.sign_once()
+
+
+async def rewrite_entry(pg_pool: Any, schema: str, index: int) -> bytes:
+    """What the owner or a superuser can do: change entry ``index`` (a space added) and
+    rebuild every node over it, so the tree is whole again but another one. Returns the
+    new root."""
+    entries = await stored_entries(pg_pool, schema)
+    forged = [*entries]
+    forged[index] = entries[index].replace(b'"v":1', b'"v":1 ')
+    s = f'"{schema}"'
+    async with pg_pool.acquire() as conn, conn.transaction():
+        await conn.execute(f"ALTER TABLE {s}.translog_entries DISABLE TRIGGER USER")
+        await conn.execute(f"ALTER TABLE {s}.translog_nodes DISABLE TRIGGER USER")
+        await conn.execute(
+            f"UPDATE {s}.translog_entries SET entry = $1 WHERE index = $2", forged[index], index
+        )
+        await conn.execute(f"DELETE FROM {s}.translog_nodes")
+        frontier = Frontier()
+        for entry in forged:
+            frontier, nodes = frontier.append(leaf_hash(entry))
+            await conn.executemany(
+                f"INSERT INTO {s}.translog_nodes VALUES ($1, $2, $3)",
+                [(n.level, n.index, h) for n, h in nodes],
+            )
+        await conn.execute(f"ALTER TABLE {s}.translog_entries ENABLE TRIGGER USER")
+        await conn.execute(f"ALTER TABLE {s}.translog_nodes ENABLE TRIGGER USER")
+    return frontier.root()
