@@ -24,7 +24,12 @@ MAX_BODY: Final = 64 * 1024 * 1024
 
 
 class LogUnavailable(Exception):
-    """The log could not be asked, or answered with something that is not an answer."""
+    """The log could not be asked, or answered with something that is not an answer
+    (``status``: the HTTP status of an error answer)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +87,7 @@ class LogClient:
                         text = f"{err['error']}: {err['message']}"
                     except (orjson.JSONDecodeError, KeyError, TypeError):
                         pass
-                    raise LogUnavailable(f"{url}: HTTP {resp.status} {text}")
+                    raise LogUnavailable(f"{url}: HTTP {resp.status} {text}", resp.status)
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise LogUnavailable(f"{url}: {type(exc).__name__}: {exc}") from None
         if len(data) > MAX_BODY:
@@ -135,6 +140,21 @@ class LogClient:
             except (KeyError, TypeError, ValueError, binascii.Error):
                 raise LogUnavailable("/v1/log/entries: an entry is not {index, data}") from None
         return out
+
+    async def record(self, match: str) -> Any:
+        """The match's record from the verify API (public events until it ends)."""
+        return await self._json(f"/v1/matches/{match}/record")
+
+    async def finished(self, before: str | None = None) -> dict[str, Any]:
+        """One page of the verify API's finished matches: ``{"matches": [ids], "next"}``."""
+        query = "limit=100" + ("" if before is None else f"&before={before}")
+        body = await self._json(f"/v1/matches?{query}")
+        try:
+            ids = [str(m["match_id"]) for m in body["matches"]]
+            following = body["next"]
+        except (KeyError, TypeError):
+            raise LogUnavailable("/v1/matches: not a page of matches") from None
+        return {"matches": ids, "next": None if following is None else str(following)}
 
     async def bundle(self, path: str) -> bytes:
         return await self._request("GET", "/" + path)

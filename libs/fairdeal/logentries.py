@@ -482,6 +482,101 @@ def _bad_head() -> StreamHead:
     raise LogEntryError("ending: a head is {stream, version, hash}")
 
 
+# --- a record against the log ------------------------------------------------------------
+
+
+def _stream_events(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    streams = record.get("streams")
+    out: list[Mapping[str, Any]] = []
+    if not isinstance(streams, Mapping):
+        return out
+    for part in ("randomness", "drand", "match"):
+        stream = streams.get(part)
+        events = stream.get("events") if isinstance(stream, Mapping) else None
+        if isinstance(events, list):
+            out.extend(e for e in events if isinstance(e, Mapping))
+    return out
+
+
+def record_entries(record: Mapping[str, Any]) -> list[tuple[EventRef, LogEntry]]:
+    """The entries the log must hold for a record's events, each with its event's ref
+    (an ending's heads as the record has them at the ending; the log's may be older:
+    :func:`compare_with_record` checks them against the record's streams instead)."""
+    out = []
+    for env in _stream_events(record):
+        stream, type_, version = env.get("stream"), env.get("type"), env.get("version")
+        if not isinstance(stream, str) or not isinstance(type_, str) or type(version) is not int:
+            continue
+        try:
+            pending = prepare(stream, type_, env.get("payload"))
+            if pending is None:
+                continue
+            ref = EventRef(
+                stream, version, bytes.fromhex(str(env.get("hash"))), str(env.get("recorded_at"))
+            )
+        except (LogEntryError, ValueError):
+            continue  # the verifier reports a malformed event; here it cannot be matched
+        out.append((ref, pending.entry(ref.version, ref.hash, ref.recorded_at, {})))
+    return out
+
+
+def _record_hashes(record: Mapping[str, Any]) -> dict[tuple[str, int], bytes]:
+    out: dict[tuple[str, int], bytes] = {}
+    for env in _stream_events(record):
+        try:
+            out[(str(env["stream"]), int(env["version"]))] = bytes.fromhex(str(env["hash"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def compare_with_record(record: Mapping[str, Any], logged: list[LogEntry]) -> list[str]:
+    """What does not agree between a record and the entries the log holds for its match
+    and its round (empty: they agree). Every logged event of the record must have its
+    entry, field for field; an ending's heads must be heads the record's streams had; an
+    entry of an event the record holds with another hash is a rewrite of one or the
+    other. Entries of events after the record's (a record taken before the reveal) are
+    not problems."""
+    problems = []
+    by_ref = {(e.event.stream, e.event.version): e for e in logged}
+    hashes = _record_hashes(record)
+    for ref, expected in record_entries(record):
+        found = by_ref.get((ref.stream, ref.version))
+        where = f"{expected.KIND} ({ref.stream} v{ref.version})"
+        if found is None:
+            problems.append(f"{where}: the log holds no entry for it")
+            continue
+        if not isinstance(expected, Ending):
+            if found != expected:
+                problems.append(f"{where}: the log's entry says otherwise than the record")
+            continue
+        if not isinstance(found, Ending) or (found.event, found.ending, found.match) != (
+            expected.event,
+            expected.ending,
+            expected.match,
+        ):
+            problems.append(f"{where}: the log's entry says otherwise than the record")
+            continue
+        for head in found.heads:
+            have = GENESIS_HASH if head.version == 0 else hashes.get((head.stream, head.version))
+            if have != head.hash:
+                problems.append(
+                    f"{where}: the log pins {head.stream} v{head.version} to a hash the "
+                    "record's stream does not have there"
+                )
+    expected_refs = {(r.stream, r.version) for r, _ in record_entries(record)}
+    for entry in logged:
+        key = (entry.event.stream, entry.event.version)
+        if key in expected_refs:
+            continue
+        if key in hashes:
+            problems.append(
+                f"{entry.KIND} ({key[0]} v{key[1]}): the log holds an entry for an event the "
+                "record has as another"
+            )
+    return problems
+
+
 __all__ = [
     "FORMAT",
     "KINDS",
@@ -498,10 +593,12 @@ __all__ = [
     "RoundMissed",
     "RoundNamed",
     "StreamHead",
+    "compare_with_record",
     "entry_match",
     "is_logged",
     "parse_entry",
     "prepare",
+    "record_entries",
     "to_bytes",
     "to_json",
 ]
