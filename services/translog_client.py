@@ -79,7 +79,13 @@ class LogClient:
         url = self.api + path
         try:
             async with self._http.request(method, url, data=body) as resp:
-                data = await resp.content.read(MAX_BODY + 1)
+                chunks, size = [], 0
+                async for chunk in resp.content.iter_chunked(1 << 16):
+                    size += len(chunk)
+                    if size > MAX_BODY:
+                        break
+                    chunks.append(chunk)
+                data = b"".join(chunks)
                 if resp.status != 200:
                     text = data[:300].decode(errors="replace").strip()
                     try:
@@ -90,7 +96,7 @@ class LogClient:
                     raise LogUnavailable(f"{url}: HTTP {resp.status} {text}", resp.status)
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise LogUnavailable(f"{url}: {type(exc).__name__}: {exc}") from None
-        if len(data) > MAX_BODY:
+        if size > MAX_BODY:
             raise LogUnavailable(f"{url}: more than {MAX_BODY} bytes")
         return data
 

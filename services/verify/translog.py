@@ -482,7 +482,12 @@ class LogApi:
             raise ApiError(
                 413, "too_large", f"a cosigned checkpoint is at most {MAX_COSIGNATURE_BYTES} bytes"
             )
-        body = await request.content.read(MAX_COSIGNATURE_BYTES + 1)
+        body = b""
+        while len(body) <= MAX_COSIGNATURE_BYTES:  # read(n) gives what has come, up to n
+            chunk = await request.content.read(MAX_COSIGNATURE_BYTES + 1 - len(body))
+            if not chunk:
+                break
+            body += chunk
         if len(body) > MAX_COSIGNATURE_BYTES:
             raise ApiError(
                 413, "too_large", f"a cosigned checkpoint is at most {MAX_COSIGNATURE_BYTES} bytes"
