@@ -92,9 +92,7 @@ def build_app(
             settings.translog_interval,
         )
         log_api.attach(log_service)
-        signing = app[TASKS].spawn(
-            SIGNER_TASK, log_service.run_signer, stall_after=10 * settings.translog_interval + 10
-        )
+        signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)
         yield
         await signing.stop()
         await feed.stop()
