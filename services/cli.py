@@ -29,7 +29,7 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import db, drand_cmd, run, serve, verify_cmd
+from services import db, drand_cmd, log_audit, run, serve, verify_cmd, witness_cmd
 from services.rating import cli as rating_cli
 
 EXIT_USAGE = 2
@@ -195,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.register(sub)
     run.register(sub)
     verify_cmd.register(sub)
-    add_log_commands(sub)
+    witness_cmd.register(sub)
+    log_audit.register(add_log_commands(sub))
     rating_cli.register(sub)
     return parser
 

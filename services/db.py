@@ -62,12 +62,17 @@ LOG_ACCESS: Final[Mapping[str, LogAccess]] = {
     # Appends to table-* and match-* and reads them back to fold a table; the match
     # streams hold the decks (secret), whose rows it must see to append after them. Runs
     # the outbox relay too (relay_offsets; it publishes what this role sees).
+    # Writes the transparency-log entries of a match's ending (translog).
     "table": LogAccess(
-        append=True, relay=True, secret_prefixes=("match-",), append_prefixes=("table-", "match-")
+        append=True,
+        relay=True,
+        translog=True,
+        secret_prefixes=("match-",),
+        append_prefixes=("table-", "match-"),
     ),
     # Appends to randomness-* (no secret rows) and to drand-* (a round's one fact), and
-    # reads a match's end.
-    "randomness": LogAccess(append=True, append_prefixes=("randomness-", "drand-")),
+    # reads a match's end; writes the transparency-log entries of the fair deal.
+    "randomness": LogAccess(append=True, translog=True, append_prefixes=("randomness-", "drand-")),
     # Reads table, match and randomness streams for players and spectators; it never
     # appends. Once a match has ended its decks are public: the final view replays them
     # and a table's events include them.
@@ -82,8 +87,9 @@ LOG_ACCESS: Final[Mapping[str, LogAccess]] = {
     ),
     # Appends verdicts to rating-* (public) and follows the log.
     "rating": LogAccess(append=True, head=True, append_prefixes=("rating-",)),
-    # Reads the log and serves records: a match's decks once it has ended, never before.
-    "verify": LogAccess(head=True, ended_prefix="match-", ended_by=MATCH_ENDINGS),
+    # Reads the log and serves records: a match's decks once it has ended, never before;
+    # serves the transparency log (reads its tree).
+    "verify": LogAccess(head=True, translog=True, ended_prefix="match-", ended_by=MATCH_ENDINGS),
     # `belot log relay` alone: reads and publishes what it sees (never a secret row).
     "relay": LogAccess(head=True, relay=True),
 }

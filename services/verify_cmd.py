@@ -246,6 +246,43 @@ def render(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> list[Check]:
+    """The transparency log's checks (services/logcheck.py) with the options given."""
+    from services.logcheck import log_checks
+    from translog import CosignatureVerifier, Ed25519Verifier, TranslogError, parse_vkey
+
+    if api is None:
+        raise UsageError("--log-key needs the log's API: give --api URL")
+    try:
+        log_key = parse_vkey(args.log_key)
+        witnesses = [parse_vkey(w) for w in args.witness or ()]
+    except TranslogError as exc:
+        raise UsageError(f"a key: {exc.message}") from None
+    if not isinstance(log_key, Ed25519Verifier):
+        raise UsageError("--log-key: the log's key is an Ed25519 note key (type 0x01)")
+    if not all(isinstance(w, CosignatureVerifier) for w in witnesses):
+        raise UsageError("--witness: a witness's key is a cosignature key (type 0x04)")
+
+    def text(path: str | None, flag: str) -> str | None:
+        if path is None:
+            return None
+        try:
+            return Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{flag} {path}: {exc}") from None
+
+    return asyncio.run(
+        log_checks(
+            doc,
+            api,
+            log_key,
+            witnesses=[w for w in witnesses if isinstance(w, CosignatureVerifier)],
+            checkpoint=text(args.checkpoint, "--checkpoint"),
+            kept=text(args.kept, "--kept"),
+        )
+    )
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     try:
         for flag, url in (("--drand-url", args.drand_url), ("--api", args.api)):
@@ -264,6 +301,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     api = args.api.rstrip("/") if args.api else api_of(args.record)
     if api is not None:
         for check in platform_checks(doc, api):
+            report = report.with_check(check)
+    if args.log_key is not None:
+        try:
+            checks = transparency_checks(args, doc, api)
+        except UsageError as exc:
+            sys.stderr.write(f"belot verify: error: {exc}\n")
+            return EXIT_USAGE
+        for check in checks:
             report = report.with_check(check)
     if args.json:
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
@@ -296,5 +341,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="a verify API to ask whether another match used the same commitment and "
         "whether every match of the record's drand round followed its fact (default: the "
         "API the record's URL names)",
+    )
+    verify.add_argument(
+        "--log-key",
+        metavar="VKEY",
+        help="the transparency log's key: check that the record's entries are in the log, "
+        "in a checkpoint it signed (docs/transparency-log.md)",
+    )
+    verify.add_argument(
+        "--checkpoint",
+        metavar="FILE",
+        help="with --log-key: the checkpoint to check against (default: the log's latest)",
+    )
+    verify.add_argument(
+        "--kept",
+        metavar="FILE",
+        help="with --log-key: a checkpoint you kept earlier; the log must be consistent with it",
+    )
+    verify.add_argument(
+        "--witness",
+        action="append",
+        metavar="VKEY",
+        help="with --log-key: a witness you trust (repeat); its cosignature times must put the "
+        "commitment and the round's naming before the round was due",
     )
     verify.set_defaults(handler=cmd_verify)

@@ -17,6 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 from fairdeal.chains import DEFAULT_RELAYS as DEFAULT_DRAND_RELAYS
 from fairdeal.fairness import MAX_SEED_WINDOW_MS
+from translog import TranslogError, parse_skey, parse_vkey
+from translog.note import COSIGNATURE_TYPE, ED25519_TYPE, is_valid_name
 
 SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating")
 #: The database roles ``belot db setup`` makes besides the owner: one per service, and
@@ -160,6 +162,30 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "a bearer token (16+ characters) the gateway accepts as an operator's: may run any "
         "tournament; unset: only a tournament's creator runs it",
     ),
+    (
+        "BELOT_TRANSLOG_ORIGIN",
+        "belot.localhost/log",
+        "the transparency log's name: the first line of its checkpoints and the name of "
+        "its key (a host and path, no spaces or '+')",
+    ),
+    (
+        "BELOT_TRANSLOG_KEY",
+        "(unset)",
+        "the log's signing key as Go's note skey (PRIVATE+KEY+<origin>+<id>+<key>), held by "
+        "the verify service only; unset: made at first start and kept in "
+        "BELOT_DATA_DIR/translog-key (mode 0600); belot log keygen makes one",
+    ),
+    (
+        "BELOT_TRANSLOG_INTERVAL",
+        "1",
+        "seconds between two looks at the log's size: a checkpoint is signed whenever it grew",
+    ),
+    (
+        "BELOT_TRANSLOG_WITNESSES",
+        "(unset)",
+        "the witnesses whose cosignatures the log accepts and serves, as comma-separated "
+        "vkeys (<name>+<id>+<key>, from belot witness keygen); unset: none",
+    ),
 )
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
@@ -218,6 +244,10 @@ class Settings:
     verify_url: str | None = None
     tournament_schema: str = "tournament"
     admin_token: str | None = None
+    translog_origin: str = "belot.localhost/log"
+    translog_key: str | None = None
+    translog_interval: float = 1.0
+    translog_witnesses: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -330,6 +360,19 @@ class Settings:
         admin_token = secret("BELOT_ADMIN_TOKEN")
         token_secret = secret("BELOT_TOKEN_SECRET")
         token_secret_previous = secret("BELOT_TOKEN_SECRET_PREVIOUS")
+        origin = get("BELOT_TRANSLOG_ORIGIN") or "belot.localhost/log"
+        if not is_valid_name(origin):
+            raise SettingsError(
+                f"BELOT_TRANSLOG_ORIGIN={origin!r}: a key name (no spaces, no '+', not empty)"
+            )
+        translog_key = get("BELOT_TRANSLOG_KEY")
+        if translog_key is not None:
+            _check_log_key(translog_key, origin)
+        witnesses = tuple(
+            w.strip() for w in (get("BELOT_TRANSLOG_WITNESSES") or "").split(",") if w.strip()
+        )
+        for vkey in witnesses:
+            _check_witness_key(vkey)
         return cls(
             pg_dsn=pg_dsn,
             nats_url=nats_url,
@@ -375,6 +418,12 @@ class Settings:
             verify_url=verify_url,
             tournament_schema=tournament_schema,
             admin_token=admin_token,
+            translog_origin=origin,
+            translog_key=translog_key,
+            translog_interval=_float(
+                "BELOT_TRANSLOG_INTERVAL", get("BELOT_TRANSLOG_INTERVAL"), 1.0, 60.0
+            ),
+            translog_witnesses=witnesses,
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:
@@ -384,6 +433,32 @@ class Settings:
     def port(self, service: str) -> int:
         """The HTTP port of ``service``; raises KeyError for an unknown service."""
         return self.ports[service]
+
+
+def _check_log_key(skey: str, origin: str) -> None:
+    """The log's key: an Ed25519 note skey named as the origin (never echoed: a secret)."""
+    try:
+        signer = parse_skey(skey)
+    except TranslogError as exc:
+        raise SettingsError(f"BELOT_TRANSLOG_KEY: not a note signing key ({exc.message})") from None
+    if signer.signature_type != ED25519_TYPE:
+        raise SettingsError("BELOT_TRANSLOG_KEY: an Ed25519 note key (type 0x01), not a witness's")
+    if signer.name != origin:
+        raise SettingsError(
+            f"BELOT_TRANSLOG_KEY is named {signer.name!r}: the log's key is named as its origin "
+            f"(BELOT_TRANSLOG_ORIGIN={origin!r})"
+        )
+
+
+def _check_witness_key(vkey: str) -> None:
+    try:
+        verifier = parse_vkey(vkey)
+    except TranslogError as exc:
+        raise SettingsError(f"BELOT_TRANSLOG_WITNESSES: {vkey!r}: {exc.message}") from None
+    if verifier.signature_type != COSIGNATURE_TYPE:
+        raise SettingsError(
+            f"BELOT_TRANSLOG_WITNESSES: {vkey!r} is not a witness's cosignature key (type 0x04)"
+        )
 
 
 def is_placeholder(value: str) -> bool:

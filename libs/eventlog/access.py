@@ -9,7 +9,13 @@ A role given :class:`LogAccess` gets only the privileges it needs:
 - ``append``: ``INSERT`` on ``events`` and ``SELECT, UPDATE`` on ``log_head`` (an append
   bumps the position counter in the statement that inserts its events);
 - ``head``: ``SELECT`` on ``log_head`` (the head position: lag, catch-up);
-- ``relay``: ``SELECT, INSERT, UPDATE`` on ``relay_offsets`` (the outbox relay's offset).
+- ``relay``: ``SELECT, INSERT, UPDATE`` on ``relay_offsets`` (the outbox relay's offset);
+- ``translog``: the transparency log's tables (``translog_entries``, ``translog_nodes``):
+  ``SELECT, INSERT`` for an appender (it writes the entries of the events it appends, and
+  reads the tree's frontier to do so), ``SELECT`` for a reader. Nobody may update or
+  delete them (triggers, and no such grant). They have no row-level security: every row
+  is public, by design; what a role may insert is bounded by the events it may insert
+  (each entry references its event, one entry per event).
 
 Rows. Migration 2 enables row-level security with two policies for everyone: rows that
 are not ``secret`` are visible, and inserting is allowed (``INSERT`` itself is granted
@@ -40,6 +46,8 @@ from typing import Any, Final
 
 from eventlog.migrations import quote_schema
 
+#: The transparency log's tables in the log's schema (migration 4).
+TRANSLOG_TABLES: Final = ("translog_entries", "translog_nodes")
 _PREFIX_RE: Final = re.compile(r"[a-z][a-z0-9]*-")
 _TYPE_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
@@ -49,6 +57,7 @@ class LogAccess:
     append: bool = False
     head: bool = False
     relay: bool = False
+    translog: bool = False
     secret_prefixes: tuple[str, ...] = ()
     ended_prefix: str | None = None
     ended_by: tuple[str, ...] = ()
@@ -77,6 +86,9 @@ class LogAccess:
             out["log_head"] = "SELECT"
         if self.relay:
             out["relay_offsets"] = "SELECT, INSERT, UPDATE"
+        if self.translog:
+            for table in TRANSLOG_TABLES:
+                out[table] = "SELECT, INSERT" if self.append else "SELECT"
         out["schema_migrations"] = "SELECT"
         return out
 

@@ -236,8 +236,9 @@ def _run(coro_fn: Any) -> Any:
     return handler
 
 
-def add_log_commands(sub: Any) -> None:
-    """Add ``log verify``, ``log tail`` and ``log relay`` to the ``belot`` subparsers."""
+def add_log_commands(sub: Any) -> Any:
+    """Add ``log verify``, ``log tail`` and ``log relay`` to the ``belot`` subparsers;
+    return the ``log`` group's subparsers (the platform adds its own commands there)."""
     log = sub.add_parser(
         "log",
         help="the event log: verify it, follow it, relay it to JetStream",
@@ -294,3 +295,4 @@ def add_log_commands(sub: Any) -> None:
     relay.add_argument("--subject-prefix", help="subject prefix (default: BELOT_EVENTS_SUBJECT)")
     relay.add_argument("--name", default="jetstream", help="relay name (its offset row)")
     relay.set_defaults(handler=_run(_relay))
+    return logsub

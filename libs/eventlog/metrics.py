@@ -15,6 +15,10 @@ BATCH_EVENTS = Histogram(
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
 )
 EVENTS_APPENDED = Counter("belot_eventlog_events_appended_total", "Events appended.")
+TRANSLOG_ENTRIES = Counter(
+    "belot_eventlog_translog_entries_total",
+    "Transparency-log entries appended with their events.",
+)
 APPEND_CONFLICTS = Counter(
     "belot_eventlog_append_conflicts_total", "Appends refused for a wrong expected version."
 )

@@ -139,6 +139,47 @@ ALTER TABLE {s}.relay_offsets
     ADD COLUMN mac_key  bytea  CHECK (length(mac_key) = 32);
 """,
     ),
+    Migration(
+        4,
+        "the transparency log's entries and tree nodes",
+        """
+-- The transparency log (eventlog/translog.py, docs/transparency-log.md): one entry per
+-- event of the types the store's entry source names, inserted by the statement that
+-- inserts the event, so an entry commits with its event or not at all. `index` is the
+-- leaf's place in the RFC 9162 tree; the writer computes it from the tree's size it
+-- knows, and this primary key is the check that nobody appended meanwhile (a collision
+-- makes the writer read the tree again and re-plan, as a stream's (stream_id, version)
+-- does for its head). Indices are therefore handed out without gaps, in commit order.
+CREATE TABLE {s}.translog_entries (
+    index          bigint PRIMARY KEY CHECK (index >= 0),
+    entry          bytea  NOT NULL CHECK (length(entry) BETWEEN 1 AND 65535),
+    -- The event the entry stands for: one entry per event, and never one without it.
+    event_position bigint NOT NULL UNIQUE REFERENCES {s}.events (position)
+);
+
+-- Every perfect subtree of the tree, once complete: (level 0, i) is leaf i's hash,
+-- (l, i) the root over leaves [i * 2^l, (i + 1) * 2^l). Written with the entries that
+-- complete them and never changed, so a proof or a tile is one indexed read of
+-- O(log n) rows.
+CREATE TABLE {s}.translog_nodes (
+    level smallint NOT NULL CHECK (level BETWEEN 0 AND 63),
+    index bigint   NOT NULL CHECK (index >= 0),
+    hash  bytea    NOT NULL CHECK (length(hash) = 32),
+    PRIMARY KEY (level, index)
+);
+
+CREATE TRIGGER translog_entries_append_only BEFORE UPDATE OR DELETE ON {s}.translog_entries
+    FOR EACH ROW EXECUTE FUNCTION {s}.refuse_change();
+CREATE TRIGGER translog_entries_no_truncate BEFORE TRUNCATE ON {s}.translog_entries
+    FOR EACH STATEMENT EXECUTE FUNCTION {s}.refuse_change();
+CREATE TRIGGER translog_nodes_append_only BEFORE UPDATE OR DELETE ON {s}.translog_nodes
+    FOR EACH ROW EXECUTE FUNCTION {s}.refuse_change();
+CREATE TRIGGER translog_nodes_no_truncate BEFORE TRUNCATE ON {s}.translog_nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION {s}.refuse_change();
+
+REVOKE UPDATE, DELETE, TRUNCATE ON {s}.translog_entries, {s}.translog_nodes FROM PUBLIC;
+""",
+    ),
 )
 
 
@@ -324,5 +365,6 @@ async def _grant(conn: Any, s: str, role: str) -> None:
         f"GRANT SELECT, UPDATE ON {s}.log_head TO {r};"
         f"GRANT SELECT, INSERT, UPDATE ON {s}.relay_offsets TO {r};"
         f"GRANT SELECT ON {s}.schema_migrations TO {r};"
+        f"GRANT SELECT, INSERT ON {s}.translog_entries, {s}.translog_nodes TO {r};"
         f"REVOKE UPDATE, DELETE, TRUNCATE ON {s}.events FROM {r}"
     )

@@ -71,6 +71,14 @@ from eventlog.errors import (
     WrongExpectedVersion,
 )
 from eventlog.migrations import migrate, quote_schema
+from eventlog.translog import (
+    TRANSLOG_BUSY,
+    EntrySource,
+    PendingEntry,
+    TreeSql,
+    read_frontier,
+)
+from translog import Frontier, leaf_hash
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +136,7 @@ class _Encoded:
     metadata: dict[str, Any]
     metadata_json: str
     visibility: str
+    entry: PendingEntry | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -138,6 +147,8 @@ class _Append:
     command_id: str | None
     future: asyncio.Future[AppendResult]
     started: float = field(default_factory=time.perf_counter)
+    #: Some of its events get a transparency-log entry.
+    logged: bool = False
 
 
 @dataclass(slots=True)
@@ -155,6 +166,15 @@ class _Plan:
     heads: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     # An append repeating the command id of an earlier one in the same batch.
     aliases: list[tuple[_Append, _Append]] = field(default_factory=list)
+    # The transparency log: each entry's bytes and the ordinal of its event; the tree
+    # after them and the nodes they complete.
+    entries: list[bytes] = field(default_factory=list)
+    entry_ordinals: list[int] = field(default_factory=list)
+    frontier: Frontier | None = None
+    entry_indexes: list[int] = field(default_factory=list)
+    node_levels: list[int] = field(default_factory=list)
+    node_indexes: list[int] = field(default_factory=list)
+    node_hashes: list[bytes] = field(default_factory=list)
 
 
 def _record(r: Sequence[Any]) -> RecordedEvent:
@@ -197,8 +217,14 @@ class EventStore:
         max_batch_events: int = 1000,
         writers: int = 2,
         head_cache_size: int = 100_000,
+        entries: EntrySource | None = None,
     ) -> None:
         self._pool = pool
+        self._entries = entries
+        self._tree = TreeSql(schema)
+        # The transparency log's tree as this store last committed or read it (None:
+        # read it before the next append with entries).
+        self._frontier: Frontier | None = None
         self.schema = schema
         s = quote_schema(schema)
         self.channel = f"eventlog_{schema}"
@@ -227,6 +253,20 @@ WITH head AS (
          AS e(stream_id, version, type, payload, metadata, visibility, hash, command_id, n)
 )
 SELECT head.base, pg_notify($11, (head.base + $1)::text) FROM head"""
+        # The same, with transparency-log entries: each references its event's position
+        # (head.base + its ordinal), and the nodes they complete go in with them.
+        self._sql_write_logged = self._sql_write.replace(
+            "\nSELECT head.base",
+            f""", te AS (
+    INSERT INTO {s}.translog_entries (index, entry, event_position)
+    SELECT t.idx, t.entry, head.base + t.n
+    FROM head, unnest($12::bigint[], $13::bytea[], $14::bigint[]) AS t(idx, entry, n)
+), tn AS (
+    INSERT INTO {s}.translog_nodes (level, index, hash)
+    SELECT * FROM unnest($15::smallint[], $16::bigint[], $17::bytea[])
+)
+SELECT head.base""",
+        )
         self._sql_heads = f"""
 SELECT s.id, h.version, h.hash
 FROM unnest($1::text[]) AS s(id)
@@ -260,6 +300,7 @@ SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 ORDER BY position LIMIT $2
 SELECT {_COLUMNS} FROM {s}.events
 WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         self._sql_head_position = f"SELECT position FROM {s}.log_head"
+        self._sql_lock_head = f"SELECT position FROM {s}.log_head FOR UPDATE"
         self._sql_stream_version = (
             f"SELECT coalesce(max(version), 0) FROM {s}.events WHERE stream_id = $1"
         )
@@ -307,6 +348,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             raise InvalidEvent("command_id must be a non-empty string")
         out = []
         checked = self._checked_kinds
+        source = self._entries
         for e in events:
             if (e.type, e.visibility) not in checked:
                 check_event(e)
@@ -319,6 +361,13 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 meta["command_id"] = command_id
             if self.producer is not None:
                 meta.setdefault("producer", self.producer)
+            pending = None
+            if source is not None:
+                try:
+                    pending = source.prepare(stream_id, e.type, e.payload)
+                except ValueError as exc:
+                    # An event the transparency log must hold and cannot: not written.
+                    raise InvalidEvent(f"{e.type} cannot be logged: {exc}") from None
             out.append(
                 _Encoded(
                     e.type,
@@ -327,6 +376,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                     meta,
                     encode_json(meta, e.type, "metadata").decode(),
                     e.visibility,
+                    pending,
                 )
             )
         return out
@@ -352,6 +402,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         encoded = self._encode(stream_id, expected_version, events, command_id)
         loop = asyncio.get_running_loop()
         item = _Append(stream_id, expected_version, encoded, command_id, loop.create_future())
+        item.logged = any(e.entry is not None for e in encoded)
         self._queue.append(item)
         self._wakeup.set()
         if self._writer is None or self._writer.done():
@@ -382,6 +433,9 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         if not conn.is_in_transaction():
             raise EventLogError("append_in needs a connection inside a transaction")
         await self._write_batch(conn, [item], datetime.now(UTC), cache=False)
+        if any(e.entry is not None for e in encoded):
+            # Committed or not, that is the caller's: read the tree again next time.
+            self._frontier = None
         return fut.result()
 
     def _start_writer(self) -> None:
@@ -427,6 +481,10 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 self._wakeup.clear()
                 await self._wakeup.wait()
             streams = {a.stream_id for a in batch}
+            if any(a.logged for a in batch):
+                # One batch with entries in flight at a time: the next one must start
+                # from the tree this one leaves.
+                streams.add(TRANSLOG_BUSY)
             busy |= streams
 
             def done(
@@ -448,7 +506,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         queue = self._queue
         while queue:
             item = queue[0]
-            if item.stream_id in busy:
+            if item.stream_id in busy or (item.logged and TRANSLOG_BUSY in busy):
                 skipped.append(queue.popleft())
                 continue
             if batch and (
@@ -510,23 +568,39 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         pending = batch
         recheck = False
         for _ in range(_MAX_PLAN_ATTEMPTS):
-            plan = await self._plan(conn, pending, now, recheck=recheck, use_cache=cache)
+            # After a collision, a batch with transparency-log entries is planned and
+            # written under the log_head lock every appender takes: nobody can commit
+            # events (nor so entries) meanwhile, so the tree and the heads it reads stay
+            # current and this attempt cannot collide again. Without it, two processes
+            # appending entries all the time could keep taking each other's index.
+            locked = recheck and any(a.logged for a in pending)
+            try:
+                if locked:
+                    async with conn.transaction():
+                        await conn.execute(self._sql_lock_head)
+                        plan = await self._plan(conn, pending, now, recheck=True, use_cache=cache)
+                        base = await self._write(conn, plan, now) if plan.accepted else 0
+                else:
+                    plan = await self._plan(conn, pending, now, recheck=recheck, use_cache=cache)
+                    base = await self._write(conn, plan, now) if plan.accepted else 0
+            except asyncpg.UniqueViolationError:
+                # Another process appended to one of these streams, or used one of these
+                # command ids, or appended to the transparency log, after we read the
+                # heads. Nothing was written.
+                for a in pending:
+                    self._heads.pop(a.stream_id, None)
+                self._frontier = None
+                recheck = True
+                pending = [a for a in pending if not a.future.done()]
+                continue
+            except asyncpg.PostgresError as exc:
+                if conn.is_closed() or isinstance(exc, asyncpg.PostgresConnectionError):
+                    raise
+                if locked:
+                    raise
+                await self._isolate(conn, plan, now, exc, cache=cache)
+                return
             if plan.accepted:
-                try:
-                    base = await self._write(conn, plan, now)
-                except asyncpg.UniqueViolationError:
-                    # Another process appended to one of these streams, or used one of
-                    # these command ids, after we read the heads. Nothing was written.
-                    for a, *_ in plan.accepted:
-                        self._heads.pop(a.stream_id, None)
-                    recheck = True
-                    pending = [a for a in pending if not a.future.done()]
-                    continue
-                except asyncpg.PostgresError as exc:
-                    if conn.is_closed() or isinstance(exc, asyncpg.PostgresConnectionError):
-                        raise
-                    await self._isolate(conn, plan, now, exc, cache=cache)
-                    return
                 self._settle(plan, base, cache=cache)
             for alias, original in plan.aliases:
                 _settle_alias(alias, original)
@@ -590,6 +664,21 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 if use_cache:
                     self._remember(sid, head)
 
+        # The heads of other streams that entries record (a match's randomness stream
+        # at its end): those in the batch as the batch goes, the others as committed.
+        others: dict[str, tuple[int, bytes]] = {}
+        wanted = {
+            sid
+            for a in pending
+            if a.logged
+            for e in a.events
+            if e.entry is not None
+            for sid in e.entry.heads_needed
+        } - heads.keys()
+        if wanted:
+            for sid, version, h in await conn.fetch(self._sql_heads, list(wanted)):
+                others[sid] = (0, GENESIS_HASH) if version is None else (version, bytes(h))
+
         misfits: list[_Append] = []
         by_command: dict[str, _Append] = {}
         ordinal = 0
@@ -624,10 +713,16 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 plan.visibilities.append(e.visibility)
                 plan.hashes.append(prev)
                 plan.command_ids.append(a.command_id if i == 0 else None)
+                if e.entry is not None:
+                    known = {**others, **heads} if e.entry.heads_needed else others
+                    plan.entries.append(e.entry.encode(v, prev, when, known))
+                    plan.entry_ordinals.append(ordinal + i + 1)
             plan.accepted.append((a, first_version, ordinal + 1, ordinal + len(a.events)))
             ordinal += len(a.events)
             heads[a.stream_id] = (version + len(a.events), prev)
         plan.heads = heads
+        if plan.entries:
+            await self._plan_tree(conn, plan, use_cache=use_cache)
 
         if misfits:
             ids = [a.command_id for a in misfits if a.command_id and a.command_id not in found]
@@ -645,9 +740,37 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                     )
         return plan
 
+    async def _plan_tree(self, conn: Any, plan: _Plan, *, use_cache: bool) -> None:
+        """The transparency log's part of a write: the entries' leaves and the tree
+        nodes they complete, from the frontier this store knows (or reads)."""
+        frontier = self._frontier if use_cache else None
+        if frontier is None:
+            frontier = await read_frontier(conn, self._tree)
+            if use_cache:
+                self._frontier = frontier
+        start = frontier.size
+        for entry in plan.entries:
+            frontier, nodes = frontier.append(leaf_hash(entry))
+            for node, h in nodes:
+                plan.node_levels.append(node.level)
+                plan.node_indexes.append(node.index)
+                plan.node_hashes.append(h)
+        plan.frontier = frontier
+        plan.entry_indexes = list(range(start, frontier.size))
+
     async def _write(self, conn: Any, plan: _Plan, now: datetime) -> int:
+        logged: tuple[Any, ...] = ()
+        if plan.entries:
+            logged = (
+                plan.entry_indexes,
+                plan.entries,
+                plan.entry_ordinals,
+                plan.node_levels,
+                plan.node_indexes,
+                plan.node_hashes,
+            )
         args = (
-            self._sql_write,
+            self._sql_write_logged if plan.entries else self._sql_write,
             len(plan.stream_ids),
             now,
             plan.stream_ids,
@@ -659,6 +782,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             plan.hashes,
             plan.command_ids,
             self.channel,
+            *logged,
         )
         if conn.is_in_transaction():
             # Inside a caller's transaction (append_in): a savepoint, so that a collision
@@ -672,6 +796,10 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
     def _settle(self, plan: _Plan, base: int, *, cache: bool) -> None:
         metrics.BATCH_EVENTS.observe(len(plan.stream_ids))
         metrics.EVENTS_APPENDED.inc(len(plan.stream_ids))
+        if plan.entries:
+            metrics.TRANSLOG_ENTRIES.inc(len(plan.entries))
+            if cache:
+                self._frontier = plan.frontier
         if cache:
             # Only now, after the commit, are these heads facts worth remembering.
             for a, *_ in plan.accepted:
@@ -867,8 +995,15 @@ class Subscription:
         self._wake.set()
 
     async def __aenter__(self) -> Subscription:
-        self._conn = await self._store.pool.acquire()
-        await self._conn.add_listener(self._store.channel, self._on_notify)
+        conn = await self._store.pool.acquire()
+        try:
+            await conn.add_listener(self._store.channel, self._on_notify)
+        except BaseException:
+            # Cancelled (the service stopping) or failed between the two: __aexit__ will
+            # not run, so the connection goes back here, or the pool never closes.
+            await self._store.pool.release(conn)
+            raise
+        self._conn = conn
         return self
 
     async def __aexit__(

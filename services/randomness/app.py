@@ -17,6 +17,7 @@ from drand.chain import CHAINS
 from drand.client import DrandClient
 from drand.clock import Clock, SystemClock
 from eventlog import EventStore
+from fairdeal import logentries
 from services.randomness.handlers import SUBJECT, Handlers
 from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
@@ -41,7 +42,11 @@ def create_app(
 
     async def service(app: web.Application) -> AsyncIterator[None]:
         nc = app[NATS]
-        store = await EventStore.open(app[PG_POOL], settings.pg_schema, producer="randomness")
+        # Entries: the commitment, the round named, a fallback, a round missed and the
+        # reveal go into the transparency log with their events.
+        store = await EventStore.open(
+            app[PG_POOL], settings.pg_schema, producer="randomness", entries=logentries
+        )
         seeds = SeedStore(app[PG_POOL], settings.randomness_schema)
         await seeds.migrate()
         client = drand or DrandClient(settings.drand_urls, chain, clock=the_clock)

@@ -16,6 +16,7 @@ from belot_platform.settings import Settings
 from belot_platform.supervise import Lag, Supervised
 from eventlog import EventStore
 from eventlog.relay import READY_LAG_EVENTS, READY_LAG_GRACE_S, OutboxRelay
+from fairdeal import logentries
 from services.table.worker import TableWorker
 
 WORKER: Final = web.AppKey("table_worker", TableWorker)
@@ -34,7 +35,10 @@ def create_app(
     app = create_platform_app(settings, name="table")
 
     async def service(app: web.Application) -> AsyncIterator[None]:
-        store = await EventStore.open(app[PG_POOL], settings.pg_schema, producer="table")
+        # Entries: a match's ending goes into the transparency log with it.
+        store = await EventStore.open(
+            app[PG_POOL], settings.pg_schema, producer="table", entries=logentries
+        )
         worker = TableWorker(
             app[NATS],
             store,

@@ -26,10 +26,12 @@ from services.verify.http import (
     route_index,
 )
 from services.verify.store import Projection
+from services.verify.translog import SIGNER_TASK, LogApi, LogService, log_signer, witness_keys
 
 API: Final = web.AppKey("verify_api", Api)
 PROJECTION: Final = web.AppKey("verify_projection", Projection)
 FEED: Final = web.AppKey("verify_feed", Supervised)
+LOG: Final = web.AppKey("verify_translog", LogService)
 #: The feed's supervised task (the ``task`` label of belot_task_up and restarts).
 FEED_TASK: Final = "verify-feed"
 COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verification"})
@@ -67,6 +69,9 @@ def create_app(
     api = Api(bls, max_record_bytes=max_record_bytes)
     app[API] = api
     app.router.add_routes(api.routes())
+    log_api = LogApi()
+    app.router.add_routes(log_api.routes())
+    signer = log_signer(settings)
     app.router.add_get("/", route_index("verify", "/v1/openapi.json"), allow_head=False)
 
     async def service(app: web.Application) -> AsyncIterator[None]:
@@ -79,7 +84,20 @@ def create_app(
         app[PROJECTION] = projection
         api.attach(store, projection)
         app[FEED] = feed = app[TASKS].spawn(FEED_TASK, lambda _: projection.feed(store))
+        # The transparency log: reads, cosignatures, and the signer (its key is this
+        # process's only: services/verify/translog.py says why it lives here).
+        app[LOG] = log_service = LogService(
+            pool,
+            settings.pg_schema,
+            schema or settings.verify_schema,
+            signer,
+            witness_keys(settings),
+            settings.translog_interval,
+        )
+        log_api.attach(log_service)
+        signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)
         yield
+        await signing.stop()
         await feed.stop()
 
     app.cleanup_ctx.append(service)

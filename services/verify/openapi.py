@@ -10,6 +10,7 @@ from belot import RULESETS
 from fairdeal.chains import CHAINS
 from fairdeal.record import FORMAT
 from fairdeal.verifier import CHECKS, PLATFORM_CHECKS, REPORT_FORMAT
+from services.verify.translog import OPENAPI_PATHS as TRANSLOG_PATHS
 
 _ERROR_REF: Final = {"$ref": "#/components/schemas/Error"}
 
@@ -339,6 +340,8 @@ OPENAPI: Final[dict[str, Any]] = {
                 },
             }
         },
+        # The transparency log (services/verify/translog.py).
+        **TRANSLOG_PATHS,
     },
     "components": {
         "schemas": {

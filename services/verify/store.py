@@ -28,6 +28,8 @@ from eventlog.migrations import Component, Migration, apply, quote_schema
 from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
 from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
+from services.verify.translog import MIGRATION as TRANSLOG_MIGRATION
+from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,7 @@ INSERT INTO {s}.verify_position (singleton, position) VALUES (true, 0)
 """,
         ),
         Migration(2, "the platform's facts across matches", FACTS_MIGRATION),
+        Migration(3, "the transparency log's checkpoints and cosignatures", TRANSLOG_MIGRATION),
     ),
 )
 
@@ -80,6 +83,7 @@ PRIVILEGES: Final = {
     "verify_matches": "SELECT, INSERT, UPDATE",
     "verify_position": "SELECT, UPDATE",
     **FACTS_PRIVILEGES,
+    **TRANSLOG_PRIVILEGES,
 }
 
 

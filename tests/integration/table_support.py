@@ -30,7 +30,7 @@ from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore, RecordedEvent
 from eventlog.relay import OutboxRelay
-from fairdeal import Shuffler
+from fairdeal import Shuffler, logentries
 from fairdeal import fairness as fair
 from services.randomness.handlers import Handlers
 from services.randomness.service import RandomnessService
@@ -170,8 +170,10 @@ async def platform(
         kit = roles.CURRENT
         for role in ("table", "randomness"):
             own_pools.append(await asyncpg.create_pool(kit.dsn(role), min_size=1, max_size=6))
-        table_store = EventStore(own_pools[0], store.schema, producer="table")
-        randomness_store = EventStore(own_pools[1], store.schema, producer="randomness")
+        table_store = EventStore(own_pools[0], store.schema, producer="table", entries=logentries)
+        randomness_store = EventStore(
+            own_pools[1], store.schema, producer="randomness", entries=logentries
+        )
         seeds_pool = own_pools[1]
     seeds = SeedStore(seeds_pool, store.schema)
     await seeds.migrate()

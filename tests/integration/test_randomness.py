@@ -23,6 +23,7 @@ from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore, NewEvent
+from fairdeal import logentries
 from services.cli import main as belot
 from services.randomness.domain import stream_of
 from services.randomness.handlers import Handlers
@@ -76,7 +77,10 @@ async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> 
         if roles.CURRENT is None
         else await asyncpg.create_pool(roles.CURRENT.dsn("randomness"))
     )
-    service_store = store if own is None else EventStore(own, store.schema, producer="randomness")
+    # Its store writes the transparency log's entries, as the service's does.
+    service_store = EventStore(
+        pg_pool if own is None else own, store.schema, producer="randomness", entries=logentries
+    )
     seeds = SeedStore(pg_pool if own is None else own, store.schema)
     await seeds.migrate()
     client = DrandClient([str(relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
@@ -104,8 +108,8 @@ async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> 
         await service.stop()
         await client.close()
         await relay.close()
+        await service_store.close()
         if own is not None:
-            await service_store.close()
             await own.close()
 
 

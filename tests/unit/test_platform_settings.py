@@ -197,3 +197,39 @@ def test_real_secrets_and_passwords_are_taken() -> None:
 def test_bad_database_settings_name_the_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
+
+
+def test_the_transparency_log_settings() -> None:
+    from translog import Cosigner, Ed25519Signer
+
+    key = Ed25519Signer("log.example.org/log", bytes(32))
+    witness = Cosigner("w.example.org/w1", bytes(range(32)))
+    s = Settings.from_env(
+        {
+            "BELOT_TRANSLOG_ORIGIN": "log.example.org/log",
+            "BELOT_TRANSLOG_KEY": key.skey,
+            "BELOT_TRANSLOG_INTERVAL": "0.5",
+            "BELOT_TRANSLOG_WITNESSES": f"{witness.vkey}, ",
+        }
+    )
+    assert (s.translog_origin, s.translog_key, s.translog_interval) == (key.name, key.skey, 0.5)
+    assert s.translog_witnesses == (witness.vkey,)
+    assert Settings.from_env({}).translog_key is None
+    bad = [
+        ({"BELOT_TRANSLOG_ORIGIN": "two words"}, "BELOT_TRANSLOG_ORIGIN"),
+        ({"BELOT_TRANSLOG_KEY": key.skey}, "named as its origin"),
+        ({"BELOT_TRANSLOG_KEY": "PRIVATE+KEY+x"}, "not a note signing key"),
+        (
+            {"BELOT_TRANSLOG_ORIGIN": witness.name, "BELOT_TRANSLOG_KEY": witness.skey},
+            "not a witness's",
+        ),
+        ({"BELOT_TRANSLOG_WITNESSES": key.vkey}, "not a witness's cosignature key"),
+        ({"BELOT_TRANSLOG_INTERVAL": "0"}, "BELOT_TRANSLOG_INTERVAL"),
+    ]
+    for env, message in bad:
+        with pytest.raises(SettingsError, match=message):
+            Settings.from_env(env)
+    # The key is a secret: never in the message.
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env({"BELOT_TRANSLOG_KEY": key.skey})
+    assert key.skey not in str(info.value)

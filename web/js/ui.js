@@ -156,6 +156,14 @@ export const ERROR_WORDS = Object.freeze({
   seat_window_open: "Players may still take their seats",
   no_valid_pairing: "No pairing fits the rules",
   conflict: "The tournament changed meanwhile: try again",
+  // The transparency log's public API.
+  no_checkpoint: "The log has not signed a checkpoint yet",
+  checkpoint_unknown: "The log never signed that checkpoint",
+  witness_unknown: "That witness is not one the log knows",
+  no_tile: "The log has no such tile",
+  bad_size: "That is not a tree size",
+  out_of_range: "That is beyond the log's tree",
+  bad_stream: "Name a match, or a few of its streams",
 });
 
 /** A refusal from the server, in words: the code's meaning, then the server's reason. */

@@ -1,0 +1,695 @@
+"""The transparency log's service, a part of verify: it signs checkpoints of the tree
+the event stores write (``eventlog.translog``), serves them, their tiles, proofs and
+entries over HTTP, and collects the witnesses' cosignatures.
+
+Why in verify and not a service of its own: what it serves is public reads of the log,
+which is what verify already is (its role reads every public row, it has the rate
+limits, CORS, JSON errors and the OpenAPI document), and a proof or a tile is one
+indexed query like verify's other reads. The one thing it adds is a private key, and a
+key does not need a process to itself here: the log's honesty does not rest on it. A
+signer with the key can only sign what the tree in the database says (the signer
+below never signs a tree that does not extend its last checkpoint), and someone who
+stole the key could sign a forked tree, which is the split view witnesses exist to
+refuse; readers who want a quorum of cosignatures are not fooled by the key alone. The
+key lives in ``BELOT_TRANSLOG_KEY`` (else a file under ``BELOT_DATA_DIR``, made once,
+mode 0600), read by the verify process and by nothing else. Several verify replicas
+may sign: each signs a size and root read from the same append-only tree, and
+Ed25519 is deterministic, so two replicas' checkpoints of one size are the same bytes.
+
+Checkpoints (``verify_checkpoints``) are signed by a supervised loop whenever the tree
+grew, at most every ``BELOT_TRANSLOG_INTERVAL`` seconds; every one is kept, so that a
+verifier can ask for the first checkpoint a witness cosigned after an entry
+(:meth:`LogService.witnessed`): its time bounds when the entry was in the log. The
+cosignatures (``verify_cosignatures``) are the first each configured witness sent for
+each checkpoint.
+
+Routes (C2SP tlog-tiles at the root, JSON helpers under ``/v1/log``):
+
+- ``GET /checkpoint``                         the latest checkpoint and its cosignatures
+- ``GET /tile/<L>/<N>[.p/<W>]``                a hash tile (immutable)
+- ``GET /tile/entries/<N>[.p/<W>]``            an entry bundle (immutable)
+- ``GET /v1/log/checkpoints/{size}``           a checkpoint of that size, cosigned as it is
+- ``GET /v1/log/proof/inclusion?index=&size=``  RFC 9162 inclusion proof (base64 hashes)
+- ``GET /v1/log/proof/consistency?first=&second=``
+- ``GET /v1/log/entries?match=<id>``           a match's entries (and its round's fact),
+                                               each with the first cosigned checkpoint
+                                               that holds it; ``?stream=`` for one stream
+- ``POST /v1/log/cosignatures``                a witness's cosigned checkpoint (text)
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import asyncpg
+from aiohttp import web
+from prometheus_client import Counter, Gauge
+
+from belot_platform.settings import Settings
+from belot_platform.supervise import Supervised, pause_unless_stopped
+from eventlog.migrations import quote_schema
+from eventlog.translog import StoredEntry, TreeReader
+from fairdeal import logentries
+from fairdeal.record import is_match_id
+from services.verify.http import ApiError, json_response
+from translog import (
+    Checkpoint,
+    Cosignature,
+    CosignatureVerifier,
+    Ed25519Signer,
+    Ed25519Verifier,
+    Frontier,
+    Note,
+    TranslogError,
+    UnknownKey,
+    consistency_nodes,
+    encode_bundle,
+    inclusion_nodes,
+    open_note,
+    parse_checkpoint,
+    parse_entries_path,
+    parse_note,
+    parse_skey,
+    parse_tile_path,
+    parse_vkey,
+    range_nodes,
+    sign_checkpoint,
+    tile_data,
+    verify_consistency,
+)
+from translog.tiles import TILE_HEIGHT, TILE_WIDTH, tile_width
+
+log = logging.getLogger(__name__)
+
+KEY_FILE: Final = "translog-key"
+#: The supervised signer's name (``task`` label of belot_task_up and restarts).
+SIGNER_TASK: Final = "translog-signer"
+#: A witness's cosigned checkpoint is a short text.
+MAX_COSIGNATURE_BYTES: Final = 16 * 1024
+#: Streams one ``/v1/log/entries`` request may name.
+MAX_STREAMS: Final = 4
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+
+CHECKPOINT_SIZE = Gauge("belot_translog_checkpoint_size", "Size of the last signed checkpoint.")
+CHECKPOINTS_SIGNED = Counter("belot_translog_checkpoints_signed_total", "Checkpoints signed.")
+COSIGNATURES = Counter(
+    "belot_translog_cosignatures_total", "Witness cosignatures received, by witness.", ["witness"]
+)
+
+#: The verify component's migration 3 (services/verify/store.py).
+MIGRATION: Final = """
+-- Every checkpoint the log signed (the note as signed: text, blank line, the log's line)
+-- and the first cosignature each witness sent for it, with the witness's own time.
+CREATE TABLE IF NOT EXISTS {s}.verify_checkpoints (
+    size      bigint      PRIMARY KEY CHECK (size >= 0),
+    root      bytea       NOT NULL CHECK (length(root) = 32),
+    note      text        NOT NULL,
+    signed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS {s}.verify_cosignatures (
+    size        bigint      NOT NULL REFERENCES {s}.verify_checkpoints (size),
+    witness     text        NOT NULL,
+    key_id      bigint      NOT NULL,
+    "timestamp" bigint      NOT NULL,
+    line        text        NOT NULL,
+    received_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (size, witness, key_id)
+);
+"""
+PRIVILEGES: Final = {
+    "verify_checkpoints": "SELECT, INSERT",
+    "verify_cosignatures": "SELECT, INSERT",
+}
+
+
+def log_signer(settings: Settings) -> Ed25519Signer:
+    """The log's key: ``BELOT_TRANSLOG_KEY``, else the one kept in the data directory
+    (made at the first call, readable by its owner only). Raises ``RuntimeError`` for
+    a kept key of another name than the origin."""
+    text = settings.translog_key
+    if text is None:
+        path = settings.data_dir / KEY_FILE
+        text = _kept_key(path, settings.translog_origin)
+    signer = parse_skey(text)
+    if not isinstance(signer, Ed25519Signer) or signer.name != settings.translog_origin:
+        raise RuntimeError(
+            f"the log key is for {signer.name!r}, the origin is {settings.translog_origin!r}"
+        )
+    return signer
+
+
+def _kept_key(path: Path, origin: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(Ed25519Signer(origin, secrets.token_bytes(32)).skey + "\n")
+    return path.read_text().strip()
+
+
+def b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class Witnessed:
+    """The first cosigned checkpoint holding an entry: its size and the note with its
+    cosignatures (which the reader verifies with the witness keys it trusts)."""
+
+    size: int
+    note: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"size": self.size, "checkpoint": self.note}
+
+
+class LogService:
+    """The log's reads, its signer and its cosignature intake, on one pool."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        log_schema: str,
+        schema: str,
+        signer: Ed25519Signer,
+        witnesses: tuple[CosignatureVerifier, ...] = (),
+        interval: float = 1.0,
+    ) -> None:
+        self.pool = pool
+        self.tree = TreeReader(pool, log_schema)
+        self.signer = signer
+        self.verifier: Ed25519Verifier = signer.verifier()
+        self.witnesses = witnesses
+        self.interval = interval
+        v = quote_schema(schema)
+        s = quote_schema(log_schema)
+        self._sql_latest = (
+            f"SELECT size, root, note FROM {v}.verify_checkpoints ORDER BY size DESC LIMIT 1"
+        )
+        self._sql_at = f"SELECT size, root, note FROM {v}.verify_checkpoints WHERE size = $1"
+        self._sql_insert = f"""
+INSERT INTO {v}.verify_checkpoints (size, root, note) VALUES ($1, $2, $3)
+ON CONFLICT (size) DO NOTHING"""
+        self._sql_lines = (
+            f"SELECT line FROM {v}.verify_cosignatures WHERE size = $1 ORDER BY witness, key_id"
+        )
+        self._sql_cosign = f"""
+INSERT INTO {v}.verify_cosignatures (size, witness, key_id, "timestamp", line)
+VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"""
+        # The first checkpoint after an entry that a witness cosigned (the index on the
+        # cosignatures' key starts with the size: one short scan).
+        self._sql_first_cosigned = f"""
+SELECT size FROM {v}.verify_cosignatures WHERE size > $1 ORDER BY size LIMIT 1"""
+        self._sql_by_streams = f"""
+SELECT t.index, t.entry, t.event_position
+FROM {s}.events e JOIN {s}.translog_entries t ON t.event_position = e.position
+WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
+
+    # ------------------------------------------------------------ signing
+
+    async def root(self, size: int) -> bytes:
+        """The root of the tree of ``size`` leaves, from its stored frontier."""
+        return Frontier(size, tuple(await self.tree.nodes(range_nodes(0, size)))).root()
+
+    async def sign_once(self) -> Checkpoint | None:
+        """Sign a checkpoint of the tree's size if it grew since the last one; None if
+        not. Raises ``TranslogError`` (``proof_invalid``) if the tree does not extend the
+        last checkpoint: the log never signs two inconsistent trees."""
+        size = await self.tree.size()
+        last = await self.pool.fetchrow(self._sql_latest)
+        first, first_root = (0, None) if last is None else (int(last[0]), bytes(last[1]))
+        if last is not None and size <= first:
+            return None
+        root = await self.root(size)
+        if first_root is not None:
+            plan = consistency_nodes(first, size)
+            proof = plan.assemble(await self.tree.nodes(plan.nodes))
+            verify_consistency(first, size, proof, first_root, root)
+        checkpoint = Checkpoint(self.signer.name, size, root)
+        note = sign_checkpoint(checkpoint, self.signer)
+        await self.pool.execute(self._sql_insert, size, root, note.to_text())
+        CHECKPOINTS_SIGNED.inc()
+        CHECKPOINT_SIZE.set(size)
+        return checkpoint
+
+    async def run_signer(self, sup: Supervised) -> None:
+        """The supervised loop: sign whenever the tree grew, every ``interval``."""
+        while not sup.stopping.is_set():
+            # No event log in the schema yet (the projection's readiness says so): nothing
+            # to sign, and nothing broken here.
+            with contextlib.suppress(asyncpg.UndefinedTableError):
+                await self.sign_once()
+            sup.beat()
+            await pause_unless_stopped(sup.stopping, self.interval)
+
+    # ------------------------------------------------------------ reads
+
+    async def checkpoint(self, size: int | None = None) -> Note | None:
+        """The checkpoint of ``size`` (the latest by default) with its cosignatures."""
+        row = await (
+            self.pool.fetchrow(self._sql_latest)
+            if size is None
+            else self.pool.fetchrow(self._sql_at, size)
+        )
+        if row is None:
+            return None
+        note = parse_note(row[2])
+        lines = [r[0] for r in await self.pool.fetch(self._sql_lines, int(row[0]))]
+        if not lines:
+            return note
+        text = note.to_text() + "".join(lines)
+        return parse_note(text)
+
+    async def witnessed(self, index: int) -> Witnessed | None:
+        """The first cosigned checkpoint whose tree holds entry ``index``."""
+        size = await self.pool.fetchval(self._sql_first_cosigned, index)
+        if size is None:
+            return None
+        note = await self.checkpoint(int(size))
+        return None if note is None else Witnessed(int(size), note.to_text())
+
+    async def entries_of(self, streams: list[str]) -> list[StoredEntry]:
+        rows = await self.pool.fetch(self._sql_by_streams, streams)
+        return [StoredEntry(r[0], bytes(r[1]), r[2]) for r in rows]
+
+    # ------------------------------------------------------------ cosignatures
+
+    async def add_cosignatures(self, body: bytes) -> tuple[int, list[str]]:
+        """Store the cosignatures of configured witnesses on a checkpoint the log
+        signed; returns its size and the witnesses whose lines were new or known.
+        Raises :class:`ApiError`."""
+        try:
+            note = parse_note(body)
+            checkpoint = parse_checkpoint(note.text)
+        except TranslogError as exc:
+            raise ApiError(400, exc.code, exc.message) from None
+        row = await self.pool.fetchrow(self._sql_at, checkpoint.size)
+        if row is None or parse_note(row[2]).text != note.text:
+            raise ApiError(
+                404,
+                "checkpoint_unknown",
+                f"this log signed no such checkpoint of size {checkpoint.size}",
+            )
+        if not self.witnesses:
+            raise ApiError(403, "witness_unknown", "this log accepts no witness")
+        try:
+            opened = open_note(note, self.witnesses)
+        except TranslogError as exc:
+            status = 403 if isinstance(exc, UnknownKey) else 400
+            code = "witness_unknown" if status == 403 else exc.code
+            raise ApiError(status, code, exc.message) from None
+        names = []
+        for signature in opened.verified:
+            timestamp = Cosignature.of(signature).timestamp
+            await self.pool.execute(
+                self._sql_cosign,
+                checkpoint.size,
+                signature.name,
+                signature.key_id,
+                timestamp,
+                signature.line(),
+            )
+            COSIGNATURES.labels(signature.name).inc()
+            names.append(signature.name)
+        return checkpoint.size, names
+
+
+# --- HTTP ------------------------------------------------------------------------------
+
+
+def _int_param(request: web.Request, name: str, high: int = 2**63 - 1) -> int:
+    text = request.query.get(name)
+    if text is None or not text.isascii() or not text.isdigit() or len(text) > 19:
+        raise ApiError(400, f"bad_{name}", f"{name} must be a whole number 0..{high}")
+    value = int(text)
+    if value > high:
+        raise ApiError(400, f"bad_{name}", f"{name} must be a whole number 0..{high}")
+    return value
+
+
+def _text(body: str, cache: str) -> web.Response:
+    return web.Response(
+        text=body, content_type="text/plain", charset="utf-8", headers={"Cache-Control": cache}
+    )
+
+
+class LogApi:
+    """The routes; the service is attached once the pool exists."""
+
+    def __init__(self) -> None:
+        self._service: LogService | None = None
+
+    def attach(self, service: LogService) -> None:
+        self._service = service
+
+    @property
+    def service(self) -> LogService:
+        if self._service is None:
+            raise ApiError(503, "unavailable", "the log is starting", {"Retry-After": "1"})
+        return self._service
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/checkpoint", self.get_checkpoint),
+            web.get("/tile/{path:.+}", self.get_tile),
+            web.get("/v1/log/checkpoints/{size}", self.get_checkpoint_at),
+            web.get("/v1/log/proof/inclusion", self.get_inclusion),
+            web.get("/v1/log/proof/consistency", self.get_consistency),
+            web.get("/v1/log/entries", self.get_entries),
+            web.post("/v1/log/cosignatures", self.post_cosignatures),
+        ]
+
+    async def get_checkpoint(self, request: web.Request) -> web.Response:
+        note = await self.service.checkpoint()
+        if note is None:
+            raise ApiError(404, "no_checkpoint", "the log has signed no checkpoint yet")
+        return _text(note.to_text(), "no-cache")
+
+    async def get_checkpoint_at(self, request: web.Request) -> web.Response:
+        text = request.match_info["size"]
+        if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
+            raise ApiError(400, "bad_size", "a checkpoint size is a whole number")
+        note = await self.service.checkpoint(int(text))
+        if note is None:
+            raise ApiError(404, "no_checkpoint", f"the log signed no checkpoint of size {text}")
+        # More cosignatures may come: cached briefly only.
+        return _text(note.to_text(), "public, max-age=10")
+
+    async def get_tile(self, request: web.Request) -> web.Response:
+        path = "tile/" + request.match_info["path"]
+        svc = self.service
+        try:
+            if path.startswith("tile/entries/"):
+                tile = parse_entries_path(path)
+                level = 0
+            else:
+                tile = parse_tile_path(path)
+                level = tile.level
+        except TranslogError as exc:
+            raise ApiError(400, exc.code, exc.message) from None
+        size = await svc.tree.size()
+        if tile_width(level, tile.index, size) < tile.width:
+            raise ApiError(404, "no_tile", f"the tree of {size} has no {path}")
+        start = tile.index * TILE_WIDTH
+        if path.startswith("tile/entries/"):
+            entries = await svc.tree.entries(start, start + tile.width)
+            body = encode_bundle([e.entry for e in entries])
+        else:
+            hashes = await svc.tree.row(tile.level * TILE_HEIGHT, start, start + tile.width)
+            body = tile_data(hashes)
+        return web.Response(
+            body=body,
+            content_type="application/octet-stream",
+            headers={"Cache-Control": IMMUTABLE},
+        )
+
+    async def _size_at_most(self, size: int) -> None:
+        current = await self.service.tree.size()
+        if size > current:
+            raise ApiError(400, "out_of_range", f"the tree has {current} entries, not {size}")
+
+    async def get_inclusion(self, request: web.Request) -> web.Response:
+        index, size = _int_param(request, "index"), _int_param(request, "size")
+        await self._size_at_most(size)
+        try:
+            plan = inclusion_nodes(index, size)
+        except TranslogError as exc:
+            raise ApiError(400, exc.code, exc.message) from None
+        proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
+        return json_response(
+            {"index": index, "size": size, "proof": [b64(h) for h in proof]},
+            headers={"Cache-Control": IMMUTABLE},
+        )
+
+    async def get_consistency(self, request: web.Request) -> web.Response:
+        first, second = _int_param(request, "first"), _int_param(request, "second")
+        await self._size_at_most(second)
+        try:
+            plan = consistency_nodes(first, second)
+        except TranslogError as exc:
+            raise ApiError(400, exc.code, exc.message) from None
+        proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
+        return json_response(
+            {"first": first, "second": second, "proof": [b64(h) for h in proof]},
+            headers={"Cache-Control": IMMUTABLE},
+        )
+
+    async def get_entries(self, request: web.Request) -> web.Response:
+        svc = self.service
+        streams = list(request.query.getall("stream", []))
+        match = request.query.get("match")
+        if match is not None:
+            if not is_match_id(match):
+                raise ApiError(
+                    400, "bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'"
+                )
+            streams += [f"randomness-{match}", f"match-{match}"]
+        if not streams or len(streams) > MAX_STREAMS + 2:
+            raise ApiError(400, "bad_stream", f"name a match, or 1 to {MAX_STREAMS} streams")
+        entries = await svc.entries_of(streams)
+        if match is not None:
+            # The fact of the round the match named, if the round has one in the log.
+            rounds = []
+            for stored in entries:
+                entry = logentries.parse_entry(stored.entry)
+                if isinstance(entry, logentries.RoundNamed):
+                    rounds.append(f"drand-{entry.chain}-{entry.round}")
+            if rounds:
+                entries = sorted(
+                    {e.index: e for e in (*entries, *await svc.entries_of(rounds))}.values(),
+                    key=lambda e: e.index,
+                )
+        out = []
+        for stored in entries:
+            witnessed = await svc.witnessed(stored.index)
+            out.append(
+                {
+                    "index": stored.index,
+                    "data": b64(stored.entry),
+                    "entry": logentries.to_json(logentries.parse_entry(stored.entry)),
+                    "witnessed": None if witnessed is None else witnessed.to_json(),
+                }
+            )
+        return json_response({"size": await svc.tree.size(), "entries": out})
+
+    async def post_cosignatures(self, request: web.Request) -> web.Response:
+        if request.content_length is not None and request.content_length > MAX_COSIGNATURE_BYTES:
+            raise ApiError(
+                413, "too_large", f"a cosigned checkpoint is at most {MAX_COSIGNATURE_BYTES} bytes"
+            )
+        body = b""
+        while len(body) <= MAX_COSIGNATURE_BYTES:  # read(n) gives what has come, up to n
+            chunk = await request.content.read(MAX_COSIGNATURE_BYTES + 1 - len(body))
+            if not chunk:
+                break
+            body += chunk
+        if len(body) > MAX_COSIGNATURE_BYTES:
+            raise ApiError(
+                413, "too_large", f"a cosigned checkpoint is at most {MAX_COSIGNATURE_BYTES} bytes"
+            )
+        size, names = await self.service.add_cosignatures(body)
+        return json_response({"size": size, "witnesses": names})
+
+
+def witness_keys(settings: Settings) -> tuple[CosignatureVerifier, ...]:
+    """The configured witnesses' keys (checked by the settings already)."""
+    keys = tuple(parse_vkey(v) for v in settings.translog_witnesses)
+    return tuple(k for k in keys if isinstance(k, CosignatureVerifier))
+
+
+# --- OpenAPI ---------------------------------------------------------------------------
+
+_ERR: Final = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+_TEXT: Final = {"text/plain": {"schema": {"type": "string"}}}
+_BYTES: Final = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+_SIZE: Final = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+
+
+def _q(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": True,
+        "schema": _SIZE,
+        "description": description,
+    }
+
+
+def _errs(*codes: str) -> dict[str, Any]:
+    what = {"400": "bad input (the code names it)", "404": "no such thing in the log yet",
+            "403": "not a witness of this log", "413": "too large"}  # fmt: skip
+    return {c: {"description": what[c], "content": _ERR} for c in codes}
+
+
+def _proof(first: str, second: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": [first, second, "proof"],
+        "properties": {
+            first: {"type": "integer"},
+            second: {"type": "integer"},
+            "proof": {"type": "array", "items": {"type": "string", "format": "byte"}},
+        },
+    }
+
+
+#: The log's paths in the verify API's OpenAPI document (services/verify/openapi.py).
+OPENAPI_PATHS: Final[dict[str, Any]] = {
+    "/checkpoint": {
+        "get": {
+            "operationId": "getCheckpoint",
+            "summary": "The transparency log's latest checkpoint (C2SP tlog-checkpoint, a "
+            "signed note) with the witnesses' cosignatures collected on it",
+            "responses": {"200": {"description": "the note", "content": _TEXT}, **_errs("404")},
+        }
+    },
+    "/tile/{path}": {
+        "get": {
+            "operationId": "getTile",
+            "summary": "A tile (C2SP tlog-tiles): <L>/<N>[.p/<W>] is a hash tile, "
+            "entries/<N>[.p/<W>] an entry bundle; immutable",
+            "parameters": [
+                {"name": "path", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
+            "responses": {
+                "200": {"description": "the tile's bytes", "content": _BYTES},
+                **_errs("400", "404"),
+            },
+        }
+    },
+    "/v1/log/checkpoints/{size}": {
+        "get": {
+            "operationId": "getLogCheckpoint",
+            "summary": "The checkpoint the log signed at this size, with its cosignatures",
+            "parameters": [{"name": "size", "in": "path", "required": True, "schema": _SIZE}],
+            "responses": {
+                "200": {"description": "the note", "content": _TEXT},
+                **_errs("400", "404"),
+            },
+        }
+    },
+    "/v1/log/proof/inclusion": {
+        "get": {
+            "operationId": "getInclusionProof",
+            "summary": "RFC 9162 inclusion proof of entry `index` in the tree of `size` "
+            "entries (base64 hashes, deepest first)",
+            "parameters": [_q("index", "the entry"), _q("size", "the tree size")],
+            "responses": {
+                "200": {
+                    "description": "the proof",
+                    "content": {"application/json": {"schema": _proof("index", "size")}},
+                },
+                **_errs("400"),
+            },
+        }
+    },
+    "/v1/log/proof/consistency": {
+        "get": {
+            "operationId": "getConsistencyProof",
+            "summary": "RFC 9162 consistency proof that the tree of `second` entries "
+            "extends the tree of `first`",
+            "parameters": [_q("first", "the older size"), _q("second", "the newer size")],
+            "responses": {
+                "200": {
+                    "description": "the proof",
+                    "content": {"application/json": {"schema": _proof("first", "second")}},
+                },
+                **_errs("400"),
+            },
+        }
+    },
+    "/v1/log/entries": {
+        "get": {
+            "operationId": "getLogEntries",
+            "summary": "A match's entries (format belot-log-entry/1), with the fact of the "
+            "round it named, or a stream's; each with the first checkpoint a witness "
+            "cosigned that holds it",
+            "parameters": [
+                {
+                    "name": "match",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_:-]{1,180}$"},
+                },
+                {
+                    "name": "stream",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string"},
+                },
+            ],
+            "responses": {
+                "200": {
+                    "description": "the entries, by index",
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["size", "entries"],
+                                "properties": {
+                                    "size": {"type": "integer"},
+                                    "entries": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["index", "data", "entry", "witnessed"],
+                                            "properties": {
+                                                "index": {"type": "integer"},
+                                                "data": {"type": "string", "format": "byte"},
+                                                "entry": {"type": "object"},
+                                                "witnessed": {
+                                                    "type": "object",
+                                                    "nullable": True,
+                                                    "properties": {
+                                                        "size": {"type": "integer"},
+                                                        "checkpoint": {"type": "string"},
+                                                    },
+                                                },
+                                            },
+                                        },
+                                    },
+                                },
+                            }
+                        }
+                    },
+                },
+                **_errs("400"),
+            },
+        }
+    },
+    "/v1/log/cosignatures": {
+        "post": {
+            "operationId": "postCosignatures",
+            "summary": "A witness's cosignature: the checkpoint as the log signed it with the "
+            "witness's cosignature line (C2SP tlog-cosignature) added",
+            "requestBody": {"required": True, "content": _TEXT},
+            "responses": {
+                "200": {
+                    "description": "taken (a witness's first cosignature of a size is kept)",
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["size", "witnesses"],
+                                "properties": {
+                                    "size": {"type": "integer"},
+                                    "witnesses": {"type": "array", "items": {"type": "string"}},
+                                },
+                            }
+                        }
+                    },
+                },
+                **_errs("400", "403", "404", "413"),
+            },
+        }
+    },
+}

@@ -1,0 +1,251 @@
+"""``belot witness``: a witness of the transparency log, which anyone can run against the
+public API with a key of their own.
+
+    belot witness keygen NAME --key FILE          make a witness key; print its vkey
+    belot witness run --api URL --log-key VKEY --key FILE --state FILE [--once]
+                      [--interval S]
+
+What a run does, each ``--interval`` seconds (once with ``--once``): fetch the log's
+latest checkpoint and check the log's signature on it (``--log-key``, the vkey the log
+publishes; its name is the origin); read the last checkpoint this witness cosigned from
+``--state`` (none: the empty tree); if the new one is larger, fetch a consistency proof
+between the two and check it (RFC 9162); then cosign the new checkpoint with the
+witness's key and its own clock (C2SP tlog-cosignature: "at this time, this was the
+largest tree I had seen, consistent with all before"), POST the cosignature to the log,
+and only then keep the new checkpoint in ``--state`` (written to a temporary file and
+renamed, so a crash leaves the old or the new, never half of one).
+
+A *split view* is refused: a checkpoint smaller than the kept one, one of the same size
+with another root, or one the proof does not show to extend the kept one. The witness
+then never cosigns it, keeps its state as it was (the log cannot talk it out of what it
+saw), prints one line on stderr and exits 1: a split view is not an outage to wait out,
+it is the log showing two histories, and someone must look. Anything else that goes
+wrong (the log unreachable, an HTTP error) is printed and retried at the next interval,
+or exit 2 with ``--once``. Bad input (no key file, a bad vkey): one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from services.translog_client import LogClient, LogUnavailable
+from translog import (
+    Checkpoint,
+    Cosigner,
+    Ed25519Verifier,
+    TranslogError,
+    open_checkpoint,
+    parse_skey,
+    parse_vkey,
+    verify_consistency,
+)
+from translog.note import Note
+
+EXIT_OK: Final = 0
+EXIT_SPLIT_VIEW: Final = 1
+EXIT_USAGE: Final = 2
+
+
+class UsageError(Exception):
+    """Bad input: one line, exit 2."""
+
+
+class SplitView(Exception):
+    """The log showed a checkpoint that does not extend the one the witness kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """A witness's keys and the file it keeps its last cosigned checkpoint in."""
+
+    log: Ed25519Verifier
+    key: Cosigner
+    state: Path
+
+    def kept(self) -> Checkpoint | None:
+        """The last checkpoint this witness cosigned (its log signature checked again:
+        a state file someone edited is refused as bad input)."""
+        try:
+            text = self.state.read_text()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise UsageError(f"{self.state}: {exc.strerror or exc}") from None
+        try:
+            return open_checkpoint(text, self.log).checkpoint
+        except TranslogError as exc:
+            raise UsageError(f"{self.state}: not a checkpoint of this log: {exc.message}") from None
+
+    def keep(self, note: Note) -> None:
+        tmp = self.state.with_name(self.state.name + ".tmp")
+        tmp.write_text(note.to_text())
+        os.replace(tmp, self.state)
+
+
+def check_extends(
+    kept: Checkpoint | None, new: Checkpoint, proof: tuple[bytes, ...] | None
+) -> None:
+    """Raises :class:`SplitView` unless ``new`` extends ``kept`` (``proof``: the
+    consistency proof between them, None when the sizes need none)."""
+    if kept is None:
+        return
+    if new.size < kept.size:
+        raise SplitView(
+            f"split view: the log's checkpoint has {new.size} entries, fewer than the "
+            f"{kept.size} this witness cosigned"
+        )
+    if new.size == kept.size:
+        if new.root_hash != kept.root_hash:
+            raise SplitView(f"split view: two different trees of {new.size} entries")
+        return
+    try:
+        verify_consistency(kept.size, new.size, proof or (), kept.root_hash, new.root_hash)
+    except TranslogError as exc:
+        raise SplitView(
+            f"split view: the tree of {new.size} entries does not extend the tree of "
+            f"{kept.size} this witness cosigned ({exc.message})"
+        ) from None
+
+
+async def witness_once(witness: Witness, api: str, clock: Callable[[], float] = time.time) -> str:
+    """One round: returns what it did, in one line. Raises :class:`SplitView`,
+    :class:`LogUnavailable` or :class:`UsageError`."""
+    kept = witness.kept()
+    async with LogClient(api) as log:
+        text = await log.checkpoint()
+        try:
+            signed = open_checkpoint(text, witness.log)
+        except TranslogError as exc:
+            raise LogUnavailable(f"the log's checkpoint does not verify: {exc.message}") from None
+        new = signed.checkpoint
+        proof = None
+        if kept is not None and 0 < kept.size < new.size:
+            proof = await log.consistency(kept.size, new.size)
+        check_extends(kept, new, proof)
+        if kept is not None and kept.size == new.size and signed.cosignature_by(witness.key.name):
+            return f"size {new.size}: unchanged, cosigned already"
+        # The log's own signature line and ours: what the log keeps and serves.
+        own = signed.note.signatures[0] if signed.note.signatures else None
+        log_line = next(
+            (s for s in signed.note.signatures if s.key == (witness.log.name, witness.log.key_id)),
+            own,
+        )
+        assert log_line is not None  # open_checkpoint checked the log signed it
+        cosignature = witness.key.sign(new.to_text(), int(clock()))
+        note = Note(new.to_text(), (log_line, cosignature))
+        await log.cosign(note.to_text())
+        witness.keep(Note(new.to_text(), (log_line,)))
+        return f"size {new.size}: cosigned at {int(clock())}"
+
+
+def _load_witness(args: argparse.Namespace) -> Witness:
+    try:
+        log = parse_vkey(args.log_key)
+    except TranslogError as exc:
+        raise UsageError(f"--log-key: {exc.message}") from None
+    if not isinstance(log, Ed25519Verifier):
+        raise UsageError("--log-key: the log's key is an Ed25519 note key (type 0x01)")
+    try:
+        key = parse_skey(Path(args.key).read_text().strip())
+    except OSError as exc:
+        raise UsageError(f"--key {args.key}: {exc.strerror or exc}") from None
+    except TranslogError as exc:
+        raise UsageError(f"--key {args.key}: {exc.message}") from None
+    if not isinstance(key, Cosigner):
+        raise UsageError(f"--key {args.key}: not a witness key (make one: belot witness keygen)")
+    return Witness(log, key, Path(args.state))
+
+
+async def _run(witness: Witness, api: str, once: bool, interval: float) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    while True:
+        try:
+            line = await witness_once(witness, api)
+            sys.stdout.write(f"belot witness: {line}\n")
+            sys.stdout.flush()
+        except SplitView as exc:
+            sys.stderr.write(f"belot witness: {exc}\n")
+            return EXIT_SPLIT_VIEW
+        except LogUnavailable as exc:
+            sys.stderr.write(f"belot witness: {exc}\n")
+            if once:
+                return EXIT_USAGE
+        if once:
+            return EXIT_OK
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), interval)
+        if stop.is_set():
+            return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        witness = _load_witness(args)
+        witness.kept()
+        if args.interval <= 0:
+            raise UsageError("--interval must be more than 0 seconds")
+        return asyncio.run(_run(witness, args.api, args.once, args.interval))
+    except UsageError as exc:
+        sys.stderr.write(f"belot witness: error: {exc}\n")
+        return EXIT_USAGE
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    try:
+        key = Cosigner(args.name, secrets.token_bytes(32))
+    except TranslogError as exc:
+        sys.stderr.write(f"belot witness keygen: error: {exc.message}\n")
+        return EXIT_USAGE
+    path = Path(args.key)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        sys.stderr.write(f"belot witness keygen: error: {path}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    with os.fdopen(fd, "w") as f:
+        f.write(key.skey + "\n")
+    sys.stdout.write(key.vkey + "\n")
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    witness = sub.add_parser(
+        "witness",
+        help="witness the transparency log: check each checkpoint extends the last, cosign",
+        description=(
+            "A witness of the transparency log: it keeps the last checkpoint it cosigned, "
+            "checks that each new one extends it (a consistency proof), cosigns it with its "
+            "own key and clock and sends the cosignature to the log. It refuses a split "
+            "view: exit 1, one line, never a cosignature."
+        ),
+    )
+    wsub = witness.add_subparsers(dest="witness_command", required=True)
+    keygen = wsub.add_parser("keygen", help="make a witness key (kept in --key, mode 0600)")
+    keygen.add_argument("name", help="the witness's name, e.g. witness.example.org/w1")
+    keygen.add_argument("--key", required=True, metavar="FILE", help="where to keep the key")
+    keygen.set_defaults(handler=cmd_keygen)
+    run = wsub.add_parser("run", help="check and cosign the log's checkpoints")
+    run.add_argument("--api", required=True, metavar="URL", help="the log's public API")
+    run.add_argument("--log-key", required=True, metavar="VKEY", help="the log's vkey")
+    run.add_argument("--key", required=True, metavar="FILE", help="this witness's key file")
+    run.add_argument(
+        "--state", required=True, metavar="FILE", help="the last checkpoint cosigned (kept here)"
+    )
+    run.add_argument("--once", action="store_true", help="one round, then exit")
+    run.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds (5)")
+    run.set_defaults(handler=cmd_run)

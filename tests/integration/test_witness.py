@@ -1,0 +1,134 @@
+"""``belot witness`` (the command, in its own process) against a real log: the verify
+service on a real PostgreSQL, its tree written by the event store with the events. It
+cosigns each checkpoint that extends the last it kept, and the log serves the
+cosignatures; when the log shows a fork of its tree (the owner rewrote an entry and a
+stolen key signed the new tree), it refuses: exit 1, one line, no cosignature, its
+state unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from eventlog import EventStore
+from fairdeal import logentries
+from services.verify.app import LOG, build_app
+from services.verify.http import RateLimits
+from tests.integration import roles
+from tests.integration.test_translog_service import (
+    LOG_KEY,
+    ORIGIN,
+    log_settings,
+    rewrite_entry,
+    stored_entries,
+)
+from tests.matchgen import MatchSpec, generate, write
+from translog import Checkpoint, open_checkpoint, parse_checkpoint, parse_vkey, sign_checkpoint
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def belot(*args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "services.cli",
+        *args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def checkpoint_of(client: TestClient, size: int) -> str:  # type: ignore[type-arg]
+    for _ in range(400):
+        r = await client.get("/checkpoint")
+        if r.status == 200:
+            text = await r.text()
+            if parse_checkpoint(text.split("\n\n")[0] + "\n").size == size:
+                return text
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no checkpoint of size {size}")
+
+
+def match(label: str) -> list[Any]:
+    return generate(MatchSpec(match_id=f"w-{label}-{uuid.uuid4().hex[:6]}", label=label))
+
+
+async def test_the_witness_cosigns_what_extends_and_refuses_a_fork(
+    servers: Any, pg_pool: Any, schema: str, tmp_path: Path
+) -> None:
+    key_file, state = tmp_path / "witness.key", tmp_path / "state"
+    rc, out, _ = await belot("witness", "keygen", "witness.test/w", "--key", str(key_file))
+    assert rc == 0
+    vkey = out.strip()
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
+    await write(store, match("a"))
+    settings = replace(
+        log_settings(roles.dsn_for("verify", servers.pg_dsn), schema), translog_witnesses=(vkey,)
+    )
+    app = build_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
+    await client.start_server()
+    api = str(client.make_url("")).rstrip("/")
+    run = ("witness", "run", "--once", "--api", api, "--log-key", LOG_KEY.verifier().vkey)
+    run += ("--key", str(key_file), "--state", str(state))
+    try:
+        n1 = len(await stored_entries(pg_pool, schema))
+        await checkpoint_of(client, n1)
+        rc, out, err = await belot(*run)
+        assert rc == 0, err
+        assert f"size {n1}: cosigned" in out
+        served = await (await client.get("/checkpoint")).text()
+        signed = open_checkpoint(served, LOG_KEY.verifier(), [parse_vkey(vkey)], quorum=1)
+        assert signed.cosignatures[0].name == "witness.test/w"
+
+        # The log grows: the witness checks the consistency proof and cosigns again.
+        await write(store, match("b"))
+        n2 = len(await stored_entries(pg_pool, schema))
+        await checkpoint_of(client, n2)
+        rc, out, err = await belot(*run)
+        assert rc == 0 and f"size {n2}: cosigned" in out, err
+        kept = state.read_text()
+        assert parse_checkpoint(kept.split("\n\n")[0] + "\n").size == n2
+
+        # A fork: entry 0 rewritten with the tree over it, the log grows on that tree
+        # (a new store reads the forked frontier), and the stolen key signs it, which
+        # the log's own signer refuses to do.
+        forked_root = await rewrite_entry(pg_pool, schema, 0)
+        assert forked_root
+        fresh = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
+        await write(fresh, match("c"))
+        await fresh.close()
+        n3 = len(await stored_entries(pg_pool, schema))
+        root = await app[LOG].root(n3)
+        note = sign_checkpoint(Checkpoint(ORIGIN, n3, root), LOG_KEY)
+        await pg_pool.execute(
+            f'INSERT INTO "{schema}".verify_checkpoints (size, root, note) VALUES ($1, $2, $3)',
+            n3,
+            root,
+            note.to_text(),
+        )
+        await checkpoint_of(client, n3)
+        rc, out, err = await belot(*run)
+        assert rc == 1, (out, err)
+        assert err.count("\n") == 1 and "split view" in err
+        assert state.read_text() == kept
+        cosigned = await pg_pool.fetchval(
+            f'SELECT count(*) FROM "{schema}".verify_cosignatures WHERE size = $1', n3
+        )
+        assert cosigned == 0
+    finally:
+        await client.close()
+        await store.close()

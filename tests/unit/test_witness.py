@@ -1,0 +1,43 @@
+"""``belot witness``'s check (services/witness_cmd.py): a checkpoint is cosigned only if
+it extends the one the witness kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.witness_cmd import SplitView, check_extends
+from translog import Checkpoint, consistency_path, leaf_hash, tree_hash
+
+ENTRIES = [b"entry %d" % i for i in range(9)]
+LEAVES = [leaf_hash(e) for e in ENTRIES]
+
+
+def cp(size: int, entries: list[bytes] = ENTRIES) -> Checkpoint:
+    return Checkpoint("log.test/l", size, tree_hash(entries[:size]))
+
+
+def test_a_first_checkpoint_and_a_larger_consistent_one_are_fine() -> None:
+    check_extends(None, cp(5), None)
+    check_extends(cp(3), cp(9), consistency_path(LEAVES, 3, 9))
+    check_extends(cp(9), cp(9), None)
+
+
+@pytest.mark.parametrize(
+    ("kept", "new", "proof", "what"),
+    [
+        (cp(5), cp(4), None, "fewer than"),
+        (cp(5), Checkpoint("log.test/l", 5, bytes(32)), None, "two different trees"),
+        (cp(3), cp(9), (), "does not extend"),
+        (cp(3), cp(9), consistency_path(LEAVES, 4, 9), "does not extend"),
+        (
+            cp(3),
+            cp(9, [b"forged", *ENTRIES[1:]]),
+            consistency_path(LEAVES, 3, 9),
+            "does not extend",
+        ),
+    ],
+    ids=["rollback", "same size", "no proof", "wrong proof", "rewritten history"],
+)
+def test_a_split_view_is_refused(kept, new, proof, what: str) -> None:
+    with pytest.raises(SplitView, match=what):
+        check_extends(kept, new, proof)
