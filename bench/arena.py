@@ -43,7 +43,7 @@ classic's cards among them), and counts it. Our cards are always legal for colve
 same run; it is given a deadline (``out_of_time``) of ``--deadline-ms``, as the table
 service gives it one.
 
-**Hard against medium**: ``belot.simulate.simulate`` (what ``belot simulate`` runs),
+**Hard against medium**: ``fairdeal.simulate.simulate`` (what ``belot simulate`` runs),
 club and classic, mirrored pairs, the share of matches the hard bots win.
 
 Writes docs/bench/arena.md when run at the sizes the targets name (or with
@@ -79,8 +79,8 @@ from belot.commands import Command, PlayCard
 from belot.events import DealScored, TrickTaken
 from belot.match import DueKind, Match, Phase
 from belot.play import playable
-from belot.simulate import Z95, simulate
 from fairdeal import DeckInputs, Shuffler
+from fairdeal.simulate import Z95, simulate
 
 CLASSIC = RULESETS["classic"]
 #: Targets (issue 19, "Done when").
