@@ -285,7 +285,7 @@ async def run(dsn: str, rounds: int, per_stream: int, n: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--events-per-stream", type=int, default=100)
     parser.add_argument("--entries", type=int, default=1_000_000)
     args = parser.parse_args()

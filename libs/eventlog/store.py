@@ -574,6 +574,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             # current and this attempt cannot collide again. Without it, two processes
             # appending entries all the time could keep taking each other's index.
             locked = recheck and any(a.logged for a in pending)
+            plan: _Plan | None = None
             try:
                 if locked:
                     async with conn.transaction():
@@ -596,7 +597,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             except asyncpg.PostgresError as exc:
                 if conn.is_closed() or isinstance(exc, asyncpg.PostgresConnectionError):
                     raise
-                if locked:
+                if locked or plan is None:  # not the write's: the batch's
                     raise
                 await self._isolate(conn, plan, now, exc, cache=cache)
                 return

@@ -1906,7 +1906,6 @@ def round_check(
         f"was dealt {'from' if came else 'without'} drand{others}",
     )
 
-
 __all__ = [
     "CHECKS",
     "FAIL",

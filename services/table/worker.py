@@ -775,7 +775,9 @@ class TableWorker:
         self.leases = await messaging.kv_bucket(
             self.js, f"{self.prefix}_table_leases", ttl=self.lease_ttl, reconcile=True
         )
-        self.registry = await messaging.kv_bucket(self.js, f"{self.prefix}_tables", reconcile=True)
+        self.registry = await messaging.kv_bucket(
+            self.js, f"{self.prefix}_tables", reconcile=True
+        )
         self._accepting = True
         self._subs.append(
             await messaging.serve(self.nc, self.create_subject, self.create, queue=QUEUE)

@@ -139,7 +139,9 @@ class Actor:
         raw = body.get("actor") or {}
         if not isinstance(raw, dict):
             raise domain.bad("actor is {player, admin}")
-        self.player = fields.optional_text("actor.player", raw.get("player") or None, fields.MAX_ID)
+        self.player = fields.optional_text(
+            "actor.player", raw.get("player") or None, fields.MAX_ID
+        )
         admin = raw.get("admin", False)
         if not isinstance(admin, bool):
             raise domain.bad("actor.admin must be true or false")

@@ -211,9 +211,9 @@ def other_dealers() -> list[tuple[str, int]]:
         )
         beacon = json.loads(_honest(MatchSpec(ruleset=ruleset, label=spec.label)))
         value = bytes.fromhex(beacon["fair_deal"]["deck_inputs"]["drand_value"])
-        deck0 = Shuffler(DeckInputs(server_seed_of(spec), seeds, Drand(BEACON_ROUND, value))).deck(
-            0, rules.deck_size
-        )
+        deck0 = Shuffler(
+            DeckInputs(server_seed_of(spec), seeds, Drand(BEACON_ROUND, value))
+        ).deck(0, rules.deck_size)
         rule = first_dealer(rules, deck0)
         out += [(ruleset, d) for d in range(rules.players) if d != rule]
     return out
