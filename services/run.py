@@ -13,9 +13,11 @@ gets SIGTERM and the shutdown timeout, then SIGKILL), then the servers it starte
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import fcntl
+import functools
 import os
 import secrets
 import signal
@@ -32,7 +34,9 @@ from belot_platform.dbroles import role_dsn
 from belot_platform.embedded import EmbeddedError, EmbeddedStack, port_is_free
 from belot_platform.settings import DB_ROLES, Settings, SettingsError
 from services import db
+from services.demo import BOT_DELAY_MS, run_demo
 from services.serve import REGISTRY
+from services.table.domain import MAX_BOT_DELAY_MS
 
 #: Start order; the gateway last, so that players only arrive once the rest answers.
 ORDER: Final = ("randomness", "table", "verify", "rating", "tournament", "gateway")
@@ -385,15 +389,19 @@ def cmd_run(args: Any) -> int:
     except SettingsError as exc:
         sys.stderr.write(f"belot run: error: {exc}\n")
         return 2
-    from services.demo import run_demo
-
-    demo = None if args.no_demo else run_demo
+    demo = None if args.no_demo else functools.partial(run_demo, bot_delay_ms=args.demo_delay)
     supervisor = Supervisor(settings, table_workers=args.table_workers, demo=demo)
     try:
         return asyncio.run(supervisor.run())
     except RunError as exc:
         sys.stderr.write(f"belot run: error: {exc}\n")
         return 2
+
+
+def _bot_delay(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= MAX_BOT_DELAY_MS:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number from 0 to {MAX_BOT_DELAY_MS}")
+    return int(text)
 
 
 def register(sub: Any) -> None:
@@ -404,4 +412,12 @@ def register(sub: Any) -> None:
     )
     run.add_argument("--table-workers", type=int, default=2, metavar="N")
     run.add_argument("--no-demo", action="store_true", help="start the services only")
+    run.add_argument(
+        "--demo-bot-delay-ms",
+        dest="demo_delay",
+        type=_bot_delay,
+        default=BOT_DELAY_MS,
+        metavar="MS",
+        help=f"the demo's bots' pause before each move (default {BOT_DELAY_MS}: a human's pace)",
+    )
     run.set_defaults(handler=cmd_run)

@@ -135,7 +135,9 @@ def running() -> Iterator[Running]:
         "BELOT_EMBEDDED_NATS_PORT": "0",
         "BELOT_SUBJECT_PREFIX": f"e2e{os.getpid()}",
     }
-    r = start(data_dir, embedded)
+    # The bots at the pace the demo had before it played at a human's: the tests below
+    # wait for a finished match of each ruleset.
+    r = start(data_dir, embedded, "--demo-bot-delay-ms", "50")
     try:
         yield r
     finally:
