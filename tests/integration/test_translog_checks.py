@@ -23,7 +23,7 @@ from eventlog import EventStore, NewEvent
 from fairdeal import logentries
 from services.log_audit import run_audit
 from services.logcheck import log_checks
-from services.verify.app import LOG, build_app
+from services.verify.app import LOG, create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.test_translog_service import (
@@ -34,7 +34,7 @@ from tests.integration.test_translog_service import (
     rewrite_entry,
     stored_entries,
 )
-from tests.matchgen import START_MS, MatchSpec, generate, stored_record, write
+from tools.matchgen import START_MS, MatchSpec, generate, stored_record, write
 from translog import Checkpoint, parse_checkpoint, sign_checkpoint
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -83,7 +83,7 @@ async def world(servers: Any, pg_pool: Any, schema: str) -> AsyncIterator[World]
     store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     plain = EventStore(pg_pool, schema, producer="tests")  # writes no entries
     settings = log_settings(roles.dsn_for("verify", servers.pg_dsn), schema)
-    app = build_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
     w = World(schema, client, store, str(client.make_url("")).rstrip("/"))

@@ -21,10 +21,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from fairdeal import logentries
-from services.verify.app import LOG, build_app
+from services.verify.app import LOG, create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
-from tests.matchgen import MatchSpec, generate, write
+from tools.matchgen import MatchSpec, generate, write
 from translog import (
     BadProof,
     Cosigner,
@@ -98,7 +98,7 @@ async def world(servers: Any, pg_pool: Any, schema: str) -> AsyncIterator[LogWor
     for spec in (CLUB, GAMBLER, ABORTED):
         await write(store, generate(spec))
     settings = log_settings(roles.dsn_for("verify", servers.pg_dsn), schema)
-    app = build_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
     yield LogWorld(schema, store, client)

@@ -19,7 +19,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from eventlog import EventStore
 from fairdeal import logentries
-from services.verify.app import LOG, build_app
+from services.verify.app import LOG, create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.test_translog_service import (
@@ -29,7 +29,7 @@ from tests.integration.test_translog_service import (
     rewrite_entry,
     stored_entries,
 )
-from tests.matchgen import MatchSpec, generate, write
+from tools.matchgen import MatchSpec, generate, write
 from translog import Checkpoint, open_checkpoint, parse_checkpoint, parse_vkey, sign_checkpoint
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -78,7 +78,7 @@ async def test_the_witness_cosigns_what_extends_and_refuses_a_fork(
     settings = replace(
         log_settings(roles.dsn_for("verify", servers.pg_dsn), schema), translog_witnesses=(vkey,)
     )
-    app = build_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
     api = str(client.make_url("")).rstrip("/")
