@@ -46,8 +46,10 @@ def create_app(
 
     async def consumer_ready(app: web.Application) -> None:
         engine = holder.get("engine")
-        if engine is None or engine.consumer_error is not None:
-            raise RuntimeError(f"consumer: {engine.consumer_error if engine else 'starting'}")
+        if engine is None or engine.results.consumer_error is not None:
+            raise RuntimeError(
+                f"consumer: {engine.results.consumer_error if engine else 'starting'}"
+            )
 
     app = create_platform_app(settings, name=NAME, checks={"consumer": consumer_ready})
 

@@ -48,6 +48,8 @@ TABLE_ASSIGNED: Final = "TableAssigned"
 SERVICE_EVENTS: Final = frozenset({CONFIGURED, PAUSED, RESUMED, TABLE_ASSIGNED})
 
 STREAM_PREFIX: Final = "tournament-"
+#: The table service's streams, ``table-<table id>``, which the tournament reads.
+TABLE_STREAM: Final = "table-"
 BOT_PREFIX: Final = "bot:"
 ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 MAX_NAME: Final = 100

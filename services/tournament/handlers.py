@@ -96,7 +96,7 @@ class Handlers:
         self.prefix = prefix
 
     def routes(self) -> dict[str, Handler]:
-        e = self.engine
+        e = self.engine.commands
 
         def command(fn: Callable[[str, dict[str, Any]], Awaitable[Loaded]]) -> Handler:
             async def handle(body: Any) -> Any:
@@ -130,7 +130,7 @@ class Handlers:
         return {f"{self.prefix}.tournament.{verb}": _guard(h) for verb, h in table.items()}
 
     async def create(self, body: Any) -> Any:
-        return domain.tournament_json(await self.engine.create(_body(body)))
+        return domain.tournament_json(await self.engine.commands.create(_body(body)))
 
     async def list(self, body: Any) -> Any:
         b = _body(body or {})
@@ -162,7 +162,7 @@ class Handlers:
 
     async def enter(self, body: Any) -> Any:
         b = _body(body)
-        loaded, entrant = await self.engine.enter(_tid(b), b)
+        loaded, entrant = await self.engine.commands.enter(_tid(b), b)
         return {"entrant": entrant, "tournament": domain.tournament_json(loaded)}
 
     async def standings(self, body: Any) -> Any:

@@ -135,7 +135,7 @@ async def test_seeding_and_the_band_use_the_rating_services_ratings(
 async def test_a_failed_rating_lookup_is_logged_and_counted(
     servers, store, pg_pool, nc, js_names, caplog
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="services.tournament.engine")
+    caplog.set_level(logging.WARNING, logger="services.tournament.sequencer")
     async with harness(servers, store, pg_pool, nc, js_names) as h:
         ann, bob = await players(h, "rl-ann", "rl-bob")
         tid = await h.create(format="swiss", ruleset="gambler", rounds=1, min_rating=1501)

@@ -136,7 +136,7 @@ async def harness(
         try:
             yield h
             if h.service is not None:  # the results consumer never had to start again
-                assert h.engine.consumer_failures == 0, h.engine.consumer_error
+                assert h.engine.results.consumer_failures == 0, h.engine.results.consumer_error
         finally:
             await h.stop_service()
             await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{store.schema}_t" CASCADE')
