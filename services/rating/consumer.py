@@ -18,22 +18,21 @@ So a crash anywhere leaves either all of it or none of it. A match delivered twi
 second ``TableMatchFinished`` with the same match id in another table stream, or the
 same event met again after the checkpoint was lost) finds its match id decided and
 changes nothing; and should the projection have lost that match id, the log's command
-id refuses a second verdict. Events of other types only move the checkpoint, which is
-written in batches (when idle, or every half second) since they have no effect to
-commit with.
+id refuses a second verdict. Events of other types only move the checkpoint, which the
+follower writes in batches (when idle, or every half second) since they have no effect
+to commit with (:mod:`eventlog.follow`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
-from typing import Any, Final
+from typing import Final
 
 from prometheus_client import Counter, Gauge
 
 from eventlog import CommandIdReused, EventStore, RecordedEvent, WrongExpectedVersion
+from eventlog.follow import Follower
 from rating import MatchSummary, evolve
 from services.rating.domain import (
     DUPLICATE,
@@ -74,11 +73,12 @@ def is_match_finished(event: RecordedEvent) -> bool:
 
 
 class Consumer:
-    """Reads the log from the checkpoint on and rates finished matches (module docstring).
+    """Reads the log from the checkpoint on and rates finished matches (module docstring),
+    with the log's :class:`~eventlog.follow.Follower`.
 
-    ``run(stop)`` until ``stop`` is set; a failure (database gone, …) is logged, shown
-    by :attr:`error` (the readiness check) and retried after ``retry_delay`` seconds from
-    the checkpoint. ``position`` is the last log position handled.
+    ``run(stop)`` until ``stop`` is set; a failure (database gone, …) is shown by
+    :attr:`error` (the readiness check) and raised, for the supervisor to start it again
+    from the checkpoint. ``position`` is the last log position handled.
     """
 
     def __init__(
@@ -91,23 +91,27 @@ class Consumer:
     ) -> None:
         self.log = log_store
         self.projection = projection
-        self.flush_interval = flush_interval
-        self.poll_interval = poll_interval
-        self.position = 0
-        self.error: str | None = "not started"
-        self._flushed = 0
-        self._last_flush = 0.0
+        self.follower = Follower(
+            log_store,
+            start=self.start_position,
+            save=projection.advance_checkpoint,
+            handle=self._handled,
+            flush_interval=flush_interval,
+            poll_interval=poll_interval,
+            on_flush=self._flushed,
+        )
+
+    @property
+    def position(self) -> int:
+        return self.follower.position
+
+    @property
+    def error(self) -> str | None:
+        return self.follower.error
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Follow the log until ``stop`` is set. A failure (a database restart, a network
-        cut) is said in ``error`` (the app's readiness check) and raised: run it under a
-        :class:`~belot_platform.supervise.Supervisor`, which starts it again from the
-        checkpoint (nothing is lost: an uncommitted delivery is simply handled again)."""
-        try:
-            await self._consume(stop)
-        except Exception as exc:
-            self.error = f"{type(exc).__name__}: {exc}"
-            raise
+        """Follow the log until ``stop`` is set (the follower's ``run``)."""
+        await self.follower.run(stop)
 
     async def start_position(self) -> int:
         """The checkpoint; without one (a new schema, or a dropped projection) the
@@ -122,55 +126,19 @@ class Consumer:
             at = report.checkpoint
         return at
 
-    async def _consume(self, stop: asyncio.Event) -> None:
-        self.position = self._flushed = await self.start_position()
-        self.error = None
-        await self.flush()
-        async with self.log.subscribe(self.position, poll_interval=self.poll_interval) as sub:
-            events = aiter(sub)
-            stopper: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
-            nxt: asyncio.Future[Any] | None = None
-            try:
-                while not stop.is_set():
-                    if nxt is None:
-                        nxt = asyncio.ensure_future(anext(events))
-                    done, _ = await asyncio.wait(
-                        {nxt, stopper},
-                        timeout=self.flush_interval,
-                        return_when=asyncio.FIRST_COMPLETED,
-                    )
-                    if nxt in done:
-                        event, nxt = nxt.result(), None
-                        await self.handle(event)
-                        if time.monotonic() - self._last_flush >= self.flush_interval:
-                            await self.flush()
-                    elif not done:
-                        await self.flush()  # idle
-            finally:
-                stopper.cancel()
-                if nxt is not None:
-                    nxt.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                        await nxt
-        await self.flush()
-
-    async def flush(self) -> None:
-        """Write the checkpoint past events without effect, and update the metrics."""
-        if self.position > self._flushed:
-            await self.projection.advance_checkpoint(self.position)
-            self._flushed = self.position
-        self._last_flush = time.monotonic()
+    async def _flushed(self, position: int) -> None:
         head = await self.log.head_position()
-        CONSUMER_POSITION.set(self._flushed)
-        CONSUMER_LAG.set(max(0, head - self._flushed))
+        CONSUMER_POSITION.set(position)
+        CONSUMER_LAG.set(max(0, head - position))
+
+    async def _handled(self, event: RecordedEvent) -> bool:
+        return await self.handle(event) is not None
 
     async def handle(self, event: RecordedEvent) -> str | None:
         """Handle one event of the log; the verdict for a finished match, else None."""
         if not is_match_finished(event):
-            self.position = event.position
             return None
-        verdict = await self._rate(event)
-        self.position = self._flushed = event.position
+        verdict = await self._rate(event)  # moves the checkpoint with its effect
         MATCHES_CONSUMED.labels(verdict).inc()
         return verdict
 

@@ -5,21 +5,20 @@ The consumer follows the log from its checkpoint (as the rating service does): a
 ``TableMatchFinished`` of a table the tournament opened becomes the core's
 ``record_result`` (the match's final score from its ``MatchEnded``), appended with the
 command id ``<id>:result:<table id>`` in the same transaction as the checkpoint; a rated
-one with no bot seat also scores for every running ladder of its ruleset. Idle, it
-writes down how far it got once a second, so a restart does not read the log again from
-far back.
+one with no bot seat also scores for every running ladder of its ruleset. The other
+events only move the position, which the follower writes down (:mod:`eventlog.follow`),
+so a restart does not read the log again from far back.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
 from belot.seats import side_of
 from eventlog import NewEvent, RecordedEvent
+from eventlog.follow import Follower
 from services.tournament import domain
 from services.tournament.domain import Loaded
 from services.tournament.effects import Effects
@@ -36,60 +35,43 @@ class Results:
     def __init__(self, seq: Sequencer, effects: Effects) -> None:
         self.seq = seq
         self.effects = effects
-        #: The last log position handled.
-        self.position = 0
-        #: Why the consumer is not following the log (None: it is); the app's readiness.
-        self.consumer_error: str | None = "not started"
-        self.consumer_failures = 0
+        self.follower = Follower(
+            seq.log,
+            start=self._start,
+            save=seq.store.advance_checkpoint,
+            handle=self._handle,
+            poll_interval=0.5,
+        )
+
+    @property
+    def consumer_error(self) -> str | None:
+        """Why the consumer is not following the log (None: it is); the app's readiness."""
+        return self.follower.error
+
+    @property
+    def consumer_failures(self) -> int:
+        return self.follower.failures
 
     async def loop(self) -> None:
-        """Follow the log for results; a failure (the database away) is said in
-        ``consumer_error`` (the app's readiness check) and raised: the supervisor starts
-        again, from the checkpoint (nothing is lost: an uncommitted result is simply
-        handled again)."""
-        try:
-            await self._consume()
-        except Exception as exc:
-            self.consumer_error = f"{type(exc).__name__}: {exc}"
-            self.consumer_failures += 1
-            raise
+        """Follow the log for results (:mod:`eventlog.follow`: a failure is said in
+        ``consumer_error`` and raised, and the supervisor starts again from the
+        checkpoint; nothing is lost: an uncommitted result is simply handled again)."""
+        await self.follower.run()
 
-    async def _consume(self) -> None:
+    async def _start(self) -> int:
         at = await self.seq.store.checkpoint()
         if at is None:
             # The first start: no tournament existed before, so nothing earlier in the log
             # is ours. Start at the head, and say so at once (a restart resumes there).
             at = await self.seq.log.head_position()
             await self.seq.store.advance_checkpoint(at)
-        self.position = flushed = at
-        self.consumer_error = None
-        async with self.seq.log.subscribe(self.position, poll_interval=0.5) as sub:
-            events = aiter(sub)
-            # One pending read, kept across idle timeouts: cancelling a read would close
-            # the subscription's generator.
-            nxt: asyncio.Future[RecordedEvent] | None = None
-            try:
-                while True:
-                    if nxt is None:
-                        nxt = asyncio.ensure_future(anext(events))
-                    done, _ = await asyncio.wait({nxt}, timeout=1.0)
-                    if not done:  # idle: write down how far we got
-                        if self.position > flushed:
-                            await self.seq.store.advance_checkpoint(self.position)
-                            flushed = self.position
-                        continue
-                    event, nxt = nxt.result(), None
-                    if event.type == "TableMatchFinished" and event.stream_id.startswith(
-                        domain.TABLE_STREAM
-                    ):
-                        await self.on_match_finished(event)
-                        flushed = event.position
-                    self.position = event.position
-            finally:
-                if nxt is not None:
-                    nxt.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                        await nxt
+        return at
+
+    async def _handle(self, event: RecordedEvent) -> bool:
+        if event.type == "TableMatchFinished" and event.stream_id.startswith(domain.TABLE_STREAM):
+            await self.on_match_finished(event)  # moves the checkpoint with its effect
+            return True
+        return False
 
     async def on_match_finished(self, event: RecordedEvent) -> None:
         table_id = event.stream_id[len(domain.TABLE_STREAM) :]

@@ -24,6 +24,7 @@ import asyncpg
 from prometheus_client import Gauge
 
 from eventlog import EventStore, RecordedEvent
+from eventlog.follow import Follower
 from eventlog.migrations import Component, Migration, apply, quote_schema
 from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
 from services.verify.domain import FinishedMatch, summarize_end
@@ -34,8 +35,6 @@ from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
 log = logging.getLogger(__name__)
 
 SCHEMA: Final = "verify"
-#: The position is written at least every this many events read (and with every row).
-POSITION_EVERY: Final = 200
 RETRY_SECONDS: Final = 1.0
 MAX_RETRY_SECONDS: Final = 30.0
 
@@ -96,12 +95,15 @@ class Projection:
         self.schema = schema
         #: The cross-match facts (commitments, rounds, rates), fed by the same events.
         self.facts = Facts(pool, schema)
-        self.caught_up = asyncio.Event()
         #: Why the feed cannot read the log now (None: it can).
         self.problem: str | None = None
-        #: The last position this process has taken into account (the saved position
-        #: lags it by up to POSITION_EVERY events).
-        self.read_to = 0
+        self._follower: Follower | None = None
+
+    @property
+    def read_to(self) -> int:
+        """The last position this process has taken into account (the saved position
+        lags it by up to a second of events without effect)."""
+        return 0 if self._follower is None else self._follower.position
 
     async def migrate(self) -> None:
         async with self._pool.acquire() as conn:
@@ -189,27 +191,24 @@ class Projection:
             pause = min(MAX_RETRY_SECONDS, pause * 2)
 
     async def _follow(self, store: EventStore, poll_interval: float) -> None:
-        start = await self.position()
-        POSITION.set(start)
-        unsaved = 0
-        async with store.subscribe(start, batch_size=500, poll_interval=poll_interval) as sub:
-            head = await store.head_position()
+        async def start() -> int:
+            await store.head_position()  # no event log yet: UndefinedTableError
             self.problem = None
-            if start >= head:
-                self.caught_up.set()
-            async for e in sub:
-                handled = await self.handle(store, e)
-                self.read_to = max(self.read_to, e.position)
-                if handled:
-                    unsaved = 0
-                else:
-                    unsaved += 1
-                    if unsaved >= POSITION_EVERY:
-                        async with self._pool.acquire() as conn:
-                            await self._save_position(conn, e.position)
-                        unsaved = 0
-                if e.position >= head:
-                    self.caught_up.set()
+            at = await self.position()
+            POSITION.set(at)
+            return at
+
+        async def save(position: int) -> None:
+            async with self._pool.acquire() as conn:
+                await self._save_position(conn, position)
+
+        async def handle(e: RecordedEvent) -> bool:
+            return await self.handle(store, e)
+
+        self._follower = Follower(
+            store, start=start, save=save, handle=handle, poll_interval=poll_interval
+        )
+        await self._follower.run()
 
     async def list(
         self,
