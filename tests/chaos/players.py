@@ -25,7 +25,7 @@ import orjson
 from aiohttp import WSMsgType
 
 from belot.bots import choose
-from services.table.views import view_from_json
+from table.views import view_from_json
 from tests.chaos.records import Feed, Got
 from tests.integration.gateway_support import move_request
 
