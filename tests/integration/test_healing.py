@@ -35,7 +35,7 @@ from eventlog.relay import OutboxRelay
 from fairdeal.fairness import SeatSpec
 from services.randomness.service import MATCH_TASK, RandomnessService
 from services.randomness.store import SeedStore
-from services.table import worker as table_worker
+from services.table import table as table_driver
 from services.table.app import create_app as build_table
 from services.table.worker import TableWorker
 from tests.integration import roles
@@ -231,12 +231,12 @@ async def test_a_table_waiting_for_the_randomness_service_says_so_once_then_seld
     """No randomness service answers: the table logs when its wait starts, then at most
     every WAIT_LOG_S (here made 1 s), not at each retry (every RETRY_S); the wait is in
     belot_table_randomness_wait_seconds."""
-    monkeypatch.setattr(table_worker, "WAIT_LOG_S", 1.0)
+    monkeypatch.setattr(table_driver, "WAIT_LOG_S", 1.0)
     prefix = f"t{uuid.uuid4().hex[:10]}"  # nobody serves its randomness subjects
     worker = TableWorker(nc, store, prefix=prefix, lease_ttl=3.0)
     await worker.start()
     try:
-        with caplog.at_level(logging.INFO, logger="services.table.worker"):
+        with caplog.at_level(logging.INFO, logger="services.table.table"):
             created = await worker.create({"ruleset": "club", "seats": ["bot:easy"] * 4})
             loop = asyncio.get_running_loop()
             started = loop.time()

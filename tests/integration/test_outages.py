@@ -19,7 +19,8 @@ from belot_platform.outage import RETRY_AFTER_S
 from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
 from services.table import domain as table_domain
-from services.table.worker import TableWorker, log_command_id, table_id_for
+from services.table.table import log_command_id
+from services.table.worker import TableWorker, table_id_for
 from services.verify.app import create_app as build_verify
 from table import state as table_state
 from tests.integration import roles
