@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 LIBS = Path(__file__).resolve().parents[2] / "libs"
-PURE = ("belot", "fairdeal", "rating", "tournament", "translog", "table")
+PURE = ("eventkit", "belot", "fairdeal", "rating", "tournament", "translog", "table")
 ALLOWED = {
     "__future__",
     "abc",
