@@ -11,8 +11,10 @@ table is read (settings.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
+
+from eventkit import Codec
 
 
 class RatingEventError(ValueError):
@@ -61,59 +63,35 @@ class MatchNotRated:
 
 RatingEvent = MatchRated | MatchNotRated
 
-EVENT_TYPES: Final[dict[str, type[MatchRated] | type[MatchNotRated]]] = {
-    MatchRated.TYPE: MatchRated,
-    MatchNotRated.TYPE: MatchNotRated,
-}
+
+def _float_text(text: Any) -> float:
+    if not isinstance(text, str):
+        raise TypeError(f"{text!r} is not a decimal string")
+    return float(text)
+
+
+def _refused(code: str, message: str) -> RatingEventError:
+    return RatingEventError(message)
+
+
+#: The events as JSON data without floats: the log refuses them, since libraries print
+#: floats differently and its hash chain needs exact bytes. mu and sigma are written as
+#: the shortest decimal text that reads back to the same float (Python's repr), so a
+#: replay rebuilds exactly the state the live service had. Everything else is the event
+#: kit's one codec (:mod:`eventkit.codec`).
+CODEC: Final = Codec(
+    (MatchRated, MatchNotRated), converters={float: (repr, _float_text)}, error=_refused
+)
+EVENT_TYPES: Final[dict[str, type[MatchRated] | type[MatchNotRated]]] = CODEC.types
 
 
 def to_payload(event: RatingEvent) -> dict[str, Any]:
-    """The event as JSON data without floats: the log refuses them, since libraries print
-    floats differently and its hash chain needs exact bytes. mu and sigma are written as
-    the shortest decimal text that reads back to the same float (Python's repr), so
-    a replay rebuilds exactly the state the live service had."""
-    out: dict[str, Any] = {"schema": event.SCHEMA}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        if f.name == "changes":
-            value = [{g.name: _encode(getattr(c, g.name)) for g in fields(c)} for c in value]
-        elif f.name == "sides":
-            value = [list(side) for side in value]
-        out[f.name] = value
-    return out
-
-
-def _encode(value: object) -> object:
-    return repr(value) if isinstance(value, float) else value
-
-
-def _change(data: dict[str, Any]) -> PlayerChange:
-    for name in _FLOAT_FIELDS:
-        text = data[name]
-        if not isinstance(text, str):
-            raise TypeError(f"{name} must be a decimal string")
-        data = {**data, name: float(text)}
-    return PlayerChange(**data)
-
-
-_FLOAT_FIELDS: Final = ("mu_before", "sigma_before", "mu_after", "sigma_after")
+    """The event as JSON data (:data:`CODEC`)."""
+    return CODEC.to_payload(event)
 
 
 def from_payload(event_type: str, payload: dict[str, Any]) -> RatingEvent:
     """Rebuild an event; raises RatingEventError on an unknown type or schema, or a
     payload that does not fit."""
-    cls = EVENT_TYPES.get(event_type)
-    if cls is None:
-        raise RatingEventError(f"unknown rating event type {event_type!r}")
-    data = dict(payload)
-    schema = data.pop("schema", None)
-    if schema != cls.SCHEMA:
-        raise RatingEventError(f"{event_type}: schema {schema!r}, expected {cls.SCHEMA}")
-    try:
-        if cls is MatchRated:
-            a, b = data["sides"]
-            data["sides"] = (tuple(a), tuple(b))
-            data["changes"] = tuple(_change(c) for c in data["changes"])
-        return cls(**data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RatingEventError(f"{event_type}: malformed payload ({exc})") from exc
+    event: RatingEvent = CODEC.from_payload(payload, event_type)
+    return event
