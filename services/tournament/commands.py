@@ -25,7 +25,6 @@ from prometheus_client import Histogram
 
 from belot_platform import fields
 from eventlog import NewEvent
-from eventlog.envelope import SECRET
 from services.tournament import domain
 from services.tournament.domain import Loaded, Refused
 from services.tournament.sequencer import RESULTS, Sequencer, core
@@ -80,6 +79,11 @@ class Actor:
         if self.player is None:
             raise Refused("unauthorized", "sign in as the tournament's creator or an admin")
         raise Refused("forbidden", "only the tournament's creator or an admin may do this")
+
+
+def _configured(config: domain.Config, now: int) -> NewEvent:
+    """The ``TournamentConfigured`` that states ``config`` (secret: the password's hash)."""
+    return NewEvent(*domain.service_event(dataclasses.replace(config, at_ms=now)))
 
 
 async def pair(seq: Sequencer, loaded: Loaded, round_no: int, now: int) -> list[NewEvent]:
@@ -152,7 +156,7 @@ class Commands:
             if loaded.version:
                 return []  # created by this very command before (a retry)
             events = core(lambda: commands.create(loaded.state, tid, settings, now))
-            return [*events, NewEvent(domain.CONFIGURED, config.to_payload(now), SECRET)]
+            return [*events, _configured(config, now)]
 
         existing = await self.seq.store.load(tid)
         if existing.state.is_created:
@@ -181,7 +185,7 @@ class Commands:
             if config != loaded.config:
                 if loaded.state.is_finished:
                     raise Refused("already_finished", "the tournament has finished")
-                events.append(NewEvent(domain.CONFIGURED, config.to_payload(now), SECRET))
+                events.append(_configured(config, now))
             return events
 
         return await self.seq.run(tid, decide, command_id=self._log_id(tid, actor, body, "edit"))
@@ -205,7 +209,7 @@ class Commands:
             events = core(lambda: commands.edit(loaded.state, settings, now))
             config = dataclasses.replace(loaded.config, manual_order=order)
             if config != loaded.config:
-                events.append(NewEvent(domain.CONFIGURED, config.to_payload(now), SECRET))
+                events.append(_configured(config, now))
             return events
 
         return await self.seq.run(tid, decide, command_id=self._log_id(tid, actor, body, "seeding"))
@@ -228,7 +232,7 @@ class Commands:
             config = dataclasses.replace(loaded.config, forbidden=pairs)
             if config == loaded.config:
                 return []
-            return [NewEvent(domain.CONFIGURED, config.to_payload(now), SECRET)]
+            return [_configured(config, now)]
 
         return await self.seq.run(tid, decide, command_id=self._log_id(tid, actor, body, "forbid"))
 
@@ -270,7 +274,11 @@ class Commands:
                 raise Refused("already_finished", "the tournament has finished")
             if loaded.paused == paused:
                 return []
-            return [NewEvent(domain.PAUSED if paused else domain.RESUMED, {"at_ms": now})]
+            return [
+                NewEvent(
+                    *domain.service_event(domain.Paused(now) if paused else domain.Resumed(now))
+                )
+            ]
 
         return await self._organiser_command(tid, body, "pause" if paused else "resume", fn)
 

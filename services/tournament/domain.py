@@ -27,11 +27,12 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, TypeGuard
+from typing import Any, ClassVar, Final, TypeGuard
 
 from belot import RULESETS
 from belot.bots import LEVELS
 from belot_platform import fields
+from eventkit import SECRET, Codec, visibility_of
 from tournament import Tournament, evolve, from_payload, to_payload
 from tournament.codec import EVENT_TYPES
 from tournament.errors import TournamentError
@@ -96,6 +97,12 @@ class TableConfig:
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    """The organiser's configuration, and the event that states it: the last
+    ``TournamentConfigured`` holds (``at_ms``, when it was written, is not part of what
+    is configured: two configurations are the same whenever written)."""
+
+    TYPE: ClassVar[str] = CONFIGURED
+    VISIBILITY: ClassVar[str] = SECRET  # the registration password's hash
     name: str = ""
     creator: str | None = None
     password_hash: str | None = None
@@ -103,31 +110,15 @@ class Config:
     manual_order: tuple[str, ...] | None = None
     table: TableConfig = TableConfig()
     auto_next: bool = True
+    at_ms: int = field(default=0, compare=False)
 
     def to_payload(self, at_ms: int) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "creator": self.creator,
-            "password_hash": self.password_hash,
-            "forbidden": [list(p) for p in self.forbidden],
-            "manual_order": None if self.manual_order is None else list(self.manual_order),
-            "table": dataclasses.asdict(self.table),
-            "auto_next": self.auto_next,
-            "at_ms": at_ms,
-        }
+        return SERVICE_CODEC.to_payload(replace(self, at_ms=at_ms))
 
     @classmethod
     def from_payload(cls, p: Mapping[str, Any]) -> Config:
-        manual = p.get("manual_order")
-        return cls(
-            name=p["name"],
-            creator=p.get("creator"),
-            password_hash=p.get("password_hash"),
-            forbidden=tuple((a, b) for a, b in p.get("forbidden", [])),
-            manual_order=None if manual is None else tuple(manual),
-            table=TableConfig(**p.get("table", {})),
-            auto_next=p.get("auto_next", True),
-        )
+        config: Config = SERVICE_CODEC.from_payload(p, CONFIGURED)
+        return config
 
     @property
     def forbidden_pairs(self) -> list[frozenset[str]]:
@@ -144,7 +135,9 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class Assigned:
-    """A table opened for one game of a pairing."""
+    """A table opened for one game of a pairing (the ``TableAssigned`` event)."""
+
+    TYPE: ClassVar[str] = TABLE_ASSIGNED
 
     round: int
     match: int
@@ -159,27 +152,42 @@ class Assigned:
         return (self.round, self.match, self.game)
 
     def to_payload(self) -> dict[str, Any]:
-        return {
-            "round": self.round,
-            "match": self.match,
-            "game": self.game,
-            "table_id": self.table_id,
-            "match_id": self.match_id,
-            "seats": [dataclasses.asdict(s) for s in self.seats],
-            "at_ms": self.at_ms,
-        }
+        return SERVICE_CODEC.to_payload(self)
 
     @classmethod
     def from_payload(cls, p: Mapping[str, Any]) -> Assigned:
-        return cls(
-            p["round"],
-            p["match"],
-            p["game"],
-            p["table_id"],
-            p["match_id"],
-            tuple(Seat(**s) for s in p["seats"]),
-            p["at_ms"],
-        )
+        assigned: Assigned = SERVICE_CODEC.from_payload(p, TABLE_ASSIGNED)
+        return assigned
+
+
+@dataclass(frozen=True, slots=True)
+class Paused:
+    """No round is paired and no table opened until ``TournamentResumed``."""
+
+    TYPE: ClassVar[str] = PAUSED
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    TYPE: ClassVar[str] = RESUMED
+    at_ms: int
+
+
+def _refused(code: str, message: str) -> Refused:
+    return Refused(code, message)
+
+
+#: The service's own events, declared on the event kit's one codec: payloads without a
+#: schema number (their first shape; a new one would add it).
+SERVICE_CODEC: Final = Codec(
+    (Config, Paused, Resumed, Assigned), schema_field=False, error=_refused
+)
+
+
+def service_event(event: Config | Paused | Resumed | Assigned) -> tuple[str, dict[str, Any], str]:
+    """One of the service's events as the log stores it: type, payload, visibility."""
+    return SERVICE_CODEC.name_of(event), SERVICE_CODEC.to_payload(event), visibility_of(event)
 
 
 @dataclass(frozen=True, slots=True)

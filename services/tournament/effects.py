@@ -138,7 +138,7 @@ class Effects:
             async def record(fresh: Loaded, a: Assigned = assigned) -> list[NewEvent]:
                 if a.key in fresh.tables:
                     return []
-                return [NewEvent(domain.TABLE_ASSIGNED, a.to_payload())]
+                return [NewEvent(*domain.service_event(a))]
 
             loaded = await self.seq.run(
                 loaded.id,

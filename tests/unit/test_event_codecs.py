@@ -32,6 +32,7 @@ from belot.melds import Meld, MeldClaim, MeldKind
 from belot.ruleset import Strain
 from eventkit import Codec, EventKitError
 from rating import events as rating_events
+from services.tournament import domain as tournament_service
 from tournament import codec as tournament_codec
 from tournament.errors import TournamentError
 
@@ -41,6 +42,7 @@ CODECS: dict[str, tuple[Codec, type[Exception]]] = {
     "belot-commands": (belot_codec.COMMANDS, belot_codec.CodecError),
     "tournament": (tournament_codec.CODEC, TournamentError),
     "rating": (rating_events.CODEC, rating_events.RatingEventError),
+    "tournament-service": (tournament_service.SERVICE_CODEC, tournament_service.Refused),
 }
 
 CASES = [(name, type_name) for name, (codec, _) in CODECS.items() for type_name in codec.types]
