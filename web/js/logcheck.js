@@ -217,7 +217,7 @@ export async function checkLog(kept, options = {}) {
   }
   const need = entries.reduce((n, e) => Math.max(n, e.index + 1), 0);
   let end = null;
-  for (let i = 0; i < wait.tries; i++) {
+  for (let i = 0; i < Math.max(1, wait.tries); i++) {
     end = await fetchCheckpoint(verifyApi, vkey, { fetchImpl });
     if (!end.checkpoint || end.checkpoint.size >= need) break;
     await sleep(wait.everyMs);
