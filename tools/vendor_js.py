@@ -52,7 +52,7 @@ PINS: Final = (
         "@noble/curves",
         "2.4.0",
         "sha512-P4/62zrgfH33CneE3Dn4WhJVA22YUU0eR51wKIan4NVRvwsA0YnPTwWGpNbpuacSujmSFLvyzpyuR30+fbq2Ew==",
-        ("bls12-381.js",),
+        ("bls12-381.js", "ed25519.js"),
     ),
     Pin(
         "@noble/hashes",

@@ -176,6 +176,14 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "BELOT_DATA_DIR/translog-key (mode 0600); belot log keygen makes one",
     ),
     (
+        "BELOT_TRANSLOG_VKEY",
+        "(unset)",
+        "the log's public key (<origin>+<id>+<key>, as belot log keygen prints it) that the "
+        "gateway tells the web client, whose tab pins it and checks the log with it; unset: "
+        "BELOT_TRANSLOG_KEY's, else the one the verify service keeps beside its key in "
+        "BELOT_DATA_DIR/translog-vkey (belot run), else none",
+    ),
+    (
         "BELOT_TRANSLOG_INTERVAL",
         "1",
         "seconds between two looks at the log's size: a checkpoint is signed whenever it grew",
@@ -187,6 +195,10 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "vkeys (<name>+<id>+<key>, from belot witness keygen); unset: none",
     ),
 )
+
+#: The log's public key, which the verify service writes beside the key it keeps in
+#: BELOT_DATA_DIR (a gateway sharing the directory tells the web client: the tab pins it).
+TRANSLOG_VKEY_FILE: Final = "translog-vkey"
 
 _DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
 _NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,50}")
@@ -246,6 +258,7 @@ class Settings:
     admin_token: str | None = None
     translog_origin: str = "belot.localhost/log"
     translog_key: str | None = None
+    translog_vkey: str | None = None
     translog_interval: float = 1.0
     translog_witnesses: tuple[str, ...] = ()
 
@@ -368,6 +381,9 @@ class Settings:
         translog_key = get("BELOT_TRANSLOG_KEY")
         if translog_key is not None:
             _check_log_key(translog_key, origin)
+        translog_vkey = get("BELOT_TRANSLOG_VKEY")
+        if translog_vkey is not None:
+            _check_log_vkey(translog_vkey, origin, translog_key)
         witnesses = tuple(
             w.strip() for w in (get("BELOT_TRANSLOG_WITNESSES") or "").split(",") if w.strip()
         )
@@ -420,6 +436,7 @@ class Settings:
             admin_token=admin_token,
             translog_origin=origin,
             translog_key=translog_key,
+            translog_vkey=translog_vkey,
             translog_interval=_float(
                 "BELOT_TRANSLOG_INTERVAL", get("BELOT_TRANSLOG_INTERVAL"), 1.0, 60.0
             ),
@@ -448,6 +465,26 @@ def _check_log_key(skey: str, origin: str) -> None:
             f"BELOT_TRANSLOG_KEY is named {signer.name!r}: the log's key is named as its origin "
             f"(BELOT_TRANSLOG_ORIGIN={origin!r})"
         )
+
+
+def _check_log_vkey(vkey: str, origin: str, skey: str | None) -> None:
+    """The log's public key: an Ed25519 note vkey named as the origin, and the public half
+    of BELOT_TRANSLOG_KEY when both are set."""
+    try:
+        verifier = parse_vkey(vkey)
+    except TranslogError as exc:
+        raise SettingsError(f"BELOT_TRANSLOG_VKEY={vkey!r}: {exc.message}") from None
+    if verifier.signature_type != ED25519_TYPE:
+        raise SettingsError(
+            f"BELOT_TRANSLOG_VKEY={vkey!r}: an Ed25519 note key (type 0x01), not a witness's"
+        )
+    if verifier.name != origin:
+        raise SettingsError(
+            f"BELOT_TRANSLOG_VKEY is named {verifier.name!r}: the log's key is named as its "
+            f"origin (BELOT_TRANSLOG_ORIGIN={origin!r})"
+        )
+    if skey is not None and parse_skey(skey).vkey != vkey:
+        raise SettingsError("BELOT_TRANSLOG_VKEY is not the public key of BELOT_TRANSLOG_KEY")
 
 
 def _check_witness_key(vkey: str) -> None:

@@ -35,7 +35,8 @@ from typing import Any, Final
 from aiohttp import web
 
 from belot import RULESETS, deal_pattern
-from belot_platform.settings import Settings
+from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
+from translog import TranslogError, parse_skey, parse_vkey
 
 #: The repository's ``web/`` beside ``services/`` (BELOT_WEB_DIR overrides it).
 DEFAULT_WEB_DIR: Final = Path(__file__).resolve().parents[2] / "web"
@@ -213,12 +214,38 @@ def _etags(header: str) -> set[str]:
     return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
 
 
+def log_vkey(settings: Settings) -> str | None:
+    """The transparency log's public key for the web client: BELOT_TRANSLOG_VKEY, else
+    BELOT_TRANSLOG_KEY's public half (``belot run`` gives every service one environment),
+    else the one the verify service keeps beside its key in the data directory (it writes
+    it at start: read on every request until it is there), else None. The gateway never
+    reads the private key's file. Whatever it says, the tab pins the first key it is told
+    and fails its log checks on another (web/js/logcheck.js): this is a first sight, not a
+    trust."""
+    if settings.translog_vkey is not None:
+        return settings.translog_vkey
+    if settings.translog_key is not None:
+        return parse_skey(settings.translog_key).vkey
+    try:
+        text = (settings.data_dir / TRANSLOG_VKEY_FILE).read_text().strip()
+    except OSError:
+        return None
+    try:
+        verifier = parse_vkey(text)
+    except TranslogError:
+        return None
+    return text if verifier.name == settings.translog_origin else None
+
+
 def client_config(settings: Settings, request: web.Request) -> dict[str, Any]:
-    """What the client needs to know of the platform: where the verify API is and which
-    drand relays the tab may ask for a round (it pins the chains' hashes itself)."""
+    """What the client needs to know of the platform: where the verify API is, which
+    drand relays the tab may ask for a round (it pins the chains' hashes itself), and the
+    transparency log's key (``translog``: null when the gateway knows none)."""
+    vkey = log_vkey(settings)
     return {
         "verify_url": verify_url(settings, request),
         "drand": {"chain": settings.drand_chain, "relays": list(settings.drand_urls)},
+        "translog": None if vkey is None else {"vkey": vkey, "origin": vkey.split("+", 1)[0]},
     }
 
 

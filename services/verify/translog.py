@@ -52,7 +52,7 @@ import asyncpg
 from aiohttp import web
 from prometheus_client import Counter, Gauge
 
-from belot_platform.settings import Settings
+from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
 from belot_platform.supervise import Supervised, pause_unless_stopped
 from eventlog.migrations import quote_schema
 from eventlog.translog import StoredEntry, TreeReader
@@ -134,6 +134,7 @@ def log_signer(settings: Settings) -> Ed25519Signer:
     (made at the first call, readable by its owner only). Raises ``RuntimeError`` for
     a kept key of another name than the origin."""
     text = settings.translog_key
+    kept = text is None
     if text is None:
         path = settings.data_dir / KEY_FILE
         text = _kept_key(path, settings.translog_origin)
@@ -142,7 +143,19 @@ def log_signer(settings: Settings) -> Ed25519Signer:
         raise RuntimeError(
             f"the log key is for {signer.name!r}, the origin is {settings.translog_origin!r}"
         )
+    if kept:
+        # Its public half beside it, for a gateway sharing the directory (belot run) to
+        # tell the web client (services/gateway/web.py log_vkey): the key stays ours.
+        _write_public(settings.data_dir / TRANSLOG_VKEY_FILE, signer.vkey)
     return signer
+
+
+def _write_public(path: Path, vkey: str) -> None:
+    if path.is_file() and path.read_text().strip() == vkey:
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(vkey + "\n")
+    tmp.replace(path)  # atomic: a reader sees the old file or the new one
 
 
 def _kept_key(path: Path, origin: str) -> str:

@@ -123,6 +123,8 @@ async def test_config_and_rulesets(servers, store, pg_pool, nc, js_names) -> Non
         # No BELOT_VERIFY_URL: the page's host on the verify service's port.
         assert config["verify_url"] == f"http://{http.host}:8081"
         assert config["drand"] == {"chain": "quicknet", "relays": ["http://relay.test"]}
+        # No log key in the settings nor in the (fresh) data directory: none is told.
+        assert config["translog"] is None
         async with http.get("/v1/rulesets") as r:
             rulesets = {x["name"]: x for x in (await r.json())["rulesets"]}
         assert set(rulesets) == set(RULESETS)

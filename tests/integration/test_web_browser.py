@@ -42,6 +42,7 @@ Skipped, saying so, when no Chromium is installed.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import json
@@ -56,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
 
 import drand
@@ -66,6 +68,8 @@ from belot.events import EVENT_TYPES, MatchStarted
 from belot_platform.settings import Settings
 from drand import QUICKNET
 from drand.clock import ScaledClock
+from eventlog import EventStore
+from fairdeal import logentries
 from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
 from services.verify.app import create_app as build_verify_app
@@ -74,7 +78,17 @@ from tests.browser import Page, chromium, chromium_path
 from tests.integration.gateway_support import gateway
 from tests.integration.table_support import ORIGIN, platform
 from tools.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
-from tools.matchgen import stored_record
+from tools.matchgen import MatchSpec, generate, stored_record, write
+from translog import (
+    Checkpoint,
+    Ed25519Signer,
+    consistency_path,
+    inclusion_path,
+    leaf_hash,
+    open_checkpoint,
+    root_hash,
+    sign_checkpoint,
+)
 
 CHROMIUM = chromium_path()
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -107,6 +121,11 @@ class RestartableClock(ScaledClock):
         self._start = time.monotonic()
 
 
+#: The transparency log's key: verify signs with it, the gateway tells the tab its vkey.
+LOG_ORIGIN = "log.browser.test/belot"
+LOG_KEY = Ed25519Signer(LOG_ORIGIN, bytes(range(7, 39)))
+
+
 @dataclass
 class Web:
     url: str
@@ -114,18 +133,107 @@ class Web:
     clock: ScaledClock
     store: Any  # the event log the services write: the tests read matches from it
     drand_url: str = ""  # the local drand relay the randomness service asks
+    front: LogFront | None = None  # the hostile front before verify, when a test has one
+
+
+class LogFront:
+    """An HTTP front before the verify service, as the page reaches it: it passes every
+    request through, until ``fork(index)``; from then on it serves the transparency log
+    as an operator who holds the log's key and rewrote entry ``index`` would: the stored
+    entries with that one changed (a space added: the same JSON to a reader, another leaf
+    hash), checkpoints of that tree signed with the log's own key, and the proofs of that
+    tree. The forged log is whole (its own proofs all verify); only a checkpoint kept from
+    before the rewrite can tell."""
+
+    ROUTES = ("/checkpoint", "/v1/log/proof/inclusion", "/v1/log/proof/consistency")
+
+    def __init__(self, upstream: str, pool: Any, schema: str) -> None:
+        self.upstream = upstream
+        self.pool = pool
+        self.schema = schema
+        self.forked: int | None = None
+        self.forged_answers = 0
+        self.app = web.Application()
+        self.app.router.add_route("*", "/{tail:.*}", self.handle)
+        self.client: TestClient | None = None  # type: ignore[type-arg]
+        self.session: ClientSession | None = None
+
+    def fork(self, index: int) -> None:
+        self.forked = index
+
+    async def entries(self) -> list[bytes]:
+        rows = await self.pool.fetch(
+            f'SELECT entry FROM "{self.schema}".translog_entries ORDER BY index'
+        )
+        entries = [bytes(r[0]) for r in rows]
+        if self.forked is not None:
+            entries[self.forked] = entries[self.forked].replace(b'"v":1', b'"v":1 ')
+        return entries
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.forked is not None and request.path in self.ROUTES:
+            self.forged_answers += 1
+            return await self.forged(request)
+        assert self.session is not None
+        async with self.session.request(
+            request.method, self.upstream + request.path_qs, data=await request.read()
+        ) as r:
+            keep = {k: v for k, v in r.headers.items() if k.lower() != "content-length"}
+            keep.pop("Transfer-Encoding", None)
+            return web.Response(status=r.status, body=await r.read(), headers=keep)
+
+    async def forged(self, request: web.Request) -> web.Response:
+        leaves = [leaf_hash(e) for e in await self.entries()]
+        cors = {"Access-Control-Allow-Origin": "*"}
+        q = request.query
+        if request.path == "/checkpoint":
+            n = len(leaves)
+            note = sign_checkpoint(Checkpoint(LOG_ORIGIN, n, root_hash(leaves)), LOG_KEY)
+            return web.Response(text=note.to_text(), content_type="text/plain", headers=cors)
+        if request.path == "/v1/log/proof/inclusion":
+            proof = inclusion_path(leaves, int(q["index"]), int(q["size"]))
+        else:
+            proof = consistency_path(leaves, int(q["first"]), int(q["second"]))
+        return web.json_response(
+            {"proof": [base64.b64encode(h).decode() for h in proof]}, headers=cors
+        )
+
+    async def __aenter__(self) -> LogFront:
+        self.session = ClientSession()
+        self.client = TestClient(TestServer(self.app))
+        await self.client.start_server()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.client is not None and self.session is not None
+        await self.client.close()
+        await self.session.close()
+
+    @property
+    def url(self) -> str:
+        assert self.client is not None
+        return str(self.client.make_url("")).rstrip("/")
 
 
 @contextlib.asynccontextmanager
 async def web_stack(
     servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any, *, drand_mode: str,
-    clock: ScaledClock,
+    clock: ScaledClock, hostile_log: bool = False,
 ) -> AsyncIterator[Web]:  # fmt: skip
+    """The services, the verify API with the transparency log (signing every 0.2 s with
+    LOG_KEY, whose vkey the gateway tells the page), and the gateway; ``hostile_log``: the
+    page reaches verify through a LogFront."""
     verify_schema = f"v_{uuid.uuid4().hex[:12]}"
     verify = TestClient(
         TestServer(
             build_verify_app(
-                Settings(pg_dsn=servers.pg_dsn, pg_schema=store.schema),
+                Settings(
+                    pg_dsn=servers.pg_dsn,
+                    pg_schema=store.schema,
+                    translog_origin=LOG_ORIGIN,
+                    translog_key=LOG_KEY.skey,
+                    translog_interval=0.2,
+                ),
                 schema=verify_schema,
                 limits=RateLimits(rate=10_000, burst=100_000),
             )
@@ -133,19 +241,29 @@ async def web_stack(
     )
     await verify.start_server()
     try:
-        async with platform(
-            store, pg_pool, nc, js_names, drand_mode=drand_mode, clock=clock, turn_ms=60_000
-        ) as p:
+        async with contextlib.AsyncExitStack() as stack:
+            services = platform(
+                store, pg_pool, nc, js_names, drand_mode=drand_mode, clock=clock, turn_ms=60_000
+            )
+            p = await stack.enter_async_context(services)
             verify_url = str(verify.make_url("")).rstrip("/")
-            async with gateway(
-                servers,
-                store.schema,
-                js_names,
-                p.prefix,
-                verify_url=verify_url,
-                drand_urls=(p.drand_url,),
-            ) as http:
-                yield Web(str(http.make_url("/")), verify_url, clock, store, p.drand_url)
+            front = None
+            if hostile_log:
+                front = await stack.enter_async_context(LogFront(verify_url, pg_pool, store.schema))
+                verify_url = front.url
+            http = await stack.enter_async_context(
+                gateway(
+                    servers,
+                    store.schema,
+                    js_names,
+                    p.prefix,
+                    verify_url=verify_url,
+                    drand_urls=(p.drand_url,),
+                    translog_origin=LOG_ORIGIN,
+                    translog_vkey=LOG_KEY.vkey,
+                )
+            )
+            yield Web(str(http.make_url("/")), verify_url, clock, store, p.drand_url, front)
     finally:
         await asyncio.wait_for(verify.close(), 30)
         # A lock a stuck connection holds must not make the teardown wait for ever.
@@ -580,6 +698,19 @@ async def drand_match(
         assert shown["commitment bounds"] == "pass" and shown["dealer"] == "pass", shown
         assert shown["drand round"] == "pass" and shown["drand value"] == "pass", shown
         assert shown["drand relay"] == "pass", shown  # fetched by the tab itself
+        # The transparency log: the checkpoint the tab pinned when the match opened (it
+        # opens with the Python library too) is extended by the one at the end, which
+        # holds each of the match's entries, and they say what the tab saw.
+        for name in ("log key", "log consistency", "log inclusion", "log entries"):
+            assert shown[name] == "pass", shown
+        pinned = kept["log"]["open"]
+        signed = open_checkpoint(pinned["note"], LOG_KEY.verifier())
+        root = base64.b64encode(signed.checkpoint.root_hash).decode()
+        assert (signed.checkpoint.size, root) == (pinned["size"], pinned["root"]), pinned
+        assert kept["log"]["vkey"] == LOG_KEY.vkey and kept["log"]["told"] is None
+        assert kept["commitment_seen_at"] <= pinned["seen_at"] < kept["reveal"]["seen_at"]
+        key = json.loads(await page.evaluate("localStorage.getItem('belot.translog.key')"))
+        assert key["vkey"] == LOG_KEY.vkey, key
         # The tab watched drand on the player's relay: it had the named round's value
         # only after it saw the round named, on its own clock; the seed's receipt named
         # the event that recorded it.
@@ -605,6 +736,27 @@ async def drand_match(
             f"(virtual, at half speed) after it saw it named; the whole check, "
             f"{again[2]} checks, takes {again[0]:.1f} ms in Chromium (drand's BLS check cached)"
         )
+        # The log's checks again, in the page, against the verify service: how long.
+        log_again = await page.evaluate(
+            """(async (id, api, vkey) => {
+              const l = await import('/js/logcheck.js');
+              const kept = JSON.parse(localStorage.getItem('belot.kept.' + id));
+              const t = performance.now();
+              const checks = await l.checkLog(kept, {verifyApi: api, key: l.logKeyOf(vkey, vkey)});
+              return [performance.now() - t, checks.map(c => c.status)];
+            })"""
+            f"({json.dumps(kept['match_id'])}, {json.dumps(web.verify_url)},"
+            f" {json.dumps(LOG_KEY.vkey)})"
+        )
+        assert log_again[1] == ["pass"] * 4, log_again
+        entries = await web.store.pool.fetchval(
+            f'SELECT count(*) FROM "{web.store.schema}".translog_entries'
+        )
+        print(
+            f"the log's four checks take {log_again[0]:.1f} ms in Chromium (the match's "
+            f"entries, a checkpoint, a consistency proof and one inclusion proof per entry, "
+            f"from the verify service; {entries} entries in the log)"
+        )
         deal_checks = [k for k in shown if k.startswith("deal ")]
         assert len(deal_checks) == len(record["deals"]) and all(
             shown[k] == "pass" for k in deal_checks
@@ -626,6 +778,67 @@ async def drand_match(
         replay_png = await page.screenshot(artifact("web-replay.png"))
         assert page.errors == [], page.errors
     return [playing_png, table_png, replay_png], clicks
+
+
+PINNED = """(() => {
+  const key = Object.keys(localStorage).find(k => k.startsWith('belot.kept.'));
+  const kept = key ? JSON.parse(localStorage.getItem(key)) : null;
+  return kept && kept.log && kept.log.open ? kept.log.open : null;
+})()"""
+
+
+async def test_a_log_rewritten_after_the_tab_pinned_its_checkpoint_fails_at_the_end(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    """The operator rewrites the transparency log while the match runs (one entry from
+    before it, changed in its bytes only) and serves the forked tree, signed with the
+    log's own key, with proofs that all hold in it (LogFront, before verify). Everything
+    the table showed adds up; the tab fails "log consistency" at the end, because the
+    checkpoint it pinned when the match opened is not a prefix of the forked tree."""
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    # Another match already in the log: the checkpoint the tab pins holds entries.
+    before = await EventStore.open(pg_pool, store.schema, producer="tests", entries=logentries)
+    await write(before, generate(MatchSpec(match_id="before-1", ruleset="club", label="before")))
+    await before.close()
+    clock = ScaledClock(ORIGIN, 2.0)
+    async with (
+        watchdog(),
+        web_stack(
+            servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock,
+            hostile_log=True,
+        ) as web,
+        chromium(CHROMIUM) as browser,
+    ):  # fmt: skip
+        assert web.front is not None
+        page = await browser.new_page()
+        await as_player(page, web, [])
+        async with explained(page, "forked-log"):
+            await sign_up(page, web, f"cy{uuid.uuid4().hex[:6]}")
+            await open_table(page, web)
+            pinned = await page.wait_for(PINNED, timeout=30)
+            assert pinned["size"] >= 1, pinned
+            web.front.fork(0)
+            await play_match(page, random.Random(7), store)
+            await page.wait_for("document.querySelector('#table').dataset.check === 'fail'")
+            await page.wait_for("document.querySelector('#table').dataset.phase === 'over'")
+            shown = await checks_shown(page)
+            failed = await page.evaluate("document.querySelector('#banner').dataset.failed")
+            detail = await page.evaluate(
+                "document.querySelector('#checks li[data-check=\"log consistency\"]').textContent"
+            )
+            png = await page.screenshot(artifact("web-table-forked-log.png"))
+            assert page.errors == [], page.errors
+    assert failed == "log consistency", (failed, shown)
+    assert shown["log consistency"] == "fail", shown
+    assert "the log was rewritten" in detail and f"one of {pinned['size']} this tab" in detail
+    # The forged tree is whole: its proofs hold, and the entries say what the table showed.
+    assert (shown["log key"], shown["log inclusion"], shown["log entries"]) == ("pass",) * 3
+    assert shown["commitment"] == "pass" and shown["your seed"] == "pass", shown
+    assert all(shown[k] == "pass" for k in shown if k.startswith("deal ")), shown
+    assert web.front.forged_answers >= 3  # a checkpoint, a consistency proof, inclusions
+    print(f"\nscreenshot: {png}")
+    print(f"browser match against a rewritten log: {time.monotonic() - started:.1f} s")
 
 
 TAMPER = """(() => {

@@ -215,6 +215,11 @@ def test_the_transparency_log_settings() -> None:
     assert (s.translog_origin, s.translog_key, s.translog_interval) == (key.name, key.skey, 0.5)
     assert s.translog_witnesses == (witness.vkey,)
     assert Settings.from_env({}).translog_key is None
+    # The public key the gateway tells the tab: the log's, named as the origin.
+    origin = {"BELOT_TRANSLOG_ORIGIN": key.name}
+    assert Settings.from_env({**origin, "BELOT_TRANSLOG_VKEY": key.vkey}).translog_vkey == key.vkey
+    assert Settings.from_env({}).translog_vkey is None
+    other = Ed25519Signer(key.name, bytes(range(32)))
     bad = [
         ({"BELOT_TRANSLOG_ORIGIN": "two words"}, "BELOT_TRANSLOG_ORIGIN"),
         ({"BELOT_TRANSLOG_KEY": key.skey}, "named as its origin"),
@@ -225,6 +230,16 @@ def test_the_transparency_log_settings() -> None:
         ),
         ({"BELOT_TRANSLOG_WITNESSES": key.vkey}, "not a witness's cosignature key"),
         ({"BELOT_TRANSLOG_INTERVAL": "0"}, "BELOT_TRANSLOG_INTERVAL"),
+        ({"BELOT_TRANSLOG_VKEY": key.vkey}, "named as its origin"),
+        ({**origin, "BELOT_TRANSLOG_VKEY": "x+1+AA=="}, "BELOT_TRANSLOG_VKEY"),
+        (
+            {"BELOT_TRANSLOG_ORIGIN": witness.name, "BELOT_TRANSLOG_VKEY": witness.vkey},
+            "not a witness's",
+        ),
+        (
+            {**origin, "BELOT_TRANSLOG_KEY": key.skey, "BELOT_TRANSLOG_VKEY": other.vkey},
+            "not the public key of BELOT_TRANSLOG_KEY",
+        ),
     ]
     for env, message in bad:
         with pytest.raises(SettingsError, match=message):

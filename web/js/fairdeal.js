@@ -20,13 +20,17 @@
 //                      time (a false fallback is a second deck for the server to choose);
 //   dealer             the first dealer is the published rule's, from deal 0's deck;
 //   deal N             each deck recomputed here (deck.js) gives this seat's cards;
-//   abort              an abort after a deck went out, who asked and why.
+//   abort              an abort after a deck went out, who asked and why;
+//   log ...            with options.log, the transparency log's checks (logcheck.js): the
+//                      checkpoint pinned at the open is extended, the match's entries are
+//                      in it and say what this tab saw.
 // checkLive() gives, during the match, what can already be known to have failed.
 
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { CARD_CODES, deck, fromHex, sha256Hex } from "./deck.js";
 import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
+import { LOG_CHECKS, checkLog } from "./logcheck.js";
 
 /**
  * The check's tolerances, in milliseconds, in one place (docs/tab-check.md says what
@@ -393,7 +397,8 @@ export function checkLive(kept, now = Date.now()) {
 /**
  * Check what the tab kept. options: {relays: [{url, source}] or addresses (drand.js
  * relayList: the tab's own first), fetchImpl, now (the tab's clock), verifyApi (its
- * address, for the fallback rate)}. Returns
+ * address, for the fallback rate), log (logcheck.js checkLog's options: the log's checks
+ * are made only when it is given)}. Returns
  *   {ok, failed, unchecked: [names], complete, checks: [{name, status, detail}], at}.
  * ok only when the check is complete (the server seed is revealed), nothing failed,
  * nothing could not be checked, and the commitment and every deal passed.
@@ -463,7 +468,18 @@ export async function checkKept(kept, options = {}) {
     if (dealNumbers.length === 0 && !kept.ended) checks.push(unchecked("deals", "could not check: no deal was dealt while this tab watched"));
   }
   add(checkAbort(kept));
+  if (options.log) checks.push(...(await logChecks(kept, options)));
   return done(checks, true);
+}
+
+/** The transparency log's checks (logcheck.js checkLog); a failure to run them is a
+ * could-not-check, never a pass. */
+async function logChecks(kept, options) {
+  try {
+    return await checkLog(kept, { fetchImpl: options.fetchImpl, ...options.log });
+  } catch (e) {
+    return LOG_CHECKS.map((name) => unchecked(name, `could not check: ${e.message}`));
+  }
 }
 
 async function checkDeal(kept, d, { serverSeed, seatSeeds, drandInput }) {

@@ -13,7 +13,10 @@
 // tab saw it then, not when it happened, and the facts whose time matters say so
 // (``*_live``: false).
 
-export const FORMAT = "belot-tab-kept/2";
+// Format 3 added ``log`` (the transparency log's checkpoint pinned at the open): a record
+// of format 2 or 1 is read with the fields it lacks as "not seen" (fill), so its log
+// checks say this tab pinned nothing, and could not check.
+export const FORMAT = "belot-tab-kept/3";
 /** Rounds of the tab's own drand observations kept at most (a watch sees a few). */
 export const MAX_SEEN = 64;
 
@@ -64,6 +67,12 @@ export function newKept(matchId, tableId, player) {
     current_deal: null,
     ended: null, // {event, version, by?, reason?}
     reveal: null, // {server_seed, via, seen_at}
+    // The transparency log when the match opened (keepLogOpen, logcheck.js): {vkey (the
+    // pinned key it was checked with), told (the key the page was told, if another),
+    // open: {origin, size, root, note, seen_at} (the checkpoint pinned, first sight wins),
+    // refused: {code, message, at} (a checkpoint that did not verify: kept, it fails),
+    // error: {message, at} (none had yet: asked again on the next event)}.
+    log: null,
     conflicts: [],
     check: null, // the last in-tab check's result
   };
@@ -356,5 +365,26 @@ export function keepDrandSeen(kept, beacon, { at, relay, source, how }) {
     ...(beacon.previous_signature ? { previous_signature: beacon.previous_signature } : {}),
     randomness: beacon.randomness,
   };
+  return true;
+}
+
+/** The log's checkpoint as the tab had it when the match opened (logcheck.js
+ * fetchCheckpoint's answer ``got``, under ``vkey``, the page told ``told``), at ``at`` on
+ * the tab's clock. First sight wins: the first verified checkpoint is pinned and never
+ * replaced, and a refused one is kept (the check fails it); an answer that did not come
+ * only says so, and the tab asks again. */
+export function keepLogOpen(kept, { vkey, told = null, got, at }) {
+  fill(kept);
+  if (kept.log === null) kept.log = { vkey, told: told !== vkey ? told : null, open: null, refused: null, error: null };
+  const log = kept.log;
+  if (log.open || log.refused) return false;
+  if (got.checkpoint) {
+    log.open = { ...got.checkpoint, seen_at: at };
+    log.error = null;
+  } else if (got.refused) {
+    log.refused = { ...got.refused, at };
+  } else {
+    log.error = { message: got.error ?? "no answer", at };
+  }
   return true;
 }

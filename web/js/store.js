@@ -7,6 +7,8 @@ const SESSION_KEY = "belot.session";
 const KEPT_PREFIX = "belot.kept.";
 /** The player's own drand relays (drand.js relayList: they replace the tab's defaults). */
 const DRAND_RELAYS_KEY = "belot.drand.relays";
+/** The transparency log's key, pinned the first time the page is told one (logcheck.js). */
+const LOG_KEY = "belot.translog.key";
 /** Matches kept at most; the oldest are dropped past it. */
 export const MAX_KEPT = 100;
 
@@ -46,6 +48,19 @@ export function makeStore(storage) {
      * only the server's relays are asked then). */
     saveDrandRelays: (relays) => write(DRAND_RELAYS_KEY, relays.map((r) => String(r).trim()).filter(Boolean)),
     clearDrandRelays: () => storage.removeItem(DRAND_RELAYS_KEY),
+
+    /** The log key this tab pinned ({vkey, pinned_at}), or null. */
+    logKey() {
+      const k = read(LOG_KEY);
+      return k && typeof k.vkey === "string" ? k : null;
+    },
+    /** Pin ``vkey`` unless a key is pinned already (first sight wins); the pinned one. */
+    pinLogKey(vkey, now = Date.now()) {
+      const pinned = this.logKey();
+      if (pinned) return pinned;
+      write(LOG_KEY, { vkey, pinned_at: now });
+      return this.logKey();
+    },
 
     /** The record kept for a match, or null. */
     kept: (matchId) => read(KEPT_PREFIX + matchId),

@@ -3,9 +3,10 @@
 // tab makes its seed, keeps what the table shows it and the seed reply's receipt
 // (keeper.js, in localStorage), watches drand itself from the commitment until the named
 // round is settled (watch.js), says at once what can already be known to have failed
-// (fairdeal.js checkLive: a red banner beside the board) and checks the whole match when
-// the server reveals its seed (checkKept). Every time it keeps is its own clock's
-// (clock.js).
+// (fairdeal.js checkLive: a red banner beside the board), pins the transparency log's
+// checkpoint when the match opens (logcheck.js) and checks the whole match when the
+// server reveals its seed (checkKept, the log's checks with it). Every time it keeps is
+// its own clock's (clock.js).
 //
 // The board is drawn from the seat's view, which the gateway sends on our turn and which
 // we ask again (at most a few times a second) after the table's events; the events also
@@ -17,13 +18,16 @@ import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
 import { checkKept, checkLive, drandPage } from "./fairdeal.js";
-import { keep, keepDrandSeen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
+import { keep, keepDrandSeen, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
+import { fetchCheckpoint, logKeyOf } from "./logcheck.js";
 import { cardBacks, cardFace, h, replace, say, sayError, shortHex } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
 const CHECK_SETTLE_MS = 300;
 const LOG_LINES = 80;
+/** A checkpoint not had at the open is asked for again on an event, at most this often. */
+const LOG_RETRY_MS = 2000;
 
 export function renderTable(root, ctx, tableId) {
   const t = new TablePage(root, ctx, tableId);
@@ -50,6 +54,7 @@ class TablePage {
     this.sendingSeed = false;
     this.seedSent = false;
     this.checking = false;
+    this.pinning = false; // asking the transparency log for its checkpoint at the open
     this.checkedReveal = null;
     this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
     this.liveCheck = { failed: [] }; // checkLive's result: what already failed
@@ -81,6 +86,7 @@ class TablePage {
     this.ticker = setInterval(() => this.tick(), 250);
     const kept = this.kept();
     this.maybeWatch(kept);
+    this.maybePinLog(kept);
     this.updateLive(kept);
     // A match already over when the page opens: check what this tab kept of it.
     this.maybeCheck();
@@ -140,6 +146,36 @@ class TablePage {
     watch.run().finally(() => {
       if (this.watch === watch) this.watch = null;
     });
+  }
+
+  /** The transparency log's key this tab checks with (logcheck.js logKeyOf): the one it
+   * pinned the first time the page was told one, pinned now if this is that time. */
+  logKey() {
+    const told = this.ctx.config?.translog?.vkey ?? null;
+    const key = logKeyOf(this.ctx.store.logKey?.()?.vkey ?? null, told);
+    if (key.pin) this.ctx.store.pinLogKey(key.pin, now());
+    return key;
+  }
+
+  /** When the match opens (the tab has its commitment): pin the log's checkpoint,
+   * verified under the pinned key, in the kept record (keeper.js keepLogOpen); the end
+   * of the match checks that the log then extends it (fairdeal.js checkKept, log). */
+  async maybePinLog(kept) {
+    if (this.stopped || this.pinning || !kept || !kept.commitment || kept.reveal) return;
+    if (kept.log?.open || kept.log?.refused) return;
+    if (kept.log?.error && now() - kept.log.error.at < LOG_RETRY_MS) return;
+    const api = this.ctx.config?.verify_url;
+    const key = this.logKey();
+    if (!api || !key.vkey) return;
+    this.pinning = true;
+    try {
+      const got = await fetchCheckpoint(api, key.vkey, { fetchImpl: (...args) => fetch(...args) });
+      if (!this.stopped) this.updateKept((k) => keepLogOpen(k, { vkey: key.vkey, told: key.told, got, at: now() }));
+    } catch (e) {
+      console.error("pinning the log's checkpoint failed", e);
+    } finally {
+      this.pinning = false;
+    }
   }
 
   /** What can already be known to have failed: said at once, by the banner beside the
@@ -221,6 +257,7 @@ class TablePage {
     if (line) this.addLog(line, m);
     // The watch first: its first answer should come before the round is named.
     this.maybeWatch(kept);
+    this.maybePinLog(kept);
     this.maybeSendSeed(kept);
     this.updateLive(kept);
     if (kept.reveal) this.scheduleCheck();
@@ -299,6 +336,7 @@ class TablePage {
         fetchImpl: (...args) => fetch(...args),
         now,
         verifyApi: this.ctx.config?.verify_url,
+        log: { verifyApi: this.ctx.config?.verify_url, key: this.logKey() },
       });
       this.updateKept((k) => {
         k.check = result;

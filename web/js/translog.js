@@ -1,0 +1,359 @@
+// The transparency log's formats and proofs, in the tab (docs/transparency-log.md): the
+// RFC 9162 Merkle tree hashes, inclusion and consistency proof verification, C2SP signed
+// notes and checkpoints, and the log's Ed25519 vkey. Pure: bytes and text in, values out
+// or a TranslogError with the stable code libs/translog gives the same refusal.
+//
+// It is libs/translog's reading half, line for line where it matters: the proofs are RFC
+// 9162 §2.1.3.2 and §2.1.4.2 as libs/translog/proof.py implements them (with the two cases
+// the RFC leaves open decided as there: between equal sizes the proof is empty and the
+// roots equal; from size 0 the proof is empty and the first root is the empty tree's),
+// and the note parser is as strict as libs/translog/note.py (canonical base64, no control
+// characters, a key name without spaces or '+'). web/test/translog.test.mjs runs the same
+// published vectors as tests/unit/test_translog_vectors.py against it.
+//
+// Tree sizes and indices are JavaScript numbers, refused past 2^53 (a log that large is
+// not this platform's); the index arithmetic of the proofs is done in BigInt, since
+// JavaScript's bitwise operators cut numbers to 32 bits. SHA-256 is @noble/hashes', the
+// signature @noble/curves' Ed25519 (vendored, web/vendor/MANIFEST.json), verified as RFC
+// 8032 and pyca cryptography do (zip215: false: a non-canonical encoding is refused). No
+// curve arithmetic is written here.
+
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+
+export const HASH_SIZE = 32;
+/** Signature types (C2SP signed-note): the log's own Ed25519 signature. */
+export const ED25519_TYPE = 0x01;
+export const SIGNATURE_PREFIX = "— ";
+/** Go refuses a note of more than 100 signature lines. */
+export const MAX_SIGNATURES = 100;
+/** A checkpoint is a few hundred bytes; this bounds the work a hostile note makes. */
+export const MAX_NOTE_SIZE = 1 << 20;
+const ED25519_KEY_SIZE = 32;
+const ED25519_SIGNATURE_SIZE = 64;
+
+/** Why something of the log is refused; ``code`` is libs/translog's for the same reason. */
+export class TranslogError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+const refuse = (code, message) => {
+  throw new TranslogError(code, message);
+};
+
+const encoder = new TextEncoder();
+const LEAF_PREFIX = Uint8Array.of(0x00);
+const NODE_PREFIX = Uint8Array.of(0x01);
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export function bytesEqual(a, b) {
+  if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array) || a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}
+
+/** The root of the empty tree (RFC 9162 §2.1.1: MTH({}) = SHA-256()). */
+export const EMPTY_ROOT = sha256(new Uint8Array(0));
+
+/** SHA-256(0x00 || entry): an entry as a leaf of the tree. */
+export function leafHash(entry) {
+  return sha256(concat(LEAF_PREFIX, entry));
+}
+
+/** SHA-256(0x01 || left || right): an interior node. */
+export function nodeHash(left, right) {
+  return sha256(concat(NODE_PREFIX, left, right));
+}
+
+function checkHash(value, what) {
+  if (!(value instanceof Uint8Array) || value.length !== HASH_SIZE) {
+    const size = value instanceof Uint8Array ? value.length : typeof value;
+    refuse("hash_malformed", `the ${what} is not a ${HASH_SIZE}-byte SHA-256 value (${size})`);
+  }
+  return value;
+}
+
+function checkSize(value, what) {
+  if (!Number.isSafeInteger(value) || value < 0) refuse("out_of_range", `the ${what} is not a whole number this tab can count (${value})`);
+  return value;
+}
+
+function checkIndex(index, size) {
+  checkSize(size, "tree size");
+  checkSize(index, "leaf index");
+  if (index >= size) refuse("out_of_range", `leaf ${index} is not in a tree of ${size} leaves`);
+}
+
+/** The root an inclusion proof leads to from ``leaf`` at ``index`` in a tree of
+ * ``size`` (RFC 9162 §2.1.3.2 steps 1-4, and step 5's check that the proof was neither
+ * too long nor too short). Throws TranslogError. */
+export function rootFromInclusion(leaf, index, size, proof) {
+  checkIndex(index, size);
+  let r = checkHash(leaf, "leaf hash");
+  let fn = BigInt(index);
+  let sn = BigInt(size - 1);
+  for (const p of proof) {
+    checkHash(p, "proof hash");
+    if (sn === 0n) refuse("proof_invalid", `the inclusion proof is longer than a tree of ${size} needs`);
+    if (fn & 1n || fn === sn) {
+      r = nodeHash(p, r);
+      if (!(fn & 1n)) {
+        while (fn && !(fn & 1n)) {
+          fn >>= 1n;
+          sn >>= 1n;
+        }
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  if (sn !== 0n) refuse("proof_invalid", `the inclusion proof is shorter than a tree of ${size} needs`);
+  return r;
+}
+
+/** Throws TranslogError unless ``proof`` shows ``leaf`` at ``index`` in the tree of
+ * ``size`` leaves whose root is ``root``. */
+export function verifyInclusion(leaf, index, size, proof, root) {
+  checkHash(root, "root hash");
+  if (!bytesEqual(rootFromInclusion(leaf, index, size, proof), root)) {
+    refuse("proof_invalid", `the inclusion proof of leaf ${index} does not lead to the root of ${size}`);
+  }
+}
+
+/** Throws TranslogError unless ``proof`` shows the tree of ``first`` leaves with root
+ * ``firstRoot`` to be a prefix of the tree of ``second`` leaves with root ``secondRoot``
+ * (RFC 9162 §2.1.4.2). */
+export function verifyConsistency(first, second, proof, firstRoot, secondRoot) {
+  checkSize(first, "first tree size");
+  checkSize(second, "second tree size");
+  if (first > second) refuse("out_of_range", `the first tree size ${first} is larger than the second ${second}`);
+  checkHash(firstRoot, "first root");
+  checkHash(secondRoot, "second root");
+  const path = [...proof].map((p) => checkHash(p, "proof hash"));
+  if (first === 0) {
+    if (path.length) refuse("proof_invalid", "a consistency proof from the empty tree is empty");
+    if (!bytesEqual(firstRoot, EMPTY_ROOT)) refuse("proof_invalid", "the root of the empty tree is SHA-256 of nothing");
+    if (second === 0 && !bytesEqual(secondRoot, EMPTY_ROOT)) refuse("proof_invalid", "the root of the empty tree is SHA-256 of nothing");
+    return;
+  }
+  if (first === second) {
+    if (path.length) refuse("proof_invalid", "a consistency proof between equal sizes is empty");
+    if (!bytesEqual(firstRoot, secondRoot)) refuse("proof_invalid", `two different roots for the same size ${first}`);
+    return;
+  }
+  // Step 1: an empty proof between different sizes proves nothing.
+  if (!path.length) refuse("proof_invalid", `the consistency proof from ${first} to ${second} is empty`);
+  let fn = BigInt(first - 1);
+  let sn = BigInt(second - 1);
+  // Step 2: when the old tree is a perfect subtree of the new one, its root is the first
+  // node of the path and the proof leaves it out.
+  if ((BigInt(first) & fn) === 0n) path.unshift(firstRoot);
+  // Steps 3-4.
+  while (fn & 1n) {
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  // Steps 5-6.
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0n) refuse("proof_invalid", `the consistency proof is longer than ${first} to ${second} needs`);
+    if (fn & 1n || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if (!(fn & 1n)) {
+        while (fn && !(fn & 1n)) {
+          fn >>= 1n;
+          sn >>= 1n;
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  // Step 7.
+  if (sn !== 0n) refuse("proof_invalid", `the consistency proof is shorter than ${first} to ${second} needs`);
+  if (!bytesEqual(fr, firstRoot)) refuse("proof_invalid", `the consistency proof does not lead to the root of ${first}`);
+  if (!bytesEqual(sr, secondRoot)) refuse("proof_invalid", `the consistency proof does not lead to the root of ${second}`);
+}
+
+// --- base64, names, keys
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard base64 in its one canonical spelling (padded, no stray bits), else null. */
+export function fromBase64(text) {
+  if (typeof text !== "string" || !BASE64.test(text)) return null;
+  const binary = atob(text);
+  const raw = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return toBase64(raw) === text ? raw : null;
+}
+
+export function toBase64(raw) {
+  let binary = "";
+  for (const b of raw) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** A key name: non-empty, no space, no '+', no control character. */
+export function isValidName(name) {
+  return typeof name === "string" && name.length > 0 && !/[\s+\u0000-\u001f]/u.test(name);
+}
+
+/** SHA-256(name || 0x0A || type || public key)[:4], as an unsigned 32-bit number. */
+export function keyId(name, type, publicKey) {
+  const d = sha256(concat(encoder.encode(name), Uint8Array.of(0x0a, type), publicKey));
+  return ((d[0] << 24) | (d[1] << 16) | (d[2] << 8) | d[3]) >>> 0;
+}
+
+const hex8 = (n) => n.toString(16).padStart(8, "0");
+
+/** A vkey ``<name>+<hex key ID>+base64(type || public key)`` whose key ID is the one of
+ * its name and key: {name, keyId, type, publicKey, vkey}. Throws TranslogError
+ * (key_malformed). */
+export function parseVkey(vkey) {
+  if (typeof vkey !== "string") refuse("key_malformed", "a verifier key is <name>+<hex key ID>+<base64 key>");
+  // The base64 part may itself hold '+': split on the first two only.
+  const first = vkey.indexOf("+");
+  const second = first < 0 ? -1 : vkey.indexOf("+", first + 1);
+  if (second < 0) refuse("key_malformed", "a verifier key is <name>+<hex key ID>+<base64 key>");
+  const [name, kid, material] = [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)];
+  if (!isValidName(name)) refuse("key_malformed", `${JSON.stringify(name)} is not a key name (non-empty, no spaces, no '+')`);
+  if (!/^[0-9a-fA-F]{8}$/.test(kid)) refuse("key_malformed", `${JSON.stringify(kid)} is not a key ID (8 hex digits)`);
+  const raw = fromBase64(material);
+  if (raw === null || raw.length < 2) refuse("key_malformed", "the key material is not base64 of a type byte and a key");
+  const type = raw[0];
+  const publicKey = raw.slice(1);
+  if (keyId(name, type, publicKey) !== parseInt(kid, 16)) refuse("key_malformed", `the key ID ${kid} is not the one of ${JSON.stringify(name)} and this key`);
+  return { name, keyId: parseInt(kid, 16), type, publicKey, vkey };
+}
+
+/** The log's key: an Ed25519 note vkey (type 0x01) as a verifier {name, keyId, vkey,
+ * verify(text, data)}. Throws TranslogError (key_malformed). */
+export function logVerifier(vkey) {
+  const key = parseVkey(vkey);
+  if (key.type !== ED25519_TYPE) refuse("key_malformed", `the log's key is of type 0x${key.type.toString(16).padStart(2, "0")}, not an Ed25519 note key (0x01)`);
+  if (key.publicKey.length !== ED25519_KEY_SIZE) refuse("key_malformed", `an Ed25519 public key is ${ED25519_KEY_SIZE} bytes`);
+  return {
+    name: key.name,
+    keyId: key.keyId,
+    vkey: key.vkey,
+    verify(text, data) {
+      if (data.length !== ED25519_SIGNATURE_SIZE) return false;
+      try {
+        return ed25519.verify(data, encoder.encode(text), key.publicKey, { zip215: false });
+      } catch {
+        return false; // a point that does not decode: not a signature of this key
+      }
+    },
+  };
+}
+
+// --- notes and checkpoints
+
+function checkText(text) {
+  if (typeof text !== "string" || !text.endsWith("\n")) refuse("note_malformed", "a note's text ends with a newline");
+  if (typeof text.isWellFormed === "function" && !text.isWellFormed()) refuse("note_malformed", "a note is UTF-8 text");
+  if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) refuse("note_malformed", "a note holds no control characters but newline");
+  return text;
+}
+
+function parseSignatureLine(line) {
+  const bad = () => refuse("note_malformed", "a signature line is '— <key name> <base64 signature>'");
+  if (!line.startsWith(SIGNATURE_PREFIX)) bad();
+  const rest = line.slice(SIGNATURE_PREFIX.length);
+  const space = rest.indexOf(" ");
+  if (space < 0) bad();
+  const name = rest.slice(0, space);
+  const raw = fromBase64(rest.slice(space + 1));
+  if (!isValidName(name) || raw === null || raw.length < 5) bad();
+  const kid = ((raw[0] << 24) | (raw[1] << 16) | (raw[2] << 8) | raw[3]) >>> 0;
+  return { name, keyId: kid, data: raw.slice(4) };
+}
+
+/** A signed note's text and signature lines: {text, signatures: [{name, keyId, data}]}.
+ * Nothing is verified (openNote does). Throws TranslogError (note_malformed). */
+export function parseNote(message) {
+  if (typeof message !== "string") refuse("note_malformed", "a note is text");
+  if (message.length > MAX_NOTE_SIZE) refuse("note_malformed", `a note is at most ${MAX_NOTE_SIZE} bytes`);
+  const split = message.lastIndexOf("\n\n");
+  if (split < 0) refuse("note_malformed", "a note's signatures follow a blank line");
+  const text = message.slice(0, split + 1);
+  const block = message.slice(split + 2);
+  if (!block.endsWith("\n")) refuse("note_malformed", "a note ends with a signature line and its newline");
+  const lines = block.slice(0, -1).split("\n");
+  if (lines.length > MAX_SIGNATURES) refuse("note_malformed", `a note has at most ${MAX_SIGNATURES} signatures`);
+  checkText(text);
+  return { text, signatures: lines.map(parseSignatureLine) };
+}
+
+/** Verify every signature of a key in ``verifiers`` (as logVerifier gives them): one
+ * whose (name, key ID) no verifier has is ignored, one of a trusted key must verify or
+ * the note is refused (note_bad_signature), and at least one must (note_unknown_key).
+ * Returns {text, signatures, verified: [{name, keyId}]}. */
+export function openNote(message, verifiers) {
+  const note = parseNote(message);
+  const known = new Map(verifiers.map((v) => [`${v.name}+${v.keyId}`, v]));
+  const verified = new Map();
+  for (const s of note.signatures) {
+    const v = known.get(`${s.name}+${s.keyId}`);
+    if (!v) continue;
+    // Every line of a trusted key is checked, repeated ones too.
+    if (!v.verify(note.text, s.data)) refuse("note_bad_signature", `the signature of ${s.name}+${hex8(s.keyId)} does not verify`);
+    verified.set(`${s.name}+${s.keyId}`, { name: s.name, keyId: s.keyId });
+  }
+  if (!verified.size) {
+    const names = verifiers.map((v) => `${v.name}+${hex8(v.keyId)}`).join(", ") || "no key";
+    refuse("note_unknown_key", `the note is signed by none of the trusted keys (${names})`);
+  }
+  return { ...note, verified: [...verified.values()] };
+}
+
+/** A checkpoint's body (C2SP tlog-checkpoint): {origin, size, root, extensions}. Throws
+ * TranslogError (checkpoint_malformed). */
+export function parseCheckpoint(text) {
+  if (typeof text !== "string" || !text.endsWith("\n")) refuse("checkpoint_malformed", "a checkpoint's text ends with a newline");
+  const lines = text.slice(0, -1).split("\n");
+  if (lines.length < 3) refuse("checkpoint_malformed", "a checkpoint has an origin, a size and a root hash line");
+  const [origin, sizeText, rootText, ...extensions] = lines;
+  if (!origin) refuse("checkpoint_malformed", "a checkpoint's origin is one non-empty line");
+  if (!/^(?:0|[1-9][0-9]{0,18})$/.test(sizeText) || BigInt(sizeText) >= 2n ** 63n) {
+    refuse("checkpoint_malformed", `${JSON.stringify(sizeText)} is not a tree size (decimal, no leading 0)`);
+  }
+  const size = Number(sizeText);
+  if (!Number.isSafeInteger(size)) refuse("checkpoint_malformed", `a tree of ${sizeText} entries is larger than this tab can count`);
+  const root = fromBase64(rootText);
+  if (root === null) refuse("checkpoint_malformed", `${JSON.stringify(rootText)} is not a base64 root hash`);
+  if (root.length !== HASH_SIZE) refuse("checkpoint_malformed", `the checkpoint root is not a ${HASH_SIZE}-byte SHA-256 value (${root.length})`);
+  if (extensions.some((line) => !line)) refuse("checkpoint_malformed", "an extension line is one non-empty line");
+  return { origin, size, root, extensions };
+}
+
+/** A checkpoint note as a reader opens it with the log's key (logVerifier): the log's
+ * signature must be there and verify, the origin must be the key's name. Cosignatures
+ * of witnesses are ignored (this tab trusts no witness key). Returns {origin, size, root
+ * (bytes), root_b64, text (the note's text), note (the whole note as given)}. Throws
+ * TranslogError: note_malformed, checkpoint_malformed, note_bad_signature,
+ * note_unknown_key, checkpoint_wrong_origin. */
+export function openCheckpoint(message, log) {
+  const opened = openNote(message, [log]);
+  const checkpoint = parseCheckpoint(opened.text);
+  if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", `the checkpoint is of ${JSON.stringify(checkpoint.origin)}, not ${JSON.stringify(log.name)}`);
+  return { origin: checkpoint.origin, size: checkpoint.size, root: checkpoint.root, root_b64: toBase64(checkpoint.root), text: opened.text, note: message };
+}
