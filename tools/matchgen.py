@@ -43,9 +43,10 @@ from belot import (
 from belot.bots import choose
 from belot.codec import to_payload as belot_payload
 from belot.commands import Command
-from belot.events import CardPlayed, DealScored, Event, Visibility
+from belot.events import CardPlayed, DealScored, Event
 from belot.match import DueKind, Phase
 from belot.seats import side_of
+from eventkit import visibility_of
 from eventlog import EventStore, NewEvent
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from fairdeal import Shuffler, fairness
@@ -146,15 +147,7 @@ def seat_seed_of(spec: MatchSpec, seat: int) -> bytes:
 
 def _started(state: Any) -> tuple[str, dict[str, Any], str]:
     e = started_event(state)
-    return e.TYPE, belot_payload(e), _visibility(e)
-
-
-def _visibility(e: Event) -> str:
-    if e.VISIBILITY is Visibility.PUBLIC:
-        return "public"
-    if e.VISIBILITY is Visibility.SEAT:
-        return f"seat:{e.seat}"  # type: ignore[attr-defined]
-    return "secret"
+    return e.TYPE, belot_payload(e), visibility_of(e)
 
 
 def generate(spec: MatchSpec) -> list[Append]:
@@ -244,7 +237,7 @@ def generate(spec: MatchSpec) -> list[Append]:
             Append(
                 mstream,
                 tuple(
-                    NewEvent(e.TYPE, belot_payload(e), _visibility(e), dict(metadata or {}))
+                    NewEvent(e.TYPE, belot_payload(e), visibility_of(e), dict(metadata or {}))
                     for e in events
                 ),
                 now,

@@ -28,25 +28,39 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from belot import RULESETS, Ruleset
+from table.events import (
+    BOT,
+    CODEC,
+    FairDealOpened,
+    FairDealRevealed,
+    MatchAborted,
+    MatchForfeited,
+    SeatConfig,
+    SeatLeft,
+    SeatTaken,
+    TableClosed,
+    TableEvent,
+    TableMatchFinished,
+    TableOpened,
+    from_payload,
+)
+from table.events import HUMAN as HUMAN  # re-exported: the seat kinds live with the events
 
-# --- event types ---------------------------------------------------------------------
+# --- event types (declared in table.events) ------------------------------------------
 
-TABLE_OPENED: Final = "TableOpened"
-SEAT_TAKEN: Final = "SeatTaken"
-SEAT_LEFT: Final = "SeatLeft"
-FAIR_DEAL_OPENED: Final = "FairDealOpened"
-TABLE_MATCH_FINISHED: Final = "TableMatchFinished"
-FAIR_DEAL_REVEALED: Final = "FairDealRevealed"
-TABLE_CLOSED: Final = "TableClosed"
+TABLE_OPENED: Final = TableOpened.TYPE
+SEAT_TAKEN: Final = SeatTaken.TYPE
+SEAT_LEFT: Final = SeatLeft.TYPE
+FAIR_DEAL_OPENED: Final = FairDealOpened.TYPE
+TABLE_MATCH_FINISHED: Final = TableMatchFinished.TYPE
+FAIR_DEAL_REVEALED: Final = FairDealRevealed.TYPE
+TABLE_CLOSED: Final = TableClosed.TYPE
 
 #: Table-level events of ``match-<id>`` (after the core's last event).
-MATCH_FORFEITED: Final = "MatchForfeited"
-MATCH_ABORTED: Final = "MatchAborted"
-MATCH_ENDED: Final = "MatchEnded"
+MATCH_FORFEITED: Final = MatchForfeited.TYPE
+MATCH_ABORTED: Final = MatchAborted.TYPE
+MATCH_ENDED: Final = "MatchEnded"  # the core's own (belot.events.MatchEnded)
 MATCH_ENDING: Final = frozenset({MATCH_ENDED, MATCH_FORFEITED, MATCH_ABORTED})
-
-HUMAN: Final = "human"
-BOT: Final = "bot"
 
 
 # --- statuses ------------------------------------------------------------------------
@@ -56,22 +70,6 @@ DEALING: Final = "dealing"  # commitment shown, seeds and the first deck on thei
 PLAYING: Final = "playing"
 FINISHED: Final = "finished"  # the match ended; reveal and closing under way
 CLOSED: Final = "closed"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatConfig:
-    """A seat as the table was created: a human seat, or a bot of a level. A human seat
-    may be reserved for one account (a tournament's table): nobody else may take it."""
-
-    kind: str  # HUMAN or BOT
-    level: str | None = None  # the bot's level
-    reserved: str | None = None  # the only account that may sit here
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "level": self.level}
-        if self.reserved is not None:  # absent otherwise: older payloads stay the same
-            out["reserved"] = self.reserved
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,56 +140,63 @@ class TableState:
         return sum(1 for s in self.seats if not s.is_bot and s.player is not None)
 
 
+def apply(state: TableState, event: TableEvent) -> TableState:
+    """The table after one of its events."""
+    match event:
+        case TableOpened():
+            options = TableOptions(
+                ruleset=event.ruleset,
+                seats=event.seats,
+                target=event.target,
+                turn_ms=event.turn_ms,
+                fallback_level=event.fallback_level,
+                rated=event.rated,
+                bot_delay_ms=event.bot_delay_ms,
+            )
+            return replace(
+                state,
+                table_id=event.table_id,
+                match_id=event.match_id,
+                options=options,
+                created_by=event.created_by,
+                opened_at_ms=event.at_ms,
+                seats=tuple(Seat(n, c) for n, c in enumerate(options.seats)),
+                status=OPEN,
+            )
+        case SeatTaken():
+            seats = tuple(replace(s, player=event.player) if s.number == event.seat else s
+                          for s in state.seats)  # fmt: skip
+            return replace(state, seats=seats)
+        case SeatLeft():
+            if event.forfeit:
+                return replace(state, early_leaver=event.seat)
+            seats = tuple(replace(s, player=None) if s.number == event.seat else s
+                          for s in state.seats)  # fmt: skip
+            return replace(state, seats=seats)
+        case FairDealOpened():
+            return replace(
+                state,
+                status=DEALING,
+                commitment=event.commitment,
+                window_closes_at_ms=event.window_closes_at_ms,
+                match_seats=tuple((s.seat, s.player) for s in event.seats),
+            )
+        case TableMatchFinished():
+            return replace(state, finished=True, status=FINISHED)
+        case FairDealRevealed():
+            return replace(state, server_seed=event.server_seed)
+        case TableClosed():
+            return replace(state, status=CLOSED, close_reason=event.reason)
+    return state  # the match stream's table-level events change nothing here
+
+
 def evolve(state: TableState, event_type: str, payload: Mapping[str, Any]) -> TableState:
-    """The table after one of its events (unknown types are ignored: newer writers)."""
-    if event_type == TABLE_OPENED:
-        options = TableOptions(
-            ruleset=payload["ruleset"],
-            seats=tuple(
-                SeatConfig(s["kind"], s.get("level"), s.get("reserved")) for s in payload["seats"]
-            ),
-            target=payload["target"],
-            turn_ms=payload["turn_ms"],
-            fallback_level=payload["fallback_level"],
-            rated=payload["rated"],
-            bot_delay_ms=payload.get("bot_delay_ms", 0),
-        )
-        return replace(
-            state,
-            table_id=payload["table_id"],
-            match_id=payload["match_id"],
-            options=options,
-            created_by=payload.get("created_by"),
-            opened_at_ms=payload["at_ms"],
-            seats=tuple(Seat(n, c) for n, c in enumerate(options.seats)),
-            status=OPEN,
-        )
-    if event_type == SEAT_TAKEN:
-        n = payload["seat"]
-        seats = tuple(replace(s, player=payload["player"]) if s.number == n else s
-                      for s in state.seats)  # fmt: skip
-        return replace(state, seats=seats)
-    if event_type == SEAT_LEFT:
-        n = payload["seat"]
-        if payload.get("forfeit"):
-            return replace(state, early_leaver=n)
-        seats = tuple(replace(s, player=None) if s.number == n else s for s in state.seats)
-        return replace(state, seats=seats)
-    if event_type == FAIR_DEAL_OPENED:
-        return replace(
-            state,
-            status=DEALING,
-            commitment=payload["commitment"],
-            window_closes_at_ms=payload["window_closes_at_ms"],
-            match_seats=tuple((s["seat"], s["player"]) for s in payload["seats"]),
-        )
-    if event_type == TABLE_MATCH_FINISHED:
-        return replace(state, finished=True, status=FINISHED)
-    if event_type == FAIR_DEAL_REVEALED:
-        return replace(state, server_seed=payload["server_seed"])
-    if event_type == TABLE_CLOSED:
-        return replace(state, status=CLOSED, close_reason=payload.get("reason"))
-    return state
+    """The table after one of its stored events (types it does not know are ignored:
+    newer writers); raises :class:`table.events.TableEventError` for a payload that
+    does not fit its type."""
+    if event_type not in CODEC.types:
+        return state
+    return apply(state, from_payload(event_type, dict(payload)))
 
 
 def fold(events: Sequence[tuple[str, Mapping[str, Any]]]) -> TableState:

@@ -1,7 +1,7 @@
 """The table service's decisions (pure: no I/O, times passed in): the options a create
 request may ask for, who may take or act for a seat, and the payloads of the events it
-appends. What those events mean, and the state they fold into, is :mod:`table.state`
-(the gateway folds a table's stream too).
+appends (declared in :mod:`table.events`). What those events mean, and the state they
+fold into, is :mod:`table.state` (the gateway folds a table's stream too).
 """
 
 from __future__ import annotations
@@ -14,7 +14,17 @@ from belot import RULESETS, Ruleset
 from belot.bots import LEVELS
 from belot.seats import side_of
 from belot_platform import fields
-from table.state import BOT, HUMAN, OPEN, SeatConfig, TableOptions, TableState
+from table.events import (
+    BOT,
+    HUMAN,
+    MatchForfeited,
+    MatchSeat,
+    SeatConfig,
+    SeatTaken,
+    TableMatchFinished,
+    TableOpened,
+)
+from table.state import OPEN, TableOptions, TableState
 
 #: Limits of a table's options.
 MIN_TARGET: Final = 1
@@ -104,25 +114,25 @@ def _seat_config(item: Any, n: int) -> SeatConfig:
 
 def opened(
     table_id: str, match_id: str, options: TableOptions, created_by: str | None, now_ms: int
-) -> dict[str, Any]:
-    """The payload of ``TableOpened``."""
-    return {
-        "table_id": table_id,
-        "match_id": match_id,
-        "ruleset": options.ruleset,
-        "target": options.target,
-        "seats": [s.to_json() for s in options.seats],
-        "turn_ms": options.turn_ms,
-        "fallback_level": options.fallback_level,
-        "rated": options.rated,
-        "bot_delay_ms": options.bot_delay_ms,
-        "created_by": created_by,
-        "at_ms": now_ms,
-    }
+) -> TableOpened:
+    """The ``TableOpened`` of a new table."""
+    return TableOpened(
+        table_id,
+        match_id,
+        options.ruleset,
+        options.target,
+        options.seats,
+        options.turn_ms,
+        options.fallback_level,
+        options.rated,
+        bot_delay_ms=options.bot_delay_ms,
+        created_by=created_by,
+        at_ms=now_ms,
+    )
 
 
-def take_seat(state: TableState, seat: int, player: str, now_ms: int) -> dict[str, Any]:
-    """The payload of ``SeatTaken``; raises :class:`TableError`."""
+def take_seat(state: TableState, seat: int, player: str, now_ms: int) -> SeatTaken:
+    """``player`` takes ``seat``; raises :class:`TableError`."""
     if not 0 <= seat < len(state.seats):
         raise TableError("unknown_seat", f"this table has seats 0..{len(state.seats) - 1}")
     if state.status != OPEN:
@@ -139,7 +149,7 @@ def take_seat(state: TableState, seat: int, player: str, now_ms: int) -> dict[st
     mine = state.seat_of(player)
     if mine is not None:
         raise TableError("already_seated", f"you already sit at seat {mine}")
-    return {"seat": seat, "player": player, "at_ms": now_ms}
+    return SeatTaken(seat, player, now_ms)
 
 
 def seat_for(state: TableState, player: str, seat: int | None) -> int:
@@ -161,8 +171,8 @@ def winner_side_against(ruleset: Ruleset, leaver: int) -> int:
     return 1 - side_of(leaver)
 
 
-def forfeited(ruleset: Ruleset, leaver: int) -> dict[str, Any]:
-    return {"leaver": leaver, "winner_side": winner_side_against(ruleset, leaver)}
+def forfeited(ruleset: Ruleset, leaver: int) -> MatchForfeited:
+    return MatchForfeited(leaver, winner_side_against(ruleset, leaver))
 
 
 def match_finished(
@@ -172,19 +182,19 @@ def match_finished(
     finished: bool,
     leaver: int | None,
     now_ms: int,
-) -> dict[str, Any]:
-    """The ``TableMatchFinished`` payload: exactly rating.MatchSummary's fields."""
+) -> TableMatchFinished:
+    """The ``TableMatchFinished``: exactly rating.MatchSummary's fields."""
     assert state.options is not None
-    return {
-        "match_id": state.match_id,
-        "ruleset": state.options.ruleset,
-        "seats": [{"seat": n, "player": p} for n, p in state.match_seats],
-        "winner": winner,
-        "finished": finished,
-        "leaver": leaver,
-        "finished_at_ms": now_ms,
-        "rated": state.options.rated,
-    }
+    return TableMatchFinished(
+        state.match_id,
+        state.options.ruleset,
+        tuple(MatchSeat(n, p) for n, p in state.match_seats),
+        winner,
+        finished,
+        leaver,
+        now_ms,
+        state.options.rated,
+    )
 
 
 def to_dict(options: TableOptions) -> dict[str, Any]:

@@ -16,9 +16,11 @@ from typing import Any, Final
 
 from belot import RULESETS, Event, Match, replay
 from belot.codec import from_payload, to_payload
-from belot.events import Visibility
+from eventkit import visibility_of
 from eventlog import EventStore, NewEvent, RecordedEvent
+from table import events as table_events_codec
 from table import state as table_state
+from table.events import TableEvent
 
 #: Metadata of events decided for a seat by a bot or by the turn timer.
 ACTED_BY: Final = "acted_by"
@@ -36,17 +38,13 @@ def match_stream(match_id: str) -> str:
     return f"match-{match_id}"
 
 
-def visibility_of(event: Event) -> str:
-    """PUBLIC -> "public", SEAT -> "seat:<event.seat>", SECRET -> "secret"."""
-    if event.VISIBILITY is Visibility.PUBLIC:
-        return "public"
-    if event.VISIBILITY is Visibility.SEAT:
-        return f"seat:{getattr(event, 'seat')}"  # noqa: B009 - SEAT events carry a seat
-    return "secret"
-
-
 def core_events(events: Sequence[Event], metadata: dict[str, Any] | None = None) -> list[NewEvent]:
     return [NewEvent(e.TYPE, to_payload(e), visibility_of(e), metadata or {}) for e in events]
+
+
+def table_events(events: Sequence[TableEvent]) -> list[NewEvent]:
+    """The table's own events as the log stores them (all public)."""
+    return [NewEvent(e.TYPE, table_events_codec.to_payload(e)) for e in events]
 
 
 def time_ms(event: RecordedEvent) -> int:

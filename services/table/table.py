@@ -49,7 +49,7 @@ from belot.events import DealScored, Event, MatchEnded
 from belot_platform import fields
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import cancel, retried
-from eventlog import EventStore, NewEvent, WrongExpectedVersion
+from eventlog import EventStore, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
 from services.table.handlers import parse_move
@@ -60,9 +60,21 @@ from services.table.store import (
     LostTable,
     core_events,
     match_stream,
+    table_events,
     table_stream,
 )
+from table import events as table_events_codec
 from table import state as table_state
+from table.events import (
+    FairDealOpened,
+    FairDealRevealed,
+    MatchAborted,
+    MatchForfeited,
+    MatchSeat,
+    SeatLeft,
+    TableClosed,
+    TableEvent,
+)
 from table.views import public_view, view_to_json
 
 log = logging.getLogger(__name__)
@@ -170,10 +182,13 @@ class Table:
             return table_state.PLAYING
         return self.state.status
 
-    async def _append_table(self, events: list[NewEvent], command_id: str | None = None) -> None:
+    async def _append_table(self, events: list[TableEvent], command_id: str | None = None) -> None:
         try:
             result = await self.worker.store.append(
-                table_stream(self.id), self.table_version, events, command_id=command_id
+                table_stream(self.id),
+                self.table_version,
+                table_events(events),
+                command_id=command_id,
             )
         except WrongExpectedVersion as exc:
             raise LostTable(str(exc)) from None
@@ -181,7 +196,7 @@ class Table:
             raise LostTable(f"table-{self.id}: an append was already made by another owner")
         self.table_version = result.last_version
         for e in events:
-            self.state = table_state.evolve(self.state, e.type, e.payload)
+            self.state = table_state.apply(self.state, e)
         if command_id:
             self.command_ids.add(command_id)
         await self.worker.publish_state(self)
@@ -191,9 +206,9 @@ class Table:
         events: list[Event],
         metadata: dict[str, Any] | None = None,
         command_id: str | None = None,
-        extra: list[NewEvent] | None = None,
+        extra: list[MatchForfeited | MatchAborted] | None = None,
     ) -> None:
-        new = core_events(events, metadata) + (extra or [])
+        new = core_events(events, metadata) + table_events(extra or [])
         try:
             result = await self.worker.store.append(
                 match_stream(self.state.match_id), self.match_version, new, command_id=command_id
@@ -215,8 +230,7 @@ class Table:
             if isinstance(e, MatchEnded):
                 self.ending = (table_state.MATCH_ENDED, {"winner": e.winner})
         for x in extra or []:
-            if x.type in (table_state.MATCH_FORFEITED, table_state.MATCH_ABORTED):
-                self.ending = (x.type, dict(x.payload))
+            self.ending = (x.TYPE, table_events_codec.to_payload(x))
         if command_id:
             self.command_ids.add(command_id)
         await self.worker.publish_state(self)
@@ -248,8 +262,8 @@ class Table:
         async with self.lock:
             if cid is not None and cid in self.command_ids:
                 return {"table_id": self.id, "seat": seat, "accepted": True}
-            payload = domain.take_seat(self.state, seat, player, now_ms())
-            await self._append_table([NewEvent(table_state.SEAT_TAKEN, payload)], cid)
+            taken = domain.take_seat(self.state, seat, player, now_ms())
+            await self._append_table([taken], cid)
         await self.worker.publish_summary(self)
         self.wake.set()
         return {"table_id": self.id, "seat": seat, "accepted": True}
@@ -266,11 +280,9 @@ class Table:
             if st.status == table_state.OPEN:
                 # Before the commitment: the seat is free again; the last human to go
                 # closes the table.
-                events = [NewEvent(table_state.SEAT_LEFT, {"seat": seat, "player": player,
-                                                     "forfeit": False, "at_ms": now})]  # fmt: skip
+                events: list[TableEvent] = [SeatLeft(seat, player, False, now)]
                 if st.humans_seated == 1:
-                    closed = {"reason": "empty", "at_ms": now}
-                    events.append(NewEvent(table_state.TABLE_CLOSED, closed))
+                    events.append(TableClosed("empty", now))
                 await self._append_table(events, cid)
                 await self.worker.publish_summary(self)
                 self.wake.set()
@@ -279,7 +291,7 @@ class Table:
                 raise TableError("match_over", "the match has ended")
             # docs/specification.md §5: leaving a match is a loss. Before the first deck, the match
             # stream opens (first dealer 0: no card was dealt) and ends at once.
-            forfeit = NewEvent(table_state.MATCH_FORFEITED, domain.forfeited(st.ruleset, seat))
+            forfeit = domain.forfeited(st.ruleset, seat)
             if self.match is None:
                 assert st.options is not None
                 start = new_match(st.ruleset, st.match_id, target=st.options.target)
@@ -382,15 +394,13 @@ class Table:
             "by", body.get("by"), MAX_ABORT_TEXT,
             what=f"who asks for the abort (1 to {MAX_ABORT_TEXT} characters)",
         )  # fmt: skip
-        aborted = NewEvent(table_state.MATCH_ABORTED, {"reason": reason, "by": by})
+        aborted = MatchAborted(reason, by)
         async with self.lock:
             if self.ending is not None:
                 raise TableError("match_over", "the match has ended")
             if self.match is None:
                 if self.state.status == table_state.OPEN:
-                    await self._append_table(
-                        [NewEvent(table_state.TABLE_CLOSED, {"reason": reason, "at_ms": now_ms()})]
-                    )
+                    await self._append_table([TableClosed(reason, now_ms())])
                     self.wake.set()
                     return {"aborted": True}
                 st = self.state
@@ -507,16 +517,16 @@ class Table:
         async with self.lock:
             if self.state.status != table_state.OPEN or not self.state.all_seated:
                 return
-            payload = {
-                "match_id": st.match_id,
-                "commitment": reply["commitment"],
-                "window_closes_at_ms": reply["window_closes_at_ms"],
-                "last_round": reply.get("last_round"),
-                "chain": reply.get("chain"),
-                "seats": seats,
-                "at_ms": now_ms(),
-            }
-            await self._append_table([NewEvent(table_state.FAIR_DEAL_OPENED, payload)])
+            opened = FairDealOpened(
+                st.match_id,
+                reply["commitment"],
+                reply["window_closes_at_ms"],
+                last_round=reply.get("last_round"),
+                chain=reply.get("chain"),
+                seats=tuple(MatchSeat(s.number, None if s.is_bot else s.player) for s in st.seats),
+                at_ms=now_ms(),
+            )
+            await self._append_table([opened])
         await self.worker.publish_summary(self)
 
     async def _deck(self, deal: int, wait_ms: int) -> tuple[Card, ...]:
@@ -609,7 +619,7 @@ class Table:
                 summary = domain.match_finished(
                     self.state, winner=winner, finished=finished, leaver=leaver, now_ms=now_ms()
                 )
-                await self._append_table([NewEvent(table_state.TABLE_MATCH_FINISHED, summary)])
+                await self._append_table([summary])
             MATCHES.labels(
                 {"MatchEnded": "ended", "MatchForfeited": "forfeit"}.get(kind, "aborted")
             ).inc()
@@ -618,27 +628,11 @@ class Table:
         if self.state.server_seed is None:
             reply = await self.worker.randomness("reveal", {"match_id": self.state.match_id})
             async with self.lock:
-                await self._append_table(
-                    [
-                        NewEvent(
-                            table_state.FAIR_DEAL_REVEALED,
-                            {
-                                "match_id": self.state.match_id,
-                                "server_seed": reply["server_seed"],
-                                "at_ms": now_ms(),
-                            },
-                        )
-                    ]
-                )
+                revealed = FairDealRevealed(self.state.match_id, reply["server_seed"], now_ms())
+                await self._append_table([revealed])
             return None
         async with self.lock:
-            await self._append_table(
-                [
-                    NewEvent(
-                        table_state.TABLE_CLOSED, {"reason": "match_finished", "at_ms": now_ms()}
-                    )
-                ]
-            )
+            await self._append_table([TableClosed("match_finished", now_ms())])
         return None
 
 

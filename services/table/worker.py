@@ -44,14 +44,15 @@ from belot import due
 from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import Supervised, Supervisor, cancel
-from eventlog import EventStore, NewEvent, WrongExpectedVersion
+from eventlog import EventStore, WrongExpectedVersion
 from services.table import domain, metrics
 from services.table.domain import TableError
 from services.table.handlers import command_callback
 from services.table.metrics import CLAIMS, LOST, OWNED
-from services.table.store import Loaded, load, table_stream
+from services.table.store import Loaded, load, table_events, table_stream
 from services.table.table import Table, log_command_id, now_ms
 from table import state as table_state
+from table.events import TableEvent
 
 log = logging.getLogger(__name__)
 
@@ -402,16 +403,16 @@ class TableWorker:
         match_id = f"{table_id}-1"
         now = now_ms()
         opened = domain.opened(table_id, match_id, options, creator, now)
-        events = [NewEvent(table_state.TABLE_OPENED, opened)]
-        state = table_state.evolve(table_state.TableState(), table_state.TABLE_OPENED, opened)
+        events: list[TableEvent] = [opened]
+        state = table_state.apply(table_state.TableState(), opened)
         if sit is not None:
             assert creator is not None
             try:
                 taken = domain.take_seat(state, sit, creator, now)
             except TableError as exc:
                 raise ServiceError(exc.code, exc.message) from None
-            events.append(NewEvent(table_state.SEAT_TAKEN, taken))
-            state = table_state.evolve(state, table_state.SEAT_TAKEN, taken)
+            events.append(taken)
+            state = table_state.apply(state, taken)
         assert self.leases is not None and self.registry is not None
         try:
             revision = await self.leases.create(table_id, self.id.encode())
@@ -421,7 +422,7 @@ class TableWorker:
             await self.store.append(
                 table_stream(table_id),
                 0,
-                events,
+                table_events(events),
                 command_id=log_command_id(table_id, creator, command_id),
             )
         except WrongExpectedVersion:

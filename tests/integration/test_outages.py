@@ -22,6 +22,7 @@ from services.table import domain as table_domain
 from services.table.table import log_command_id
 from services.table.worker import TableWorker, table_id_for
 from services.verify.app import create_app as build_verify
+from table import events as table_events
 from table import state as table_state
 from tests.integration import roles
 from tests.integration.gateway_support import Player, gateway
@@ -172,7 +173,7 @@ async def test_a_creation_that_died_before_its_line_is_listed_on_retry(
         await store.append(
             f"table-{table_id}",
             0,
-            [NewEvent(table_state.TABLE_OPENED, opened)],
+            [NewEvent(table_state.TABLE_OPENED, table_events.to_payload(opened))],
             command_id=log_command_id(table_id, creator, cid),
         )
         assert await lines(nc, p.prefix) == set()

@@ -18,6 +18,7 @@ from belot.cards import parse_card
 from belot.codec import to_payload
 from belot.commands import Command
 from belot.match import DueKind
+from eventkit import visibility_of
 from eventlog import EventStore, NewEvent
 from fairdeal.verifier import verify_record
 from tests.integration.test_randomness import rig
@@ -31,11 +32,6 @@ SEATS = [
     {"seat": 2, "player": "bob"},
     {"seat": 3, "player": None},
 ]
-
-
-def _visibility(e: Any) -> str:
-    v = e.VISIBILITY.value
-    return f"seat:{e.seat}" if v == "seat" else v
 
 
 async def play_bot_match(r: Any, store: EventStore, match_id: str) -> None:
@@ -64,7 +60,7 @@ async def play_bot_match(r: Any, store: EventStore, match_id: str) -> None:
         result = await store.append(
             stream,
             version,
-            [NewEvent(e.TYPE, to_payload(e), _visibility(e)) for e in events],
+            [NewEvent(e.TYPE, to_payload(e), visibility_of(e)) for e in events],
             command_id=uuid.uuid4().hex,
         )
         version = result.last_version

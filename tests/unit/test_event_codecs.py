@@ -33,6 +33,7 @@ from belot.ruleset import Strain
 from eventkit import Codec, EventKitError
 from rating import events as rating_events
 from services.tournament import domain as tournament_service
+from table import events as table_events
 from tournament import codec as tournament_codec
 from tournament.errors import TournamentError
 
@@ -43,6 +44,7 @@ CODECS: dict[str, tuple[Codec, type[Exception]]] = {
     "tournament": (tournament_codec.CODEC, TournamentError),
     "rating": (rating_events.CODEC, rating_events.RatingEventError),
     "tournament-service": (tournament_service.SERVICE_CODEC, tournament_service.Refused),
+    "table": (table_events.CODEC, table_events.TableEventError),
 }
 
 CASES = [(name, type_name) for name, (codec, _) in CODECS.items() for type_name in codec.types]
@@ -75,6 +77,12 @@ SPECIAL: dict[Any, st.SearchStrategy[Any]] = {
     bool: st.booleans(),
     float: st.floats(allow_nan=False, allow_infinity=False),
     bytes: st.binary(max_size=40),
+    table_events.SeatConfig: st.builds(
+        table_events.SeatConfig,
+        st.sampled_from([table_events.HUMAN, table_events.BOT]),
+        st.none() | st.sampled_from(["easy", "medium", "hard"]),
+        st.none() | st.text(min_size=1, max_size=8),
+    ),
 }
 
 

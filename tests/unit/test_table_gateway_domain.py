@@ -23,13 +23,14 @@ from services.gateway.domain import (
 from services.gateway.handlers import ApiError, parse_whole
 from services.table import domain
 from services.table.domain import TableError
+from table import events as table_events
 from table import state as table_state
 from table.views import public_view, view_from_json, view_to_json
 
 
 def opened(**body: object) -> table_state.TableState:
     options = domain.parse_options({"ruleset": "club", **body}, 30_000)
-    payload = domain.opened("t1", "t1-1", options, "ann", 1)
+    payload = table_events.to_payload(domain.opened("t1", "t1-1", options, "ann", 1))
     return table_state.evolve(table_state.TableState(), table_state.TABLE_OPENED, payload)
 
 
@@ -57,7 +58,7 @@ def test_seats_are_taken_once_by_humans() -> None:
     state = opened(seats=["human", "bot:easy", "human", "bot"])
     assert state.seats[3].config.level == "medium"
     taken = domain.take_seat(state, 0, "ann", 2)
-    state = table_state.evolve(state, table_state.SEAT_TAKEN, taken)
+    state = table_state.apply(state, taken)
     cases = [
         (0, "bob", "seat_taken"),
         (1, "bob", "bot_seat"),
@@ -69,7 +70,7 @@ def test_seats_are_taken_once_by_humans() -> None:
             domain.take_seat(state, seat, player, 3)
         assert err.value.code == code
     assert not state.all_seated
-    state = table_state.evolve(state, table_state.SEAT_TAKEN, domain.take_seat(state, 2, "bob", 4))
+    state = table_state.apply(state, domain.take_seat(state, 2, "bob", 4))
     assert state.all_seated and state.seat_of("bob") == 2
     assert domain.seat_for(state, "bob", None) == 2
     with pytest.raises(TableError, match="not_your_seat"):
@@ -85,7 +86,7 @@ def test_a_reserved_seat_is_kept_for_its_player() -> None:
     with pytest.raises(TableError) as err:
         domain.take_seat(state, 0, "bob", 2)
     assert err.value.code == "seat_reserved"
-    state = table_state.evolve(state, table_state.SEAT_TAKEN, domain.take_seat(state, 0, "ann", 3))
+    state = table_state.apply(state, domain.take_seat(state, 0, "ann", 3))
     assert state.all_seated
     # An unreserved seat's payload is what it always was.
     assert table_state.SeatConfig(table_state.HUMAN).to_json() == {"kind": "human", "level": None}
@@ -105,7 +106,8 @@ def test_the_rating_contract_payload() -> None:
         "seats": [{"seat": n, "player": p} for n, p in enumerate(["a", None, "c", None])],
     }
     state = table_state.evolve(state, table_state.FAIR_DEAL_OPENED, fair)
-    payload = domain.match_finished(state, winner=1, finished=False, leaver=0, now_ms=9)
+    finished = domain.match_finished(state, winner=1, finished=False, leaver=0, now_ms=9)
+    payload = table_events.to_payload(finished)
     assert payload == {
         "match_id": "t1-1",
         "ruleset": "club",
@@ -121,8 +123,12 @@ def test_the_rating_contract_payload() -> None:
         "finished_at_ms": 9,
         "rated": False,
     }
-    assert domain.forfeited(RULESETS["club"], 2) == {"leaver": 2, "winner_side": 1}
-    assert domain.forfeited(RULESETS["gambler"], 1) == {"leaver": 1, "winner_side": 0}
+    assert table_events.from_payload(finished.TYPE, payload) == finished
+    forfeits = [domain.forfeited(RULESETS["club"], 2), domain.forfeited(RULESETS["gambler"], 1)]
+    assert [table_events.to_payload(f) for f in forfeits] == [
+        {"leaver": 2, "winner_side": 1},
+        {"leaver": 1, "winner_side": 0},
+    ]
 
 
 def test_a_rotated_secret_keeps_the_old_tokens_until_the_previous_one_is_dropped() -> None:

@@ -1,0 +1,202 @@
+"""A table's own events, declared on the event kit (:mod:`eventkit`): the facts of
+``table-<id>``, and the two table-level events that can end ``match-<id>``.
+
+Their payloads are stored without a schema number (their first shape) and exactly as
+the table service has always written them: a seat's configuration leaves out
+``reserved`` when nobody is kept a seat, and the fields added after the first tables
+were written (``bot_delay_ms``, ``reserved``, ``last_round``, ``chain``) read as their
+defaults when absent. ``TableMatchFinished`` is the rating contract: its fields are
+``rating.MatchSummary``'s, and the rating service reads the payload as such.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final
+
+from eventkit import Codec
+
+HUMAN: Final = "human"
+BOT: Final = "bot"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatConfig:
+    """A seat as the table was created: a human seat, or a bot of a level. A human seat
+    may be reserved for one account (a tournament's table): nobody else may take it."""
+
+    kind: str  # HUMAN or BOT
+    level: str | None = None  # the bot's level
+    reserved: str | None = None  # the only account that may sit here
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "level": self.level}
+        if self.reserved is not None:  # absent otherwise: older payloads stay the same
+            out["reserved"] = self.reserved
+        return out
+
+    @classmethod
+    def from_json(cls, value: Any) -> SeatConfig:
+        kind, level, reserved = value["kind"], value.get("level"), value.get("reserved")
+        for name, v in (("kind", kind), ("level", level), ("reserved", reserved)):
+            if v is not None and not isinstance(v, str):
+                raise TypeError(f"a seat's {name} is text, not {v!r}")
+        return cls(kind, level, reserved)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSeat:
+    """A seat of the match, and the account in it (None: a bot)."""
+
+    seat: int
+    player: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpened:
+    TYPE: ClassVar[str] = "TableOpened"
+    table_id: str
+    match_id: str
+    ruleset: str
+    target: int
+    seats: tuple[SeatConfig, ...]
+    turn_ms: int
+    fallback_level: str
+    rated: bool
+    # Added after the first tables: absent in their payloads (keyword-only, so that the
+    # fields keep their stored order and at_ms stays required).
+    bot_delay_ms: int = field(default=0, kw_only=True)
+    created_by: str | None = field(default=None, kw_only=True)
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    TYPE: ClassVar[str] = "SeatTaken"
+    seat: int
+    player: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """A human left a seat: free again while the table is open; after the commitment
+    (``forfeit``) the match is lost (docs/specification.md §5)."""
+
+    TYPE: ClassVar[str] = "SeatLeft"
+    seat: int
+    player: str
+    forfeit: bool
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class FairDealOpened:
+    """Every human seat is taken: the randomness service's commitment, shown."""
+
+    TYPE: ClassVar[str] = "FairDealOpened"
+    match_id: str
+    commitment: str
+    window_closes_at_ms: int
+    # Added after the first tables (absent in their payloads).
+    last_round: int | None = field(default=None, kw_only=True)
+    chain: str | None = field(default=None, kw_only=True)
+    seats: tuple[MatchSeat, ...]
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableMatchFinished:
+    """The match ended, however: the rating contract (``rating.MatchSummary``)."""
+
+    TYPE: ClassVar[str] = "TableMatchFinished"
+    match_id: str
+    ruleset: str
+    seats: tuple[MatchSeat, ...]
+    winner: int | None
+    finished: bool
+    leaver: int | None
+    finished_at_ms: int
+    rated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FairDealRevealed:
+    TYPE: ClassVar[str] = "FairDealRevealed"
+    match_id: str
+    server_seed: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    TYPE: ClassVar[str] = "TableClosed"
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchForfeited:
+    """In ``match-<id>``, after the core's last event: a seat left, its side lost."""
+
+    TYPE: ClassVar[str] = "MatchForfeited"
+    leaver: int
+    winner_side: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAborted:
+    """In ``match-<id>``: ended with no winner; who asked and why are recorded."""
+
+    TYPE: ClassVar[str] = "MatchAborted"
+    reason: str
+    by: str
+
+
+TableEvent = (
+    TableOpened
+    | SeatTaken
+    | SeatLeft
+    | FairDealOpened
+    | TableMatchFinished
+    | FairDealRevealed
+    | TableClosed
+    | MatchForfeited
+    | MatchAborted
+)
+
+
+class TableEventError(ValueError):
+    """A stored table event that does not fit its type; ``code`` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+CODEC: Final = Codec(
+    (
+        TableOpened,
+        SeatTaken,
+        SeatLeft,
+        FairDealOpened,
+        TableMatchFinished,
+        FairDealRevealed,
+        TableClosed,
+        MatchForfeited,
+        MatchAborted,
+    ),
+    converters={SeatConfig: (SeatConfig.to_json, SeatConfig.from_json)},
+    schema_field=False,
+    error=TableEventError,
+)
+
+
+def to_payload(event: TableEvent) -> dict[str, Any]:
+    return CODEC.to_payload(event)
+
+
+def from_payload(event_type: str, payload: dict[str, Any]) -> TableEvent:
+    """The event; raises :class:`TableEventError` (``unknown_event``, ``bad_payload``)."""
+    event: TableEvent = CODEC.from_payload(payload, event_type)
+    return event
