@@ -44,6 +44,7 @@ from belot_platform.settings import (
     refuse_placeholder,
     url_password,
 )
+from eventkit import streams
 from eventlog.access import LogAccess, grant_log
 from eventlog.migrations import LOG, Component, MigrationError, apply, lock_key, quote_schema
 from services.gateway import store as gateway_store
@@ -54,7 +55,7 @@ from services.verify import store as verify_store
 
 EXIT_USAGE: Final = 2
 #: Match streams end with one of these (public) events; then their decks are public.
-MATCH_ENDINGS: Final = ("MatchEnded", "MatchForfeited", "MatchAborted")
+MATCH_ENDINGS: Final = tuple(sorted(streams.MATCH_ENDINGS))
 
 #: What each role may do to the event log, from what its service's code does (see
 #: eventlog.access for what each flag grants).
@@ -67,29 +68,33 @@ LOG_ACCESS: Final[Mapping[str, LogAccess]] = {
         append=True,
         relay=True,
         translog=True,
-        secret_prefixes=("match-",),
-        append_prefixes=("table-", "match-"),
+        secret_prefixes=(streams.MATCH,),
+        append_prefixes=(streams.TABLE, streams.MATCH),
     ),
     # Appends to randomness-* (no secret rows) and to drand-* (a round's one fact), and
     # reads a match's end; writes the transparency-log entries of the fair deal.
-    "randomness": LogAccess(append=True, translog=True, append_prefixes=("randomness-", "drand-")),
+    "randomness": LogAccess(
+        append=True, translog=True, append_prefixes=(streams.RANDOMNESS, streams.DRAND)
+    ),
     # Reads table, match and randomness streams for players and spectators; it never
     # appends. Once a match has ended its decks are public: the final view replays them
     # and a table's events include them.
-    "gateway": LogAccess(ended_prefix="match-", ended_by=MATCH_ENDINGS),
+    "gateway": LogAccess(ended_prefix=streams.MATCH, ended_by=MATCH_ENDINGS),
     # Appends to tournament-*, whose TournamentConfigured events (a private tournament's
     # password hash, the forbidden pairs) are secret; follows the log (head) for results.
     "tournament": LogAccess(
         append=True,
         head=True,
-        secret_prefixes=("tournament-",),
-        append_prefixes=("tournament-",),
+        secret_prefixes=(streams.TOURNAMENT,),
+        append_prefixes=(streams.TOURNAMENT,),
     ),
     # Appends verdicts to rating-* (public) and follows the log.
-    "rating": LogAccess(append=True, head=True, append_prefixes=("rating-",)),
+    "rating": LogAccess(append=True, head=True, append_prefixes=(streams.RATING,)),
     # Reads the log and serves records: a match's decks once it has ended, never before;
     # serves the transparency log (reads its tree).
-    "verify": LogAccess(head=True, translog=True, ended_prefix="match-", ended_by=MATCH_ENDINGS),
+    "verify": LogAccess(
+        head=True, translog=True, ended_prefix=streams.MATCH, ended_by=MATCH_ENDINGS
+    ),
     # `belot log relay` alone: reads and publishes what it sees (never a secret row).
     "relay": LogAccess(head=True, relay=True),
 }

@@ -79,9 +79,7 @@ def characters(field: str, value: str) -> str:
     return value
 
 
-def text(
-    field: str, value: Any, max_len: int, *, min_len: int = 1, what: str | None = None
-) -> str:
+def text(field: str, value: Any, max_len: int, *, min_len: int = 1, what: str | None = None) -> str:
     """``value`` if it is a string of ``min_len`` to ``max_len`` characters with no NUL
     and no lone surrogate; raises :class:`FieldError` naming ``field``. ``what`` says
     what the string must be, for the message (default: "a string of 1 to N

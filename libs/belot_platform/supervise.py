@@ -72,9 +72,7 @@ async def pause_unless_stopped(stopping: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(stopping.wait(), seconds)
 
 
-def retried(
-    logger: logging.Logger, task: str, message: str, *args: object, **extra: Any
-) -> None:
+def retried(logger: logging.Logger, task: str, message: str, *args: object, **extra: Any) -> None:
     """Work that its own loop retries, one of many (a match's timers, a table's driver, a
     tournament's effects), failed: log the exception being handled on ``logger``, with
     its stack and ``task``, and count it in ``belot_task_restarts_total{task}`` as a
@@ -278,9 +276,7 @@ class Supervisor:
         old = self.tasks.get(name)
         if old is not None and old.task is not None and not old.task.done():
             raise ValueError(f"a supervised task {name!r} is already running")
-        supervised = Supervised(
-            self, name, run, lag=lag, grace=grace, stall_after=stall_after
-        )
+        supervised = Supervised(self, name, run, lag=lag, grace=grace, stall_after=stall_after)
         self.tasks[name] = supervised
         supervised.task = asyncio.create_task(self._keep(supervised), name=name)
         return supervised

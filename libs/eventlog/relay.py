@@ -214,9 +214,7 @@ def event_headers(event: RecordedEvent) -> dict[str, str]:
     }
 
 
-def seal(
-    key: bytes, expected: int, subject: str, headers: Mapping[str, str], body: bytes
-) -> str:
+def seal(key: bytes, expected: int, subject: str, headers: Mapping[str, str], body: bytes) -> str:
     """The ``Nats-Msg-Id`` of a relay message (module docstring). Each part is length-
     prefixed, so no two different messages share an input. Raises KeyError for a
     missing relay header."""

@@ -1906,6 +1906,7 @@ def round_check(
         f"was dealt {'from' if came else 'without'} drand{others}",
     )
 
+
 __all__ = [
     "CHECKS",
     "FAIL",

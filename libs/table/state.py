@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from belot import RULESETS, Ruleset
+from eventkit.streams import MATCH_ENDINGS
 from table.events import (
     BOT,
     CODEC,
@@ -60,7 +61,7 @@ TABLE_CLOSED: Final = TableClosed.TYPE
 MATCH_FORFEITED: Final = MatchForfeited.TYPE
 MATCH_ABORTED: Final = MatchAborted.TYPE
 MATCH_ENDED: Final = "MatchEnded"  # the core's own (belot.events.MatchEnded)
-MATCH_ENDING: Final = frozenset({MATCH_ENDED, MATCH_FORFEITED, MATCH_ABORTED})
+MATCH_ENDING: Final = MATCH_ENDINGS
 
 
 # --- statuses ------------------------------------------------------------------------

@@ -20,11 +20,13 @@ from typing import Final
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from eventkit.streams import MATCH_ENDINGS
+
 SALT: Final = "belot.gateway.session"
 SECRET_FILE: Final = "gateway-token-secret"
 
 #: Match streams end with one of these (public): everything is visible after.
-MATCH_ENDING: Final = frozenset({"MatchEnded", "MatchForfeited", "MatchAborted"})
+MATCH_ENDING: Final = MATCH_ENDINGS
 #: A randomness stream shows every seat's seed once its window closed.
 RANDOMNESS_OPENED_BY: Final = frozenset({"SeedWindowClosed"})
 

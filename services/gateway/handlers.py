@@ -36,6 +36,7 @@ from belot.codec import from_payload
 from belot.events import EVENT_TYPES
 from belot_platform import fields, messaging, outage
 from belot_platform.messaging import ServiceError
+from eventkit import streams
 from eventlog import EventStore, Viewer
 from services.gateway import metrics
 from services.gateway.domain import (
@@ -289,7 +290,7 @@ class Api:
             return  # open: a worker will claim it
         except Exception:
             pass
-        events = await self.store.read_stream(f"table-{table_id}")
+        events = await self.store.read_stream(streams.table_stream(table_id))
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
         if any(e.type == table_state.TABLE_CLOSED for e in events):
@@ -414,7 +415,7 @@ class Api:
         """A table nobody owns now (closed, or changing owner): its public line, the
         caller's seat and, once the match has ended, its final view (the game core's
         replay of the match stream: everything in it is public then)."""
-        events = await self.store.read_stream(f"table-{table_id}")
+        events = await self.store.read_stream(streams.table_stream(table_id))
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
         state = table_state.fold([(e.type, e.payload) for e in events])
@@ -427,7 +428,11 @@ class Api:
             "server_seed": state.server_seed,
             "deadline_ms": None,
         }
-        match = await self.store.read_stream(f"match-{state.match_id}") if state.finished else []
+        match = (
+            await self.store.read_stream(streams.match_stream(state.match_id))
+            if state.finished
+            else []
+        )
         if match and match[-1].type in MATCH_ENDING:
             core = [from_payload(e.payload) for e in match if e.type in EVENT_TYPES]
             final = replay(RULESETS[state.ruleset.name], core)
@@ -443,17 +448,17 @@ class Api:
         deal's."""
         table_id = self.table_id(request)
         who = self.identity(request, required=False)
-        events = await self.store.read_stream(f"table-{table_id}")
+        events = await self.store.read_stream(streams.table_stream(table_id))
         if not events:
             raise ApiError("unknown_table", f"no table {table_id!r}")
         state = table_state.fold([(e.type, e.payload) for e in events])
         seat = state.seat_of(who.player) if who else None
         viewer = Viewer.public() if seat is None else Viewer.at_seat(seat)
         match = await self.store.read_stream_as(
-            f"match-{state.match_id}", viewer, ended_by=MATCH_ENDING
+            streams.match_stream(state.match_id), viewer, ended_by=MATCH_ENDING
         )
         fair = await self.store.read_stream_as(
-            f"randomness-{state.match_id}", viewer, ended_by=RANDOMNESS_OPENED_BY
+            streams.randomness_stream(state.match_id), viewer, ended_by=RANDOMNESS_OPENED_BY
         )
         return web.json_response(
             {
@@ -463,9 +468,9 @@ class Api:
                 "streams": {
                     e_stream: [e.to_json_dict() for e in rows]
                     for e_stream, rows in (
-                        (f"table-{table_id}", events),
-                        (f"match-{state.match_id}", match),
-                        (f"randomness-{state.match_id}", fair),
+                        (streams.table_stream(table_id), events),
+                        (streams.match_stream(state.match_id), match),
+                        (streams.randomness_stream(state.match_id), fair),
                     )
                 },
             }
@@ -567,7 +572,7 @@ class Api:
         if TABLE_ID_RE.fullmatch(table_id) is None:
             conn.send({"type": "error", "error": "unknown_table", "message": "no such table"})
             return
-        events = await self.store.read_stream(f"table-{table_id}", 1, 1)
+        events = await self.store.read_stream(streams.table_stream(table_id), 1, 1)
         if not events or events[0].type != table_state.TABLE_OPENED:
             conn.send({"type": "error", "error": "unknown_table", "message": "no such table"})
             return

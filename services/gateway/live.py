@@ -53,6 +53,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from belot_platform.supervise import Supervised
+from eventkit import streams
 from eventlog import EventStore, RecordedEvent, relay
 from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
@@ -71,7 +72,7 @@ ViewFetcher = Callable[[str, str], Awaitable[dict[str, Any] | None]]
 
 
 def ended_by(stream: str) -> frozenset[str]:
-    return RANDOMNESS_OPENED_BY if stream.startswith("randomness-") else MATCH_ENDING
+    return RANDOMNESS_OPENED_BY if stream.startswith(streams.RANDOMNESS) else MATCH_ENDING
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +140,11 @@ class Connection:
     # ------------------------------------------------------------------ events
 
     def _forward(self, w: Watch, e: RecordedEvent, *, replay: bool = False) -> None:
-        if e.stream_id.startswith("match-") and e.type in MATCH_ENDING:
+        if e.stream_id.startswith(streams.MATCH) and e.type in MATCH_ENDING:
             w.opened.add(e.stream_id)
-        if e.stream_id.startswith("randomness-") and e.type in RANDOMNESS_OPENED_BY:
+        if e.stream_id.startswith(streams.RANDOMNESS) and e.type in RANDOMNESS_OPENED_BY:
             w.opened.add(e.stream_id)
-        if e.stream_id.startswith("table-") and e.payload.get("player") == self.player:
+        if e.stream_id.startswith(streams.TABLE) and e.payload.get("player") == self.player:
             if e.type == "SeatTaken":
                 w.seat = e.payload["seat"]
             elif e.type == "SeatLeft" and not e.payload.get("forfeit"):
@@ -286,10 +287,14 @@ class Hub:
     async def watch(self, conn: Connection, table_id: str, match_id: str, seat: int | None) -> None:
         if table_id in conn.watches:
             return
-        streams = (f"table-{table_id}", f"match-{match_id}", f"randomness-{match_id}")
-        w = Watch(table_id, match_id, seat, streams)
+        names = (
+            streams.table_stream(table_id),
+            streams.match_stream(match_id),
+            streams.randomness_stream(match_id),
+        )
+        w = Watch(table_id, match_id, seat, names)
         conn.watches[table_id] = w
-        for s in streams:
+        for s in names:
             self._by_stream[s].add((conn, w))
         self._by_table[table_id].add((conn, w))
         conn.send({"type": "watching", "table": table_id, "match_id": match_id, "seat": seat})

@@ -31,6 +31,7 @@ from typing import Final
 
 from prometheus_client import Counter, Gauge
 
+from eventkit import streams
 from eventlog import CommandIdReused, EventStore, RecordedEvent, WrongExpectedVersion
 from eventlog.follow import Follower
 from rating import MatchSummary, evolve
@@ -51,7 +52,7 @@ from services.rating.store import Projection
 log = logging.getLogger(__name__)
 
 #: Where the table service's events come from (``table-<table id>``).
-TABLE_STREAM_PREFIX: Final = "table-"
+TABLE_STREAM_PREFIX: Final = streams.TABLE
 #: Tries at one delivery when another writer moved a rating stream under us.
 _ATTEMPTS: Final = 5
 

@@ -22,6 +22,7 @@ from typing import Any, Final, TypeGuard
 
 from belot.ruleset import RULESETS
 from belot_platform import fields
+from eventkit import streams
 from eventlog.envelope import NewEvent, RecordedEvent
 from rating import (
     MatchNotRated,
@@ -51,7 +52,7 @@ POOLS: Final = tuple(POOL_SIDE_SIZES)
 
 #: The service's streams are ``rating-<pool>``; a verdict on a match whose ruleset is no
 #: pool (so it has no pool stream) goes to this one. "malformed" can never be a pool.
-STREAM_PREFIX: Final = "rating-"
+STREAM_PREFIX: Final = streams.RATING
 MALFORMED_STREAM: Final = "rating-malformed"
 
 #: Ids (match, player) are at most this long: they travel in URLs and stream metadata.

@@ -17,6 +17,7 @@ from typing import Any, Final
 from belot import RULESETS, Event, Match, replay
 from belot.codec import from_payload, to_payload
 from eventkit import visibility_of
+from eventkit.streams import match_stream, table_stream
 from eventlog import EventStore, NewEvent, RecordedEvent
 from table import events as table_events_codec
 from table import state as table_state
@@ -28,14 +29,6 @@ ACTED_BY: Final = "acted_by"
 
 class LostTable(Exception):
     """This worker no longer owns the table (its lease expired, or a stream moved on)."""
-
-
-def table_stream(table_id: str) -> str:
-    return f"table-{table_id}"
-
-
-def match_stream(match_id: str) -> str:
-    return f"match-{match_id}"
 
 
 def core_events(events: Sequence[Event], metadata: dict[str, Any] | None = None) -> list[NewEvent]:

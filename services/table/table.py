@@ -49,6 +49,7 @@ from belot.events import DealScored, Event, MatchEnded
 from belot_platform import fields
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import cancel, retried
+from eventkit.streams import match_stream, table_stream
 from eventlog import EventStore, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
@@ -59,9 +60,7 @@ from services.table.store import (
     Loaded,
     LostTable,
     core_events,
-    match_stream,
     table_events,
-    table_stream,
 )
 from table import events as table_events_codec
 from table import state as table_state
@@ -193,7 +192,7 @@ class Table:
         except WrongExpectedVersion as exc:
             raise LostTable(str(exc)) from None
         if result.duplicate:
-            raise LostTable(f"table-{self.id}: an append was already made by another owner")
+            raise LostTable(f"{table_stream(self.id)}: an append was already made by another owner")
         self.table_version = result.last_version
         for e in events:
             self.state = table_state.apply(self.state, e)
@@ -216,7 +215,9 @@ class Table:
         except WrongExpectedVersion as exc:
             raise LostTable(str(exc)) from None
         if result.duplicate:
-            raise LostTable(f"match-{self.state.match_id}: already written by another owner")
+            raise LostTable(
+                f"{match_stream(self.state.match_id)}: already written by another owner"
+            )
         self.match_version = result.last_version
         self.last_match_ms = now_ms()
         assert self.match is not None or (events and events[0].TYPE == "MatchStarted")

@@ -44,12 +44,13 @@ from belot import due
 from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import Supervised, Supervisor, cancel
+from eventkit.streams import table_stream
 from eventlog import EventStore, WrongExpectedVersion
 from services.table import domain, metrics
 from services.table.domain import TableError
 from services.table.handlers import command_callback
 from services.table.metrics import CLAIMS, LOST, OWNED
-from services.table.store import Loaded, load, table_events, table_stream
+from services.table.store import Loaded, load, table_events
 from services.table.table import Table, log_command_id, now_ms
 from table import state as table_state
 from table.events import TableEvent

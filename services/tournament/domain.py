@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final, TypeGuard
 from belot import RULESETS
 from belot.bots import LEVELS
 from belot_platform import fields
-from eventkit import SECRET, Codec, visibility_of
+from eventkit import SECRET, Codec, streams, visibility_of
 from tournament import Tournament, evolve, from_payload, to_payload
 from tournament.codec import EVENT_TYPES
 from tournament.errors import TournamentError
@@ -48,9 +48,9 @@ RESUMED: Final = "TournamentResumed"
 TABLE_ASSIGNED: Final = "TableAssigned"
 SERVICE_EVENTS: Final = frozenset({CONFIGURED, PAUSED, RESUMED, TABLE_ASSIGNED})
 
-STREAM_PREFIX: Final = "tournament-"
+STREAM_PREFIX: Final = streams.TOURNAMENT
 #: The table service's streams, ``table-<table id>``, which the tournament reads.
-TABLE_STREAM: Final = "table-"
+TABLE_STREAM: Final = streams.TABLE
 BOT_PREFIX: Final = "bot:"
 ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 MAX_NAME: Final = 100

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from belot.seats import side_of
+from eventkit import streams
 from eventlog import NewEvent, RecordedEvent
 from eventlog.follow import Follower
 from services.tournament import domain
@@ -88,7 +89,7 @@ class Results:
         await self.seq.store.advance_checkpoint(event.position)
 
     async def _final_score(self, match_id: str) -> tuple[int, int] | None:
-        stream = f"match-{match_id}"
+        stream = streams.match_stream(match_id)
         version = await self.seq.log.stream_version(stream)
         for e in await self.seq.log.read_stream(stream, max(1, version - 2)):
             if e.type == "MatchEnded":

@@ -170,9 +170,7 @@ class Facts:
             return True
         return False
 
-    async def record_ending(
-        self, end: RecordedEvent, fair_events: list[RecordedEvent]
-    ) -> None:
+    async def record_ending(self, end: RecordedEvent, fair_events: list[RecordedEvent]) -> None:
         """A match's end, with how many decks had gone out (an abort after one is a match
         thrown away by someone who could know its cards)."""
         payload = end.payload if isinstance(end.payload, dict) else {}

@@ -343,9 +343,7 @@ class Api:
         round_ = fair.get("drand_round")
         if isinstance(chain, str) and type(round_) is int:
             found = await self.projection.facts.round_matches(chain, round_)
-            checks.append(
-                round_check(record["match_id"], chain, round_, found.fact, found.matches)
-            )
+            checks.append(round_check(record["match_id"], chain, round_, found.fact, found.matches))
         return checks
 
     async def get_commitment(self, request: web.Request) -> web.Response:
