@@ -22,6 +22,7 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -124,35 +125,91 @@ def error_response(code: str, message: str, status: int, **headers: str) -> web.
     return web.json_response({"error": code, "message": message}, status=status, headers=headers)
 
 
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What the handlers need that exists only once the app has started: the servers'
+    connections, the stores, the token keys, the lobby's bucket, the live hub."""
+
+    nc: Client
+    store: EventStore
+    accounts: AccountStore
+    tokens: Tokens
+    registry: KeyValue
+    hub: Hub
+
+
+#: The moves a player sends to a table: POST /v1/tables/{table_id}/<verb>.
+MOVES: Final = ("seed", "bid", "play", "announce", "swap", "redeal", "leave")
+
+
 class Api:
-    """The handlers, with what they need (no globals)."""
+    """The handlers, with what they need (no globals). Made with the app, so that its
+    routes are known before the router freezes; :meth:`attach` hands it the rest once
+    the app has started, and until then every request is a 503 (starting up)."""
 
     def __init__(
         self,
         *,
-        nc: Client,
-        store: EventStore,
-        accounts: AccountStore,
-        tokens: Tokens,
         hasher: PasswordHasher,
         limiter: RateLimiter,
-        registry: KeyValue,
-        hub: Hub,
         prefix: str,
         timeout: float,
         admin_token: str | None = None,
     ) -> None:
-        self.nc = nc
-        self.store = store
-        self.accounts = accounts
-        self.tokens = tokens
         self.hasher = hasher
         self.limiter = limiter
-        self.registry = registry
-        self.hub = hub
         self.prefix = prefix
         self.timeout = timeout
         self.admin_token = admin_token
+        self._deps: Deps | None = None
+
+    def attach(self, deps: Deps) -> None:
+        self._deps = deps
+
+    @property
+    def deps(self) -> Deps:
+        if self._deps is None:
+            raise ApiError(outage.UNAVAILABLE, "the gateway is starting up")
+        return self._deps
+
+    @property
+    def nc(self) -> Client:
+        return self.deps.nc
+
+    @property
+    def store(self) -> EventStore:
+        return self.deps.store
+
+    @property
+    def accounts(self) -> AccountStore:
+        return self.deps.accounts
+
+    @property
+    def tokens(self) -> Tokens:
+        return self.deps.tokens
+
+    @property
+    def registry(self) -> KeyValue:
+        return self.deps.registry
+
+    @property
+    def hub(self) -> Hub:
+        return self.deps.hub
+
+    def routes(self) -> list[web.RouteDef]:
+        """The API's routes (the web client's files and the tournaments' are added
+        beside them by the app)."""
+        return [
+            web.post("/v1/accounts", self.create_account),
+            web.post("/v1/sessions", self.create_session),
+            web.get("/v1/lobby", self.lobby),
+            web.post("/v1/tables", self.create_table),
+            web.get("/v1/tables/{table_id}", self.get_table),
+            web.get("/v1/tables/{table_id}/events", self.table_events),
+            web.post("/v1/tables/{table_id}/seats/{seat}", self.join),
+            web.get("/v1/ws", self.websocket),
+            *(web.post(f"/v1/tables/{{table_id}}/{verb}", self.command(verb)) for verb in MOVES),
+        ]
 
     # ------------------------------------------------------------------ plumbing
 
@@ -160,6 +217,8 @@ class Api:
     async def middleware(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        if self._deps is None:
+            return outage.response("the gateway is starting up")
         started = time.perf_counter()
         response = await self._answer(request, handler)
         resource = request.match_info.route.resource

@@ -101,6 +101,23 @@ class Tournaments:
 
     # ------------------------------------------------------------------ routes
 
+    def routes(self) -> list[web.RouteDef]:
+        base = "/v1/tournaments"
+        one = base + "/{tournament_id}"
+        return [
+            web.get(base, self.list_all),
+            web.post(base, self.create),
+            web.get(one, self.get),
+            web.patch(one, self.edit),
+            web.post(one + "/entrants", self.enter),
+            web.delete(one + "/entrants/{entrant}", self.withdraw_entrant),
+            web.put(one + "/seeding", self.seeding),
+            web.put(one + "/forbidden-pairs", self.forbidden),
+            web.get(one + "/standings", self.standings),
+            web.get(one + "/export", self.export),
+            web.post(one + "/{action}", self.action),
+        ]
+
     async def list_all(self, request: web.Request) -> web.Response:
         body: dict[str, Any] = {}
         if "status" in request.query:
@@ -167,27 +184,3 @@ class Tournaments:
             charset="utf-8",
             headers={"Content-Disposition": f'attachment; filename="{reply["filename"]}"'},
         )
-
-
-def add_routes(app: web.Application, get: Any) -> None:
-    """``get()`` returns the Tournaments built at start-up (the router freezes first)."""
-
-    def call(attr: str) -> Any:
-        async def handler(request: web.Request) -> web.StreamResponse:
-            response: web.StreamResponse = await getattr(get(), attr)(request)
-            return response
-
-        return handler
-
-    base = "/v1/tournaments"
-    app.router.add_get(base, call("list_all"))
-    app.router.add_post(base, call("create"))
-    app.router.add_get(base + "/{tournament_id}", call("get"))
-    app.router.add_patch(base + "/{tournament_id}", call("edit"))
-    app.router.add_post(base + "/{tournament_id}/entrants", call("enter"))
-    app.router.add_delete(base + "/{tournament_id}/entrants/{entrant}", call("withdraw_entrant"))
-    app.router.add_put(base + "/{tournament_id}/seeding", call("seeding"))
-    app.router.add_put(base + "/{tournament_id}/forbidden-pairs", call("forbidden"))
-    app.router.add_get(base + "/{tournament_id}/standings", call("standings"))
-    app.router.add_get(base + "/{tournament_id}/export", call("export"))
-    app.router.add_post(base + "/{tournament_id}/{action}", call("action"))
