@@ -928,8 +928,9 @@ def _refusal(exc: BaseException) -> BaseException:
     error where the refusal is one of its triggers' (a logged event without its entry),
     else the database's error as it came."""
     if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate == ENTRY_MISSING_SQLSTATE:
+        message = getattr(exc, "message", None) or str(exc)
         hint = getattr(exc, "hint", None)
-        refused = EntryMissing(f"{exc}: {hint}" if hint else str(exc))
+        refused = EntryMissing(f"{message}; {hint}" if hint else message)
         refused.__cause__ = exc
         return refused
     return exc

@@ -77,9 +77,7 @@ async def test_an_appender_without_the_entry_source_is_refused(
     async with role_store(pg_pool, schema, "table", logged=True) as table:
         r = await table.append("match-r1", 1, [NewEvent("CardPlayed", {"c": "TS"}), ENDED])
     assert await counts(pg_pool, schema) == (before[0] + 2, before[1] + 2, before[2] + 1)
-    position = await pg_pool.fetchval(
-        f'SELECT event_position FROM "{schema}".translog_entries'
-    )
+    position = await pg_pool.fetchval(f'SELECT event_position FROM "{schema}".translog_entries')
     assert position == r.last_position
 
 
@@ -157,9 +155,10 @@ async def test_an_entry_written_later_in_the_transaction_may_be_deferred(
                 f" VALUES ((SELECT count(*) FROM {s}.translog_entries), 'x', $1)",
                 position,
             )
-        assert await conn.fetchval(
-            f"SELECT count(*) FROM {s}.events WHERE stream_id = 'match-late'"
-        ) == 1
+        assert (
+            await conn.fetchval(f"SELECT count(*) FROM {s}.events WHERE stream_id = 'match-late'")
+            == 1
+        )
         # Deferred, and the entry never came: refused at COMMIT.
         with pytest.raises(asyncpg.PostgresError) as info:
             async with conn.transaction():
