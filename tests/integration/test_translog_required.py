@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
+import pytest_asyncio
 
 from eventlog import EntryMissing, EventStore, NewEvent, migrate
 from eventlog.migrations import (
@@ -47,6 +48,14 @@ async def role_store(
             await pool.close()
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def plain(pg_pool: asyncpg.Pool, schema: str) -> AsyncIterator[EventStore]:
+    """A store of the test's superuser built without the entry source."""
+    s = await EventStore.open(pg_pool, schema, producer="tests")
+    yield s
+    await s.close()
+
+
 async def counts(pg_pool: asyncpg.Pool, schema: str) -> tuple[int, int, int]:
     """(events, log head, entries)."""
     row = await pg_pool.fetchrow(
@@ -58,7 +67,7 @@ async def counts(pg_pool: asyncpg.Pool, schema: str) -> tuple[int, int, int]:
 
 
 async def test_an_appender_without_the_entry_source_is_refused(
-    pg_pool: asyncpg.Pool, schema: str, store: EventStore
+    pg_pool: asyncpg.Pool, schema: str, plain: EventStore
 ) -> None:
     async with role_store(pg_pool, schema, "table", logged=False) as plain:
         await plain.append("match-r1", 0, [NewEvent("MatchStarted", {"n": 1})])
@@ -72,7 +81,7 @@ async def test_an_appender_without_the_entry_source_is_refused(
     assert info.value.__cause__.sqlstate == ENTRY_MISSING_SQLSTATE
     # Nothing of the append: not the move before the ending, not a position.
     assert await counts(pg_pool, schema) == before
-    assert await store.stream_version("match-r1") == 1
+    assert await plain.stream_version("match-r1") == 1
 
     async with role_store(pg_pool, schema, "table", logged=True) as table:
         r = await table.append("match-r1", 1, [NewEvent("CardPlayed", {"c": "TS"}), ENDED])
@@ -82,7 +91,7 @@ async def test_an_appender_without_the_entry_source_is_refused(
 
 
 async def test_the_database_refuses_exactly_what_logentries_logs(
-    pg_pool: asyncpg.Pool, schema: str, store: EventStore
+    pg_pool: asyncpg.Pool, schema: str, plain: EventStore
 ) -> None:
     # Every logged type and a few others, in every kind of stream: the trigger's list is
     # written out in the migration, this is what keeps it the same as LOGGED_TYPES.
@@ -96,7 +105,7 @@ async def test_the_database_refuses_exactly_what_logentries_logs(
         if logentries.is_logged(stream, type_):
             expected.add((prefix, type_))
         try:
-            await store.append(stream, 0, [NewEvent(type_, {"i": i})])
+            await plain.append(stream, 0, [NewEvent(type_, {"i": i})])
         except EntryMissing:
             refused.add((prefix, type_))
     assert len(expected) == 8
@@ -104,31 +113,31 @@ async def test_the_database_refuses_exactly_what_logentries_logs(
 
 
 async def test_concurrent_appenders_lose_only_the_refused_append(
-    pg_pool: asyncpg.Pool, schema: str, store: EventStore
+    pg_pool: asyncpg.Pool, schema: str, plain: EventStore
 ) -> None:
     # One batch (group commit): the refused append fails alone, the others commit.
     others = [
-        store.append(f"match-ok{i}", 0, [NewEvent("MatchStarted", {"i": i})]) for i in range(8)
+        plain.append(f"match-ok{i}", 0, [NewEvent("MatchStarted", {"i": i})]) for i in range(8)
     ]
     results = await asyncio.gather(
-        *others, store.append("match-bad", 0, [ENDED]), return_exceptions=True
+        *others, plain.append("match-bad", 0, [ENDED]), return_exceptions=True
     )
     assert [type(r) for r in results[-1:]] == [EntryMissing]
     assert all(not isinstance(r, BaseException) for r in results[:-1])
-    assert [await store.stream_version(f"match-ok{i}") for i in range(8)] == [1] * 8
-    assert await store.stream_version("match-bad") == 0
+    assert [await plain.stream_version(f"match-ok{i}") for i in range(8)] == [1] * 8
+    assert await plain.stream_version("match-bad") == 0
 
 
 async def test_append_in_a_callers_transaction_is_refused_at_the_append(
-    pg_pool: asyncpg.Pool, schema: str, store: EventStore
+    pg_pool: asyncpg.Pool, schema: str, plain: EventStore
 ) -> None:
     async with pg_pool.acquire() as conn, conn.transaction():
-        await store.append_in(conn, "match-tx", 0, [NewEvent("MatchStarted", {})])
+        await plain.append_in(conn, "match-tx", 0, [NewEvent("MatchStarted", {})])
         with pytest.raises(EntryMissing):
-            await store.append_in(conn, "match-tx", 1, [ENDED])
+            await plain.append_in(conn, "match-tx", 1, [ENDED])
         # The caller's transaction is still usable (the append had a savepoint).
-        await store.append_in(conn, "match-tx", 1, [NewEvent("CardPlayed", {})])
-    assert [e.type for e in await store.read_stream("match-tx")] == ["MatchStarted", "CardPlayed"]
+        await plain.append_in(conn, "match-tx", 1, [NewEvent("CardPlayed", {})])
+    assert [e.type for e in await plain.read_stream("match-tx")] == ["MatchStarted", "CardPlayed"]
 
 
 async def test_an_entry_written_later_in_the_transaction_may_be_deferred(
