@@ -67,7 +67,7 @@ async def counts(pg_pool: asyncpg.Pool, schema: str) -> tuple[int, int, int]:
 
 
 async def test_an_appender_without_the_entry_source_is_refused(
-    pg_pool: asyncpg.Pool, schema: str, plain: EventStore
+    pg_pool: asyncpg.Pool, schema: str, store: EventStore
 ) -> None:
     async with role_store(pg_pool, schema, "table", logged=False) as plain:
         await plain.append("match-r1", 0, [NewEvent("MatchStarted", {"n": 1})])
@@ -81,7 +81,7 @@ async def test_an_appender_without_the_entry_source_is_refused(
     assert info.value.__cause__.sqlstate == ENTRY_MISSING_SQLSTATE
     # Nothing of the append: not the move before the ending, not a position.
     assert await counts(pg_pool, schema) == before
-    assert await plain.stream_version("match-r1") == 1
+    assert await store.stream_version("match-r1") == 1
 
     async with role_store(pg_pool, schema, "table", logged=True) as table:
         r = await table.append("match-r1", 1, [NewEvent("CardPlayed", {"c": "TS"}), ENDED])
@@ -141,7 +141,7 @@ async def test_append_in_a_callers_transaction_is_refused_at_the_append(
 
 
 async def test_an_entry_written_later_in_the_transaction_may_be_deferred(
-    pg_pool: asyncpg.Pool, schema: str
+    pg_pool: asyncpg.Pool, schema: str, plain: EventStore
 ) -> None:
     s = f'"{schema}"'
     insert_event = (
