@@ -37,6 +37,7 @@ from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import create_relay_app, load_beacons
 from eventlog import EventStore
+from fairdeal import logentries
 from services.randomness.handlers import Handlers
 from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
@@ -67,7 +68,7 @@ async def run(settings: Settings, matches: int, decks: int) -> None:
     pool = await asyncpg.create_pool(settings.pg_dsn, min_size=2, max_size=10)
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     nc = await messaging.connect(settings.nats_url, name="bench")
-    store = await EventStore.open(pool, schema, producer="bench")
+    store = await EventStore.open(pool, schema, producer="bench", entries=logentries)
     seeds = SeedStore(pool, schema)
     await seeds.migrate()
     # Half a period into round 1000: every match names round 1001, served when it is due.

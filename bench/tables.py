@@ -47,6 +47,7 @@ from drand.client import DrandClient
 from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore
+from fairdeal import logentries
 from services.randomness.handlers import Handlers
 from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
@@ -126,7 +127,7 @@ async def run_case(
     schema, prefix = f"bench_tables_{tag}", f"bt{tag}"
     pool = await asyncpg.create_pool(pg_dsn, min_size=2, max_size=8)
     nc = await messaging.connect(nats_url, name="bench-tables")
-    store = await EventStore.open(pool, schema, producer="bench")
+    store = await EventStore.open(pool, schema, producer="bench", entries=logentries)
     clock = ScaledClock(QUICKNET.time_of_round(1000) + 0.5, 10.0)
     from aiohttp.test_utils import TestServer
 

@@ -72,13 +72,15 @@ def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q * 100) - 1]
 
 
-async def append_round(store: EventStore, tag: str, per_stream: int, logged_every: int) -> float:
+async def append_round(
+    store: EventStore, tag: str, per_stream: int, logged_every: int, marker: str = "MatchAborted"
+) -> float:
     async def stream(i: int) -> None:
         sid = f"match-{tag}-{i}"
         for v in range(per_stream):
             logged = logged_every and v % logged_every == logged_every - 1
             event = (
-                NewEvent("MatchAborted", {"reason": "bench", "by": "bench"})
+                NewEvent(marker, {"reason": "bench", "by": "bench"})
                 if logged
                 else NewEvent("CardPlayed", PAYLOAD, metadata={"correlation_id": sid})
             )
@@ -90,21 +92,26 @@ async def append_round(store: EventStore, tag: str, per_stream: int, logged_ever
 
 
 async def append_rates(pool: Any, schema: str, rounds: int, per_stream: int) -> dict[str, float]:
+    # Where the logged side appends a logged event, the plain side (a store without the
+    # entry source, which the database refuses a logged event: event-log migration 5)
+    # appends the same payload under a type the log does not hold.
     plain = EventStore(pool, schema, producer="bench")
+    unlogged = "BenchMarked"
     logged = EventStore(pool, schema, producer="bench", entries=logentries)
     rates: dict[str, list[float]] = {"plain": [], "mixed": [], "all": []}
     try:
         # A warm-up of each (connections, statements, caches), not counted; then pairs
         # run back to back in alternating order, so that a busy moment of the (shared)
         # machine hits both sides of a pair alike: the cost is the median over pairs.
-        await append_round(plain, "wp", per_stream // 4, LOGGED_EVERY)
+        await append_round(plain, "wp", per_stream // 4, LOGGED_EVERY, unlogged)
         await append_round(logged, "wm", per_stream // 4, LOGGED_EVERY)
         for r in range(rounds):
-            # The same events on both sides: only the entries differ.
-            sides = [("plain", plain), ("mixed", logged)]
-            for name, store in sides if r % 2 == 0 else reversed(sides):
+            # The same events on both sides, the logged ones under another type on the
+            # plain side: only the entries (and their check) differ.
+            sides = [("plain", plain, unlogged), ("mixed", logged, "MatchAborted")]
+            for name, store, marker in sides if r % 2 == 0 else reversed(sides):
                 rates[name].append(
-                    await append_round(store, f"{name}{r}", per_stream, LOGGED_EVERY)
+                    await append_round(store, f"{name}{r}", per_stream, LOGGED_EVERY, marker)
                 )
             if r % 2 == 0:
                 rates["all"].append(await append_round(logged, f"a{r}", per_stream // 4, 1))

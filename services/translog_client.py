@@ -86,7 +86,7 @@ class LogClient:
                         break
                     chunks.append(chunk)
                 data = b"".join(chunks)
-                if resp.status != 200:
+                if not 200 <= resp.status < 300:
                     text = data[:300].decode(errors="replace").strip()
                     try:
                         err = orjson.loads(data)
@@ -164,6 +164,15 @@ class LogClient:
 
     async def bundle(self, path: str) -> bytes:
         return await self._request("GET", "/" + path)
+
+    async def register_witness(self, vkey: str) -> Any:
+        """POST a witness's vkey to the log's registrations; the log's answer (its JSON:
+        the key as registered, ``source``, ``registered_at``). Idempotent."""
+        data = await self._request("POST", "/v1/log/witnesses", vkey.encode())
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise LogUnavailable("/v1/log/witnesses: not JSON") from None
 
     async def cosign(self, note: str) -> Any:
         """POST a cosigned checkpoint; the log's answer (its JSON)."""

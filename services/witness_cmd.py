@@ -4,6 +4,7 @@ public API with a key of their own.
     belot witness keygen NAME --key FILE          make a witness key; print its vkey
     belot witness run --api URL --log-key VKEY --key FILE --state FILE [--once]
                       [--interval S]
+                      [--register]
 
 What a run does, each ``--interval`` seconds (once with ``--once``): fetch the log's
 latest checkpoint and check the log's signature on it (``--log-key``, the vkey the log
@@ -14,6 +15,13 @@ witness's key and its own clock (C2SP tlog-cosignature: "at this time, this was 
 largest tree I had seen, consistent with all before"), POST the cosignature to the log,
 and only then keep the new checkpoint in ``--state`` (written to a temporary file and
 renamed, so a crash leaves the old or the new, never half of one).
+
+With ``--register`` the witness first registers its key with the log (``POST
+/v1/log/witnesses``; idempotent), so that a log whose operator did not configure it
+takes and serves its cosignatures. Registering earns no trust: readers name the
+witnesses they trust. A log that refuses the key (malformed, another key of that name,
+its cap on registrations reached) is bad input: one line, exit 2; a log that does not
+answer is asked again at the next round.
 
 A *split view* is refused: a checkpoint smaller than the kept one, one of the same size
 with another root, or one the proof does not show to extend the kept one. The witness
@@ -167,14 +175,33 @@ def _load_witness(args: argparse.Namespace) -> Witness:
     return Witness(log, key, Path(args.state))
 
 
-async def _run(witness: Witness, api: str, once: bool, interval: float) -> int:
+async def register_once(witness: Witness, api: str) -> str:
+    """Register the witness's key with the log; returns what the log said, in one line.
+    Raises :class:`UsageError` when the log refuses the key (a 4xx other than 429: asking
+    again changes nothing), :class:`LogUnavailable` when it does not answer."""
+    async with LogClient(api) as log:
+        try:
+            answer = await log.register_witness(witness.key.vkey)
+        except LogUnavailable as exc:
+            if exc.status is not None and 400 <= exc.status < 500 and exc.status != 429:
+                raise UsageError(f"the log refuses the registration: {exc}") from None
+            raise
+    source = answer.get("source") if isinstance(answer, dict) else None
+    return f"registered {witness.key.name}+{witness.key.key_id:08x} ({source or 'answered'})"
+
+
+async def _run(witness: Witness, api: str, once: bool, interval: float, register: bool) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+    registered = not register
     while True:
         try:
+            if not registered:
+                sys.stdout.write(f"belot witness: {await register_once(witness, api)}\n")
+                registered = True
             line = await witness_once(witness, api)
             sys.stdout.write(f"belot witness: {line}\n")
             sys.stdout.flush()
@@ -199,7 +226,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         witness.kept()
         if args.interval <= 0:
             raise UsageError("--interval must be more than 0 seconds")
-        return asyncio.run(_run(witness, args.api, args.once, args.interval))
+        return asyncio.run(_run(witness, args.api, args.once, args.interval, args.register))
     except UsageError as exc:
         sys.stderr.write(f"belot witness: error: {exc}\n")
         return EXIT_USAGE
@@ -245,6 +272,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--key", required=True, metavar="FILE", help="this witness's key file")
     run.add_argument(
         "--state", required=True, metavar="FILE", help="the last checkpoint cosigned (kept here)"
+    )
+    run.add_argument(
+        "--register",
+        action="store_true",
+        help="first register this witness's key with the log (idempotent; no trust earned)",
     )
     run.add_argument("--once", action="store_true", help="one round, then exit")
     run.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds (5)")

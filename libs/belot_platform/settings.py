@@ -184,6 +184,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "BELOT_DATA_DIR/translog-vkey (belot run), else none",
     ),
     (
+        "BELOT_TRANSLOG_KEY_FILE",
+        "(unset)",
+        "a file holding BELOT_TRANSLOG_KEY (a mounted Secret: the key stays out of the "
+        "environment), read at start; not both",
+    ),
+    (
         "BELOT_TRANSLOG_INTERVAL",
         "1",
         "seconds between two looks at the log's size: a checkpoint is signed whenever it grew",
@@ -193,6 +199,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "(unset)",
         "the witnesses whose cosignatures the log accepts and serves, as comma-separated "
         "vkeys (<name>+<id>+<key>, from belot witness keygen); unset: none",
+    ),
+    (
+        "BELOT_TRANSLOG_MAX_WITNESSES",
+        "64",
+        "witnesses that may register themselves (POST /v1/log/witnesses) besides the "
+        "configured ones; 0: registration closed",
     ),
 )
 
@@ -261,6 +273,7 @@ class Settings:
     translog_vkey: str | None = None
     translog_interval: float = 1.0
     translog_witnesses: tuple[str, ...] = ()
+    translog_max_witnesses: int = 64
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -379,7 +392,20 @@ class Settings:
                 f"BELOT_TRANSLOG_ORIGIN={origin!r}: a key name (no spaces, no '+', not empty)"
             )
         translog_key = get("BELOT_TRANSLOG_KEY")
+        key_from = "BELOT_TRANSLOG_KEY"
+        if (key_file := get("BELOT_TRANSLOG_KEY_FILE")) is not None:
+            if translog_key is not None:
+                raise SettingsError(
+                    "BELOT_TRANSLOG_KEY and BELOT_TRANSLOG_KEY_FILE are both set: give one"
+                )
+            translog_key, key_from = _read_key_file(key_file), f"BELOT_TRANSLOG_KEY_FILE={key_file}"
         if translog_key is not None:
+            refuse_placeholder(
+                key_from,
+                translog_key,
+                what="the key",
+                good=f"make one with: belot log keygen {origin} --key FILE",
+            )
             _check_log_key(translog_key, origin)
         translog_vkey = get("BELOT_TRANSLOG_VKEY")
         if translog_vkey is not None:
@@ -441,6 +467,9 @@ class Settings:
                 "BELOT_TRANSLOG_INTERVAL", get("BELOT_TRANSLOG_INTERVAL"), 1.0, 60.0
             ),
             translog_witnesses=witnesses,
+            translog_max_witnesses=_int(
+                "BELOT_TRANSLOG_MAX_WITNESSES", get("BELOT_TRANSLOG_MAX_WITNESSES"), 64, 0, 10_000
+            ),
         )
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:
@@ -485,6 +514,17 @@ def _check_log_vkey(vkey: str, origin: str, skey: str | None) -> None:
         )
     if skey is not None and parse_skey(skey).vkey != vkey:
         raise SettingsError("BELOT_TRANSLOG_VKEY is not the public key of BELOT_TRANSLOG_KEY")
+    ),
+    (
+def _read_key_file(path: str) -> str:
+    """The log's key from ``BELOT_TRANSLOG_KEY_FILE`` (its text, stripped)."""
+    try:
+        return Path(path).read_text().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        raise SettingsError(
+            f"BELOT_TRANSLOG_KEY_FILE={path!r}: cannot read it ({reason})"
+        ) from None
 
 
 def _check_witness_key(vkey: str) -> None:

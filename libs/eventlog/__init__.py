@@ -19,6 +19,7 @@ from eventlog.envelope import (
 )
 from eventlog.errors import (
     CommandIdReused,
+    EntryMissing,
     EventLogError,
     InvalidEvent,
     StoreClosed,
@@ -34,6 +35,7 @@ __all__ = [
     "SECRET",
     "AppendResult",
     "CommandIdReused",
+    "EntryMissing",
     "EventLogError",
     "EventStore",
     "InvalidEvent",

@@ -26,6 +26,9 @@ from eventlog.errors import EventLogError
 SCHEMA_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,50}")
 APPEND_ONLY_SQLSTATE: Final = "EL001"
 """SQLSTATE raised by the trigger that refuses UPDATE, DELETE and TRUNCATE on the log."""
+ENTRY_MISSING_SQLSTATE: Final = "EL002"
+"""SQLSTATE raised by the trigger that refuses a logged event without its transparency-log
+entry (migration 5); the store raises it as :class:`~eventlog.errors.EntryMissing`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +185,57 @@ CREATE TRIGGER translog_nodes_no_truncate BEFORE TRUNCATE ON {s}.translog_nodes
 REVOKE UPDATE, DELETE, TRUNCATE ON {s}.translog_entries, {s}.translog_nodes FROM PUBLIC;
 """,
     ),
+    Migration(
+        5,
+        "an event the transparency log must hold commits only with its entry",
+        """
+-- Migration 4 left it to the appender to be handed the entry source: a store built
+-- without it wrote a match's ending with no entry, which `belot log audit` reports but
+-- nothing prevented. Now the database refuses it. The events that must have an entry
+-- are those fairdeal/logentries.py logs (LOGGED_TYPES, by the stream's prefix); the
+-- list is written out here because a published migration never changes:
+-- tests/integration/test_translog_required.py appends every type to every kind of
+-- stream and checks this trigger refuses exactly what `is_logged` says, so a type
+-- added there fails that test until a later migration replaces the trigger.
+--
+-- A constraint trigger, so that it runs after the whole statement: the store inserts
+-- an event and its entry in the one statement (two data-modifying CTEs), and an AFTER
+-- trigger fires once all of its rows are in, seeing the entries' CTE's too. INITIALLY
+-- IMMEDIATE: the statement that appends without the entry fails itself, so the
+-- appender learns it at once, not at a COMMIT far from the append (append_in in a
+-- caller's transaction); DEFERRABLE, so that a writer putting the entry in a later
+-- statement of its transaction may SET CONSTRAINTS ... DEFERRED and be checked at
+-- commit. The WHEN condition keeps the moves (most events) off the trigger queue:
+-- only a logged event pays for the check, one probe of the entries' unique index on
+-- event_position. Rows inserted before this migration are not checked: a trigger
+-- sees inserts, and an old event without entry is what the audit already reports.
+--
+-- No foreign key either way (see migration 4): TRUNCATE of the events must still
+-- meet the append-only trigger first. The owner can disable this trigger as it can
+-- the others (docs/database-roles.md, "What trust remains"); no service role can.
+CREATE FUNCTION {s}.refuse_unlogged() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM {s}.translog_entries WHERE event_position = NEW.position) THEN
+        RAISE EXCEPTION '% at version % of % has no transparency-log entry: refused',
+            NEW.type, NEW.version, NEW.stream_id
+            USING ERRCODE = 'EL002',
+                  HINT = 'build the event store with the entry source (entries=logentries)';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE CONSTRAINT TRIGGER events_logged_have_entries AFTER INSERT ON {s}.events
+    DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW
+    WHEN ((starts_with(NEW.stream_id, 'randomness-')
+           AND NEW.type IN ('ServerSeedCommitted', 'DrandRoundNamed', 'DrandFallback',
+                            'ServerSeedRevealed'))
+          OR (starts_with(NEW.stream_id, 'drand-') AND NEW.type = 'DrandRoundMissed')
+          OR (starts_with(NEW.stream_id, 'match-')
+              AND NEW.type IN ('MatchEnded', 'MatchForfeited', 'MatchAborted')))
+    EXECUTE FUNCTION {s}.refuse_unlogged();
+""",
+    ),
 )
 
 
@@ -192,6 +246,8 @@ class MigrationError(EventLogError):
 
 class SchemaBehind(MigrationError):
     """The schema is behind this code and the connecting role may not migrate it."""
+
+    code = "schema_behind"
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,6 +151,8 @@ _FETCH_AT_ONCE: Final = 64
 class RelayError(EventLogError):
     """JetStream refused or did not acknowledge a message (the relay resyncs and retries)."""
 
+    code = "relay_error"
+
 
 class _Overtaken(RelayError):
     """A publish refused because another message took its place (its expected last

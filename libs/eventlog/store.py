@@ -65,12 +65,13 @@ from eventlog.envelope import (
 )
 from eventlog.errors import (
     CommandIdReused,
+    EntryMissing,
     EventLogError,
     InvalidEvent,
     StoreClosed,
     WrongExpectedVersion,
 )
-from eventlog.migrations import migrate, quote_schema
+from eventlog.migrations import ENTRY_MISSING_SQLSTATE, migrate, quote_schema
 from eventlog.translog import (
     TRANSLOG_BUSY,
     EntrySource,
@@ -597,7 +598,8 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             except asyncpg.PostgresError as exc:
                 if conn.is_closed() or isinstance(exc, asyncpg.PostgresConnectionError):
                     raise
-                if locked or plan is None:  # not the write's: the batch's
+                missing = exc.sqlstate == ENTRY_MISSING_SQLSTATE
+                if (locked and not missing) or plan is None:  # not the write's: the batch's
                     raise
                 await self._isolate(conn, plan, now, exc, cache=cache)
                 return
@@ -616,7 +618,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         # (data it would not take). Write each append alone so only the bad one fails.
         items = [a for a, *_ in plan.accepted]
         if len(items) == 1:
-            _resolve(items[0].future, exc)
+            _resolve(items[0].future, _refusal(exc))
         else:
             for a in items:
                 await self._write_batch(conn, [a], now, cache=cache)
@@ -919,6 +921,19 @@ def _attached(conn: Any) -> bool:
         return not conn.is_closed()
     except asyncpg.InterfaceError:
         return False
+
+
+def _refusal(exc: BaseException) -> BaseException:
+    """What an appender whose append the database refused is told: the event log's own
+    error where the refusal is one of its triggers' (a logged event without its entry),
+    else the database's error as it came."""
+    if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate == ENTRY_MISSING_SQLSTATE:
+        message = getattr(exc, "message", None) or str(exc)
+        hint = getattr(exc, "hint", None)
+        refused = EntryMissing(f"{message}; {hint}" if hint else message)
+        refused.__cause__ = exc
+        return refused
+    return exc
 
 
 def _settle_found(a: _Append, row: Sequence[Any]) -> None:

@@ -34,7 +34,11 @@ FEED: Final = web.AppKey("verify_feed", Supervised)
 LOG: Final = web.AppKey("verify_translog", LogService)
 #: The feed's supervised task (the ``task`` label of belot_task_up and restarts).
 FEED_TASK: Final = "verify-feed"
-COSTLY_ROUTES: Final = frozenset({"/v1/verify", "/v1/matches/{match_id}/verification"})
+#: Routes that cost ``verify_cost`` tokens: the verifications (CPU), and a witness's
+#: registration (a row kept for good, checked on every cosignature after).
+COSTLY_ROUTES: Final = frozenset(
+    {"/v1/verify", "/v1/matches/{match_id}/verification", "POST /v1/log/witnesses"}
+)
 
 
 def create_app(
@@ -93,6 +97,7 @@ def create_app(
             signer,
             witness_keys(settings),
             settings.translog_interval,
+            settings.translog_max_witnesses,
         )
         log_api.attach(log_service)
         signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)

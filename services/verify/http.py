@@ -189,7 +189,10 @@ def rate_limit_middleware(limiter: RateLimiter, costly: frozenset[str]) -> Any:
         if not request.path.startswith(API_PREFIX) or request.method == "OPTIONS":
             return await handler(request)
         client = request.remote or "unknown"
-        cost = limiter.limits.verify_cost if _route(request) in costly else 1.0
+        route = _route(request)
+        # A costly route is named alone (any method) or as "METHOD route".
+        dear = route in costly or f"{request.method} {route}" in costly
+        cost = limiter.limits.verify_cost if dear else 1.0
         wait = limiter.take(client, cost)
         if wait > 0:
             RATE_LIMITED.inc()

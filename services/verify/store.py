@@ -31,6 +31,7 @@ from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
 from services.verify.translog import MIGRATION as TRANSLOG_MIGRATION
 from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
+from services.verify.translog import WITNESSES_MIGRATION
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ INSERT INTO {s}.verify_position (singleton, position) VALUES (true, 0)
         ),
         Migration(2, "the platform's facts across matches", FACTS_MIGRATION),
         Migration(3, "the transparency log's checkpoints and cosignatures", TRANSLOG_MIGRATION),
+        Migration(4, "the transparency log's registered witnesses", WITNESSES_MIGRATION),
     ),
 )
 

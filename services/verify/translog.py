@@ -20,8 +20,20 @@ Checkpoints (``verify_checkpoints``) are signed by a supervised loop whenever th
 grew, at most every ``BELOT_TRANSLOG_INTERVAL`` seconds; every one is kept, so that a
 verifier can ask for the first checkpoint a witness cosigned after an entry
 (:meth:`LogService.witnessed`): its time bounds when the entry was in the log. The
-cosignatures (``verify_cosignatures``) are the first each configured witness sent for
-each checkpoint.
+cosignatures (``verify_cosignatures``) are the first each witness sent for each
+checkpoint.
+
+Witnesses: the log takes cosignatures from the keys ``BELOT_TRANSLOG_WITNESSES``
+names and from any witness that registered its key (``verify_witnesses``, at most
+``BELOT_TRANSLOG_MAX_WITNESSES``). Registering is open because it grants nothing: the
+log's part is only to collect and serve cosignatures; which witnesses a reader trusts
+is the reader's choice (``belot verify --witness``), and a cosignature from a key the
+reader does not name is ignored. What the log must not let a registration do is
+disturb the others: a key with the name and key ID of one already accepted is refused
+(two such keys would make every note ambiguous), configured keys come first, and the
+cap bounds what a stranger can make the log keep and check. Registrations are read
+from the table on each cosignature, so every replica accepts a key registered on
+another.
 
 Routes (C2SP tlog-tiles at the root, JSON helpers under ``/v1/log``):
 
@@ -35,16 +47,20 @@ Routes (C2SP tlog-tiles at the root, JSON helpers under ``/v1/log``):
                                                each with the first cosigned checkpoint
                                                that holds it; ``?stream=`` for one stream
 - ``POST /v1/log/cosignatures``                a witness's cosigned checkpoint (text)
+- ``GET /v1/log/witnesses``                    the witness keys the log accepts
+- ``POST /v1/log/witnesses``                   register a witness key (its vkey line)
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import logging
 import os
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -93,6 +109,11 @@ KEY_FILE: Final = "translog-key"
 SIGNER_TASK: Final = "translog-signer"
 #: A witness's cosigned checkpoint is a short text.
 MAX_COSIGNATURE_BYTES: Final = 16 * 1024
+#: A witness registration's body: one vkey line.
+MAX_VKEY_BYTES: Final = 1024
+#: Registrations are serialised per verify schema under this advisory lock, so that
+#: concurrent ones (on several replicas) cannot exceed the cap together.
+_REGISTER_LOCK: Final = "verify:witnesses:"
 #: Streams one ``/v1/log/entries`` request may name.
 MAX_STREAMS: Final = 4
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
@@ -101,6 +122,9 @@ CHECKPOINT_SIZE = Gauge("belot_translog_checkpoint_size", "Size of the last sign
 CHECKPOINTS_SIGNED = Counter("belot_translog_checkpoints_signed_total", "Checkpoints signed.")
 COSIGNATURES = Counter(
     "belot_translog_cosignatures_total", "Witness cosignatures received, by witness.", ["witness"]
+)
+WITNESSES_REGISTERED = Counter(
+    "belot_translog_witnesses_registered_total", "Witness keys registered (POST /v1/log/witnesses)."
 )
 
 #: The verify component's migration 3 (services/verify/store.py).
@@ -123,9 +147,25 @@ CREATE TABLE IF NOT EXISTS {s}.verify_cosignatures (
     PRIMARY KEY (size, witness, key_id)
 );
 """
+#: The verify component's migration 4.
+WITNESSES_MIGRATION: Final = """
+-- Witnesses that registered their key themselves (POST /v1/log/witnesses): the log
+-- collects and serves their cosignatures as it does the configured witnesses'. A
+-- registration is no trust (readers name the witnesses they trust). `vkey` is the key
+-- as the log formats it; (name, key_id) is how a signature line names its key, and
+-- two keys sharing it would make every note ambiguous.
+CREATE TABLE IF NOT EXISTS {s}.verify_witnesses (
+    vkey          text        PRIMARY KEY,
+    name          text        NOT NULL,
+    key_id        bigint      NOT NULL,
+    registered_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (name, key_id)
+);
+"""
 PRIVILEGES: Final = {
     "verify_checkpoints": "SELECT, INSERT",
     "verify_cosignatures": "SELECT, INSERT",
+    "verify_witnesses": "SELECT, INSERT",
 }
 
 
@@ -185,6 +225,42 @@ class Witnessed:
         return {"size": self.size, "checkpoint": self.note}
 
 
+@dataclass(frozen=True, slots=True)
+class WitnessKey:
+    """A witness key the log accepts: configured (``registered_at`` None) or registered."""
+
+    key: CosignatureVerifier
+    registered_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vkey": self.key.vkey,
+            "name": self.key.name,
+            "key_id": f"{self.key.key_id:08x}",
+            "source": "configured" if self.registered_at is None else "registered",
+            "registered_at": None
+            if self.registered_at is None
+            else self.registered_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        }
+
+
+def parse_witness_key(text: str) -> CosignatureVerifier:
+    """A witness's key from its vkey line; raises :class:`ApiError` (400) for one that
+    is malformed or not a cosignature key (type 0x04)."""
+    try:
+        key = parse_vkey(text.strip())
+    except TranslogError as exc:
+        raise ApiError(400, exc.code, f"not a vkey: {exc.message}") from None
+    if not isinstance(key, CosignatureVerifier):
+        raise ApiError(
+            400,
+            "witness_key_type",
+            "a witness key is an Ed25519 cosignature key (type 0x04, from belot witness "
+            "keygen), not a note signing key",
+        )
+    return key
+
+
 class LogService:
     """The log's reads, its signer and its cosignature intake, on one pool."""
 
@@ -196,13 +272,19 @@ class LogService:
         signer: Ed25519Signer,
         witnesses: tuple[CosignatureVerifier, ...] = (),
         interval: float = 1.0,
+        max_witnesses: int = 64,
     ) -> None:
         self.pool = pool
         self.tree = TreeReader(pool, log_schema)
         self.signer = signer
         self.verifier: Ed25519Verifier = signer.verifier()
+        #: The configured witnesses (BELOT_TRANSLOG_WITNESSES).
         self.witnesses = witnesses
+        self.max_witnesses = max_witnesses
         self.interval = interval
+        self._register_lock = int.from_bytes(
+            hashlib.sha256(f"{_REGISTER_LOCK}{schema}".encode()).digest()[:8], "big", signed=True
+        )
         v = quote_schema(schema)
         s = quote_schema(log_schema)
         self._sql_latest = (
@@ -222,6 +304,18 @@ VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"""
         # cosignatures' key starts with the size: one short scan).
         self._sql_first_cosigned = f"""
 SELECT size FROM {v}.verify_cosignatures WHERE size > $1 ORDER BY size LIMIT 1"""
+        self._sql_registered = (
+            f"SELECT vkey, registered_at FROM {v}.verify_witnesses ORDER BY registered_at, vkey"
+        )
+        self._sql_registration = (
+            f"SELECT registered_at FROM {v}.verify_witnesses WHERE name = $1 AND key_id = $2"
+            " AND vkey = $3"
+        )
+        self._sql_taken = f"SELECT vkey FROM {v}.verify_witnesses WHERE name = $1 AND key_id = $2"
+        self._sql_count_registered = f"SELECT count(*) FROM {v}.verify_witnesses"
+        self._sql_register = f"""
+INSERT INTO {v}.verify_witnesses (vkey, name, key_id) VALUES ($1, $2, $3)
+RETURNING registered_at"""
         self._sql_by_streams = f"""
 SELECT t.index, t.entry, t.event_position
 FROM {s}.events e JOIN {s}.translog_entries t ON t.event_position = e.position
@@ -294,12 +388,75 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         rows = await self.pool.fetch(self._sql_by_streams, streams)
         return [StoredEntry(r[0], bytes(r[1]), r[2]) for r in rows]
 
+    # ------------------------------------------------------------ witnesses
+
+    async def accepted(self) -> list[WitnessKey]:
+        """The witness keys whose cosignatures the log takes: the configured ones, then
+        the registered ones in the order they came (a registered key that a configured
+        one has since shadowed, same name and key ID, is left out)."""
+        out = [WitnessKey(k) for k in dict.fromkeys(self.witnesses)]
+        seen = {(w.key.name, w.key.key_id) for w in out}
+        for vkey, registered_at in await self.pool.fetch(self._sql_registered):
+            try:
+                key = parse_vkey(vkey)
+            except TranslogError:
+                # Not written by register() (which stores only keys it parsed): skipped,
+                # so that a bad row cannot stop every witness's cosignatures.
+                log.warning("verify_witnesses holds a row that is no vkey: skipped")
+                continue
+            if isinstance(key, CosignatureVerifier) and (key.name, key.key_id) not in seen:
+                seen.add((key.name, key.key_id))
+                out.append(WitnessKey(key, registered_at))
+        return out
+
+    async def register(self, key: CosignatureVerifier) -> tuple[WitnessKey, bool]:
+        """Register a witness's key; returns it and whether it is new (a key registered
+        or configured already is answered as it is: registering is idempotent). Raises
+        :class:`ApiError`: 409 ``witness_key_taken`` for another key of the same name and
+        key ID, 409 ``witness_limit`` once ``max_witnesses`` are registered."""
+        ident = (key.name, key.key_id)
+        for configured in self.witnesses:
+            if (configured.name, configured.key_id) == ident:
+                if configured.vkey == key.vkey:
+                    return WitnessKey(configured), False
+                raise ApiError(
+                    409, "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
+                )
+        async with self.pool.acquire() as conn, conn.transaction():
+            # Under the lock: the count and the insert see every other registration.
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", self._register_lock)
+            taken = await conn.fetchval(self._sql_taken, key.name, key.key_id)
+            if taken is not None:
+                if taken != key.vkey:
+                    raise ApiError(
+                        409,
+                        "witness_key_taken",
+                        f"another key is {key.name}+{key.key_id:08x} here",
+                    )
+                at = await conn.fetchval(self._sql_registration, key.name, key.key_id, key.vkey)
+                return WitnessKey(key, at), False
+            count = int(await conn.fetchval(self._sql_count_registered))
+            if count >= self.max_witnesses:
+                why = (
+                    "this log takes no registrations"
+                    if self.max_witnesses == 0
+                    else f"this log has registered its {self.max_witnesses} witnesses"
+                )
+                raise ApiError(
+                    409,
+                    "witness_limit",
+                    f"{why}; its operator may name yours in BELOT_TRANSLOG_WITNESSES",
+                )
+            at = await conn.fetchval(self._sql_register, key.vkey, key.name, key.key_id)
+        WITNESSES_REGISTERED.inc()
+        return WitnessKey(key, at), True
+
     # ------------------------------------------------------------ cosignatures
 
     async def add_cosignatures(self, body: bytes) -> tuple[int, list[str]]:
-        """Store the cosignatures of configured witnesses on a checkpoint the log
-        signed; returns its size and the witnesses whose lines were new or known.
-        Raises :class:`ApiError`."""
+        """Store the cosignatures of accepted witnesses (configured or registered) on a
+        checkpoint the log signed; returns its size and the witnesses whose lines were
+        new or known. Raises :class:`ApiError`."""
         try:
             note = parse_note(body)
             checkpoint = parse_checkpoint(note.text)
@@ -312,14 +469,16 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                 "checkpoint_unknown",
                 f"this log signed no such checkpoint of size {checkpoint.size}",
             )
-        if not self.witnesses:
-            raise ApiError(403, "witness_unknown", "this log accepts no witness")
+        witnesses = [w.key for w in await self.accepted()]
+        unknown = "no witness key of this log signed it: register yours (POST /v1/log/witnesses)"
+        if not witnesses:
+            raise ApiError(403, "witness_unknown", unknown)
         try:
-            opened = open_note(note, self.witnesses)
+            opened = open_note(note, witnesses)
+        except UnknownKey:
+            raise ApiError(403, "witness_unknown", unknown) from None
         except TranslogError as exc:
-            status = 403 if isinstance(exc, UnknownKey) else 400
-            code = "witness_unknown" if status == 403 else exc.code
-            raise ApiError(status, code, exc.message) from None
+            raise ApiError(400, exc.code, exc.message) from None
         names = []
         for signature in opened.verified:
             timestamp = Cosignature.of(signature).timestamp
@@ -347,6 +506,21 @@ def _int_param(request: web.Request, name: str, high: int = 2**63 - 1) -> int:
     if value > high:
         raise ApiError(400, f"bad_{name}", f"{name} must be a whole number 0..{high}")
     return value
+
+
+async def _read_body(request: web.Request, limit: int, what: str) -> bytes:
+    """The request's body, refused (413) past ``limit`` bytes without reading further."""
+    if request.content_length is not None and request.content_length > limit:
+        raise ApiError(413, "too_large", f"{what} is at most {limit} bytes")
+    body = b""
+    while len(body) <= limit:  # read(n) gives what has come, up to n
+        chunk = await request.content.read(limit + 1 - len(body))
+        if not chunk:
+            break
+        body += chunk
+    if len(body) > limit:
+        raise ApiError(413, "too_large", f"{what} is at most {limit} bytes")
+    return body
 
 
 def _text(body: str, cache: str) -> web.Response:
@@ -379,6 +553,8 @@ class LogApi:
             web.get("/v1/log/proof/consistency", self.get_consistency),
             web.get("/v1/log/entries", self.get_entries),
             web.post("/v1/log/cosignatures", self.post_cosignatures),
+            web.get("/v1/log/witnesses", self.get_witnesses),
+            web.post("/v1/log/witnesses", self.post_witnesses),
         ]
 
     async def get_checkpoint(self, request: web.Request) -> web.Response:
@@ -495,22 +671,30 @@ class LogApi:
         return json_response({"size": await svc.tree.size(), "entries": out})
 
     async def post_cosignatures(self, request: web.Request) -> web.Response:
-        if request.content_length is not None and request.content_length > MAX_COSIGNATURE_BYTES:
-            raise ApiError(
-                413, "too_large", f"a cosigned checkpoint is at most {MAX_COSIGNATURE_BYTES} bytes"
-            )
-        body = b""
-        while len(body) <= MAX_COSIGNATURE_BYTES:  # read(n) gives what has come, up to n
-            chunk = await request.content.read(MAX_COSIGNATURE_BYTES + 1 - len(body))
-            if not chunk:
-                break
-            body += chunk
-        if len(body) > MAX_COSIGNATURE_BYTES:
-            raise ApiError(
-                413, "too_large", f"a cosigned checkpoint is at most {MAX_COSIGNATURE_BYTES} bytes"
-            )
+        body = await _read_body(request, MAX_COSIGNATURE_BYTES, "a cosigned checkpoint")
         size, names = await self.service.add_cosignatures(body)
         return json_response({"size": size, "witnesses": names})
+
+    async def get_witnesses(self, request: web.Request) -> web.Response:
+        accepted = await self.service.accepted()
+        return json_response(
+            {
+                "witnesses": [w.to_json() for w in accepted],
+                "max_registered": self.service.max_witnesses,
+            },
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def post_witnesses(self, request: web.Request) -> web.Response:
+        body = await _read_body(request, MAX_VKEY_BYTES, "a witness's vkey line")
+        try:
+            text = body.decode()
+        except UnicodeDecodeError:
+            raise ApiError(400, "key_malformed", "a vkey is one line of text") from None
+        if text.strip().count("\n"):
+            raise ApiError(400, "key_malformed", "one vkey, on one line")
+        witness, new = await self.service.register(parse_witness_key(text))
+        return json_response(witness.to_json(), status=201 if new else 200)
 
 
 def witness_keys(settings: Settings) -> tuple[CosignatureVerifier, ...]:
@@ -527,6 +711,19 @@ _BYTES: Final = {"application/octet-stream": {"schema": {"type": "string", "form
 _SIZE: Final = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 
 
+_WITNESS: Final = {
+    "type": "object",
+    "required": ["vkey", "name", "key_id", "source", "registered_at"],
+    "properties": {
+        "vkey": {"type": "string"},
+        "name": {"type": "string"},
+        "key_id": {"type": "string", "pattern": "^[0-9a-f]{8}$"},
+        "source": {"type": "string", "enum": ["configured", "registered"]},
+        "registered_at": {"type": "string", "format": "date-time", "nullable": True},
+    },
+}
+
+
 def _q(name: str, description: str) -> dict[str, Any]:
     return {
         "name": name,
@@ -539,7 +736,9 @@ def _q(name: str, description: str) -> dict[str, Any]:
 
 def _errs(*codes: str) -> dict[str, Any]:
     what = {"400": "bad input (the code names it)", "404": "no such thing in the log yet",
-            "403": "not a witness of this log", "413": "too large"}  # fmt: skip
+            "403": "not a witness of this log", "413": "too large",
+            "409": "witness_key_taken (another key of that name and key ID), or "
+                   "witness_limit (the cap on registered witnesses is reached)"}  # fmt: skip
     return {c: {"description": what[c], "content": _ERR} for c in codes}
 
 
@@ -704,5 +903,48 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
                 **_errs("400", "403", "404", "413"),
             },
         }
+    },
+    "/v1/log/witnesses": {
+        "get": {
+            "operationId": "getWitnesses",
+            "summary": "The witness keys whose cosignatures the log collects and serves: the "
+            "operator's (configured) and those that registered themselves. Being listed is "
+            "no trust: a reader names the witnesses it trusts",
+            "responses": {
+                "200": {
+                    "description": "the keys, configured first",
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["witnesses", "max_registered"],
+                                "properties": {
+                                    "witnesses": {"type": "array", "items": _WITNESS},
+                                    "max_registered": {"type": "integer"},
+                                },
+                            }
+                        }
+                    },
+                }
+            },
+        },
+        "post": {
+            "operationId": "registerWitness",
+            "summary": "Register a witness's key (its vkey line, from belot witness keygen): "
+            "the log then takes and serves its cosignatures. Idempotent; rate limited as a "
+            "verification",
+            "requestBody": {"required": True, "content": _TEXT},
+            "responses": {
+                "201": {
+                    "description": "registered",
+                    "content": {"application/json": {"schema": _WITNESS}},
+                },
+                "200": {
+                    "description": "known already (registered or configured)",
+                    "content": {"application/json": {"schema": _WITNESS}},
+                },
+                **_errs("400", "409", "413"),
+            },
+        },
     },
 }

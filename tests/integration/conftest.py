@@ -40,6 +40,7 @@ from belot_platform import messaging
 from belot_platform.embedded import EmbeddedStack
 from belot_platform.settings import Settings
 from eventlog import EventStore
+from fairdeal import logentries
 from tests.integration import roles
 
 
@@ -137,7 +138,9 @@ async def schema(pg_pool: asyncpg.Pool, db_roles: roles.RoleKit | None) -> Async
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def store(pg_pool: asyncpg.Pool, schema: str) -> AsyncIterator[EventStore]:
-    s = await EventStore.open(pg_pool, schema, producer="tests")
+    # With the entry source, as the services' stores: the database refuses a fair-deal
+    # event without its transparency-log entry (test_translog_required.py).
+    s = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     yield s
     await s.close()
 

@@ -30,6 +30,7 @@ from belot_platform.settings import DB_ROLES, Settings
 from eventlog import EventStore, NewEvent
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash, format_time
 from eventlog.migrations import MIGRATIONS
+from fairdeal import logentries
 from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
@@ -552,7 +553,8 @@ SECRETS = {("match-a", "DeckSupplied"), ("match-b", "DeckSupplied"),
 async def test_secret_rows_are_seen_by_whom_and_when(
     kit: RoleKit, layout: Layout, pg_pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    admin = EventStore(pg_pool, layout.eventlog)
+    # The endings below need their transparency-log entries (event-log migration 5).
+    admin = EventStore(pg_pool, layout.eventlog, entries=logentries)
     await fill(admin)
     running = {r: await visible(kit, r, layout.eventlog) & SECRETS for r in DB_ROLES}
     assert running == {

@@ -32,6 +32,7 @@ from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app
 from eventlog import EventStore, NewEvent
 from eventlog.relay import OutboxRelay
+from fairdeal import logentries
 from fairdeal.fairness import SeatSpec
 from services.randomness.service import MATCH_TASK, RandomnessService
 from services.randomness.store import SeedStore
@@ -168,7 +169,7 @@ async def test_a_match_due_for_its_fallback_while_postgresql_is_away_gets_it_onc
     failures = REGISTRY.get_sample_value("belot_task_restarts_total", {"task": MATCH_TASK}) or 0
     async with proxy(dsn) as cut:
         pool = await asyncpg.create_pool(cut.proxied_url, min_size=1, max_size=4)
-        service_store = EventStore(pool, store.schema, producer="randomness")
+        service_store = EventStore(pool, store.schema, producer="randomness", entries=logentries)
         service = RandomnessService(
             service_store, SeedStore(pool, store.schema), client, clock, supervisor=supervisor,
             tick_s=0.2,

@@ -25,6 +25,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
+from fairdeal import logentries
 from fairdeal.chains import QUICKNET
 from services.cli import main as belot
 from services.verify.app import create_app
@@ -100,7 +101,7 @@ class World:
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     schema = f"t_{uuid.uuid4().hex[:12]}"
-    store = await EventStore.open(pg_pool, schema, producer="tests")
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     for spec in (HONEST, REUSED, MISSED, ABORTED):
         await write(store, generate(spec))
     await write_randomness_only(store, DEALT_1002, 1002, with_drand=True)

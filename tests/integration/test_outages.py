@@ -18,6 +18,7 @@ from belot_platform.app import create_app
 from belot_platform.outage import RETRY_AFTER_S
 from belot_platform.settings import Settings
 from eventlog import EventStore, NewEvent
+from fairdeal import logentries
 from services.table import domain as table_domain
 from services.table.table import log_command_id
 from services.table.worker import TableWorker, table_id_for
@@ -135,7 +136,7 @@ async def test_a_worker_whose_database_is_down_creates_nothing_and_lists_nothing
         gateway(servers, store.schema, js_names, p.prefix) as http,
     ):
         pool = await asyncpg.create_pool(pg.proxied_url, min_size=1, max_size=2)
-        worker_store = EventStore(pool, store.schema, producer="table")
+        worker_store = EventStore(pool, store.schema, producer="table", entries=logentries)
         worker = TableWorker(nc, worker_store, prefix=p.prefix, lease_ttl=3.0)
         await worker.start()
         try:

@@ -2,8 +2,8 @@
 services write it (entries in the same statement as their events), the service running
 as the verify role: checkpoints signed as the tree grows, tiles and proofs that check
 against them with the library alone, a match's entries, witnesses' cosignatures taken
-and served, bad requests answered as JSON 4xx, and a signer that refuses a rewritten
-tree."""
+and served (configured witnesses' and those that registered themselves, up to the cap),
+bad requests answered as JSON 4xx, and a signer that refuses a rewritten tree."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import asyncio
 import base64
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -31,6 +31,7 @@ from translog import (
     Ed25519Signer,
     Frontier,
     Tile,
+    TooFewCosignatures,
     leaf_hash,
     open_checkpoint,
     parse_bundle,
@@ -198,6 +199,125 @@ async def test_cosignatures_are_taken_from_known_witnesses_and_served(
     assert r.status == 400 and (await r.json())["error"] == "note_bad_signature"
     r = await world.client.post("/v1/log/cosignatures", data=b"not a note")
     assert r.status == 400 and (await r.json())["error"] == "note_malformed"
+
+
+async def test_a_witness_registers_and_its_cosignatures_are_served(
+    world: LogWorld, pg_pool: Any
+) -> None:
+    text = await world.checkpoint_of(len(await stored_entries(pg_pool, world.schema)))
+    body = text.split("\n\n")[0] + "\n"
+    stranger_line = STRANGER.sign(body, 1_767_225_601).line()
+    r = await world.client.post("/v1/log/cosignatures", data=text + stranger_line)
+    assert r.status == 403 and (await r.json())["error"] == "witness_unknown"
+    assert "POST /v1/log/witnesses" in (await r.json())["message"]
+
+    r = await world.client.post("/v1/log/witnesses", data=STRANGER.vkey + "\n")
+    assert r.status == 201, await r.text()
+    registered = await r.json()
+    assert registered["vkey"] == STRANGER.vkey and registered["source"] == "registered"
+    assert registered["key_id"] == f"{STRANGER.key_id:08x}" and registered["registered_at"]
+    # Idempotent: the same registration again.
+    r = await world.client.post("/v1/log/witnesses", data=STRANGER.vkey)
+    assert r.status == 200 and await r.json() == registered
+    # A configured key is known already; it is not registered (nor counted) for it.
+    r = await world.client.post("/v1/log/witnesses", data=WITNESS.vkey)
+    assert r.status == 200 and (await r.json())["source"] == "configured"
+    listed = await world.json("/v1/log/witnesses")
+    assert [(w["vkey"], w["source"]) for w in listed["witnesses"]] == [
+        (WITNESS.vkey, "configured"),
+        (STRANGER.vkey, "registered"),
+    ]
+    assert listed["witnesses"][0]["registered_at"] is None and listed["max_registered"] == 64
+    rows = await pg_pool.fetch(f'SELECT vkey, name, key_id FROM "{world.schema}".verify_witnesses')
+    assert [tuple(r) for r in rows] == [(STRANGER.vkey, STRANGER.name, STRANGER.key_id)]
+
+    r = await world.client.post("/v1/log/cosignatures", data=text + stranger_line)
+    assert r.status == 200, await r.text()
+    assert (await r.json())["witnesses"] == [STRANGER.name]
+    served = await world.text("/checkpoint")
+    signed = open_checkpoint(served, LOG_KEY.verifier(), [STRANGER.verifier()], quorum=1)
+    assert [(c.name, c.timestamp) for c in signed.cosignatures] == [(STRANGER.name, 1_767_225_601)]
+    # Served, but it earned no trust: a reader who trusts the configured witness only
+    # still finds no cosignature it counts.
+    with pytest.raises(TooFewCosignatures):
+        open_checkpoint(served, LOG_KEY.verifier(), [WITNESS.verifier()], quorum=1)
+    entries = (await world.json("/v1/log/entries?match=tl-club"))["entries"]
+    assert all(e["witnessed"]["size"] == signed.checkpoint.size for e in entries)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"not a key", 400, "key_malformed"),
+        (LOG_KEY.verifier().vkey.encode(), 400, "witness_key_type"),
+        ((STRANGER.vkey + "\n" + WITNESS.vkey).encode(), 400, "key_malformed"),
+        (b"\xff\xfe", 400, "key_malformed"),
+        (b"x" * 2000, 413, "too_large"),
+    ],
+    ids=["garbage", "log-key", "two-lines", "not-utf8", "too-large"],
+)
+async def test_a_bad_witness_key_is_refused(
+    world: LogWorld, pg_pool: Any, body: bytes, status: int, code: str
+) -> None:
+    r = await world.client.post("/v1/log/witnesses", data=body)
+    assert r.status == status, await r.text()
+    assert (await r.json())["error"] == code
+    count = await pg_pool.fetchval(f'SELECT count(*) FROM "{world.schema}".verify_witnesses')
+    assert count == 0
+
+
+async def test_registrations_stop_at_the_cap_and_are_rate_limited(
+    servers: Any, pg_pool: Any, schema: str
+) -> None:
+    settings = replace(
+        log_settings(roles.dsn_for("verify", servers.pg_dsn), schema), translog_max_witnesses=2
+    )
+    # A registration costs verify_cost tokens: four of them exhaust a bucket of 40.
+    limits = RateLimits(rate=0.001, burst=40, verify_cost=10)
+    client: TestClient = TestClient(TestServer(create_app(settings, schema=schema, limits=limits)))  # type: ignore[type-arg]
+    await client.start_server()
+    keys = [Cosigner(f"witness.test/cap{i}", bytes([i]) * 32) for i in range(5)]
+    try:
+        # Registered concurrently (two replicas would do the same): exactly the cap.
+        answers = await asyncio.gather(
+            *(client.post("/v1/log/witnesses", data=k.vkey) for k in keys[:3])
+        )
+        assert sorted(a.status for a in answers) == [201, 201, 409]
+        refused = next(a for a in answers if a.status == 409)
+        body = await refused.json()
+        assert body["error"] == "witness_limit" and "BELOT_TRANSLOG_WITNESSES" in body["message"]
+        count = await pg_pool.fetchval(f'SELECT count(*) FROM "{schema}".verify_witnesses')
+        assert count == 2
+        # Past the cap every new key is refused; and a registration is dear: the next
+        # one (a fifth, 50 tokens) is over the bucket.
+        r = await client.post("/v1/log/witnesses", data=keys[3].vkey)
+        assert r.status == 409 and (await r.json())["error"] == "witness_limit"
+        r = await client.post("/v1/log/witnesses", data=keys[4].vkey)
+        assert r.status == 429 and (await r.json())["error"] == "rate_limited"
+    finally:
+        await client.close()
+
+
+async def test_a_key_taken_by_name_and_key_id_is_refused_and_a_bad_row_skipped(
+    world: LogWorld, pg_pool: Any
+) -> None:
+    # Two keys of one name and key ID would make every note ambiguous. No second key
+    # with STRANGER's ID can be made here (2^32 tries), so the row is put in directly,
+    # as something that is no vkey: the log skips it, and refuses the real key.
+    await pg_pool.execute(
+        f'INSERT INTO "{world.schema}".verify_witnesses (vkey, name, key_id) VALUES ($1, $2, $3)',
+        "not-a-vkey",
+        STRANGER.name,
+        STRANGER.key_id,
+    )
+    r = await world.client.post("/v1/log/witnesses", data=STRANGER.vkey)
+    assert r.status == 409 and (await r.json())["error"] == "witness_key_taken"
+    listed = await world.json("/v1/log/witnesses")
+    assert [w["vkey"] for w in listed["witnesses"]] == [WITNESS.vkey]
+    text = await world.checkpoint_of(len(await stored_entries(pg_pool, world.schema)))
+    line = WITNESS.sign(text.split("\n\n")[0] + "\n", 1_767_225_600).line()
+    r = await world.client.post("/v1/log/cosignatures", data=text + line)
+    assert r.status == 200, await r.text()
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 import drand
 from belot_platform.settings import Settings
 from eventlog import EventStore
-from fairdeal import Shuffler
+from fairdeal import Shuffler, logentries
 from fairdeal.recipe import DeckInputs, Drand
 from fairdeal.record import FORMAT
 from fairdeal.verifier import verify_record
@@ -60,7 +60,7 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     # matches of their own.
     schema = f"t_{uuid.uuid4().hex[:12]}"
     await roles.prepare(pg_pool, schema)
-    store = await EventStore.open(pg_pool, schema, producer="tests")
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     for spec in (CLUB, GAMBLER, FORFEIT):
         await write(store, generate(spec))
     running = generate(RUNNING)
@@ -394,7 +394,7 @@ async def test_before_any_event_log_exists_it_says_so_then_catches_up(
         # Uploads need no log.
         record = offline_record(replace(CLUB, match_id="upload-1"))
         assert (await (await client.post("/v1/verify", json=record)).json())["ok"] is True
-        store = await EventStore.open(pg_pool, schema, producer="tests")
+        store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
         await write(store, generate(replace(CLUB, match_id="late-1")))
         listed = await wait_listed(client, 1)
         assert listed["matches"][0]["match_id"] == "late-1"

@@ -26,6 +26,7 @@ from schemathesis.checks import not_a_server_error
 from belot_platform.app import HTTP_LIMIT
 from belot_platform.settings import Settings
 from eventlog import EventStore
+from fairdeal import logentries
 from services.verify.app import create_app
 from services.verify.http import RateLimits
 from services.verify.openapi import OPENAPI
@@ -88,7 +89,7 @@ def live_verify(servers: Any) -> Iterator[Live]:
 
     async def start() -> int:
         pool = await asyncpg.create_pool(servers.pg_dsn, min_size=1, max_size=4)
-        store = await EventStore.open(pool, schema_name, producer="tests")
+        store = await EventStore.open(pool, schema_name, producer="tests", entries=logentries)
         await write(store, generate(FINISHED))
         await write(store, generate(RUNNING)[:40])
         settings_ = Settings(pg_dsn=servers.pg_dsn, pg_schema=schema_name)

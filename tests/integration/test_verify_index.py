@@ -13,6 +13,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
 from eventlog import EventStore
+from fairdeal import logentries
 from services.verify.app import create_app
 from tests.integration import roles
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 async def client(servers: Any, pg_pool: Any) -> AsyncIterator[TestClient]:  # type: ignore[type-arg]
     schema = f"t_{uuid.uuid4().hex[:12]}"
     await roles.prepare(pg_pool, schema)
-    store = await EventStore.open(pg_pool, schema, producer="tests")
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     settings = Settings(pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema)
     app = create_app(settings, schema=schema)
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]

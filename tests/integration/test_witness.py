@@ -3,7 +3,9 @@ service on a real PostgreSQL, its tree written by the event store with the event
 cosigns each checkpoint that extends the last it kept, and the log serves the
 cosignatures; when the log shows a fork of its tree (the owner rewrote an entry and a
 stolen key signed the new tree), it refuses: exit 1, one line, no cosignature, its
-state unchanged."""
+state unchanged. A witness the log's operator did not configure registers itself
+(``--register``) and is collected and served; a log that refuses the registration
+is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -132,3 +134,68 @@ async def test_the_witness_cosigns_what_extends_and_refuses_a_fork(
     finally:
         await client.close()
         await store.close()
+
+
+async def test_a_witness_registers_itself_and_its_cosignatures_are_served(
+    servers: Any, pg_pool: Any, schema: str, tmp_path: Path
+) -> None:
+    key_file, state = tmp_path / "witness.key", tmp_path / "state"
+    rc, out, _ = await belot("witness", "keygen", "witness.test/open", "--key", str(key_file))
+    assert rc == 0
+    vkey = out.strip()
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
+    await write(store, match("r"))
+    # A log whose operator configured no witness at all.
+    base = log_settings(roles.dsn_for("verify", servers.pg_dsn), schema)
+    settings = replace(base, translog_witnesses=())
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
+    await client.start_server()
+    api = str(client.make_url("")).rstrip("/")
+    run = ("witness", "run", "--once", "--api", api, "--log-key", LOG_KEY.verifier().vkey)
+    run += ("--key", str(key_file), "--state", str(state))
+    try:
+        n = len(await stored_entries(pg_pool, schema))
+        await checkpoint_of(client, n)
+        # Unregistered, its cosignature is refused (and nothing is kept).
+        rc, out, err = await belot(*run)
+        assert rc == 2 and "witness_unknown" in err and err.count("\n") == 1, (out, err)
+        assert not state.exists()
+
+        rc, out, err = await belot(*run, "--register")
+        assert rc == 0, err
+        assert "registered witness.test/open+" in out and f"size {n}: cosigned" in out
+        served = await (await client.get("/checkpoint")).text()
+        signed = open_checkpoint(served, LOG_KEY.verifier(), [parse_vkey(vkey)], quorum=1)
+        assert signed.cosignatures[0].name == "witness.test/open"
+        listed = await (await client.get("/v1/log/witnesses")).json()
+        assert [(w["vkey"], w["source"]) for w in listed["witnesses"]] == [(vkey, "registered")]
+        # Registering again is harmless.
+        rc, out, err = await belot(*run, "--register")
+        assert rc == 0 and "registered witness.test/open+" in out, err
+    finally:
+        await client.close()
+        await store.close()
+
+
+async def test_a_refused_registration_is_one_line_and_exit_2(
+    servers: Any, pg_pool: Any, schema: str, tmp_path: Path
+) -> None:
+    key_file = tmp_path / "witness.key"
+    rc, _, _ = await belot("witness", "keygen", "witness.test/late", "--key", str(key_file))
+    assert rc == 0
+    base = log_settings(roles.dsn_for("verify", servers.pg_dsn), schema)
+    settings = replace(base, translog_witnesses=(), translog_max_witnesses=0)
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
+    await client.start_server()
+    api = str(client.make_url("")).rstrip("/")
+    try:
+        rc, out, err = await belot(
+            "witness", "run", "--register", "--api", api, "--log-key", LOG_KEY.verifier().vkey,
+            "--key", str(key_file), "--state", str(tmp_path / "state"),
+        )  # fmt: skip
+        assert rc == 2 and out == "", (out, err)
+        assert err.count("\n") == 1 and "witness_limit" in err, err
+    finally:
+        await client.close()

@@ -24,6 +24,7 @@ from belot_platform.embedded import nats_server_binary
 from belot_platform.messaging import credentials
 from belot_platform.settings import DB_ROLES, Settings, SettingsError
 from services.serve import REGISTRY
+from translog import Ed25519Signer
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -358,13 +359,42 @@ def test_k8s_runs_belot_db_setup_as_the_superuser_in_a_job() -> None:
         assert env[f"BELOT_PG_{role.upper()}_PASSWORD"] == db[role], role
 
 
-def test_every_k8s_secret_ships_as_a_placeholder_refused_at_start() -> None:
+def k8s_files(pod: dict, container: dict, k: dict, root: Path) -> dict[str, Path]:
+    """The Secrets a container mounts, written under ``root`` as Kubernetes would
+    project them: each mount path, and where its files are here."""
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    out = {}
+    for mount in container.get("volumeMounts", []):
+        secret = volumes[mount["name"]].get("secret")
+        if secret is None:
+            continue
+        here = root / mount["name"]
+        here.mkdir(parents=True, exist_ok=True)
+        for key, value in k[("Secret", secret["secretName"])]["stringData"].items():
+            (here / key).write_text(value)
+        out[mount["mountPath"]] = here
+    return out
+
+
+def in_files(env: dict[str, str], files: dict[str, Path]) -> dict[str, str]:
+    """``env`` with each path into a mounted Secret pointed at its copy here."""
+    out = dict(env)
+    for name, value in env.items():
+        for mount, here in files.items():
+            if value.startswith(mount + "/"):
+                out[name] = str(here / value.removeprefix(mount + "/"))
+    return out
+
+
+def test_every_k8s_secret_ships_as_a_placeholder_refused_at_start(tmp_path: Path) -> None:
     """As shipped, no pod of ours starts: each refuses its placeholder in one line."""
     k = kinds()
     pods = {name: k[("Deployment", name)] for name in REGISTRY}
     pods["belot-db-setup"] = k[("Job", "belot-db-setup")]
     for name, doc in pods.items():
-        env = k8s_env(doc["spec"]["template"]["spec"]["containers"][0], k)
+        pod = doc["spec"]["template"]["spec"]
+        files = k8s_files(pod, pod["containers"][0], k, tmp_path / name)
+        env = in_files(k8s_env(pod["containers"][0], k), files)
         with pytest.raises(SettingsError) as refused:
             Settings.from_env(env)
         assert "placeholder" in str(refused.value) and "\n" not in str(refused.value), name
@@ -373,4 +403,65 @@ def test_every_k8s_secret_ships_as_a_placeholder_refused_at_start() -> None:
             key: re.sub(r"change-me[\w-]*", "p0123456789abcdef0123456789abcdef", value)
             for key, value in env.items()
         }
+        for here in files.values():
+            for path in here.iterdir():
+                path.write_text(real_secret(path.name, env))
         Settings.from_env(real)
+
+
+def real_secret(name: str, env: dict[str, str]) -> str:
+    """What an operator puts in a mounted Secret's file in place of its placeholder."""
+    if name == "translog-key":
+        origin = env.get("BELOT_TRANSLOG_ORIGIN", "belot.localhost/log")
+        return Ed25519Signer(origin, bytes(range(32))).skey + "\n"
+    return "p0123456789abcdef0123456789abcdef"
+
+
+# ---------------------------------------------------------------------- the log's key
+
+
+def test_k8s_gives_every_verify_replica_the_same_log_key_from_a_secret(tmp_path: Path) -> None:
+    k = kinds()
+    deploy = k[("Deployment", "verify")]
+    pod = deploy["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    env = {e["name"]: e for e in container["env"]}
+    # From a file of a Secret (not made in the pod: it would be gone with it, and each
+    # replica would sign with a key of its own), never in the environment.
+    assert "BELOT_TRANSLOG_KEY" not in env
+    path = env["BELOT_TRANSLOG_KEY_FILE"]["value"]
+    (mount,) = container["volumeMounts"]
+    assert mount["readOnly"] and path.startswith(mount["mountPath"] + "/")
+    volume = {v["name"]: v for v in pod["volumes"]}[mount["name"]]
+    assert volume["secret"]["secretName"] == "belot-translog"
+    assert deploy["spec"]["replicas"] > 1  # which is why the key is shared, not made
+    # Readable by the pod's user through its group, by nobody else; written by nobody.
+    assert pod["securityContext"]["fsGroup"] == pod["securityContext"]["runAsUser"]
+    assert volume["secret"]["defaultMode"] == 0o440
+    file = path.removeprefix(mount["mountPath"] + "/")
+    assert set(k[("Secret", "belot-translog")]["stringData"]) == {file}
+    # Settings read it from the file: the shipped placeholder is refused, a key is used.
+    local = k8s_files(pod, container, k, tmp_path)[mount["mountPath"]] / file
+    origin = env["BELOT_TRANSLOG_ORIGIN"]["value"]
+    given = {"BELOT_TRANSLOG_ORIGIN": origin, "BELOT_TRANSLOG_KEY_FILE": str(local)}
+    with pytest.raises(SettingsError, match="placeholder"):
+        Settings.from_env(given)
+    key = Ed25519Signer(origin, bytes(range(32)))
+    local.write_text(key.skey + "\n")
+    assert Settings.from_env(given).translog_key == key.skey
+
+
+def test_compose_keeps_the_log_key_on_a_volume() -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    verify = compose["services"]["verify"]
+    data_dir = verify["environment"]["BELOT_DATA_DIR"]
+    # The key is made at the first start in the data directory: a named volume keeps it
+    # when the container is recreated (docker compose down / up, a new image).
+    assert f"verify-data:{data_dir}" in verify["volumes"]
+    assert "verify-data" in compose["volumes"]
+    assert "BELOT_TRANSLOG_KEY" not in verify["environment"]
+    # The image makes that directory its user's, which a new named volume inherits.
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert re.search(rf"mkdir -p {re.escape(data_dir)}\b", dockerfile)
+    assert re.search(rf"chown belot [^\n]*{re.escape(data_dir)}\b", dockerfile)
+    assert "\nUSER belot\n" in dockerfile

@@ -248,3 +248,30 @@ def test_the_transparency_log_settings() -> None:
     with pytest.raises(SettingsError) as info:
         Settings.from_env({"BELOT_TRANSLOG_KEY": key.skey})
     assert key.skey not in str(info.value)
+
+
+def test_the_log_key_from_a_file_and_the_witness_cap(tmp_path: Path) -> None:
+    from translog import Ed25519Signer
+
+    key = Ed25519Signer("belot.localhost/log", bytes(32))
+    path = tmp_path / "translog-key"
+    path.write_text(key.skey + "\n")
+    s = Settings.from_env({"BELOT_TRANSLOG_KEY_FILE": str(path)})
+    assert s.translog_key == key.skey and s.translog_max_witnesses == 64
+    other = Ed25519Signer("log.example.org/log", bytes(32))
+    path.write_text(other.skey)
+    bad = [
+        ({"BELOT_TRANSLOG_KEY_FILE": str(path)}, "named as its origin"),
+        ({"BELOT_TRANSLOG_KEY_FILE": str(tmp_path / "none")}, "cannot read it"),
+        ({"BELOT_TRANSLOG_KEY_FILE": str(path), "BELOT_TRANSLOG_KEY": key.skey}, "both set"),
+        ({"BELOT_TRANSLOG_MAX_WITNESSES": "-1"}, "BELOT_TRANSLOG_MAX_WITNESSES"),
+        ({"BELOT_TRANSLOG_MAX_WITNESSES": "many"}, "BELOT_TRANSLOG_MAX_WITNESSES"),
+    ]
+    for env, message in bad:
+        with pytest.raises(SettingsError, match=message) as info:
+            Settings.from_env(env)
+        assert other.skey not in str(info.value) and key.skey not in str(info.value)
+    path.write_text("change-me-belot-log-keygen\n")
+    with pytest.raises(SettingsError, match="placeholder"):
+        Settings.from_env({"BELOT_TRANSLOG_KEY_FILE": str(path)})
+    assert Settings.from_env({"BELOT_TRANSLOG_MAX_WITNESSES": "0"}).translog_max_witnesses == 0

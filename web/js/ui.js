@@ -164,6 +164,10 @@ export const ERROR_WORDS = Object.freeze({
   bad_size: "That is not a tree size",
   out_of_range: "That is beyond the log's tree",
   bad_stream: "Name a match, or a few of its streams",
+  key_malformed: "That is not a key in the log's format",
+  witness_key_type: "That key is not a witness's cosignature key",
+  witness_key_taken: "Another key already has that name and key ID",
+  witness_limit: "The log takes no more witness registrations",
 });
 
 /** A refusal from the server, in words: the code's meaning, then the server's reason. */
