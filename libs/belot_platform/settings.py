@@ -514,8 +514,8 @@ def _check_log_vkey(vkey: str, origin: str, skey: str | None) -> None:
         )
     if skey is not None and parse_skey(skey).vkey != vkey:
         raise SettingsError("BELOT_TRANSLOG_VKEY is not the public key of BELOT_TRANSLOG_KEY")
-    ),
-    (
+
+
 def _read_key_file(path: str) -> str:
     """The log's key from ``BELOT_TRANSLOG_KEY_FILE`` (its text, stripped)."""
     try:

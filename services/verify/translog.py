@@ -547,6 +547,7 @@ class LogApi:
     def routes(self) -> list[web.RouteDef]:
         return [
             web.get("/checkpoint", self.get_checkpoint),
+            web.get("/v1/log/key", self.get_key),
             web.get("/tile/{path:.+}", self.get_tile),
             web.get("/v1/log/checkpoints/{size}", self.get_checkpoint_at),
             web.get("/v1/log/proof/inclusion", self.get_inclusion),
@@ -556,6 +557,12 @@ class LogApi:
             web.get("/v1/log/witnesses", self.get_witnesses),
             web.post("/v1/log/witnesses", self.post_witnesses),
         ]
+
+    async def get_key(self, request: web.Request) -> web.Response:
+        """The log's public key (its vkey line): public, like every checkpoint it signs.
+        A reader pins it the first time (the tab does): a log that later shows another
+        key is, to that reader, another log."""
+        return _text(self.service.verifier.vkey + "\n", "public, max-age=300")
 
     async def get_checkpoint(self, request: web.Request) -> web.Response:
         note = await self.service.checkpoint()
@@ -762,6 +769,14 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
             "summary": "The transparency log's latest checkpoint (C2SP tlog-checkpoint, a "
             "signed note) with the witnesses' cosignatures collected on it",
             "responses": {"200": {"description": "the note", "content": _TEXT}, **_errs("404")},
+        }
+    },
+    "/v1/log/key": {
+        "get": {
+            "operationId": "getLogKey",
+            "summary": "The log's public key, as one vkey line (<origin>+<key id>+<key>): "
+            "pin it the first time; another key later is another log",
+            "responses": {"200": {"description": "the vkey", "content": _TEXT}},
         }
     },
     "/tile/{path}": {

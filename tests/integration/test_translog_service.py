@@ -36,6 +36,7 @@ from translog import (
     open_checkpoint,
     parse_bundle,
     parse_checkpoint,
+    parse_vkey,
     tree_hash,
     verify_consistency,
     verify_inclusion,
@@ -382,3 +383,12 @@ async def rewrite_entry(pg_pool: Any, schema: str, index: int) -> bytes:
         await conn.execute(f"ALTER TABLE {s}.translog_entries ENABLE TRIGGER USER")
         await conn.execute(f"ALTER TABLE {s}.translog_nodes ENABLE TRIGGER USER")
     return frontier.root()
+
+
+async def test_the_log_publishes_its_key_and_its_checkpoints_open_with_it(world: LogWorld) -> None:
+    """GET /v1/log/key: the vkey the web client pins when the gateway names none; every
+    checkpoint served opens under it."""
+    vkey = (await world.text("/v1/log/key")).strip()
+    assert vkey == LOG_KEY.vkey
+    opened = open_checkpoint(await world.text("/checkpoint"), parse_vkey(vkey))
+    assert opened.checkpoint.size >= 1

@@ -151,10 +151,25 @@ class TablePage {
   /** The transparency log's key this tab checks with (logcheck.js logKeyOf): the one it
    * pinned the first time the page was told one, pinned now if this is that time. */
   logKey() {
-    const told = this.ctx.config?.translog?.vkey ?? null;
+    const told = this.ctx.config?.translog?.vkey ?? this.publishedKey ?? null;
     const key = logKeyOf(this.ctx.store.logKey?.()?.vkey ?? null, told);
     if (key.pin) this.ctx.store.pinLogKey(key.pin, now());
     return key;
+  }
+
+  /** When the gateway names no log key, the one the verify API publishes
+   * (GET /v1/log/key), asked once: pinned like any other the first time (logKeyOf), so a
+   * key shown later in its place fails the check. */
+  async fetchPublishedKey() {
+    const api = this.ctx.config?.verify_url;
+    if (this.publishedKey !== undefined || this.ctx.config?.translog?.vkey || !api) return;
+    this.publishedKey = null;
+    try {
+      const r = await fetch(`${api.replace(/\/$/, "")}/v1/log/key`);
+      if (r.ok) this.publishedKey = (await r.text()).trim() || null;
+    } catch (e) {
+      this.publishedKey = undefined; // asked again next time
+    }
   }
 
   /** When the match opens (the tab has its commitment): pin the log's checkpoint,
@@ -165,9 +180,13 @@ class TablePage {
     if (kept.log?.open || kept.log?.refused) return;
     if (kept.log?.error && now() - kept.log.error.at < LOG_RETRY_MS) return;
     const api = this.ctx.config?.verify_url;
-    const key = this.logKey();
-    if (!api || !key.vkey) return;
     this.pinning = true;
+    await this.fetchPublishedKey();
+    const key = this.logKey();
+    if (!api || !key.vkey) {
+      this.pinning = false;
+      return;
+    }
     try {
       const got = await fetchCheckpoint(api, key.vkey, { fetchImpl: (...args) => fetch(...args) });
       if (!this.stopped) this.updateKept((k) => keepLogOpen(k, { vkey: key.vkey, told: key.told, got, at: now() }));
