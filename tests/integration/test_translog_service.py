@@ -385,10 +385,13 @@ async def rewrite_entry(pg_pool: Any, schema: str, index: int) -> bytes:
     return frontier.root()
 
 
-async def test_the_log_publishes_its_key_and_its_checkpoints_open_with_it(world: LogWorld) -> None:
+async def test_the_log_publishes_its_key_and_its_checkpoints_open_with_it(
+    world: LogWorld, pg_pool: Any
+) -> None:
     """GET /v1/log/key: the vkey the web client pins when the gateway names none; every
     checkpoint served opens under it."""
     vkey = (await world.text("/v1/log/key")).strip()
     assert vkey == LOG_KEY.vkey
-    opened = open_checkpoint(await world.text("/checkpoint"), parse_vkey(vkey))
-    assert opened.checkpoint.size >= 1
+    size = len(await stored_entries(pg_pool, world.schema))
+    opened = open_checkpoint(await world.checkpoint_of(size), parse_vkey(vkey))
+    assert opened.checkpoint.size == size >= 1
