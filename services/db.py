@@ -61,12 +61,11 @@ MATCH_ENDINGS: Final = tuple(sorted(streams.MATCH_ENDINGS))
 #: eventlog.access for what each flag grants).
 LOG_ACCESS: Final[Mapping[str, LogAccess]] = {
     # Appends to table-* and match-* and reads them back to fold a table; the match
-    # streams hold the decks (secret), whose rows it must see to append after them. Runs
-    # the outbox relay too (relay_offsets; it publishes what this role sees).
-    # Writes the transparency-log entries of a match's ending (translog).
+    # streams hold the decks (secret), whose rows it must see to append after them.
+    # Writes the transparency-log entries of a match's ending (translog). The relay is a
+    # process of its own, with its own role (below).
     "table": LogAccess(
         append=True,
-        relay=True,
         translog=True,
         secret_prefixes=(streams.MATCH,),
         append_prefixes=(streams.TABLE, streams.MATCH),
@@ -95,8 +94,12 @@ LOG_ACCESS: Final[Mapping[str, LogAccess]] = {
     "verify": LogAccess(
         head=True, translog=True, ended_prefix=streams.MATCH, ended_by=MATCH_ENDINGS
     ),
-    # `belot log relay` alone: reads and publishes what it sees (never a secret row).
-    "relay": LogAccess(head=True, relay=True),
+    # The outbox relay (`belot serve relay`, `belot log relay`): reads the log and publishes
+    # it. It sees the secret rows of match-* (a running match's decks) only to publish
+    # their stubs in their place (position, stream, "withheld"; never a payload or hash:
+    # eventlog.relay), so that every position reaches JetStream: the read power a table
+    # worker has, in a process that appends nothing.
+    "relay": LogAccess(head=True, relay=True, secret_prefixes=(streams.MATCH,)),
 }
 
 

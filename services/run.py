@@ -39,7 +39,7 @@ from services.serve import REGISTRY
 from services.table.domain import MAX_BOT_DELAY_MS
 
 #: Start order; the gateway last, so that players only arrive once the rest answers.
-ORDER: Final = ("randomness", "table", "verify", "rating", "tournament", "gateway")
+ORDER: Final = ("randomness", "table", "relay", "verify", "rating", "tournament", "gateway")
 #: Extra table workers listen from this HTTP port up, skipping busy ones (the first worker
 #: uses BELOT_TABLE_PORT).
 EXTRA_TABLE_PORT: Final = 8100

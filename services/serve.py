@@ -22,6 +22,7 @@ REGISTRY: Final[dict[str, str]] = {
     "rating": "services.rating.app:main",
     "verify": "services.verify.app:main",
     "tournament": "services.tournament.app:main",
+    "relay": "services.relay.app:main",
 }
 
 

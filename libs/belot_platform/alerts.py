@@ -318,7 +318,7 @@ RULES: Final[tuple[Rule, ...]] = (
             "batches behind for a whole minute means it cannot keep up or has stopped."
         ),
         action=(
-            "Look at the relay task (/readyz of the table workers; BelotTaskDown with "
+            "Look at the relay task (/readyz of the relay service; BelotTaskDown with "
             "task=relay), JetStream (acknowledgements, the stream's limits) and PostgreSQL. "
             "A relay resumes from the stream's last message when it restarts: no event is "
             "lost or doubled."

@@ -20,9 +20,9 @@ from fairdeal.fairness import MAX_SEED_WINDOW_MS
 from translog import TranslogError, parse_skey, parse_vkey
 from translog.note import COSIGNATURE_TYPE, ED25519_TYPE, is_valid_name
 
-SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating")
-#: The database roles ``belot db setup`` makes besides the owner: one per service, and
-#: ``relay`` for a ``belot log relay`` run on its own.
+SERVICES: Final = ("gateway", "verify", "table", "randomness", "tournament", "rating", "relay")
+#: The database roles ``belot db setup`` makes besides the owner: one per service (the
+#: relay's serves ``belot serve relay`` and ``belot log relay`` alike).
 DB_ROLES: Final = ("table", "randomness", "gateway", "tournament", "rating", "verify", "relay")
 
 #: Values that are not secrets: the placeholders of documentation and deployment files,
@@ -73,7 +73,7 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_HTTP_HOST", "127.0.0.1", "address the services' HTTP servers bind"),
     *(
         (f"BELOT_{s.upper()}_PORT", str(p), f"HTTP port of the {s} service")
-        for s, p in zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True)
+        for s, p in zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093, 8094), strict=True)
     ),
     ("BELOT_LOG_LEVEL", "INFO", "DEBUG, INFO, WARNING or ERROR"),
     ("BELOT_LOG_FORMAT", "json", "json (one object a line) or text"),
@@ -212,7 +212,7 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
 #: BELOT_DATA_DIR (a gateway sharing the directory tells the web client: the tab pins it).
 TRANSLOG_VKEY_FILE: Final = "translog-vkey"
 
-_DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093), strict=True))
+_DEFAULT_PORTS: Final = dict(zip(SERVICES, (8080, 8081, 8090, 8091, 8092, 8093, 8094), strict=True))
 _NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,50}")
 _ROLE_PREFIX_RE: Final = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 GOOD_SECRET: Final = "make one with: openssl rand -hex 32"

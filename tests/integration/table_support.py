@@ -164,16 +164,17 @@ async def platform(
     drand_relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(drand_mode)))
     await drand_relay.start_server()
     own_pools: list[asyncpg.Pool] = []
-    table_store = randomness_store = store
+    table_store = randomness_store = relay_store = store
     seeds_pool = pg_pool
     if roles.CURRENT is not None:
         kit = roles.CURRENT
-        for role in ("table", "randomness"):
+        for role in ("table", "randomness", "relay"):
             own_pools.append(await asyncpg.create_pool(kit.dsn(role), min_size=1, max_size=6))
         table_store = EventStore(own_pools[0], store.schema, producer="table", entries=logentries)
         randomness_store = EventStore(
             own_pools[1], store.schema, producer="randomness", entries=logentries
         )
+        relay_store = EventStore(own_pools[2], store.schema, producer="relay")
         seeds_pool = own_pools[1]
     seeds = SeedStore(seeds_pool, store.schema)
     await seeds.migrate()
@@ -187,13 +188,13 @@ async def platform(
     relay_task = None
     if relay:
         outbox = OutboxRelay(
-            table_store,
+            relay_store,
             nc.jetstream(),
             stream=js_names.stream,
             subject_prefix=js_names.subject_prefix,
         )
         await outbox.ensure_stream()
-        # Supervised, as in the table service: a failure is logged and it starts again.
+        # Supervised, as in the relay service: a failure is logged and it starts again.
         relay_task = Supervisor().spawn(
             "outbox-relay", lambda t: outbox.run(t.stopping, t.beat), grace=outbox.ack_timeout
         )
@@ -215,7 +216,7 @@ async def platform(
         await randomness.stop()
         await client.close()
         await drand_relay.close()
-        for own in {table_store, randomness_store} - {store}:
+        for own in {table_store, randomness_store, relay_store} - {store}:
             await own.close()
         for pool in own_pools:
             await pool.close()

@@ -36,8 +36,8 @@ from fairdeal import logentries
 from fairdeal.fairness import SeatSpec
 from services.randomness.service import MATCH_TASK, RandomnessService
 from services.randomness.store import SeedStore
+from services.relay.app import create_app as build_relay
 from services.table import table as table_driver
-from services.table.app import create_app as build_table
 from services.table.worker import TableWorker
 from tests.integration import roles
 from tests.integration.conftest import Servers, StreamNames
@@ -60,10 +60,10 @@ async def append(store: EventStore, tag: str, n: int) -> None:
 
 def table_settings(
     servers: Servers, schema: str, names: StreamNames, *, pg: str | None = None,
-    nats: str | None = None,
+    nats: str | None = None, role: str = "table",
 ) -> Settings:  # fmt: skip
     return Settings(
-        pg_dsn=pg or roles.dsn_for("table", servers.pg_dsn),
+        pg_dsn=pg or roles.dsn_for(role, servers.pg_dsn),
         nats_url=nats or servers.nats_url,
         pg_schema=schema,
         pg_pool_max=4,
@@ -97,8 +97,8 @@ def lag_of(metrics: str) -> float:
     raise AssertionError("no belot_eventlog_relay_lag_events")
 
 
-async def table_app(settings: Settings) -> AsyncIterator[TestClient]:  # type: ignore[type-arg]
-    client = TestClient(TestServer(build_table(settings)))
+async def relay_app(settings: Settings) -> AsyncIterator[TestClient]:  # type: ignore[type-arg]
+    client = TestClient(TestServer(build_relay(settings)))
     await client.start_server()
     try:
         yield client
@@ -110,14 +110,15 @@ async def table_app(settings: Settings) -> AsyncIterator[TestClient]:  # type: i
 async def test_the_relay_outlives_an_outage_longer_than_its_ack_timeout(
     outage: str, servers: Servers, store: EventStore, js: JetStreamContext, js_names: StreamNames
 ) -> None:
-    url = roles.dsn_for("table", servers.pg_dsn) if outage == "postgres" else servers.nats_url
+    url = roles.dsn_for("relay", servers.pg_dsn) if outage == "postgres" else servers.nats_url
     async with proxy(url) as cut:
         settings = table_settings(
             servers, store.schema, js_names,
             pg=cut.proxied_url if outage == "postgres" else None,
             nats=cut.proxied_url if outage == "nats" else None,
+            role="relay",
         )  # fmt: skip
-        gen = table_app(settings)
+        gen = relay_app(settings)
         client = await anext(gen)
         try:
             await append(store, "before", 20)

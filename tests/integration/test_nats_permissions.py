@@ -52,6 +52,7 @@ from eventlog import EventStore, NewEvent, RecordedEvent
 from eventlog.relay import OutboxRelay
 from services.randomness.app import create_app as build_randomness
 from services.rating.app import create_app as create_rating
+from services.relay.app import create_app as build_relay
 from services.table.app import WORKER
 from services.table.app import create_app as build_table
 from services.tournament.app import create_app as create_tournament
@@ -326,6 +327,7 @@ CASES: Final = [
     ("tournament", "pub", f"{PREFIX}.table.t1.abort", True),
     ("rating", "pub", f"{PREFIX}.rating.lookup", False),
     ("rating", "sub", f"{PREFIX}.rating.lookup", True),
+    ("table", "pub", f"{EVENTS_SUBJECT}.match.m1", False),  # the relay's alone
     ("relay", "pub", f"{PREFIX}.randomness.deck", False),
     ("relay", "sub", f"{EVENTS_SUBJECT}.>", False),
 ]
@@ -430,6 +432,7 @@ async def services_as_their_users(
     apps = [
         TestServer(build_randomness(settings("randomness"), clock=clock, drand=drand)),
         TestServer(build_table(settings("table"), worker_id="auth-test")),
+        TestServer(build_relay(settings("relay"))),
         TestServer(create_rating(settings("rating"), flush_interval=0.05, poll_interval=0.2)),
         TestServer(create_tournament(settings("tournament"), tick=0.1, hasher=TEST_HASHER)),
     ]

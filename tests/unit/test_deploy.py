@@ -173,7 +173,7 @@ NATS_SERVICES = sorted(n for n in REGISTRY if n != "verify")
 
 
 def test_every_service_that_uses_nats_has_a_user() -> None:
-    assert sorted(NATS_USERS) == sorted([*NATS_SERVICES, "relay"])
+    assert sorted(NATS_USERS) == NATS_SERVICES
     assert all(v == f"BELOT_NATS_{u.upper()}_PASSWORD" for u, v in NATS_USERS.items())
 
 
@@ -284,8 +284,8 @@ def test_compose_gives_each_service_its_database_role() -> None:
 def test_compose_ships_no_usable_secret() -> None:
     text = COMPOSE.read_text()
     defaults = dict(re.findall(r"\$\{(\w+):-([^}]*)\}", text))
-    # Optional ones only, and empty: the previous token secret, the lone relay's password.
-    assert defaults == {"BELOT_TOKEN_SECRET_PREVIOUS": "", "BELOT_PG_RELAY_PASSWORD": ""}
+    # Optional ones only, and empty: the previous token secret.
+    assert defaults == {"BELOT_TOKEN_SECRET_PREVIOUS": ""}
     assert {"BELOT_TOKEN_SECRET", "BELOT_PG_ADMIN_PASSWORD"} <= set(REQUIRED)
     assert {f"BELOT_PG_{s.upper()}_PASSWORD" for s in REGISTRY} <= set(REQUIRED)
     assert set(NATS_USERS.values()) <= set(REQUIRED)

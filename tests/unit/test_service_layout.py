@@ -9,6 +9,9 @@ knows one knows where everything is in the others.
 - ``store.py``: the service's own tables.
 - its main loop, where it has one, in a module named for what it runs
   (:data:`MAIN_LOOPS`), never in ``domain.py``.
+
+A service that answers no request and keeps nothing of its own has only ``app.py``, and
+says so in :data:`APP_ONLY`: the relay, whose whole work is a library's loop.
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ MAIN_LOOPS: dict[str, str | None] = {
     "gateway": None,
     # serves requests; its projection is fed by store.Projection.feed (a follower)
     "verify": None,
+    # eventlog.relay.OutboxRelay: the loop is the event log's own
+    "relay": None,
+}
+#: Services with nothing but their composition root, and why.
+APP_ONLY: dict[str, str] = {
+    "relay": "no requests (no handlers), no decisions (no domain), no tables (no store): "
+    "it runs eventlog.relay.OutboxRelay with the platform's health, readiness and metrics",
 }
 
 
@@ -59,8 +69,12 @@ def test_every_service_is_listed() -> None:
 
 @pytest.mark.parametrize("service", SERVICES)
 def test_the_service_has_the_four_files(service: str) -> None:
-    missing = [f for f in FILES if not (SERVICES_DIR / service / f).is_file()]
+    wanted = ("app.py",) if service in APP_ONLY else FILES
+    missing = [f for f in wanted if not (SERVICES_DIR / service / f).is_file()]
     assert not missing, f"services/{service}/ lacks {missing}"
+    if service in APP_ONLY:  # and nothing pretends to be one of the others
+        present = sorted(p.name for p in (SERVICES_DIR / service).glob("*.py"))
+        assert present == ["__init__.py", "app.py"], present
 
 
 @pytest.mark.parametrize("service", SERVICES)
@@ -81,7 +95,7 @@ def test_app_py_has_create_app_of_settings_and_main(service: str) -> None:
     assert "build_app" not in functions and not aliases, "one name for the factory"
 
 
-@pytest.mark.parametrize("service", SERVICES)
+@pytest.mark.parametrize("service", [s for s in SERVICES if s not in APP_ONLY])
 def test_domain_py_is_pure(service: str) -> None:
     path = SERVICES_DIR / service / "domain.py"
     tree = _tree(path)

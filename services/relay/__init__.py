@@ -1,0 +1,1 @@
+"""The outbox relay as a service of its own (``belot serve relay``)."""
