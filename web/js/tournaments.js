@@ -138,7 +138,7 @@ export function renderTournament(root, ctx, id) {
 
 function drawTournament(el, ctx, t, standings) {
   const me = ctx.session?.player ?? null;
-  const name = (p) => t.names?.[p] ?? botName(p);
+  const name = (p) => (p.startsWith("bot:") ? botName(p) : t.names?.[p] ?? p);
   const s = t.settings;
   const entered = me !== null && t.entrants.includes(me);
   const organiser = me !== null && t.creator === me;
