@@ -363,7 +363,14 @@ class Hub:
         """What players wrote at the table, to a watcher seated there (none else)."""
         if w.seat is None or self.chat_history is None:
             return
-        for line in await self.chat_history(w.table_id):
+        try:
+            lines = await self.chat_history(w.table_id)
+        except Exception:
+            # The chat must not stop the table's own feed: the history comes again
+            # with the next watch or resync.
+            log.warning("the chat history of %s could not be read", w.table_id, exc_info=True)
+            return
+        for line in lines:
             if w.seat is None or conn.watches.get(w.table_id) is not w:
                 return  # left the seat, or stopped watching, meanwhile
             conn.send_chat(w, line)
