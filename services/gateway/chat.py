@@ -39,6 +39,7 @@ from eventlog import EventStore
 from services.gateway.domain import table_line
 from services.gateway.handlers import Api, ApiError
 from services.gateway.store import ChatStore, TooMany
+from table import events as table_events
 from table import state as table_state
 
 #: The longest message, in characters.
@@ -190,8 +191,8 @@ class Chat:
         assert state.options is not None
         o = state.options
         seats: list[Any] = [
-            f"bot:{c.level or 'medium'}" if c.kind == table_state.BOT
-            else {"kind": table_state.HUMAN, "player": players.get(n)}
+            f"bot:{c.level or 'medium'}" if c.kind == table_events.BOT
+            else {"kind": table_events.HUMAN, "player": players.get(n)}
             for n, c in enumerate(o.seats)
         ]  # fmt: skip
         created = await self.api.create_table_as(
