@@ -16,10 +16,12 @@ from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from services.gateway import status
+from services.gateway.chat import Chat
 from services.gateway.domain import RateLimiter, Tokens, token_secret
 from services.gateway.handlers import Api, Deps
 from services.gateway.live import Hub
-from services.gateway.store import AccountStore
+from services.gateway.ratings import Ratings
+from services.gateway.store import AccountStore, ChatStore
 from services.gateway.tournaments import Tournaments
 from services.gateway.web import (
     DEFAULT_WEB_DIR,
@@ -47,12 +49,14 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
     )
     app[API] = api
     app.middlewares.append(api.middleware)
+    chat = Chat(api)
 
     async def service(app: web.Application) -> AsyncIterator[None]:
         nc = app[NATS]
         store = EventStore(app[PG_POOL], settings.pg_schema, producer="gateway")
         accounts = AccountStore(app[PG_POOL], settings.gateway_schema)
         await accounts.migrate()
+        chat.attach(ChatStore(app[PG_POOL], settings.gateway_schema))
         secret = await asyncio.to_thread(token_secret, settings.token_secret, settings.data_dir)
         registry = await messaging.kv_bucket(nc.jetstream(), f"{settings.subject_prefix}_tables")
         hub = Hub(
@@ -61,6 +65,7 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
             events_subject=settings.events_subject,
             prefix=settings.subject_prefix,
             fetch_view=api.fetch_view,
+            chat_history=chat.history,
         )
         tokens = Tokens(secret, settings.token_ttl, settings.token_secret_previous)
         api.attach(Deps(nc, store, accounts, tokens, registry, hub))
@@ -76,6 +81,8 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
     app.router.add_get("/status", status.handler(settings, settings.status_targets))
     app.router.add_routes(Tournaments(api, settings.admin_token).routes())
     app.router.add_routes(api.routes())
+    app.router.add_routes(chat.routes())
+    app.router.add_routes(Ratings(api).routes())
     _add_web_client(app, settings)
     return app
 

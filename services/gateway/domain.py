@@ -1,5 +1,6 @@
-"""The gateway's rules, without I/O: signed bearer tokens, per-player rate limits, and
-what a player may see of an event while the match runs.
+"""The gateway's rules, without I/O: signed bearer tokens, per-player rate limits,
+what a player may see of an event while the match runs, and the table's own lines in
+its chat.
 
 Tokens are itsdangerous' ``URLSafeTimedSerializer`` (HMAC-SHA256 over the JSON
 ``{"sub": account id, "name": name}`` and a timestamp), checked with a maximum age.
@@ -16,11 +17,11 @@ import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from eventkit.streams import MATCH_ENDINGS
+from eventkit.streams import MATCH_ENDINGS, RANDOMNESS
 
 SALT: Final = "belot.gateway.session"
 SECRET_FILE: Final = "gateway-token-secret"
@@ -126,3 +127,51 @@ def may_see(visibility: str, seat: int | None, opened: bool) -> bool:
     if opened or visibility == "public":
         return True
     return seat is not None and visibility == f"seat:{seat}"
+
+
+# --- the table's own lines in its chat ------------------------------------------------
+
+#: The fair deal's events that the table says in its chat, in words. They are public
+#: events of ``randomness-<match>``: the chat's table lines are derived from the log when
+#: they are read or forwarded, never stored a second time.
+TABLE_LINE_EVENTS: Final = frozenset(
+    {"ServerSeedCommitted", "DrandRoundNamed", "DrandFallback", "ServerSeedRevealed"}
+)
+
+
+def table_line(
+    stream: str, version: int, event_type: str, payload: dict[str, Any], visibility: str
+) -> dict[str, Any] | None:
+    """The chat line the table says for one of its events (None: it says nothing for
+    this one). Only public events are said: whoever may watch the table saw them."""
+    if visibility != "public" or event_type not in TABLE_LINE_EVENTS:
+        return None
+    if not stream.startswith(RANDOMNESS):
+        return None
+    p = payload
+    if event_type == "ServerSeedCommitted":
+        text = (f"The server commits to its secret seed: its SHA-256 is {p['commitment']}. "
+                "Your tab keeps it and checks the seed against it at the end.")  # fmt: skip
+        facts: dict[str, Any] = {"commitment": p["commitment"]}
+    elif event_type == "DrandRoundNamed":
+        text = (f"drand round {p['round']} of {p['chain']} is named for the decks: "
+                "nobody knows its value yet.")  # fmt: skip
+        facts = {"round": p["round"], "chain": p["chain"]}
+    elif event_type == "DrandFallback":
+        text = (f"Dealt without drand: round {p['round']} did not come in time "
+                f"({p['reason']}); the decks use the server's and the seats' seeds.")  # fmt: skip
+        facts = {"round": p["round"], "reason": p["reason"]}
+    else:  # ServerSeedRevealed
+        text = (f"The server reveals its seed: {p['server_seed']}. Anyone can check that "
+                "its SHA-256 is the commitment and recompute every deck.")  # fmt: skip
+        facts = {"server_seed": p["server_seed"]}
+    return {
+        "id": f"e:{stream}:{version}",
+        "kind": "table",
+        "event": event_type,
+        "player": None,
+        "name": None,
+        "text": text,
+        "at_ms": p.get("at_ms"),
+        "facts": facts,
+    }

@@ -109,13 +109,21 @@ OUTAGE: Final = frozenset({"unavailable", "timeout"})
 
 
 class ApiError(Exception):
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         if code in OUTAGE:
             code = outage.UNAVAILABLE
         self.code = code
         self.message = message
         self.status = status or (400 if code in BAD_INPUT else STATUS.get(code, 409))
+        self.headers = headers or {}
 
 
 def error_response(code: str, message: str, status: int, **headers: str) -> web.Response:
@@ -243,7 +251,7 @@ class Api:
                     )
             return await handler(request)
         except ApiError as exc:
-            return error_response(exc.code, exc.message, exc.status)
+            return error_response(exc.code, exc.message, exc.status, **exc.headers)
         except fields.FieldError as exc:
             return error_response(exc.code, exc.message, 400)
         except web.HTTPException as exc:
@@ -429,15 +437,23 @@ class Api:
         assert who is not None
         body = await self.body(request)
         request_body: dict[str, Any] = {k: body[k] for k in TABLE_OPTIONS if k in body}
-        request_body["creator"] = who.player
         request_body["command_id"] = _command_id(body)
+        reply = await self.create_table_as(who.player, request_body)
+        return web.json_response(reply, status=201)
+
+    async def create_table_as(self, creator: str, options: dict[str, Any]) -> dict[str, Any]:
+        """Ask the table service for a table made by ``creator`` (an account, or the
+        rematch of a table: :mod:`services.gateway.chat`)."""
         try:
-            reply = await messaging.request(
-                self.nc, f"{self.prefix}.table.create", request_body, timeout=self.timeout * 2
+            reply: dict[str, Any] = await messaging.request(
+                self.nc,
+                f"{self.prefix}.table.create",
+                {**options, "creator": creator},
+                timeout=self.timeout * 2,
             )
         except ServiceError as exc:
             raise ApiError(exc.code, exc.message) from None
-        return web.json_response(reply, status=201)
+        return reply
 
     async def get_table(self, request: web.Request) -> web.Response:
         table_id = self.table_id(request)

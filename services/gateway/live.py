@@ -34,6 +34,18 @@ next event of the stream, which would show the gap, may never come (a table's la
 event). So the hub's follower (:meth:`Hub.follow`, supervised) reads every watch's
 streams from the log again once the connection is back; reads that overlap only ever
 take versions past the last one handled, so nothing is sent twice.
+
+The table's chat (:mod:`services.gateway.chat`). Its lines go out as ``{"type":
+"chat", "table", "message"}``. The table's own lines are derived here from the public
+fair-deal events as they are forwarded (:func:`~services.gateway.domain.table_line`), so
+every watcher gets them, in a catch-up too. What players wrote goes only to a watcher
+seated at that table (``Watch.seat``, which the table's own events set): its history
+from the gateway's store once the watch is caught up and whenever the watcher sits
+down, then each new message, which the gateway that stored it publishes on
+``<prefix>.chat.<table id>`` for every gateway's hub (the players of one table may be
+connected to different replicas). A message lost on NATS comes back with the history
+that the follower sends again after a reconnection; ids already sent to a watch are not
+sent again.
 """
 
 from __future__ import annotations
@@ -56,7 +68,7 @@ from belot_platform.supervise import Supervised
 from eventkit import streams
 from eventlog import EventStore, RecordedEvent, relay
 from services.gateway import metrics
-from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
+from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see, table_line
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +81,8 @@ MAX_QUEUED = 5_000
 FOLLOW_INTERVAL_S = 0.5
 
 ViewFetcher = Callable[[str, str], Awaitable[dict[str, Any] | None]]
+#: A table's chat history, what players wrote (``ChatRow.to_json`` dicts), oldest first.
+ChatHistory = Callable[[str], Awaitable[list[dict[str, Any]]]]
 
 
 def ended_by(stream: str) -> frozenset[str]:
@@ -102,6 +116,7 @@ class Watch:
     opened: set[str] = field(default_factory=set)  # streams whose match has ended
     buffer: list[Live] = field(default_factory=list)
     turn_pushed: int = -1  # the match version of the last view pushed
+    chat_sent: set[str] = field(default_factory=set)  # ids of the chat lines sent
 
 
 class Connection:
@@ -146,7 +161,10 @@ class Connection:
             w.opened.add(e.stream_id)
         if e.stream_id.startswith(streams.TABLE) and e.payload.get("player") == self.player:
             if e.type == "SeatTaken":
+                sat_down = w.seat is None
                 w.seat = e.payload["seat"]
+                if sat_down and w.ready:  # a catch-up's resync sends the history itself
+                    self.hub.spawn(self.hub.send_chat_history(self, w))
             elif e.type == "SeatLeft" and not e.payload.get("forfeit"):
                 w.seat = None
         if e.visibility == SECRET or not may_see(e.visibility, w.seat, e.stream_id in w.opened):
@@ -165,6 +183,16 @@ class Connection:
         if replay:
             message["replay"] = True
         self.send(message)
+        line = table_line(e.stream_id, e.version, e.type, e.payload, e.visibility)
+        if line is not None:
+            self.send_chat(w, line)
+
+    def send_chat(self, w: Watch, line: dict[str, Any]) -> None:
+        """A chat line for this watch, once (the history and the live feed overlap)."""
+        if line["id"] in w.chat_sent:
+            return
+        w.chat_sent.add(line["id"])
+        self.send({"type": "chat", "table": w.table_id, "message": line})
 
     def _take(self, w: Watch, e: Live) -> None:
         w.last[e.stream_id] = e.version
@@ -198,8 +226,10 @@ class Hub:
         events_subject: str,
         prefix: str,
         fetch_view: ViewFetcher,
+        chat_history: ChatHistory | None = None,
     ) -> None:
         self.nc = nc
+        self.chat_history = chat_history
         self.store = store
         self.events_subject = events_subject
         self.prefix = prefix
@@ -223,6 +253,7 @@ class Hub:
                 await self.nc.subscribe(f"{self.events_subject}.{category}.>", cb=self._on_event)
             )
         self._subs.append(await self.nc.subscribe(f"{self.prefix}.tables.*", cb=self._on_state))
+        self._subs.append(await self.nc.subscribe(f"{self.prefix}.chat.*", cb=self._on_chat))
 
     def _reconnects(self) -> int:
         stats = getattr(self.nc, "stats", None) or {}
@@ -326,6 +357,23 @@ class Hub:
         w.ready = True
         for held in sorted(pending, key=lambda x: x.position):
             conn.deliver(w, held)
+        await self.send_chat_history(conn, w)
+
+    async def send_chat_history(self, conn: Connection, w: Watch) -> None:
+        """What players wrote at the table, to a watcher seated there (none else)."""
+        if w.seat is None or self.chat_history is None:
+            return
+        try:
+            lines = await self.chat_history(w.table_id)
+        except Exception:
+            # The chat must not stop the table's own feed: the history comes again
+            # with the next watch or resync.
+            log.warning("the chat history of %s could not be read", w.table_id, exc_info=True)
+            return
+        for line in lines:
+            if w.seat is None or conn.watches.get(w.table_id) is not w:
+                return  # left the seat, or stopped watching, meanwhile
+            conn.send_chat(w, line)
 
     # ------------------------------------------------------------------ NATS
 
@@ -366,6 +414,21 @@ class Hub:
             conn.send({"type": "state", "table": table_id, **state})
             if state.get("turn") is not None and state.get("turn") == w.seat:
                 self.spawn(self.push_turn(conn, w))
+
+    async def _on_chat(self, msg: Msg) -> None:
+        """A message a player wrote (stored by this gateway or another): to the watchers
+        of its table who are seated there."""
+        try:
+            d = orjson.loads(msg.data)
+            table_id, line = d["table"], d["message"]
+            if not isinstance(line, dict) or not isinstance(line.get("id"), str):
+                raise TypeError("no message id")
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            log.warning("a chat message that is not one on %s", msg.subject)
+            return
+        for conn, w in list(self._by_table.get(table_id, ())):
+            if w.seat is not None and w.ready:
+                conn.send_chat(w, line)
 
     async def push_turn(self, conn: Connection, w: Watch, *, force: bool = False) -> None:
         """Send the watcher's own view when its seat is due to act (once per version)."""

@@ -1,5 +1,6 @@
-"""The gateway's own table: accounts (name, argon2 password hash). Its schema is
-``BELOT_GATEWAY_SCHEMA``; nothing else reads it."""
+"""The gateway's own tables: accounts (name, argon2 password hash) and the tables'
+chat (what players said at a table: :mod:`services.gateway.chat` has the rules). Its
+schema is ``BELOT_GATEWAY_SCHEMA``; nothing else reads it."""
 
 from __future__ import annotations
 
@@ -30,13 +31,34 @@ CREATE TABLE IF NOT EXISTS {s}.accounts (
 CREATE UNIQUE INDEX IF NOT EXISTS accounts_name ON {s}.accounts (lower(name));
 """,
         ),
+        # Only what players wrote: the table's own lines are derived from the log's
+        # events when they are read (services/gateway/chat.py), never stored twice.
+        # An identity column, not a serial: inserting needs no grant on its sequence.
+        Migration(
+            2,
+            "chat messages",
+            """
+CREATE TABLE {s}.chat_messages (
+    id        bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    table_id  text        NOT NULL,
+    player    text        NOT NULL,
+    kind      text        NOT NULL CHECK (kind IN ('say', 'rematch')),
+    body      text        NOT NULL,
+    rematch   text,
+    sent_at   timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX chat_messages_table ON {s}.chat_messages (table_id, id);
+CREATE INDEX chat_messages_player ON {s}.chat_messages (player, sent_at);
+""",
+        ),
     ),
 )
 
 #: What the gateway's database role may do to its tables (``belot db setup`` grants it):
-#: sign-up inserts, log-in and the seat names select, a rehash on log-in updates. No
-#: DELETE: nothing here removes an account.
-PRIVILEGES: Final = {"accounts": "SELECT, INSERT, UPDATE"}
+#: sign-up inserts, log-in and the seat names select, a rehash on log-in updates; a
+#: chat message is inserted and read, never changed. No DELETE: nothing here removes an
+#: account or a message.
+PRIVILEGES: Final = {"accounts": "SELECT, INSERT, UPDATE", "chat_messages": "SELECT, INSERT"}
 
 
 class NameTaken(Exception):
@@ -102,3 +124,123 @@ class AccountStore:
             f"SELECT id, name FROM {self.schema}.accounts WHERE id = ANY($1::text[])", ids
         )
         return {r["id"]: r["name"] for r in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRow:
+    """A message a player wrote at a table (or the rematch it opened from there)."""
+
+    id: int
+    table_id: str
+    player: str
+    name: str | None
+    kind: str  # "say" or "rematch"
+    body: str
+    rematch: str | None  # the new table's id, for a rematch
+    at_ms: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The message as the chat API and the WebSocket give it."""
+        return {
+            "id": f"m:{self.id}",
+            "kind": self.kind,
+            "player": self.player,
+            "name": self.name,
+            "text": self.body,
+            "rematch": self.rematch,
+            "at_ms": self.at_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TooMany:
+    """The player has written its fill for now: ``wait_s`` until the next may go."""
+
+    wait_s: float
+
+
+_ROW = (
+    "m.id, m.table_id, m.player, a.name, m.kind, m.body, m.rematch,"
+    " (extract(epoch FROM m.sent_at) * 1000)::bigint AS at_ms"
+)
+
+
+def _chat_row(r: Any) -> ChatRow:
+    return ChatRow(r["id"], r["table_id"], r["player"], r["name"], r["kind"], r["body"],
+                   r["rematch"], r["at_ms"])  # fmt: skip
+
+
+class ChatStore:
+    """The tables' chat: what players wrote, in the gateway's schema."""
+
+    def __init__(self, pool: Any, schema: str) -> None:
+        if not schema.replace("_", "").isalnum() or not schema.islower():
+            raise ValueError(f"schema {schema!r}: lower-case letters, digits and '_'")
+        self._pool = pool
+        self.schema = schema
+
+    async def post(
+        self,
+        table_id: str,
+        player: str,
+        body: str,
+        *,
+        kind: str = "say",
+        rematch: str | None = None,
+        most: int | None,
+        window_s: float,
+    ) -> ChatRow | TooMany:
+        """Store a message unless ``player`` wrote ``most`` in the last ``window_s``
+        seconds (at any table), in which case nothing is stored (``most`` None: no
+        limit, for what the gateway writes on the player's behalf).
+
+        The count and the insert run under a transaction-scoped advisory lock on the
+        player: two requests of one player at once (or on two gateways) are counted one
+        after the other, so the limit holds exactly across replicas; other players'
+        messages never wait for it. The window is the database's clock, the one that
+        stamps ``sent_at``."""
+        s = self.schema
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", f"belot.chat:{player}"
+            )
+            recent = (
+                []
+                if most is None
+                else await conn.fetch(
+                    f"SELECT extract(epoch FROM clock_timestamp() - sent_at) AS age"
+                    f" FROM {s}.chat_messages WHERE player = $1"
+                    f" AND sent_at > clock_timestamp() - make_interval(secs => $2)"
+                    f" ORDER BY sent_at DESC LIMIT $3",
+                    player,
+                    window_s,
+                    most,
+                )
+            )
+            if most is not None and len(recent) >= most:
+                oldest = float(recent[-1]["age"])
+                return TooMany(max(0.0, window_s - oldest))
+            row = await conn.fetchrow(
+                f"WITH m AS (INSERT INTO {s}.chat_messages"
+                f" (table_id, player, kind, body, rematch) VALUES ($1, $2, $3, $4, $5)"
+                f" RETURNING *)"
+                f" SELECT {_ROW} FROM m LEFT JOIN {s}.accounts a ON a.id = m.player",
+                table_id,
+                player,
+                kind,
+                body,
+                rematch,
+            )
+        return _chat_row(row)
+
+    async def history(self, table_id: str, limit: int) -> list[ChatRow]:
+        """The table's last ``limit`` messages, oldest first."""
+        s = self.schema
+        rows = await self._pool.fetch(
+            f"SELECT * FROM (SELECT {_ROW} FROM {s}.chat_messages m"
+            f" LEFT JOIN {s}.accounts a ON a.id = m.player"
+            f" WHERE m.table_id = $1 ORDER BY m.id DESC LIMIT $2) x ORDER BY id",
+            table_id,
+            limit,
+        )
+        return [_chat_row(r) for r in rows]

@@ -27,7 +27,13 @@ from eventlog import EventStore
 from eventlog.migrations import quote_schema
 from rating import DEFAULT_SETTINGS, RatingSettings
 from services.rating.consumer import Consumer
-from services.rating.handlers import LOOKUP_SUBJECT, PROJECTION, add_routes, lookup_handler
+from services.rating.handlers import (
+    LOOKUP_SUBJECT,
+    PROJECTION,
+    add_routes,
+    lookup_handler,
+    reads_handlers,
+)
 from services.rating.store import Projection, RebuildReport
 
 NAME: Final = "rating"
@@ -77,13 +83,19 @@ def create_app(
         app[CONSUMER] = consumer
         task = app[TASKS].spawn(CONSUMER_TASK, lambda t: consumer.run(t.stopping), grace=5.0)
         # A queue group: replicas share the look-ups (each reads the same projection).
-        lookups = await messaging.serve(
-            app[NATS], lookup_subject_of(settings), lookup_handler(projection), queue=NAME
-        )
+        lookups = [
+            await messaging.serve(
+                app[NATS], lookup_subject_of(settings), lookup_handler(projection), queue=NAME
+            )
+        ]
+        for verb, handler in reads_handlers(projection).items():
+            subject = f"{settings.subject_prefix}.rating.{verb}"
+            lookups.append(await messaging.serve(app[NATS], subject, handler, queue=NAME))
         try:
             yield
         finally:
-            await lookups.unsubscribe()
+            for sub in lookups:
+                await sub.unsubscribe()
             await task.stop()
             await log_store.close()
 

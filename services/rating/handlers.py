@@ -1,5 +1,7 @@
-"""The rating service's read side: HTTP (leaderboards, a player's history and rating) and
-the NATS look-up the tournament service asks for tie-breaks and seeding.
+"""The rating service's read side: HTTP (leaderboards, a player's history and rating),
+the NATS look-up the tournament service asks for tie-breaks and seeding, and the same
+reads on NATS for the gateway (``<prefix>.rating.leaderboard``, ``<prefix>.rating.player``:
+the web client's leaderboard and player pages, with the players' names the gateway adds).
 
 Every answer comes from the projection through the pure core's views (``leaderboard``,
 ``standings``, ``rating_of``), as of the service's clock or of ``?at=`` (unix
@@ -40,6 +42,10 @@ PROJECTION: Final = web.AppKey("rating_projection", Projection)
 #: {"ratings": {player: float}} (the core's ``rating_of``: 1500 for a newcomer). Its
 #: first token is ``BELOT_SUBJECT_PREFIX`` (``app.lookup_subject_of``).
 LOOKUP_SUBJECT: Final = "belot.rating.lookup"
+#: The gateway's reads: ``{"pool", "all"?, "limit"?}`` -> what GET /v1/leaderboards gives;
+#: ``{"player"}`` -> the player's rating and history in every pool.
+LEADERBOARD_SUBJECT: Final = "belot.rating.leaderboard"
+PLAYER_SUBJECT: Final = "belot.rating.player"
 UNKNOWN_POOL: Final = "unknown_pool"
 MAX_LOOKUP_PLAYERS: Final = 1000
 DEFAULT_LIMIT: Final = 100
@@ -149,6 +155,40 @@ def _entry(h: HistoryEntry) -> dict[str, Any]:
     }
 
 
+async def leaderboard_of(
+    projection: Projection, pool: str, everyone: bool, at: int, limit: int
+) -> dict[str, Any]:
+    state = await projection.pool_state(pool)
+    rows = (standings if everyone else leaderboard)(state, pool, at)
+    return {
+        "pool": pool,
+        "at_ms": at,
+        "all": everyone,
+        "players": len(rows),
+        "rows": [_row(r) for r in rows[:limit]],
+    }
+
+
+async def rating_in(projection: Projection, pool: str, player: str, at: int) -> dict[str, Any]:
+    """The player's rating in the pool as of ``at``: a newcomer's without a rated match."""
+    settings = projection.settings
+    known = await projection.player(pool, player)
+    if known is None:
+        rd, games, mu = rating_deviation(settings, settings.sigma), 0, settings.mu
+    else:
+        state = projection.state_of(pool, {player: known})
+        rd, games, mu = rd_at(state, known, at), known.games, known.mu
+    return {
+        "pool": pool,
+        "player": player,
+        "at_ms": at,
+        "rating": round_half_up(display(settings, mu)),
+        "rd": round_half_up(rd),
+        "games": games,
+        "provisional": is_provisional(settings, rd),
+    }
+
+
 async def get_leaderboard(request: web.Request) -> web.Response:
     """``GET /v1/leaderboards/{pool}[?all=1][&at=ms][&limit=n]``: established players
     active in the last 30 days; ``all=1``: every rated player, with the provisional mark."""
@@ -156,16 +196,8 @@ async def get_leaderboard(request: web.Request) -> web.Response:
     everyone = parse_flag(request.query, "all")
     at = parse_at(request.query)
     limit = parse_int(request.query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    state = await request.app[PROJECTION].pool_state(pool)
-    rows = (standings if everyone else leaderboard)(state, pool, at)
     return web.json_response(
-        {
-            "pool": pool,
-            "at_ms": at,
-            "all": everyone,
-            "players": len(rows),
-            "rows": [_row(r) for r in rows[:limit]],
-        }
+        await leaderboard_of(request.app[PROJECTION], pool, everyone, at, limit)
     )
 
 
@@ -187,25 +219,7 @@ async def get_rating(request: web.Request) -> web.Response:
     pool = parse_pool(request.match_info["pool"])
     player = parse_player(request.match_info["player"])
     at = parse_at(request.query)
-    projection = request.app[PROJECTION]
-    settings = projection.settings
-    known = await projection.player(pool, player)
-    if known is None:
-        rd, games, mu = rating_deviation(settings, settings.sigma), 0, settings.mu
-    else:
-        state = projection.state_of(pool, {player: known})
-        rd, games, mu = rd_at(state, known, at), known.games, known.mu
-    return web.json_response(
-        {
-            "pool": pool,
-            "player": player,
-            "at_ms": at,
-            "rating": round_half_up(display(settings, mu)),
-            "rd": round_half_up(rd),
-            "games": games,
-            "provisional": is_provisional(settings, rd),
-        }
-    )
+    return web.json_response(await rating_in(request.app[PROJECTION], pool, player, at))
 
 
 def lookup_handler(projection: Projection) -> Any:
@@ -234,6 +248,41 @@ def lookup_handler(projection: Projection) -> Any:
         return {"ratings": {p: rating_of(state, pool, p) for p in players}}
 
     return lookup
+
+
+def reads_handlers(projection: Projection) -> dict[str, Any]:
+    """The gateway's reads on NATS (subject suffix -> handler), as of the service's
+    clock; errors ``unknown_pool`` and ``bad_request``, as on HTTP."""
+
+    async def leaderboard_read(body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise ServiceError(BAD_REQUEST, 'send {"pool": str, "all"?: bool, "limit"?: int}')
+        pool = body.get("pool")
+        if not isinstance(pool, str) or pool not in POOL_SIDE_SIZES:
+            raise ServiceError(UNKNOWN_POOL, f"no rating pool {pool!r}: one of {', '.join(POOLS)}")
+        everyone, limit = body.get("all", False), body.get("limit", DEFAULT_LIMIT)
+        if not isinstance(everyone, bool):
+            raise ServiceError(BAD_REQUEST, "all must be true or false")
+        if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
+            raise ServiceError(BAD_REQUEST, f"limit must be a whole number in 1..{MAX_LIMIT}")
+        return await leaderboard_of(projection, pool, everyone, now_ms(), limit)
+
+    async def player_read(body: Any) -> dict[str, Any]:
+        player = body.get("player") if isinstance(body, dict) else None
+        if not is_id(player):
+            raise ServiceError(BAD_REQUEST, f"player: an id of 1 to {MAX_ID_LENGTH} characters")
+        at = now_ms()
+        pools = {}
+        for pool in POOLS:
+            rating = await rating_in(projection, pool, player, at)
+            history = await projection.history(pool, player)
+            pools[pool] = {
+                **{k: rating[k] for k in ("rating", "rd", "games", "provisional")},
+                "history": [_entry(h) for h in history],
+            }
+        return {"player": player, "at_ms": at, "pools": pools}
+
+    return {"leaderboard": leaderboard_read, "player": player_read}
 
 
 def add_routes(app: web.Application) -> None:

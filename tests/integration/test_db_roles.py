@@ -380,7 +380,7 @@ async def test_a_service_role_meets_a_schema_behind_its_code_with_one_line(
     last = proc.stderr.strip().splitlines()[-1]
     assert "Traceback" not in proc.stderr, proc.stderr
     assert (
-        f"schema '{layout.gateway}_missing' (gateway) is at migration 0, this code needs 1" in last
+        f"schema '{layout.gateway}_missing' (gateway) is at migration 0, this code needs 2" in last
     )
     assert "run `belot db setup` with the owner's URL" in last
     assert kit.name("gateway") in last

@@ -301,6 +301,30 @@ async def _rulesets(c: Ctx) -> Request:
     return gw("GET", "/v1/rulesets")
 
 
+async def _chat(c: Ctx) -> Request:
+    return gw("GET", "/v1/tables/{table_id}/chat", auth=c.ann.token,
+              params={"table_id": c.table})  # fmt: skip
+
+
+async def _say(c: Ctx) -> Request:
+    return gw("POST", "/v1/tables/{table_id}/chat", {"text": "hello"}, auth=c.ann.token,
+              params={"table_id": c.table})  # fmt: skip
+
+
+async def _rematch(c: Ctx) -> Request:
+    return gw("POST", "/v1/tables/{table_id}/rematch", auth=c.ann.token,
+              params={"table_id": c.table})  # fmt: skip
+
+
+async def _leaderboard(c: Ctx) -> Request:
+    return gw("GET", "/v1/leaderboards/{pool}", params={"pool": "club"},
+              query={"all": "1", "limit": "10"})  # fmt: skip
+
+
+async def _player(c: Ctx) -> Request:
+    return gw("GET", "/v1/players/{player}", params={"player": c.ann.player})
+
+
 async def _tournaments(c: Ctx) -> Request:
     return gw("GET", "/v1/tournaments", query={"status": "registering", "limit": "10"})
 
@@ -451,6 +475,13 @@ GATEWAY: list[Route] = [
         table_verb("redeal", {"seat": 0}),
         None,
     ),
+    Route("GET /v1/tables/{table_id}/chat", ("/table_id",), _chat),
+    Route("POST /v1/tables/{table_id}/chat", ("/table_id", "text"), _say),
+    # The match has not ended (nor opened): forbidden to anyone.
+    Route("POST /v1/tables/{table_id}/rematch", ("/table_id",), _rematch, None),
+    # No rating service here: a valid request would be 503.
+    Route("GET /v1/leaderboards/{pool}", ("/pool", "?all", "?limit"), _leaderboard, None),
+    Route("GET /v1/players/{player}", ("/player",), _player, None),
     # A token is a credential: one that holds anything else is no token (401).
     Route("GET /v1/ws", ("?token",), _ws, None, accept={"?token": {"unauthorized": 401}}),
     Route("GET /v1/config", (), _config),

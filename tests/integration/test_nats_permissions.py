@@ -325,6 +325,12 @@ CASES: Final = [
     ("randomness", "sub", f"{PREFIX}.randomness.deck", True),
     ("tournament", "pub", f"{PREFIX}.randomness.deck", False),
     ("tournament", "pub", f"{PREFIX}.table.t1.abort", True),
+    ("gateway", "pub", f"{PREFIX}.rating.leaderboard", True),
+    ("gateway", "pub", f"{PREFIX}.rating.lookup", False),
+    ("gateway", "pub", f"{PREFIX}.chat.t1", True),
+    ("gateway", "sub", f"{PREFIX}.chat.*", True),
+    ("table", "pub", f"{PREFIX}.chat.t1", False),
+    ("rating", "sub", f"{PREFIX}.rating.player", True),
     ("rating", "pub", f"{PREFIX}.rating.lookup", False),
     ("rating", "sub", f"{PREFIX}.rating.lookup", True),
     ("table", "pub", f"{EVENTS_SUBJECT}.match.m1", False),  # the relay's alone

@@ -11,6 +11,7 @@ import { h, replace, say, sayError } from "./ui.js";
 import { renderLobby } from "./lobby.js";
 import { renderTable } from "./table.js";
 import { renderReplay, renderMatches } from "./replay.js";
+import { mountPages } from "./pages.js";
 
 const ctx = {
   store,
@@ -70,6 +71,7 @@ function route() {
   const hash = location.hash.replace(/^#/, "") || "/";
   const [, page, arg] = hash.split("/");
   const id = arg ? decodeURIComponent(arg) : null;
+  if (mountPages(root, ctx, page, id, (stop) => (cleanup = stop))) return; // tournaments, leaderboards, players (pages.js)
   const needsLogin = page === "" || page === "table";
   if (needsLogin && !ctx.session) {
     renderLogin(root, hash);

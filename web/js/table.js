@@ -13,6 +13,7 @@
 // feed the keeper and the table's log.
 
 import { Live } from "./api.js";
+import { mountChat } from "./chat.js";
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
@@ -65,6 +66,7 @@ class TablePage {
     this.ticker = null;
     this.renderQueued = false;
     this.connection = "connecting";
+    mountChat(this); // the table's chat and the rematch offer (chat.js)
   }
 
   // ------------------------------------------------------------------ life

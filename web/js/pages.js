@@ -1,0 +1,47 @@
+// The pages beside the lobby and the table, mounted on the app's router by one call
+// (mountPages in app.js's route):
+//   #/tournaments        tournaments: the list, and a form to create one
+//   #/tournament/ID      one tournament: enter, standings, bracket or ladder, your table
+//   #/leaderboards/POOL  the leaderboard of a ruleset (?all=1: every rated player)
+//   #/player/ID          a player: ratings, rating history, recent matches
+//   #/my-matches         the tables you sit at, and your finished matches
+// It also adds their links to the header's navigation.
+
+import { useStylesheet } from "./chat.js";
+import { renderLeaderboards, renderMyMatches, renderPlayer } from "./players.js";
+import { renderTournament, renderTournaments } from "./tournaments.js";
+import { h } from "./ui.js";
+
+const PAGES = {
+  tournaments: (root, ctx) => renderTournaments(root, ctx),
+  tournament: (root, ctx, id) => renderTournament(root, ctx, id),
+  leaderboards: (root, ctx, id) => renderLeaderboards(root, ctx, id),
+  player: (root, ctx, id) => renderPlayer(root, ctx, id),
+  "my-matches": (root, ctx) => renderMyMatches(root, ctx),
+};
+/** The pages that need an argument (an id). */
+const WITH_ID = new Set(["tournament", "player"]);
+
+/** Add the pages' links to the navigation, and draw ``page`` if it is one of them:
+ * true when it was (``setCleanup`` is handed what stops it). */
+export function mountPages(root, ctx, page, id, setCleanup) {
+  useStylesheet();
+  navigation(ctx);
+  const draw = PAGES[page];
+  if (!draw || (WITH_ID.has(page) && !id)) return false;
+  document.body.dataset.page = page;
+  setCleanup(draw(root, ctx, id) ?? null);
+  return true;
+}
+
+function navigation(ctx) {
+  const nav = document.getElementById("nav");
+  if (!nav || nav.querySelector("#nav-tournaments")) return;
+  const before = nav.querySelector("#who") ?? nav.querySelector('a[href="#/login"]');
+  const links = [
+    h("a", { href: "#/tournaments", id: "nav-tournaments" }, "Tournaments"),
+    h("a", { href: "#/leaderboards", id: "nav-leaderboards" }, "Leaderboards"),
+    ctx.session ? h("a", { href: "#/my-matches", id: "nav-my-matches" }, "My matches") : null,
+  ];
+  for (const link of links) if (link) nav.insertBefore(link, before);
+}
