@@ -12,6 +12,9 @@
 // totals: a row whose split does not add up says so (``consistent: false``) rather than
 // show a wrong breakdown quietly.
 
+import { strainLabel } from "./cards.js";
+import { h } from "./ui.js";
+
 const NO_TRUMPS = "no_trumps";
 export const MISERE = "misere";
 
@@ -160,4 +163,63 @@ export function dealCell(row, side) {
   if (row.bait === side) return pts ? `БТ ${pts}` : "БТ";
   if (row.hangs && (row.hangs.side === side || row.hangs.side === null)) return pts ? `${pts} vs(${row.hangs.points})` : `vs(${row.hangs.points})`;
   return String(pts);
+}
+
+// ---------------------------------------------------------------- drawing
+
+/** The sheet as a table, one row a deal; every cell holds both sides, ``first`` (the
+ * viewer's side) on the upper line. ``names``: the two sides' names in that order;
+ * ``seatName(seat)``: a taker's name. Each row carries the core's numbers (data-awarded,
+ * data-scores: side 0's first) for anyone checking it against the record. */
+export function sheetTable(rows, { first = 0, names = ["Us", "Them"], seatName = (s) => `seat ${s}` } = {}) {
+  const sides = [first, 1 - first];
+  const two = (value, { cls = "", extra = () => null } = {}) =>
+    h("td", { class: cls }, sides.map((s) => h("span", { class: `line${s === first ? " ours" : " theirs"}`, dataset: { side: s } }, value(s), extra(s))));
+  const dash = (x) => (x ? String(x) : "—");
+  const body = rows.map((row) => {
+    const data = { deal: row.deal, outcome: row.outcome ?? "abandoned", scores: row.scores.join(","), hanging: row.hanging };
+    if (row.abandoned) {
+      return h(
+        "tr",
+        { class: "abandoned", dataset: data },
+        h("td", { class: "no" }, String(row.deal + 1)),
+        h("td", { class: "contract" }, "redeal", h("small", {}, row.abandoned === "all_passed" ? "all passed" : "four 7s or 8s")),
+        h("td", { colspan: 5 }, row.hanging ? `vs(${row.hanging}) waits for the next deal` : ""),
+        two((s) => String(row.scores[s]), { cls: "total" }),
+      );
+    }
+    data.awarded = row.awarded.join(",");
+    data.consistent = row.consistent ? "true" : "false";
+    const contract = row.strain === MISERE ? "misère" : strainLabel(row.strain);
+    const tag = (s) => [
+      row.capot === s ? h("small", { class: "tag capot" }, "capot") : null,
+      row.received?.side === s ? h("small", { class: "tag received", title: `the hanging points of the deal before, vs(${row.received.points})` }, `+vs ${row.received.points}`) : null,
+    ];
+    return h(
+      "tr",
+      { class: `${row.bait !== null ? "bait" : ""}${row.hangs ? " hangs" : ""}`.trim() || null, dataset: data, title: row.consistent ? null : "the split into cards, melds and belote does not add up to the deal's totals" },
+      h("td", { class: "no" }, String(row.deal + 1)),
+      h("td", { class: "contract" }, contract, h("small", {}, row.taker === null ? "no taker" : seatName(row.taker)), row.lost ? h("small", { class: "tag" }, `vs(${row.lost}) lost`) : null),
+      h("td", { class: "side-names" }, sides.map((s, i) => h("span", { class: "line" }, names[i], row.takerSide === s ? " •" : ""))),
+      two((s) => String(row.cards[s]), { cls: "cards" }),
+      two((s) => dash(row.melds[s]), { cls: "melds" }),
+      two((s) => dash(row.belote[s]), { cls: "belote" }),
+      two((s) => dealCell(row, s), { cls: "deal-pts", extra: tag }),
+      two((s) => String(row.scores[s]), { cls: "total" }),
+    );
+  });
+  return h(
+    "section",
+    { class: "sheet", id: "sheet", "aria-label": "the score sheet" },
+    h("h2", {}, "Score sheet"),
+    rows.length
+      ? h(
+          "table",
+          { class: "sheet-table", id: "sheet-table" },
+          h("thead", {}, h("tr", {}, ["#", "Contract", "", "Cards", "Melds", "Belote", "Deal", "Total"].map((x) => h("th", { scope: "col" }, x)))),
+          h("tbody", {}, body),
+        )
+      : h("p", { class: "dim" }, "One row a deal, once it is scored."),
+    h("p", { class: "dim legend" }, "• the takers · БТ a bait: the takers fail and the defenders score the deal · vs(xx) hanging points: the next deal's winner takes them"),
+  );
 }
