@@ -246,8 +246,9 @@ function sheetSection(record, ctx) {
   const events = (record.streams?.match?.events ?? []).map((e) => ({ type: e.type, payload: e.payload }));
   const mine = record.seats.find((s) => s.human && ctx.session && s.player === ctx.session.player);
   const first = mine ? mine.seat % 2 : 0;
-  const names = [first, 1 - first].map((side) => (mine && side === first ? `${sideLabel(record, side)} (you)` : sideLabel(record, side)));
-  return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => seatLabel(record, seat, ctx) });
+  const short = (side) => (record.ruleset?.players === 2 ? `seat ${side}` : `seats ${side}+${side + 2}`);
+  const names = [first, 1 - first].map((side) => (mine && side === first ? `${short(side)} (you)` : short(side)));
+  return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => `seat ${seat}${mine?.seat === seat ? " (you)" : ""}` });
 }
 
 function dealsSection(record, inputs, ctx) {

@@ -495,7 +495,7 @@ class TablePage {
       {
         id: "table",
         class: `table-page${myTurn ? " my-turn" : ""}`,
-        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "" },
+        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "" },
       },
       h("div", { class: "board-area" }, this.board(v, myTurn), this.sheetPanel(), this.fairDealPanel(kept, checkStatus)),
       this.logPanel(),
@@ -533,7 +533,7 @@ class TablePage {
         { class: "table-links" },
         this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, "Leave the table") : null,
         this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, "Replay and the verification report") : null,
-        h("a", { href: "#sheet", class: "sheet-link" }, "Score sheet"),
+        h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, "Score sheet"),
         h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(), true) }, "Keys"),
         h("span", { class: "dim" }, `connection: ${this.connection}`),
       ),

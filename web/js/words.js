@@ -9,9 +9,10 @@ const RANK_NAMES = { 7: "seven", 8: "eight", 9: "nine", T: "ten", J: "jack", Q: 
 const RANK_PLURALS = { 7: "sevens", 8: "eights", 9: "nines", T: "tens", J: "jacks", Q: "queens", K: "kings", A: "aces" };
 const SEQUENCES = { 3: "tierce", 4: "quarte", 5: "quinte" };
 
-/** "the jack of hearts", "the 10 of spades": a card as it is said. */
+/** "the jack of hearts", "the 10 of spades", "the 7 of clubs": a card as it is said
+ * (the numbers as they are printed on it). */
 export function cardName(code) {
-  const rank = code[0] === "T" ? "10" : RANK_NAMES[code[0]];
+  const rank = code[0] === "T" ? "10" : /[789]/.test(code[0]) ? code[0] : RANK_NAMES[code[0]];
   return `the ${rank} of ${SUIT_NAMES[code[1]]}`;
 }
 
