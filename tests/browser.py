@@ -281,8 +281,8 @@ class Page:
         """Press and release one key as a keyboard would: ``key`` is a DOM key name
         ("Enter", " ", "ArrowLeft", "c")."""
         code, vk, text = KEYS.get(key) or (f"Key{key.upper()}", ord(key.upper()), key)
-        down: dict[str, Any] = {"type": "keyDown", "key": key, "code": code,
-                                "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}  # fmt: skip
+        down: dict[str, Any] = {"type": "keyDown", "key": key, "code": code}
+        down |= {"windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
         if text:
             down["text"] = text
         await self.send("Input.dispatchKeyEvent", down)

@@ -216,7 +216,7 @@ export function sheetTable(rows, { first = 0, names = ["Us", "Them"], seatName =
       ? h(
           "table",
           { class: "sheet-table", id: "sheet-table" },
-          h("thead", {}, h("tr", {}, ["#", "Contract", "", "Cards", "Melds", "Belote", "Deal", "Total"].map((x) => h("th", { scope: "col" }, x)))),
+          h("thead", {}, h("tr", {}, [["#", "deal"], ["Contract", "the contract and its taker"], ["", "the sides"], ["Cards", "card points"], ["Melds", "melds"], ["Bel.", "belote"], ["Deal", "the deal's points"], ["Total", "the running totals"]].map(([x, title]) => h("th", { scope: "col", title }, x)))),
           h("tbody", {}, body),
         )
       : h("p", { class: "dim" }, "One row a deal, once it is scored."),

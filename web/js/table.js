@@ -298,15 +298,22 @@ class TablePage {
     if (e.type === "DealStarted") {
       this.trickSoFar = [];
       this.held = null;
+      this.dealNo = p.deal_number;
+      this.tricksTaken = 0;
     } else if (e.type === "CardPlayed") {
       this.trickSoFar.push([p.seat, p.card]);
       this.showLast = false; // the last trick may be looked at until the next card
     } else if (e.type === "TrickTaken") {
-      const cards = this.trickSoFar.length === p.cards.length ? this.trickSoFar : [];
+      const leader = this.trickSoFar[0]?.[0];
       this.trickSoFar = [];
-      // Only a trick taken now, not one the log replays on opening the page.
-      if (cards.length && m.version > this.version) {
-        this.held = { cards, winner: p.seat, points: p.points, until: realMs() + HOLD_TRICK_MS };
+      const index = this.tricksTaken ?? 0;
+      this.tricksTaken = index + 1;
+      this.held = null;
+      // Only a trick taken now, not one the log replays on opening the page; its cards
+      // (in play order) from the leader round the table.
+      if (leader !== undefined && m.version > this.version) {
+        const cards = p.cards.map((c, i) => [(leader + i) % this.players, c]);
+        this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: realMs() + HOLD_TRICK_MS };
         clearTimeout(this.holdTimer);
         this.holdTimer = setTimeout(() => this.queueRender(), HOLD_TRICK_MS + 20);
       }
@@ -633,8 +640,10 @@ class TablePage {
    * winner named, unless it is this seat's turn to follow a trick already led. */
   heldTrick(v, myTurn) {
     const held = this.held;
-    if (!held || realMs() >= held.until) return null;
-    if (myTurn && (v?.trick ?? []).length) return null;
+    if (!held || realMs() >= held.until || !v) return null;
+    if (myTurn && (v.trick ?? []).length) return null;
+    // The view has moved past it (another deal, or a later trick taken).
+    if (v.deal_number !== held.deal || (v.tricks?.length ?? 0) > held.index + 1) return null;
     return held;
   }
 
