@@ -61,6 +61,19 @@ def chromium_path(
     return None
 
 
+#: Keys that are not a letter: DOM key -> (code, Windows virtual key, text typed).
+KEYS: dict[str, tuple[str, int, str]] = {
+    "Enter": ("Enter", 13, "\r"),
+    " ": ("Space", 32, " "),
+    "ArrowLeft": ("ArrowLeft", 37, ""),
+    "ArrowUp": ("ArrowUp", 38, ""),
+    "ArrowRight": ("ArrowRight", 39, ""),
+    "ArrowDown": ("ArrowDown", 40, ""),
+    "Tab": ("Tab", 9, ""),
+    "?": ("Slash", 191, "?"),
+}
+
+
 class CdpError(Exception):
     """A CDP command answered with an error, or the page threw."""
 
@@ -255,6 +268,26 @@ class Page:
                 "Input.dispatchMouseEvent",
                 {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
             )
+
+    async def set_viewport(self, width: int, height: int, mobile: bool = False) -> None:
+        """Show the page as a screen of that size (``mobile``: a phone's, whose scroll
+        bars take no room)."""
+        await self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+        )
+
+    async def press(self, key: str) -> None:
+        """Press and release one key as a keyboard would: ``key`` is a DOM key name
+        ("Enter", " ", "ArrowLeft", "c")."""
+        code, vk, text = KEYS.get(key) or (f"Key{key.upper()}", ord(key.upper()), key)
+        down: dict[str, Any] = {"type": "keyDown", "key": key, "code": code}
+        down |= {"windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
+        if text:
+            down["text"] = text
+        await self.send("Input.dispatchKeyEvent", down)
+        up = {k: v for k, v in down.items() if k != "text"} | {"type": "keyUp"}
+        await self.send("Input.dispatchKeyEvent", up)
 
     async def type(self, selector: str, text: str) -> None:
         """Focus the field, clear it and type ``text`` into it."""

@@ -35,6 +35,8 @@ from typing import Any, Final
 from aiohttp import web
 
 from belot import RULESETS, deal_pattern
+from belot.cards import RANKS
+from belot.ruleset import Ruleset
 from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
 from translog import TranslogError, parse_skey, parse_vkey
 
@@ -249,9 +251,34 @@ def client_config(settings: Settings, request: web.Request) -> dict[str, Any]:
     }
 
 
+def scoring_json(r: Ruleset) -> dict[str, Any]:
+    """What the score sheet (web/js/sheet.js) needs to split a deal's points into card
+    points, melds and belote as the game core counts them (belot.decide ``_deal_end``,
+    belot.scoring): the meld table, the multiplier, the capot bonus, what the contract is
+    judged on, and how hanging points behave. The sheet checks its split against each
+    DealScored's totals, so a rule changed here and not there shows at once."""
+    table = r.melds
+    return {
+        "tricks": r.tricks,
+        "capot_bonus": r.capot_bonus,
+        "no_trumps_multiplier": r.no_trumps_multiplier,
+        "belote_in_contract": r.belote_in_contract,
+        "melds_need_a_trick": r.melds_need_a_trick,
+        "fours": None
+        if table is None
+        else {RANKS[i]: v for i, v in enumerate(table.four_of_a_kind) if v},
+        "sequences": None
+        if table is None
+        else [table.sequence_3, table.sequence_4, table.sequence_5],
+        "tie": r.tie.value,
+        "hanging_accumulates": r.hanging_accumulates,
+    }
+
+
 def rulesets_json() -> dict[str, Any]:
     """The rulesets a table may have, with what the lobby and the in-tab check need:
-    seats, deck size, default target, melds, and the published deal pattern."""
+    seats, deck size, default target, melds, and the published deal pattern; and what
+    the score sheet needs (``scoring``)."""
     out = []
     for name, r in RULESETS.items():
         out.append(
@@ -266,6 +293,7 @@ def rulesets_json() -> dict[str, Any]:
                 "all_pass": r.all_pass.value,
                 "second_round": sorted(s.name.lower() for s in r.second_round),
                 "deal_pattern": deal_pattern(r).to_payload(),
+                "scoring": scoring_json(r),
             }
         )
     return {"rulesets": out}

@@ -23,6 +23,12 @@ from typing import Any
 
 import pytest
 
+from belot import RULESETS, evolve, new_match
+from belot.codec import from_payload
+from belot.events import EVENT_TYPES, DealScored, MatchStarted
+from belot.legal import belote_points
+from belot.melds import meld_points
+from belot.seats import side_of
 from services.gateway.web import rulesets_json
 from tests.webfeed import beacons, receipt_of, relay, timed_feed
 from tools.matchgen import MatchSpec, offline_record
@@ -42,6 +48,70 @@ SPECS = (
     ("classic-forfeit", MatchSpec(match_id="web-forfeit-1", ruleset="classic", label="web-x",
                                   end="forfeit", after_deals=1)),
 )  # fmt: skip
+
+#: Matches whose score sheet has a bait (БТ) and hanging points (vs(xx)) resolved or lost
+#: on a later deal, one a ruleset: found by searching matchgen labels with the game core
+#: (the first label ``sheet-<ruleset>-<i>`` whose match has a failed and a level deal
+#: before its last); test_the_sheet_matches_have_a_bait_and_hanging_points keeps them so.
+SHEET_SPECS = (
+    MatchSpec(match_id="sheet-classic-1", ruleset="classic", label="sheet-classic-92",
+              drand="fallback", players=("ann", None, None, None), target=500),
+    MatchSpec(match_id="sheet-club-1", ruleset="club", label="sheet-club-29",
+              drand="fallback", players=("ann", None, None, None), target=500),
+    MatchSpec(match_id="sheet-french-1", ruleset="french", label="sheet-french-170",
+              drand="fallback", players=("ann", None, None, None), target=500),
+    MatchSpec(match_id="sheet-gambler-1", ruleset="gambler", label="sheet-gambler-16",
+              drand="fallback", players=("gil", None), target=500),
+)  # fmt: skip
+
+
+def core_split(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each scored deal's card points, melds and belote per side, as the game core
+    counts them when it scores the deal (belot.decide ``_deal_end``): what the score
+    sheet's split (web/js/sheet.js) must give."""
+    events = record["streams"]["match"]["events"]
+    core = [from_payload(e["payload"]) for e in events if e["type"] in EVENT_TYPES]
+    started = core[0]
+    assert isinstance(started, MatchStarted), started
+    rules = RULESETS[started.ruleset]
+    state = new_match(
+        rules, started.match_id, target=started.target, first_dealer=started.first_dealer
+    )
+    out = []
+    for e in core[1:]:
+        if isinstance(e, DealScored):
+            deal = state.deal
+            assert deal is not None
+            melds = [0, 0]
+            for seat, shown in deal.shown:
+                if rules.melds is None or (rules.melds_need_a_trick and not deal.tricks_won[seat]):
+                    continue
+                melds[side_of(seat)] += meld_points(shown, rules.melds)
+            out.append({
+                "deal": e.deal_number,
+                "cards": [deal.points[0], deal.points[1]],
+                "melds": melds,
+                "belote": list(belote_points(state, deal)),
+            })  # fmt: skip
+        state = evolve(state, e)
+    return out
+
+
+def sheet_fixtures() -> list[dict[str, Any]]:
+    out = []
+    for spec in SHEET_SPECS:
+        record = offline_record(spec)
+        out.append({"name": spec.label, "record": record, "split": core_split(record)})
+    return out
+
+
+def test_the_sheet_matches_have_a_bait_and_hanging_points() -> None:
+    """The matches the sheet's tests (here and in the browser) rely on still hold what
+    they were chosen for: a failed contract, and a level deal before the last."""
+    for spec in SHEET_SPECS:
+        outcomes = [d["score"]["outcome"] for d in offline_record(spec)["deals"] if d["score"]]
+        assert "failed" in outcomes, (spec.label, outcomes)
+        assert "level" in outcomes[:-1], (spec.label, outcomes)
 
 
 def fixtures() -> dict[str, Any]:
@@ -89,6 +159,8 @@ def fixtures() -> dict[str, Any]:
         "beacons": beacons(),
         "cases": cases,
         "records": records,
+        "sheets": sheet_fixtures()
+        + [{"name": n, "record": r, "split": core_split(r)} for n, r in records.items()],
     }
 
 

@@ -6,6 +6,7 @@
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
+import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, sayError } from "./ui.js";
 
 export function renderMatches(root, ctx) {
@@ -97,6 +98,7 @@ export function renderReplay(root, ctx, matchId) {
         header(record, ctx),
         inputsSection(record, inputs, ctx),
         keptSection(record, kept, inputs),
+        sheetSection(record, ctx),
         dealsSection(record, inputs, ctx),
         reportSection(report, reportError, ctx, matchId),
       ),
@@ -234,6 +236,19 @@ function keptSection(record, kept, inputs) {
     h("p", {}, `This tab played seat ${kept.seat}. ${c ? (c.ok ? "Its own check at the table passed." : "Its own check at the table FAILED.") : "It has not checked the match yet."}`),
     h("ul", { class: "checks" }, items),
   );
+}
+
+/** The score sheet (sheet.js) from the record's match stream, side 0 first, or this
+ * tab's side if it played here. */
+function sheetSection(record, ctx) {
+  const rules = ctx.rulesets?.[record.ruleset?.name];
+  if (!rules?.scoring) return h("section", { id: "sheet" }, h("h2", {}, "Score sheet"), h("p", { class: "dim" }, "This ruleset's scoring is unknown here."));
+  const events = (record.streams?.match?.events ?? []).map((e) => ({ type: e.type, payload: e.payload }));
+  const mine = record.seats.find((s) => s.human && ctx.session && s.player === ctx.session.player);
+  const first = mine ? mine.seat % 2 : 0;
+  const short = (side) => (record.ruleset?.players === 2 ? `seat ${side}` : `seats ${side}+${side + 2}`);
+  const names = [first, 1 - first].map((side) => (mine && side === first ? `${short(side)} (you)` : short(side)));
+  return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => `seat ${seat}${mine?.seat === seat ? " (you)" : ""}` });
 }
 
 function dealsSection(record, inputs, ctx) {

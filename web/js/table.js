@@ -21,14 +21,19 @@ import { relayList } from "./drand.js";
 import { checkKept, checkLive, drandPage } from "./fairdeal.js";
 import { keep, keepDrandSeen, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, logKeyOf } from "./logcheck.js";
-import { cardBacks, cardFace, h, replace, say, sayError, shortHex } from "./ui.js";
+import { scoreSheet, sheetTable } from "./sheet.js";
+import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
+import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
 const CHECK_SETTLE_MS = 300;
 const LOG_LINES = 80;
 /** A checkpoint not had at the open is asked for again on an event, at most this often. */
 const LOG_RETRY_MS = 2000;
+/** A trick just taken stays on the felt this long, its winner named (seed 002: every
+ * player may look at the last trick; the fourth card must not vanish at once). */
+const HOLD_TRICK_MS = 1200;
 
 export function renderTable(root, ctx, tableId) {
   const t = new TablePage(root, ctx, tableId);
@@ -66,6 +71,13 @@ class TablePage {
     this.ticker = null;
     this.renderQueued = false;
     this.connection = "connecting";
+    this.matchEvents = []; // the match stream's events as {type, payload}: the score sheet
+    this.matchVersions = new Set();
+    this.trickSoFar = []; // [seat, card] of the trick being played, from the events
+    this.held = null; // the trick just taken, held on the felt ({cards, winner, points, until})
+    this.showLast = false; // the last trick shown on request (L) until the next card
+    this.wasMyTurn = false;
+    this.keys = (e) => this.onKey(e);
     mountChat(this); // the table's chat and the rematch offer (chat.js)
   }
 
@@ -86,6 +98,8 @@ class TablePage {
       this.queueRender();
     });
     this.ticker = setInterval(() => this.tick(), 250);
+    document.addEventListener("keydown", this.keys);
+    document.addEventListener("keyup", this.keys);
     const kept = this.kept();
     this.maybeWatch(kept);
     this.maybePinLog(kept);
@@ -101,6 +115,12 @@ class TablePage {
     clearTimeout(this.refreshTimer);
     clearTimeout(this.checkTimer);
     this.watch?.stop();
+    clearTimeout(this.holdTimer);
+    document.removeEventListener("keydown", this.keys);
+    document.removeEventListener("keyup", this.keys);
+    // The message line goes back above the page, for the next one.
+    const message = document.getElementById("message");
+    if (message) document.body.insertBefore(message, document.getElementById("page"));
   }
 
   get seat() {
@@ -274,6 +294,7 @@ class TablePage {
     if (["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event) && m.stream.startsWith("match-")) {
       this.ending = { type: m.event, ...m.payload };
     }
+    if (m.stream.startsWith("match-")) this.onMatchEvent(m);
     const line = describe(m, this);
     if (line) this.addLog(line, m);
     // The watch first: its first answer should come before the round is named.
@@ -283,6 +304,51 @@ class TablePage {
     this.updateLive(kept);
     if (kept.reveal) this.scheduleCheck();
     this.queueRender();
+  }
+
+  /** The match's events, each once (a reconnection replays them): the score sheet's,
+   * and the trick just taken, held on the felt a moment when it comes live. */
+  onMatchEvent(m) {
+    if (this.matchVersions.has(m.version)) return;
+    this.matchVersions.add(m.version);
+    const e = { type: m.event, payload: m.payload ?? {}, version: m.version };
+    const at = this.matchEvents.findIndex((x) => x.version > m.version);
+    if (at < 0) this.matchEvents.push(e);
+    else this.matchEvents.splice(at, 0, e);
+    const p = e.payload;
+    if (e.type === "DealStarted") {
+      this.trickSoFar = [];
+      this.held = null;
+      this.dealNo = p.deal_number;
+      this.tricksTaken = 0;
+    } else if (e.type === "CardPlayed") {
+      this.trickSoFar.push([p.seat, p.card]);
+      this.showLast = false; // the last trick may be looked at until the next card
+    } else if (e.type === "TrickTaken") {
+      const leader = this.trickSoFar[0]?.[0];
+      this.trickSoFar = [];
+      const index = this.tricksTaken ?? 0;
+      this.tricksTaken = index + 1;
+      this.held = null;
+      // Only a trick taken now, not one the log replays on opening the page; its cards
+      // (in play order) from the leader round the table.
+      if (leader !== undefined && m.version > this.version) {
+        const cards = p.cards.map((c, i) => [(leader + i) % this.players, c]);
+        this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: realMs() + HOLD_TRICK_MS };
+        clearTimeout(this.holdTimer);
+        this.holdTimer = setTimeout(() => this.queueRender(), HOLD_TRICK_MS + 20);
+      }
+    }
+  }
+
+  /** "belote" for a seat's first announcement in the deal, "rebelote" for its second. */
+  beloteWord(m) {
+    let n = 0;
+    for (const e of this.matchEvents) {
+      if (e.type === "DealStarted") n = 0;
+      else if (e.type === "BeloteAnnounced" && e.payload.seat === m.payload.seat && e.version < m.version) n += 1;
+    }
+    return n % 2 ? "rebelote" : "belote";
   }
 
   addLog(text, m) {
@@ -414,7 +480,8 @@ class TablePage {
     if (started && !confirm("The match has started: leaving forfeits it for your side. Leave?")) return;
     try {
       await this.ctx.gateway.move(this.tableId, "leave", {});
-      say(started ? "You left: your side forfeits." : "You left the table.", "info");
+      // Said on the lobby's page (the next page clears the message line).
+      this.ctx.flash = started ? "You left: your side forfeits the match." : "You left the table.";
       location.hash = "#/";
     } catch (e) {
       sayError(e, "Leaving");
@@ -456,30 +523,37 @@ class TablePage {
       {
         id: "table",
         class: `table-page${myTurn ? " my-turn" : ""}`,
-        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "" },
+        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "" },
       },
-      h("div", { class: "board-area" }, this.board(v, myTurn), this.fairDealPanel(kept, checkStatus)),
+      h("div", { class: "board-area" }, this.board(v, myTurn), this.sheetPanel(), this.fairDealPanel(kept, checkStatus)),
       this.logPanel(),
     );
     const focusId = document.activeElement?.id;
+    // The page's message line moves into the board, beside the hand, in a slot of its
+    // own: a refusal shows where the player looks, and moves nothing (it is put back
+    // when the page closes).
+    const message = document.getElementById("message");
     replace(this.root, page);
+    if (message) page.querySelector("#message-slot")?.append(message);
     if (focusId) document.getElementById(focusId)?.focus();
+    if (myTurn && !this.wasMyTurn) speak(readTurn(v, (s) => this.seatName(s), true));
+    this.wasMyTurn = myTurn;
   }
 
   board(v, myTurn) {
     const r = this.reply;
     const t = r.table;
     const n = t.seats.length;
-    const me = this.seat ?? 0;
-    const pos = (s) => ["bottom", "left", "top", "right"][n === 2 ? ((s - me + n) % n) * 2 : (s - me + n) % n];
+    const pos = (s) => this.position(s);
     const legal = myTurn ? v.legal : [];
     const seats = t.seats.map((s) => this.seatBox(s, v, pos(s.seat)));
     return h(
       "section",
-      { class: "board" },
+      { class: "board", id: "board", "aria-label": "the table" },
       this.scoreBar(v),
-      h("div", { class: `felt players-${n}` }, seats, this.trickArea(v, pos)),
+      h("div", { class: `felt play players-${n}`, id: "felt" }, this.feltInfo(v), seats, this.trickArea(v, pos, myTurn), this.lastTrickButton(v)),
       this.statusLine(v, myTurn),
+      h("div", { class: "message-slot", id: "message-slot" }),
       this.actions(v, legal),
       this.hand(v, legal),
       h(
@@ -487,26 +561,46 @@ class TablePage {
         { class: "table-links" },
         this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, "Leave the table") : null,
         this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, "Replay and the verification report") : null,
+        h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, "Score sheet"),
+        h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(), true) }, "Keys"),
         h("span", { class: "dim" }, `connection: ${this.connection}`),
       ),
     );
+  }
+
+  /** Where a seat sits on the felt: this seat at the bottom, partner at the top. */
+  position(seat) {
+    const n = this.players;
+    const me = this.seat ?? 0;
+    return ["bottom", "left", "top", "right"][n === 2 ? ((seat - me + n) % n) * 2 : (seat - me + n) % n];
   }
 
   scoreBar(v) {
     const t = this.reply.table;
     const mySide = (this.seat ?? 0) % 2;
     const scores = this.ending?.scores ?? v?.scores ?? [0, 0];
-    const bits = [h("span", { class: "ruleset" }, `${t.ruleset}`), h("span", {}, `to ${t.target}`)];
-    const [ours, theirs] = this.players === 2 ? [cap(this.sideName(mySide)), this.sideName(1 - mySide)] : this.seat === null ? ["Seats 0+2", "seats 1+3"] : ["Your side", "their side"];
-    bits.push(h("span", { class: "score", id: "score" }, h("b", {}, `${ours} `), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, ` ${theirs}`)));
-    if (v?.hanging) bits.push(h("span", {}, `hanging ${v.hanging}`));
-    if (v && v.phase !== "deck" && v.phase !== "over") {
-      bits.push(h("span", {}, `deal ${v.deal_number + 1}, dealer ${this.seatName(v.dealer)}`));
-      if (v.turned) bits.push(h("span", {}, "turned ", cardFace(v.turned, { small: true })));
-      if (v.strain) bits.push(h("span", { id: "contract" }, `contract ${strainLabel(v.strain)}${v.taker !== null ? ` by ${this.seatName(v.taker)}` : ""}`));
-      if (v.bottom) bits.push(h("span", {}, "bottom card ", cardFace(v.bottom, { small: true })));
+    const [ours, theirs] = this.players === 2 ? [cap(this.sideName(mySide)), this.sideName(1 - mySide)] : this.seat === null ? ["N–S", "E–W"] : ["Us", "them"];
+    const bits = [
+      h("span", { class: "ruleset" }, `${t.ruleset} · ${t.target}`),
+      h("span", { class: "score", id: "score" }, h("b", {}, `${ours} `), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, ` ${theirs}`)),
+    ];
+    if (v?.hanging) bits.push(h("span", { class: "hanging", id: "hanging", title: "hanging points: the next deal's winner takes them" }, `vs(${v.hanging})`));
+    if (v && v.strain && v.phase !== "deck" && v.phase !== "over") {
+      bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${cap(this.seatName(v.taker))}` : ""}`));
     }
     return h("div", { class: "score-bar" }, bits);
+  }
+
+  /** The felt's corner: the deal, the turned card (the bottom card in gambler). */
+  feltInfo(v) {
+    const bits = [];
+    if (v && v.phase !== "deck" && v.phase !== "over") {
+      bits.push(h("div", { class: "deal-no" }, `deal ${v.deal_number + 1}`));
+      // The turned card: on the table while bidding; at two it stays there (gambler).
+      if (v.turned && (v.phase === "bidding" || this.players === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: `turned: ${cardLabel(v.turned)}` }), h("span", {}, " turned")));
+      if (v.bottom) bits.push(h("div", { class: "turned" }, cardFace(v.bottom, { small: true, title: `bottom card: ${cardLabel(v.bottom)}` }), h("span", {}, " bottom")));
+    }
+    return h("div", { class: "felt-info" }, bits);
   }
 
   /** "ours:theirs" from a seat's point of view (seats 0+2 first for a spectator). */
@@ -518,10 +612,12 @@ class TablePage {
   /** A side (0: seats 0 and 2, 1: seats 1 and 3; at two players, the seat). */
   sideName(side) {
     if (this.players === 2) return this.seatName(side);
-    if (this.seat === null) return `seats ${side} and ${side + 2}`;
+    if (this.seat === null) return side === 0 ? "N–S (seats 0 and 2)" : "E–W (seats 1 and 3)";
     return side === this.seat % 2 ? "your side" : "their side";
   }
 
+  /** A seat as the log names it: "you", "bot 2 (medium)" (cap() at a sentence's start),
+   * a player's own name. */
   seatName(seat) {
     if (seat === null || seat === undefined) return "";
     if (seat === this.seat) return "you";
@@ -533,25 +629,47 @@ class TablePage {
 
   seatBox(s, v, where) {
     const isMe = s.seat === this.seat;
-    const partner = this.seat !== null && s.seat !== this.seat && s.seat % 2 === this.seat % 2 && this.players === 4;
-    const label = isMe ? `You (seat ${s.seat})` : s.kind === "bot" ? `Bot, ${s.level}` : s.player ? s.name ?? "a player" : "free seat";
+    const n = this.players;
+    const mySide = this.seat === null ? null : this.seat % 2;
+    const side = n === 2 ? (isMe ? "you" : "opponent") : mySide === null ? (s.seat % 2 === 0 ? "N–S" : "E–W") : isMe ? "us" : s.seat % 2 === mySide ? "us · partner" : "them";
+    const ours = n === 2 ? isMe : mySide === null ? s.seat % 2 === 0 : s.seat % 2 === mySide;
+    const name = isMe ? `You${s.name ? ` (${s.name})` : ""}` : s.kind === "bot" || s.player ? cap(this.seatName(s.seat)) : "free seat";
+    const dealer = v && v.dealer === s.seat && v.phase !== "deck" && v.phase !== "over";
+    const dueNow = v && v.turn === s.seat && v.phase !== "over";
+    const cards = v?.hand_sizes?.[s.seat];
+    // One line says what the seat did last: its call, its meld, its belote.
+    let did = null;
     const call = v?.calls?.filter(([seat]) => seat === s.seat).map(([, strain]) => strainLabel(strain)).pop();
-    const dueNow = v && v.turn === s.seat;
-    const children = [h("div", { class: "seat-name" }, label, partner ? h("span", { class: "dim" }, " partner") : null, v && v.dealer === s.seat && v.phase !== "deck" ? h("span", { class: "dealer", title: "dealer" }, " D") : null)];
-    if (v && v.hand_sizes && !isMe) children.push(cardBacks(v.hand_sizes[s.seat] ?? 0));
-    if (call) children.push(h("div", { class: "call" }, call));
-    for (const [seat, card] of v?.belote_calls ?? []) if (seat === s.seat) children.push(h("div", { class: "call" }, `belote ${cardLabel(card)}`));
-    for (const [seat, claim] of v?.meld_claims ?? []) if (seat === s.seat) children.push(h("div", { class: "call" }, `meld: ${claimLabel(claim)}`));
-    for (const [seat, melds] of v?.melds_shown ?? []) if (seat === s.seat) children.push(h("div", { class: "call" }, `shows ${melds.map((m) => m.cards.map(cardLabel).join(" ")).join(", ")}`));
-    if (dueNow) children.push(h("div", { class: "due" }, isMe ? "your turn" : "to play"));
+    if (call) did = call;
+    for (const [seat, claim] of v?.meld_claims ?? []) if (seat === s.seat) did = claimLabel(claim);
+    for (const [seat, melds] of v?.melds_shown ?? []) if (seat === s.seat) did = `shows ${melds.map(meldLabel).join(", ")}`;
+    const belotes = (v?.belote_calls ?? []).filter(([seat]) => seat === s.seat);
+    if (belotes.length) did = belotes.length > 1 ? "belote, rebelote" : "belote";
+    const turnWord = v?.phase === "bidding" ? "to bid" : "to play";
+    const children = [
+      h("div", { class: "seat-name", title: name }, h("span", { class: "who" }, name), dealer ? h("span", { class: "dealer", title: "the dealer", "aria-label": "dealer" }, "D") : null),
+      h("div", { class: "seat-side" }, h("span", { class: `side-chip ${ours ? "ours" : "theirs"}` }, side), cards && !isMe ? h("span", { class: "dim" }, ` · ${cards} cards`) : null),
+      h("div", { class: `seat-did${dueNow ? " due" : ""}` }, dueNow ? (isMe ? "▶ your turn" : `▶ ${turnWord}`) : did ?? "\u00a0"),
+    ];
     if (this.reply.status === "open" && this.seat === null && s.kind === "human" && !s.player) {
       children.push(h("button", { type: "button", class: "sit", dataset: { seat: s.seat }, onclick: () => this.sit(s.seat) }, "Sit here"));
     }
-    return h("div", { class: `seat-box ${where}${dueNow ? " due-now" : ""}${isMe ? " me" : ""}`, dataset: { seat: s.seat } }, children);
+    return h("div", { class: `seat-box ${where}${dueNow ? " due-now" : ""}${isMe ? " me" : ""}${dealer ? " dealer-seat" : ""}`, dataset: { seat: s.seat, side: s.seat % 2 }, "aria-label": `${name}, ${side}${dealer ? ", dealer" : ""}${dueNow ? `, ${turnWord}` : ""}` }, children);
   }
 
-  trickArea(v, pos) {
-    const area = h("div", { class: "trick", id: "trick" });
+  /** The trick just taken, held on the felt for a moment (HOLD_TRICK_MS) with its
+   * winner named, unless it is this seat's turn to follow a trick already led. */
+  heldTrick(v, myTurn) {
+    const held = this.held;
+    if (!held || realMs() >= held.until || !v) return null;
+    if (myTurn && (v.trick ?? []).length) return null;
+    // The view has moved past it (another deal, or a later trick taken).
+    if (v.deal_number !== held.deal || (v.tricks?.length ?? 0) > held.index + 1) return null;
+    return held;
+  }
+
+  trickArea(v, pos, myTurn) {
+    const area = h("div", { class: "trick", id: "trick", "aria-label": "the cards on the table" });
     if (this.ending || v?.phase === "over") {
       area.append(h("div", { class: "final" }, h("div", {}, "Final score"), h("div", { class: "final-score" }, this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]))));
       return area;
@@ -559,15 +677,43 @@ class TablePage {
     if (!v) return area;
     let cards = v.trick ?? [];
     let caption = null;
-    if (!cards.length && v.tricks?.length) {
-      const last = v.tricks[v.tricks.length - 1];
-      const n = this.players;
-      cards = last.cards.map((c, i) => [(last.leader + i) % n, c]);
-      caption = `${this.seatName(last.winner)} took the last trick (${last.points})`;
+    let winner = null;
+    const held = this.heldTrick(v, myTurn);
+    const last = v.tricks?.at(-1);
+    if (held) {
+      cards = held.cards;
+      winner = held.winner;
+      caption = `${cap(this.seatName(held.winner))} ${held.winner === this.seat ? "take" : "takes"} it (${held.points})`;
+    } else if (this.showLast && last) {
+      cards = last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
+      winner = last.winner;
+      caption = `last trick: ${this.seatName(last.winner)} took it (${last.points})`;
+    } else if (!cards.length && last) {
+      // Between tricks the last one stays on the felt, dimmed, until the next card.
+      cards = last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
+      winner = last.winner;
+      caption = `${cap(this.seatName(last.winner))} took the last trick (${last.points})`;
     }
-    for (const [seat, card] of cards) area.append(h("div", { class: `played ${pos(seat)}${caption ? " old" : ""}` }, cardFace(card)));
-    if (caption) area.append(h("div", { class: "trick-caption" }, caption));
+    const old = !held && !this.showLast && !(v.trick ?? []).length && cards.length;
+    for (const [seat, card] of cards) area.append(h("div", { class: `played ${pos(seat)}${old ? " old" : ""}${seat === winner ? " winner" : ""}` }, cardFace(card)));
+    area.append(h("div", { class: "trick-caption", id: "trick-caption" }, caption ?? ""));
     return area;
+  }
+
+  lastTrickButton(v) {
+    const has = !!v?.tricks?.length && v.phase === "playing";
+    return h(
+      "div",
+      { class: "felt-corner" },
+      h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !has, "aria-pressed": this.showLast ? "true" : "false", title: "the last trick (L)", onclick: () => this.toggleLast() }, "Last trick"),
+    );
+  }
+
+  toggleLast() {
+    const v = this.view;
+    this.showLast = !this.showLast && !!v?.tricks?.length;
+    if (this.showLast) speak(readLastTrick(v, (s) => this.seatName(s)), true);
+    this.queueRender();
   }
 
   statusLine(v, myTurn) {
@@ -598,37 +744,159 @@ class TablePage {
     const bids = legal.filter((m) => m.type === "Bid");
     const buttons = [];
     for (const m of bids) {
-      const label = m.strain === null ? "Pass" : `Take ${strainLabel(m.strain)}`;
-      buttons.push(h("button", { type: "button", class: `bid${m.strain === null ? " pass" : ""}`, dataset: { strain: m.strain ?? "pass" }, onclick: () => this.act("bid", { strain: m.strain }, label) }, label));
+      const label = bidLabel(m.strain);
+      const strain = m.strain ?? "pass";
+      buttons.push(h("button", { type: "button", id: `bid-${strain}`, class: `bid${m.strain === null ? " pass" : ""}`, dataset: { strain, pick: `bid-${strain}` }, title: m.strain === null ? "pass" : `take ${contractWords(m.strain)}`, "aria-label": m.strain === null ? "pass" : `take ${contractWords(m.strain)}`, onclick: () => this.act("bid", { strain: m.strain }, m.strain === null ? "Passing" : `Taking ${contractWords(m.strain)}`) }, label));
     }
-    if (legal.some((m) => m.type === "DeclareMelds")) buttons.push(h("button", { type: "button", id: "declare-melds", onclick: () => this.act("announce", { melds: true }, "Declaring melds") }, "Declare melds"));
-    if (legal.some((m) => m.type === "SwapTrumpSeven")) buttons.push(h("button", { type: "button", id: "swap", onclick: () => this.act("swap", {}, "Swapping the trump seven") }, "Swap the trump seven"));
-    if (legal.some((m) => m.type === "DemandRedeal")) buttons.push(h("button", { type: "button", id: "redeal", onclick: () => this.act("redeal", {}, "Demanding a redeal") }, "Demand a redeal"));
+    if (legal.some((m) => m.type === "DeclareMelds")) buttons.push(h("button", { type: "button", id: "declare-melds", dataset: { pick: "declare-melds" }, onclick: () => this.act("announce", { melds: true }, "Declaring melds") }, "Declare melds"));
+    if (legal.some((m) => m.type === "SwapTrumpSeven")) buttons.push(h("button", { type: "button", id: "swap", dataset: { pick: "swap" }, onclick: () => this.act("swap", {}, "Swapping the trump seven") }, "Swap the trump seven"));
+    if (legal.some((m) => m.type === "DemandRedeal")) buttons.push(h("button", { type: "button", id: "redeal", dataset: { pick: "redeal" }, onclick: () => this.act("redeal", {}, "Demanding a redeal") }, "Demand a redeal"));
     const beloteCards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
     if (beloteCards.length) {
       this.announceBelote = this.announceBelote ?? true;
       const box = h("input", { type: "checkbox", id: "belote", checked: this.announceBelote, onchange: (e) => (this.announceBelote = e.target.checked) });
-      buttons.push(h("label", { class: "belote" }, box, ` announce belote with ${beloteCards.map(cardLabel).join(" or ")}`));
+      buttons.push(h("label", { class: "belote", title: "Space" }, box, ` announce belote with ${andList(beloteCards.map(cardLabel))}`));
     }
-    return h("div", { class: "actions", id: "bids" }, buttons);
+    return h("div", { class: "actions", id: "bids", role: "group", "aria-label": "your bids and actions" }, buttons);
   }
 
   hand(v, legal) {
-    const el = h("div", { class: "hand", id: "hand" });
+    const el = h("div", { class: "hand", id: "hand", role: "group", "aria-label": "your hand" });
     if (!v || this.seat === null) return el;
     const playable = new Set(legal.filter((m) => m.type === "PlayCard").map((m) => m.card));
     const belote = new Set(legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card));
+    const playing = playable.size > 0;
     for (const card of sortHand(v.hand ?? [], v.strain)) {
       const isLegal = playable.has(card);
-      el.append(
-        cardFace(card, {
-          legal: isLegal,
-          title: isLegal ? `play ${cardLabel(card)}` : `${cardLabel(card)}: not playable now`,
-          onclick: () => this.act("play", { card, belote: belote.has(card) && this.announceBelote !== false }, `Playing ${cardLabel(card)}`),
-        }),
-      );
+      const face = cardFace(card, {
+        legal: isLegal,
+        title: isLegal ? `play ${cardLabel(card)}` : playing ? `${cardLabel(card)}: not playable now` : cardLabel(card),
+        onclick: () => this.act("play", { card, belote: belote.has(card) && this.announceBelote !== false }, `Playing ${cardLabel(card)}`),
+      });
+      face.id = `card-${card}`;
+      face.dataset.pick = `card-${card}`;
+      face.setAttribute("aria-label", `${cardName(card)}${isLegal ? ", playable" : playing ? ", not playable now" : ""}`);
+      if (playing && !isLegal) face.classList.add("unplayable");
+      el.append(face);
     }
     return el;
+  }
+
+  // ------------------------------------------------------------------ the keyboard
+  // Seed 004's hot keys, answered through the live region (#speech): Enter plays the
+  // chosen card (or makes the chosen bid, or sits down), C the cards on the table, A the
+  // trump, F the suit led, S whose turn, Space announces belote and rebelote; and L the
+  // last trick, ? the keys. The arrows choose among the hand's cards (left, right) and
+  // between the bids and the hand (up, down); the choice is the focus, drawn visibly.
+
+  onKey(e) {
+    if (this.stopped || e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target;
+    const typing = t && ((t.tagName === "INPUT" && t.type !== "checkbox") || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
+    if (typing) return;
+    const v = this.view;
+    const names = (s) => this.seatName(s);
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (e.type === "keyup") {
+      // A button's own Space activates it on keyup: Space is belote here.
+      if (key === " ") e.preventDefault();
+      return;
+    }
+    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, this.isMyTurn()), "?": () => readKeys() };
+    if (answers[key]) {
+      e.preventDefault();
+      speak(answers[key](), true);
+    } else if (key === "l") {
+      e.preventDefault();
+      this.toggleLast();
+    } else if (key === " ") {
+      e.preventDefault();
+      this.announceByKey();
+    } else if (key === "Enter") {
+      e.preventDefault();
+      this.enter();
+    } else if (key === "ArrowLeft" || key === "ArrowRight") {
+      e.preventDefault();
+      this.moveChoice(key === "ArrowLeft" ? -1 : 1);
+    } else if (key === "ArrowUp" || key === "ArrowDown") {
+      e.preventDefault();
+      this.switchRow(key === "ArrowUp" ? "#bids" : "#hand");
+    }
+  }
+
+  isMyTurn() {
+    const v = this.view;
+    return !!v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
+  }
+
+  /** The things one may choose in a row: the bids and actions, or the hand's cards. */
+  picks(row) {
+    return [...this.root.querySelectorAll(`${row} [data-pick]`)];
+  }
+
+  currentRow() {
+    const a = document.activeElement;
+    if (a?.closest?.("#hand")) return "#hand";
+    if (a?.closest?.("#bids")) return "#bids";
+    return this.picks("#bids").length ? "#bids" : "#hand";
+  }
+
+  choose(el) {
+    if (!el) return;
+    el.focus();
+    speak(el.getAttribute("aria-label") ?? el.textContent, true);
+  }
+
+  moveChoice(delta) {
+    const row = this.currentRow();
+    const items = this.picks(row);
+    if (!items.length) return speak(row === "#hand" ? "You hold no cards." : "Nothing to choose.", true);
+    const at = items.indexOf(document.activeElement);
+    const next = at < 0 ? (delta > 0 ? 0 : items.length - 1) : (at + delta + items.length) % items.length;
+    this.choose(items[next]);
+  }
+
+  switchRow(row) {
+    const items = this.picks(row);
+    if (!items.length) return speak(row === "#hand" ? "You hold no cards." : "No bid or action is open to you now.", true);
+    this.choose(items.find((x) => x.classList.contains("legal")) ?? items[0]);
+  }
+
+  enter() {
+    const a = document.activeElement;
+    if (a?.dataset?.pick && this.root.contains(a)) {
+      a.click();
+      return;
+    }
+    const sit = this.root.querySelector("button.sit");
+    if (sit) return sit.click();
+    if (!this.isMyTurn()) return speak(readTurn(this.view, (s) => this.seatName(s), false), true);
+    // Nothing chosen yet: choose the first thing one may do.
+    const first = this.picks("#bids")[0] ?? this.picks("#hand").find((x) => x.classList.contains("legal"));
+    this.choose(first);
+  }
+
+  announceByKey() {
+    const legal = this.isMyTurn() ? this.view.legal : [];
+    const cards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
+    if (!cards.length) return speak("No belote to announce now: it is announced with the trump king or queen as you play it.", true);
+    this.announceBelote = true;
+    this.queueRender();
+    speak(`Belote and rebelote: announced as you play ${andList(cards.map(cardName))}.`, true);
+  }
+
+  // ------------------------------------------------------------------ the score sheet
+
+  sheetRows() {
+    const rules = this.ctx.rulesets?.[this.reply?.table?.ruleset];
+    if (!rules?.scoring) return [];
+    return scoreSheet(this.matchEvents, rules).rows;
+  }
+
+  sheetPanel() {
+    const mySide = this.seat === null ? 0 : this.seat % 2;
+    const names = this.players === 2 ? [cap(this.sideName(mySide)), cap(this.sideName(1 - mySide))] : this.seat === null ? ["N–S", "E–W"] : ["Us", "Them"];
+    return sheetTable(this.sheetRows(), { first: mySide, names, seatName: (s) => cap(this.seatName(s)) });
   }
 
   fairDealPanel(kept, checkStatus) {
@@ -758,12 +1026,25 @@ function timerText(deadline) {
 /** "you" and "bot 2 (easy)" start a sentence with a capital; a player's name stays as
  * its owner wrote it. */
 function cap(text) {
-  return /^(you|bot |seat |seats )/.test(text ?? "") ? text[0].toUpperCase() + text.slice(1) : text;
+  return /^(you|bot |seat |seats |your |their )/.test(text ?? "") ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
-function claimLabel(claim) {
-  const kind = claim.kind === "four" ? `four ${claim.rank}s` : `${claim.length} in sequence to ${claim.rank}`;
-  return `${kind}${claim.trump ? " (trump)" : ""}`;
+/** A scored deal in words, from its row of the score sheet (sheet.js). */
+function dealWords(row, page) {
+  const no = `Deal ${row.deal + 1}`;
+  const side = (s) => page.sideName(s);
+  const takers = row.takerSide === null ? null : side(row.takerSide);
+  const plural = (name) => (name === "you" || name.endsWith("side") || name.startsWith("N–S") || name.startsWith("E–W") ? "" : "s");
+  const got = row.received ? ` (${side(row.received.side)} take${plural(side(row.received.side))} the hanging ${row.received.points})` : "";
+  const capot = row.capot !== null && row.capot !== undefined ? `, capot by ${side(row.capot)}` : "";
+  let what;
+  if (row.outcome === "made") what = `${cap(takers)} make${plural(takers)} ${contractWords(row.strain)}${capot}`;
+  else if (row.outcome === "failed") what = `bait (БТ): ${takers} fail${plural(takers)} ${contractWords(row.strain)}${capot}`;
+  else if (row.outcome === "level") what = `level: ${row.hanging} points hang, vs(${row.hanging}), for the next deal's winner`;
+  else if (row.outcome === "misere") what = `misère, won by ${side(row.winner)}`;
+  else what = `misère, level${row.hanging ? `: vs(${row.hanging})` : ""}`;
+  const lost = row.lost ? `; the hanging ${row.lost} are lost` : "";
+  return `${no}: ${what}${got}${lost}; ${page.scoreText(row.awarded)}, match ${page.scoreText(row.scores)}.`;
 }
 
 function endText(e, v, page) {
@@ -802,7 +1083,7 @@ function describe(m, page) {
     case "DrandFallback":
       return `drand did not answer in time: the match is dealt without drand (${p.reason}).`;
     case "DealStarted":
-      return `Deal ${p.deal_number + 1}: ${page.seatName(p.dealer)} deals and turns ${cardLabel(p.turned)}.`;
+      return `Deal ${p.deal_number + 1}: ${does(p.dealer, "deals", "deal")} and turn${p.dealer === page.seat ? "" : "s"} ${cardLabel(p.turned)}.`;
     case "CardsDealt":
       return p.seat === page.seat && m.visibility === `seat:${p.seat}` ? `You get ${p.cards.map(cardLabel).join(" ")}.` : null;
     case "Passed":
@@ -812,27 +1093,29 @@ function describe(m, page) {
     case "MisereStarted":
       return "Everyone passed: misère.";
     case "DealAbandoned":
-      return `Deal ${p.deal_number + 1} is abandoned (${p.reason.replace("_", " ")}): redeal.`;
+      return `Deal ${p.deal_number + 1} is dealt again (${p.reason === "all_passed" ? "everyone passed" : "a redeal was demanded"}).`;
     case "BeloteAnnounced":
-      return `${does(p.seat, "announces")} belote with ${cardLabel(p.card)}.`;
+      return `${does(p.seat, "says", "say")} “${page.beloteWord(m)}” with ${cardLabel(p.card)}.`;
     case "CardPlayed":
       return `${does(p.seat, "plays")} ${cardLabel(p.card)}.`;
     case "TrickTaken":
-      return `${does(p.seat, "takes")} the trick (${p.points}).`;
+      return `${does(p.seat, "takes")} the trick (${p.points} points).`;
     case "MeldDeclared":
-      return `${does(p.seat, "declares")} ${claimLabel(p.claim)}.`;
+      return `${does(p.seat, "declares")} a ${claimLabel(p.claim)}.`;
     case "MeldsShown":
-      return `${does(p.seat, "shows")} ${p.melds.map((x) => x.cards.map(cardLabel).join(" ")).join(", ")}.`;
+      return `${does(p.seat, "shows")} ${andList(p.melds.map(meldLabel))}.`;
     case "TrumpSevenSwapped":
       return `${does(p.seat, "swaps")} the trump seven for ${cardLabel(p.taken)}.`;
     case "RedealDemanded":
       return `${does(p.seat, "demands")} a redeal.`;
-    case "DealScored":
-      return `Deal ${p.deal_number + 1} scored (${p.outcome.replaceAll("_", " ")}): ${page.scoreText(p.awarded)}; match ${page.scoreText(p.scores)}.`;
+    case "DealScored": {
+      const row = page.sheetRows().find((r) => r.deal === p.deal_number && !r.abandoned);
+      return row ? dealWords(row, page) : `Deal ${p.deal_number + 1}: ${page.scoreText(p.awarded)}; match ${page.scoreText(p.scores)}.`;
+    }
     case "MatchEnded":
       return `Match over: ${p.winner === null ? "a draw" : `${page.sideName(p.winner)} won`}, ${page.scoreText(p.scores)}.`;
     case "MatchForfeited":
-      return `Match over: seat ${p.leaver} left.`;
+      return `Match over: ${page.seatName(p.leaver)} left; ${page.sideName(p.winner_side)} ${winVerb(page, p.winner_side)}.`;
     case "MatchAborted":
       return `Match aborted: ${p.reason}.`;
     case "ServerSeedRevealed":

@@ -170,13 +170,32 @@ export const ERROR_WORDS = Object.freeze({
   witness_limit: "The log takes no more witness registrations",
 });
 
-/** A refusal from the server, in words: the code's meaning, then the server's reason. */
+/** A refusal from the server, in words: the code's meaning, then the server's reason,
+ * its cards as people read them ("AH may not be played … (allowed: 8D KD)" says "A♥ may
+ * not be played … (allowed: 8♦ K♦)") and its contracts without underscores. */
 export function errorText(err, doing = "") {
   const fallback = err.code ? err.code.replaceAll("_", " ") : "Something went wrong";
   const head = Object.hasOwn(ERROR_WORDS, err.code ?? "") ? ERROR_WORDS[err.code] : fallback;
   const prefix = doing ? `${doing}: ` : "";
-  const reason = err.message && err.message.toLowerCase() !== head.toLowerCase() ? ` — ${err.message}` : "";
+  const said = err.message ? gameWords(err.message) : "";
+  const reason = said && said.toLowerCase() !== head.toLowerCase() ? ` — ${said}` : "";
   return `${prefix}${head}${reason}.`;
+}
+
+/** The server's reasons name cards by code ("TS") and contracts by name ("all_trumps"):
+ * said as the table shows them. */
+export function gameWords(text) {
+  return text.replace(/\b([789TJQKA])([CDHS])\b/g, (code) => cardLabel(code)).replace(/\b(all|no)_trumps\b/g, "$1 trumps");
+}
+
+/** Say ``text`` through the page's live region (#speech, for screen readers): the
+ * table's answers to its hot keys. ``again``: say it even if it is what was said last
+ * (the region is emptied first, so that it is announced anew). */
+export function speak(text, again = false) {
+  const el = document.getElementById("speech");
+  if (!el) return;
+  if (again && el.textContent === text) el.textContent = "";
+  el.textContent = text;
 }
 
 export function sayError(err, doing = "") {
