@@ -56,9 +56,10 @@ DRAND_GRACE_MS: Final = 5_000
 #: checkpoint holding the naming within BELOT_TRANSLOG_INTERVAL (1 s) of its commit, a
 #: witness polling every second (``belot witness run --interval``, 1 s by default) fetches
 #: and cosigns it within another second, and 4 s are margin for the requests, a busy
-#: signer or witness, and a witness whose clock is a little ahead (its cosignature time is
-#: whole seconds, truncated). Two quicknet periods: the round is due 6-9 s after its naming,
-#: which delays a match's first deal by as much, a cost paid once per match.
+#: signer or witness, and a witness whose clock runs a little ahead. Two quicknet periods:
+#: the round is due 6-9 s after the window closed, which delays a match's first deal by
+#: as much, a cost paid once per match. (``tests/integration/test_witness.py`` plays a
+#: match in real time: the naming is cosigned about a second after it.)
 ROUND_LEAD_MS: Final = 6_000
 #: The longest lead a commitment may record: a longer one only delays the match (a minute
 #: is ten times what a witness needs), and a bound keeps a typo from stalling it for hours.

@@ -42,10 +42,18 @@ from tools.drand_vectors import BEACONS_FILE
 
 SPEED = 10.0
 BEACONS = load_beacons(BEACONS_FILE, QUICKNET)
-#: The lead before half a second into round 1000: seeds in within 2.5 virtual seconds of
-#: the start make the rule name round 1001 (the first due more than the lead after them),
-#: recorded, as before the lead; later ones 1002 or 1003, recorded too.
-ORIGIN = QUICKNET.time_of_round(1000) + 0.5 - ROUND_LEAD_MS / 1000
+
+
+def origin_for(round_lead_ms: int) -> float:
+    """Where the virtual clock starts for matches naming with that lead: the lead before
+    half a second into round 1000, so that seeds in within 2.5 virtual seconds of the
+    start make the rule name round 1001 (the first due more than the lead after them),
+    recorded, as before the lead; later ones 1002 or 1003, recorded too."""
+    return QUICKNET.time_of_round(1000) + 0.5 - round_lead_ms / 1000
+
+
+#: The start of the virtual clock for the randomness service's default lead.
+ORIGIN = origin_for(ROUND_LEAD_MS)
 #: What the platform's relay serves: the recorded block of rounds 1000-1003 alone. With
 #: the others too it would call round 123 the latest before round 1000 is out (a tab's
 #: watch would then wait for 124 for ever); a relay started at round 1000 says "none yet".
@@ -169,9 +177,11 @@ async def platform(
     round_lead_ms: int = ROUND_LEAD_MS,
 ) -> AsyncIterator[Platform]:
     """The platform; ``round_lead_ms``: the lead of the round its matches name (the
-    service's default; a test on a slow clock may give a shorter one, see test_web_browser)."""
+    service's default; a test that starts many matches one after another, or on a slow
+    clock, may give a shorter one: tournament_support, test_web_browser). The clock
+    starts at :func:`origin_for` the lead unless one is given."""
     prefix = f"t{uuid.uuid4().hex[:10]}"
-    clock = clock or ScaledClock(ORIGIN, SPEED)
+    clock = clock or ScaledClock(origin_for(round_lead_ms), SPEED)
     drand_relay = TestServer(
         create_relay_app({"quicknet": RELAY_BEACONS}, clock, Mode.parse(drand_mode))
     )
