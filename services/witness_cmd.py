@@ -6,7 +6,8 @@ public API with a key of their own.
                       [--interval S]
                       [--register]
 
-What a run does, each ``--interval`` seconds (once with ``--once``): fetch the log's
+What a run does, each ``--interval`` seconds (once with ``--once``; 1 s by default, see
+below): fetch the log's
 latest checkpoint and check the log's signature on it (``--log-key``, the vkey the log
 publishes; its name is the origin); read the last checkpoint this witness cosigned from
 ``--state`` (none: the empty tree); if the new one is larger, fetch a consistency proof
@@ -22,6 +23,15 @@ takes and serves its cosignatures. Registering earns no trust: readers name the
 witnesses they trust. A log that refuses the key (malformed, another key of that name,
 its cap on registrations reached) is bad input: one line, exit 2; a log that does not
 answer is asked again at the next round.
+
+Why every second: a witness's cosignature is what shows that a match named its drand
+round before the round was due (``log_timing``); the fair deal names the first round due
+more than its lead (6 s, ``fairdeal.fairness.ROUND_LEAD_MS``) after its seed window closed,
+and the log signs a checkpoint every second, so a witness that polls every second
+cosigns the naming about 2 s after it, well within the lead. One request a second (and a
+consistency proof when the tree grew) is little for the log, which serves such reads to
+everyone; a witness polling less often than the lead allows misses the rounds it was
+run to witness.
 
 A *split view* is refused: a checkpoint smaller than the kept one, one of the same size
 with another root, or one the proof does not show to extend the kept one. The witness
@@ -59,6 +69,9 @@ from translog import (
     verify_consistency,
 )
 from translog.note import Note
+
+#: Seconds between two rounds of ``run`` (the module docstring says why every second).
+DEFAULT_INTERVAL_S: Final = 1.0
 
 EXIT_OK: Final = 0
 EXIT_SPLIT_VIEW: Final = 1
@@ -279,5 +292,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="first register this witness's key with the log (idempotent; no trust earned)",
     )
     run.add_argument("--once", action="store_true", help="one round, then exit")
-    run.add_argument("--interval", type=float, default=5.0, metavar="S", help="seconds (5)")
+    run.add_argument(
+        "--interval",
+        type=float,
+        default=DEFAULT_INTERVAL_S,
+        metavar="S",
+        help=f"seconds between rounds ({DEFAULT_INTERVAL_S:g}: within the fair deal's round lead)",
+    )
     run.set_defaults(handler=cmd_run)

@@ -14,10 +14,10 @@ From there:
 
 Deterministic: every seed and the bots' generator come from SHA-256 of the spec's
 ``label`` (the first dealer from the rule, :func:`belot.first_dealer`); times come from a
-virtual clock that starts half a second into quicknet round 1000 (so the first round after
-the seeds is 1001, whose beacon we have), or into round 1001 for a fallback (1002), or into
-the round before the spec's ``named_round``. Every match of one kind makes the same round
-fact, so many matches can share one log.
+virtual clock that starts the round's lead (``fairness.ROUND_LEAD_MS``) and 2.5 s
+before the round named is due (so that the rule names 1001, whose beacon we have,
+or 1002 for a fallback, or the spec's ``named_round``). Every match of one kind makes the
+same round fact, so many matches can share one log.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from fairdeal import Shuffler, fairness
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import (
+    ROUND_LEAD_MS,
     Fairness,
     FairnessEvent,
     SeatSpec,
@@ -70,8 +71,17 @@ from tools.drand_vectors import QUICKNET_BEACONS
 BEACON_ROUND = 1001
 #: The round a fallback match names (declared missed; its real beacon comes late).
 MISSED_ROUND = 1002
-#: Half a second into round 1000: seeds sent in the next 2.5 s make 1001 the named round.
-START_MS = QUICKNET.time_of_round(1000) * 1000 + 500
+
+
+def start_of(round_: int, round_lead_ms: int = ROUND_LEAD_MS) -> int:
+    """When a match that names ``round_`` opens: the lead and 2.5 s before the round is
+    due, so seeds sent or a window closed in the next 2.5 s make the rule name ``round_``
+    (the round before is due at or before the lead after them)."""
+    return QUICKNET.time_of_round(round_) * 1000 - round_lead_ms - 2_500
+
+
+#: When a match naming round 1001 opens (with the lead of 6 s: half a second into 998).
+START_MS = start_of(BEACON_ROUND)
 #: The beacon's value is recorded this long after its round was due.
 BEACON_AFTER_MS = 250
 #: The fallback is recorded this long after the round was due.
@@ -99,8 +109,8 @@ class MatchSpec:
     seat_seeds: tuple[tuple[int, bytes], ...] = ()
     first_dealer: int | None = None
     #: Attacks on the player's tab (tests/unit/test_tab_attacks.py), each record kept
-    #: consistent: the round the match names (the match starts half a second into the
-    #: round before; default 1001 with drand, 1002 for a fallback; recorded beacons:
+    #: consistent: the round the match names (the match starts at ``start_of`` it;
+    #: default 1001 with drand, 1002 for a fallback; recorded beacons:
     #: 1000-1003), a made-up beacon signature dealt from instead of drand's, human seats
     #: whose seed the server takes and never records (the window then closes at its end,
     #: so ``window_ms`` short enough to name a recorded round), and the window's length.
@@ -108,6 +118,8 @@ class MatchSpec:
     beacon_signature: bytes | None = None
     dropped_seeds: tuple[int, ...] = ()
     window_ms: int = WINDOW_MS
+    #: The lead of the round the commitment records (0: as a match before the lead).
+    round_lead_ms: int = ROUND_LEAD_MS
     #: "natural" (MatchEnded), "forfeit" (MatchForfeited), "abort" (MatchAborted a few
     #: cards into a deal) or "abort_early" (MatchAborted before the first deck went out).
     end: str = "natural"
@@ -180,8 +192,7 @@ def generate(spec: MatchSpec) -> list[Append]:
     seed = server_seed_of(spec)
     seats = tuple(SeatSpec(i, p) for i, p in enumerate(players))
     round_ = spec.named_round or (BEACON_ROUND if spec.drand == "beacon" else MISSED_ROUND)
-    # Half a second into the round before the one named.
-    now = QUICKNET.time_of_round(round_ - 1) * 1000 + 500
+    now = start_of(round_, spec.round_lead_ms)
     fapply(
         open_match(
             fair,
@@ -191,6 +202,7 @@ def generate(spec: MatchSpec) -> list[Append]:
             "quicknet",
             spec.window_ms,
             now,
+            spec.round_lead_ms,
         )
     )
     for spec_seat in seats:

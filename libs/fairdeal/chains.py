@@ -48,6 +48,14 @@ class Chain:
         """The first round produced strictly after ``unix_time``: its value is unknown then."""
         return self.round_at(unix_time) + 1
 
+    def next_round_after_ms(self, unix_ms: int) -> int:
+        """:meth:`next_round_after` of a time in whole milliseconds, in integers (exact at a
+        round's boundary, as the tab's ``roundAt`` in web/js/drand.js is)."""
+        genesis_ms = self.genesis_time * 1000
+        if unix_ms < genesis_ms:
+            return 2
+        return (unix_ms - genesis_ms) // (self.period * 1000) + 2
+
 
 QUICKNET: Final = Chain(
     name="quicknet",

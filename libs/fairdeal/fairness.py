@@ -12,7 +12,8 @@ Order of events for a match (stream ``randomness-<match id>``)::
                                              end and the last round the match may name
     SeatSeedReceived*                        private to the seat until the window closes
     SeedWindowClosed                         public: every seat's seed (absent ones empty)
-    DrandRoundNamed                          public: the first round after the seeds were in
+    DrandRoundNamed                          public: the first round due more than the
+                                             lead after the seeds were in (:func:`round_named_for`)
     DrandBeaconVerified | DrandFallback      public: the value, or round 0 / zeros and why
     DrandBeaconLate?                         public: a value that came after the fallback
     DeckIssued*                              public: deal numbers whose deck went out
@@ -50,6 +51,19 @@ from fairdeal.recipe import (
 
 #: docs/specification.md §6.4: the match falls back when drand's value is this late.
 DRAND_GRACE_MS: Final = 5_000
+#: The lead of the round named, docs/specification.md §6.3: the match names the first round
+#: due more than this after its window closed. Its sum: the transparency log signs a
+#: checkpoint holding the naming within BELOT_TRANSLOG_INTERVAL (1 s) of its commit, a
+#: witness polling every second (``belot witness run --interval``, 1 s by default) fetches
+#: and cosigns it within another second, and 4 s are margin for the requests, a busy
+#: signer or witness, and a witness whose clock runs a little ahead. Two quicknet periods:
+#: the round is due 6-9 s after the window closed, which delays a match's first deal by
+#: as much, a cost paid once per match. (``tests/integration/test_witness.py`` plays a
+#: match in real time: the naming is cosigned about a second after it.)
+ROUND_LEAD_MS: Final = 6_000
+#: The longest lead a commitment may record: a longer one only delays the match (a minute
+#: is ten times what a witness needs), and a bound keeps a typo from stalling it for hours.
+MAX_ROUND_LEAD_MS: Final = 60_000
 #: The longest seed window a match may commit to (the randomness service refuses more).
 #: With quicknet's 3-second rounds it bounds the rounds a match could name: at most
 #: ``MAX_SEED_WINDOW_MS / 3000 + 1``.
@@ -89,10 +103,21 @@ class ServerSeedCommitted:
     seats: tuple[SeatSpec, ...]
     chain: str
     window_closes_at_ms: int
-    #: The last drand round the match may name: the first produced after the window's
-    #: end (0 in records made before the bound existed: such a record cannot pass).
+    #: The last drand round the match may name: the rule's round for a window closed at
+    #: its end, :func:`last_round_for` (0 in records made before the bound existed: such a
+    #: record cannot pass).
     last_round: int
     at_ms: int
+    #: The lead of the round the match names (:data:`ROUND_LEAD_MS`, :func:`round_named_for`).
+    #: A fact of the commitment rather than a rule of the code, fixed with the window and
+    #: the last round before any seed: a checker reads the rule a record was made under
+    #: from the record (0 in records made before the lead: the rule then, the next round),
+    #: so every record verifies under the rule it was made with, without a date or version
+    #: switch, and another lead (a slower chain, a log signing less often) needs no new
+    #: checker. It bounds nothing an attacker wants: the server picks it before any seed,
+    #: like the window, and a short one only leaves the witnesses no time, which
+    #: ``log_timing`` then shows; naming an earlier round than it says fails the verifier.
+    round_lead_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,9 +286,10 @@ def from_payload(event_type: str, payload: dict[str, Any]) -> FairnessEvent:
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
         raise FairnessError("unknown_event", f"unknown fairness event type {event_type!r}")
-    if cls is ServerSeedCommitted and "last_round" not in payload:
-        # Upcast: commitments recorded before the bound existed fixed no last round.
-        payload = {**payload, "last_round": 0}
+    if cls is ServerSeedCommitted:
+        # Upcast: commitments recorded before the bound existed fixed no last round, and
+        # those recorded before the lead named the next round (a lead of 0).
+        payload = {"last_round": 0, "round_lead_ms": 0, **payload}
     try:
         kwargs = {f.name: payload[f.name] for f in fields(cls)}
         for name in ("commitment", "seed", "signature", "randomness", "server_seed"):
@@ -313,6 +339,7 @@ class Fairness:
     chain: str = ""
     window_closes_at_ms: int = 0
     last_round: int = 0
+    round_lead_ms: int = 0
     received: dict[int, bytes] = field(default_factory=dict)
     seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
     seeds_in_at_ms: int | None = None
@@ -359,6 +386,7 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
                 chain=event.chain,
                 window_closes_at_ms=event.window_closes_at_ms,
                 last_round=event.last_round,
+                round_lead_ms=event.round_lead_ms,
             )
         case SeatSeedReceived():
             return replace(state, received={**state.received, event.seat: event.seed})
@@ -401,8 +429,10 @@ def open_match(
     chain: str,
     window_ms: int,
     now_ms: int,
+    round_lead_ms: int = ROUND_LEAD_MS,
 ) -> list[FairnessEvent]:
-    """Commit to the server seed. When no seat is human the window closes at once."""
+    """Commit to the server seed, with the window's end, the lead of the round to name and
+    the last round it allows. When no seat is human the window closes at once."""
     if state.is_open:
         raise FairnessError("match_exists", f"match {state.match_id} is already open")
     if len(commitment) != 32:
@@ -413,11 +443,22 @@ def open_match(
         raise FairnessError(
             "bad_window", f"the seed window must be 1..{MAX_SEED_WINDOW_MS} milliseconds"
         )
+    if not 0 <= round_lead_ms <= MAX_ROUND_LEAD_MS:
+        raise FairnessError(
+            "bad_round_lead", f"the round's lead must be 0..{MAX_ROUND_LEAD_MS} milliseconds"
+        )
     if chain not in CHAINS:
         raise FairnessError("unknown_chain", f"no drand chain named {chain!r}")
     closes = now_ms + window_ms
     opened = ServerSeedCommitted(
-        match_id, commitment, seats, chain, closes, last_round_for(chain, closes), now_ms
+        match_id,
+        commitment,
+        seats,
+        chain,
+        closes,
+        last_round_for(chain, closes, round_lead_ms),
+        now_ms,
+        round_lead_ms,
     )
     events: list[FairnessEvent] = [opened]
     if not any(s.is_human for s in seats):
@@ -468,17 +509,24 @@ def _close_window(state: Fairness, now_ms: int) -> list[FairnessEvent]:
     # round named can never pass the last round the commitment allowed. (A timer run
     # long after the end names a round whose value may be out: the tabs see that.)
     closed_at = min(now_ms, state.window_closes_at_ms)
-    round_ = chain.next_round_after(closed_at / 1000)
+    round_ = round_named_for(chain.name, closed_at, state.round_lead_ms)
     return [
         SeedWindowClosed(seeds, missing, closed_at),
         DrandRoundNamed(chain.name, round_, chain.time_of_round(round_) * 1000, now_ms),
     ]
 
 
-def last_round_for(chain: str, window_closes_at_ms: int) -> int:
-    """The last round a match whose window ends then may name: the first produced after
-    the window's end (a window that closes early names an earlier one)."""
-    return CHAINS[chain].next_round_after(window_closes_at_ms / 1000)
+def round_named_for(chain: str, closed_at_ms: int, round_lead_ms: int) -> int:
+    """The round a match whose seed window closed at ``closed_at_ms`` names: the first
+    round of ``chain`` due more than ``round_lead_ms`` after it (strictly: a round due
+    exactly then is out then). A lead of 0 is the rule before the lead: the next round."""
+    return CHAINS[chain].next_round_after_ms(closed_at_ms + round_lead_ms)
+
+
+def last_round_for(chain: str, window_closes_at_ms: int, round_lead_ms: int) -> int:
+    """The last round a match whose window ends then may name: the rule's round for a
+    window closed at its end (a window that closes early names an earlier one)."""
+    return round_named_for(chain, window_closes_at_ms, round_lead_ms)
 
 
 def decide_round(

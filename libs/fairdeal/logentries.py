@@ -134,6 +134,10 @@ class Commitment:
     seats: tuple[tuple[int, str | None], ...]
     chain: str
     window_closes_at_ms: int
+    #: The commitment's lead of the round (``ServerSeedCommitted.round_lead_ms``) is not
+    #: repeated here: no reader of the log alone needs it (``log_timing`` compares the
+    #: witness's time with the ``round_named`` entry's due time, which is what the lead is
+    #: for), the entry's event hash commits to it, and the format stays the bytes it was.
     last_round: int
 
 

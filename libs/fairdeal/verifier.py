@@ -17,10 +17,13 @@ or is skipped when what it needs failed or is missing):
 ``commitment``      SHA-256 of the revealed server seed is the commitment made first
 ``seat_seeds``      each seat's seed as shown is the one the seat sent (bots: none), sent
                     while the window was open
-``drand_round``     the named round is the first produced after the seeds were in, from
-                    the recorded times (``SeedWindowClosed.at_ms``), and no later than the
-                    last round the commitment allowed, which is the first after the
-                    window's end; the window is no longer than the longest allowed
+``drand_round``     the named round is the rule's (:func:`fairdeal.fairness.round_named_for`):
+                    the first due more than the commitment's lead after the seeds were
+                    in, from the recorded times (``SeedWindowClosed.at_ms``; no recorded
+                    lead: 0, the rule before it); an earlier round fails (it may have been
+                    out when named); no later than the last round the commitment allowed,
+                    which is the rule's round for the window's end; the window and the
+                    lead are no longer than the longest allowed
 ``drand_beacon``    the chain is the pinned one; randomness = SHA-256(signature); the value
                     came in time; or the fallback came no earlier than due + 5 s, and a
                     late value no earlier than the fallback
@@ -90,6 +93,7 @@ from fairdeal.chains import CHAINS, Chain
 from fairdeal.eventchain import GENESIS_HASH, chain_hash
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
+    MAX_ROUND_LEAD_MS,
     MAX_SEED_WINDOW_MS,
     PUBLIC,
     DeckIssued,
@@ -104,6 +108,8 @@ from fairdeal.fairness import (
     SeedWindowClosed,
     ServerSeedCommitted,
     ServerSeedRevealed,
+    last_round_for,
+    round_named_for,
     visibility,
 )
 from fairdeal.recipe import (
@@ -864,14 +870,30 @@ class _Context:
                     commit.chain,
                 )
             )
-        first = chain.next_round_after(closed.at_ms / 1000)
-        if named.round != first:
+        lead = commit.round_lead_ms
+        lead_ok = 0 <= lead <= MAX_ROUND_LEAD_MS
+        # A lead out of bounds is _round_bounds' difference; the rule is computed with 0.
+        first = round_named_for(chain.name, closed.at_ms, lead if lead_ok else 0)
+        rule = (
+            f"the first due more than the commitment's lead of {lead} ms after the seeds "
+            f"were in at {closed.at_ms} ms"
+            if lead
+            else f"the first produced after the seeds were in at {closed.at_ms} ms (a "
+            "commitment with no lead: the rule before the lead)"
+        )
+        if named.round < first:
             problems.append(
                 Difference(
                     "DrandRoundNamed.round",
-                    f"not the first round produced after the seeds were in at {closed.at_ms} ms",
+                    f"earlier than the rule's round ({rule}): it may have been out when named",
                     named.round,
                     first,
+                )
+            )
+        elif named.round != first:
+            problems.append(
+                Difference(
+                    "DrandRoundNamed.round", f"not the rule's round ({rule})", named.round, first
                 )
             )
         due = chain.time_of_round(named.round) * 1000 if named.round >= 1 else None
@@ -895,12 +917,11 @@ class _Context:
         return _result(
             "drand_round",
             problems,
-            f"round {named.round} of {chain.name} is the first produced after the seeds were in "
-            f"(at {closed.at_ms} ms; round {before} came out at "
+            f"round {named.round} of {chain.name} is {rule} (round {before} was due at "
             f"{chain.time_of_round(before) * 1000 if before >= 1 else 'genesis'} ms, round "
             f"{named.round} at {named.due_at_ms} ms), within the commitment's last round "
             f"{commit.last_round}",
-            "the drand round was not the first after the seeds were in",
+            "the drand round was not the rule's",
         )
 
     @staticmethod
@@ -914,6 +935,17 @@ class _Context:
         last round the match may name. A server holding the window open to wait for a
         round it likes can choose among those rounds only."""
         problems: list[Difference] = []
+        lead = commit.round_lead_ms
+        if not 0 <= lead <= MAX_ROUND_LEAD_MS:
+            problems.append(
+                Difference(
+                    "ServerSeedCommitted.round_lead_ms",
+                    f"the round's lead must be 0..{MAX_ROUND_LEAD_MS} ms",
+                    lead,
+                    f"0..{MAX_ROUND_LEAD_MS}",
+                )
+            )
+            lead = 0
         window = commit.window_closes_at_ms - commit.at_ms
         if not 0 < window <= MAX_SEED_WINDOW_MS:
             problems.append(
@@ -932,12 +964,12 @@ class _Context:
                 )
             )
         else:
-            want = chain.next_round_after(commit.window_closes_at_ms / 1000)
+            want = last_round_for(chain.name, commit.window_closes_at_ms, lead)
             if commit.last_round != want:
                 problems.append(
                     Difference(
                         "ServerSeedCommitted.last_round",
-                        "not the first round after the window's end",
+                        "not the rule's round for a window closed at its end",
                         commit.last_round,
                         want,
                     )

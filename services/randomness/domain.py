@@ -28,6 +28,7 @@ def public_view(state: Fairness) -> dict[str, Any]:
         "chain": state.chain,
         "window_closes_at_ms": state.window_closes_at_ms,
         "last_round": state.last_round,
+        "round_lead_ms": state.round_lead_ms,
         "seats": [
             {
                 "seat": s.seat,

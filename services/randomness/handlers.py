@@ -3,7 +3,7 @@
 Subjects (JSON bodies; errors come back as ``{"error": code, "message": text}``):
 
 - ``belot.randomness.open``   {match_id, seats: [{seat, player|null}], window_ms?}
-  -> {match_id, commitment, window_closes_at_ms, last_round, chain}
+  -> {match_id, commitment, window_closes_at_ms, last_round, round_lead_ms, chain}
 - ``belot.randomness.seed``   {match_id, seat, player, seed (32 hex digits), command_id?}
   -> {match_id, seat, accepted, window_closed, receipt: {match_id, seat, seed_sha256,
   stream, version, at_ms}}: the event that recorded the seed, which the record must honour
@@ -103,6 +103,7 @@ class Handlers:
             "commitment": state.commitment.hex(),
             "window_closes_at_ms": state.window_closes_at_ms,
             "last_round": state.last_round,
+            "round_lead_ms": state.round_lead_ms,
             "chain": state.chain,
         }
 

@@ -47,6 +47,7 @@ from fairdeal.fairness import (
     DRAND_GRACE_MS,
     MATCH_ENDING_EVENTS,
     PUBLIC,
+    ROUND_LEAD_MS,
     DrandRoundMissed,
     Fairness,
     FairnessError,
@@ -118,13 +119,18 @@ class RandomnessService:
         notify: Notify | None = None,
         supervisor: Supervisor | None = None,
         tick_s: float = TICK_S,
+        round_lead_ms: int = ROUND_LEAD_MS,
     ) -> None:
+        """``round_lead_ms``: the lead of the round each new match names, recorded in its
+        commitment (fairness.ROUND_LEAD_MS; the app always takes that one, tests may give
+        a shorter one to start matches sooner on a clock they cannot skip)."""
         self.store = store
         self.seeds = seeds
         self.drand = drand
         self.clock = clock
         self.window_ms = window_ms
         self.late_ms = late_ms
+        self.round_lead_ms = round_lead_ms
         self._notify = notify
         self._states: dict[str, tuple[int, Fairness]] = {}
         self._commands: dict[str, set[str]] = {}  # command ids already in each stream
@@ -270,11 +276,13 @@ class RandomnessService:
         seed = await self.seeds.put(match_id, secrets.token_bytes(32))
         commitment = hashlib.sha256(seed).digest()
         window = window_ms if window_ms is not None else self.window_ms
-        now = self.now_ms()
+        now, lead = self.now_ms(), self.round_lead_ms
         await self._apply(
             match_id,
             lambda s: (
-                [] if s.is_open else open_match(s, match_id, commitment, seats, chain, window, now)
+                []
+                if s.is_open
+                else open_match(s, match_id, commitment, seats, chain, window, now, lead)
             ),
         )
         state = await self.state(match_id)

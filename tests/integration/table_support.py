@@ -32,6 +32,7 @@ from eventlog import EventStore, RecordedEvent
 from eventlog.relay import OutboxRelay
 from fairdeal import Shuffler, logentries
 from fairdeal import fairness as fair
+from fairdeal.fairness import ROUND_LEAD_MS
 from services.randomness.handlers import Handlers
 from services.randomness.service import RandomnessService
 from services.randomness.store import SeedStore
@@ -41,7 +42,22 @@ from tools.drand_vectors import BEACONS_FILE
 
 SPEED = 10.0
 BEACONS = load_beacons(BEACONS_FILE, QUICKNET)
-ORIGIN = QUICKNET.time_of_round(1000) + 0.5
+
+
+def origin_for(round_lead_ms: int) -> float:
+    """Where the virtual clock starts for matches naming with that lead: the lead before
+    half a second into round 1000, so that seeds in within 2.5 virtual seconds of the
+    start make the rule name round 1001 (the first due more than the lead after them),
+    recorded, as before the lead; later ones 1002 or 1003, recorded too."""
+    return QUICKNET.time_of_round(1000) + 0.5 - round_lead_ms / 1000
+
+
+#: The start of the virtual clock for the randomness service's default lead.
+ORIGIN = origin_for(ROUND_LEAD_MS)
+#: What the platform's relay serves: the recorded block of rounds 1000-1003 alone. With
+#: the others too it would call round 123 the latest before round 1000 is out (a tab's
+#: watch would then wait for 124 for ever); a relay started at round 1000 says "none yet".
+RELAY_BEACONS = {r: b for r, b in BEACONS.items() if r >= 1000}
 
 
 @dataclass
@@ -158,10 +174,17 @@ async def platform(
     drand_mode: str = "ok",
     relay: bool = True,
     clock: ScaledClock | None = None,
+    round_lead_ms: int = ROUND_LEAD_MS,
 ) -> AsyncIterator[Platform]:
+    """The platform; ``round_lead_ms``: the lead of the round its matches name (the
+    service's default; a test that starts many matches one after another, or on a slow
+    clock, may give a shorter one: tournament_support, test_web_browser). The clock
+    starts at :func:`origin_for` the lead unless one is given."""
     prefix = f"t{uuid.uuid4().hex[:10]}"
-    clock = clock or ScaledClock(ORIGIN, SPEED)
-    drand_relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(drand_mode)))
+    clock = clock or ScaledClock(origin_for(round_lead_ms), SPEED)
+    drand_relay = TestServer(
+        create_relay_app({"quicknet": RELAY_BEACONS}, clock, Mode.parse(drand_mode))
+    )
     await drand_relay.start_server()
     own_pools: list[asyncpg.Pool] = []
     table_store = randomness_store = relay_store = store
@@ -179,7 +202,9 @@ async def platform(
     seeds = SeedStore(seeds_pool, store.schema)
     await seeds.migrate()
     client = DrandClient([str(drand_relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
-    randomness = RandomnessService(randomness_store, seeds, client, clock, window_ms=window_ms)
+    randomness = RandomnessService(
+        randomness_store, seeds, client, clock, window_ms=window_ms, round_lead_ms=round_lead_ms
+    )
     subs = [
         await messaging.serve(nc, s, h)
         for s, h in Handlers(randomness, "quicknet", f"{prefix}.randomness").routes().items()

@@ -24,6 +24,7 @@ from drand.clock import ScaledClock
 from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore, NewEvent
 from fairdeal import logentries
+from fairdeal.fairness import ROUND_LEAD_MS, round_named_for
 from services.cli import main as belot
 from services.randomness.domain import stream_of
 from services.randomness.handlers import Handlers
@@ -36,8 +37,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 SPEED = 10.0
 BEACONS = load_beacons(BEACONS_FILE, QUICKNET)
-# Half a period into round 1000: the first round after seeds sent now is 1001.
-ORIGIN = QUICKNET.time_of_round(1000) + 0.5
+# The lead before half a period into round 1000: the first round due more than the lead
+# after seeds sent now is 1001.
+ORIGIN = QUICKNET.time_of_round(1000) + 0.5 - ROUND_LEAD_MS / 1000
 ANN, BOB = "ann", "bob"
 SEATS = [{"seat": 0, "player": ANN}, {"seat": 1, "player": None},
          {"seat": 2, "player": BOB}, {"seat": 3, "player": None}]  # fmt: skip
@@ -176,7 +178,11 @@ async def test_a_match_from_commitment_to_reveal(store, pg_pool, nc, capsys, cap
     ]  # fmt: skip
     assert [e.visibility for e in events[1:3]] == ["seat:0", "seat:2"]
     named = events[4].payload
-    assert named["round"] == QUICKNET.round_at(events[3].payload["at_ms"] / 1000) + 1
+    # The rule's round: the first due more than the commitment's lead after the close.
+    lead = events[0].payload["round_lead_ms"]
+    assert lead == ROUND_LEAD_MS
+    assert named["round"] == round_named_for("quicknet", events[3].payload["at_ms"], lead)
+    assert named["due_at_ms"] > events[3].payload["at_ms"] + lead
     verified = events[5].payload
     assert verified["signature"] == BEACONS[1001].signature.hex()
     assert verified["randomness"] == hashlib.sha256(BEACONS[1001].signature).hexdigest()

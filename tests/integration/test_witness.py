@@ -10,7 +10,9 @@ is one line, exit 2."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -19,11 +21,16 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from belot_platform.settings import Settings
+from drand.clock import ScaledClock
 from eventlog import EventStore
 from fairdeal import logentries
+from fairdeal.fairness import ROUND_LEAD_MS
+from services.translog_client import LogClient
 from services.verify.app import LOG, create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
+from tests.integration.table_support import platform
 from tests.integration.test_translog_service import (
     LOG_KEY,
     ORIGIN,
@@ -199,3 +206,97 @@ async def test_a_refused_registration_is_one_line_and_exit_2(
         assert err.count("\n") == 1 and "witness_limit" in err, err
     finally:
         await client.close()
+
+
+async def test_the_lead_leaves_a_running_witness_the_time_to_cosign_the_naming(
+    servers: Any, pg_pool: Any, nc: Any, js_names: Any, schema: str, tmp_path: Path
+) -> None:
+    """The fair deal's round lead, in real time: a bot match played on the wall clock
+    (drand's relays down, so it falls back: when its round was named is what counts
+    here), the log signing at its default interval (BELOT_TRANSLOG_INTERVAL, 1 s) and
+    ``belot witness run`` at its default interval, as separate processes would: ``belot
+    verify --witness`` passes ``log_timing``, the commitment and the naming cosigned by
+    the witness's own clock before the round was due."""
+    key_file, state = tmp_path / "witness.key", tmp_path / "state"
+    rc, out, _ = await belot("witness", "keygen", "witness.test/lead", "--key", str(key_file))
+    assert rc == 0
+    vkey = out.strip()
+    settings = replace(
+        log_settings(roles.dsn_for("verify", servers.pg_dsn), schema),
+        translog_interval=Settings().translog_interval,
+        translog_witnesses=(vkey,),
+    )
+    assert settings.translog_interval == 1.0
+    app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
+    client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
+    await client.start_server()
+    api = str(client.make_url("")).rstrip("/")
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
+    # No --interval: the default's, which is what a witness runs with.
+    witness = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.cli", "witness", "run", "--api", api,
+        "--log-key", LOG_KEY.verifier().vkey, "--key", str(key_file), "--state", str(state),
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        wall = ScaledClock(time.time(), 1.0)
+        async with platform(store, pg_pool, nc, js_names, drand_mode="down", clock=wall) as p:
+            created = await p.create(ruleset="gambler", seats=["bot:easy"] * 2, target=1)
+            match_id = created["match_id"]
+            await p.wait_closed(created["table_id"], timeout=90)
+        # The reveal in a checkpoint the witness cosigned too (a round of each, 1 s).
+        n = len(await stored_entries(pg_pool, schema))
+        for _ in range(100):
+            if _cosigned(state, n):
+                break
+            await asyncio.sleep(0.1)
+        # The record, as anyone fetches it, and the witness's time against the round's due.
+        response = await client.get(f"/v1/matches/{match_id}/record")
+        assert response.status == 200, await response.text()
+        record = await response.json()
+        async with LogClient(api) as log:
+            rows = await log.entries(match=match_id)
+        rc, out, err = await belot(
+            "verify", f"{api}/v1/matches/{match_id}", "--log-key", LOG_KEY.verifier().vkey,
+            "--witness", vkey, "--json",
+        )  # fmt: skip
+    finally:
+        witness.terminate()
+        w_out, w_err = await asyncio.wait_for(witness.communicate(), 30)
+        await client.close()
+        await store.close()
+    assert witness.returncode == 0, w_err.decode()
+    assert "cosigned at" in w_out.decode()
+    report = json.loads(out)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["log_timing"]["status"] == "pass", checks["log_timing"]
+    assert rc == 0, ([c for c in report["checks"] if c["status"] != "pass"], err)
+    randomness = record["streams"]["randomness"]["events"]
+    commit = next(e["payload"] for e in randomness if e["type"] == "ServerSeedCommitted")
+    closed = next(e["payload"] for e in randomness if e["type"] == "SeedWindowClosed")
+    named = next(e["payload"] for e in randomness if e["type"] == "DrandRoundNamed")
+    assert commit["round_lead_ms"] == ROUND_LEAD_MS
+    assert named["due_at_ms"] > closed["at_ms"] + ROUND_LEAD_MS
+    entry = next(
+        r for r in rows if logentries.parse_entry(r.data).KIND == logentries.RoundNamed.KIND
+    )
+    assert entry.witnessed_note is not None
+    opened = open_checkpoint(
+        entry.witnessed_note, LOG_KEY.verifier(), [parse_vkey(vkey)], quorum=1
+    )
+    cosigned_ms = opened.cosignatures[0].timestamp * 1000
+    print(
+        f"\nround {named['round']} named {named['due_at_ms'] - named['at_ms']} ms before it was "
+        f"due; the witness cosigned the naming {cosigned_ms - named['at_ms']} ms after it "
+        f"(whole seconds), {named['due_at_ms'] - cosigned_ms} ms before the round was due"
+    )
+    assert cosigned_ms < named["due_at_ms"]
+
+
+def _cosigned(state: Path, size: int) -> bool:
+    """Whether the witness's kept checkpoint (the last it cosigned) is of ``size`` or more."""
+    try:
+        text = state.read_text()
+    except FileNotFoundError:
+        return False
+    return parse_checkpoint(text.split("\n\n")[0] + "\n").size >= size

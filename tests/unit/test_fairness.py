@@ -11,7 +11,9 @@ from fairdeal import Shuffler
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
+    MAX_ROUND_LEAD_MS,
     MAX_SEED_WINDOW_MS,
+    ROUND_LEAD_MS,
     DeckIssued,
     DrandBeaconLate,
     DrandBeaconVerified,
@@ -31,11 +33,13 @@ from fairdeal.fairness import (
     evolve,
     from_payload,
     issue_deck,
+    last_round_for,
     late_beacon,
     open_match,
     replay,
     reveal,
     round_fact_from_payload,
+    round_named_for,
     round_resolved,
     round_stream,
     submit_seed,
@@ -78,12 +82,73 @@ def test_commitment_comes_first_and_is_public() -> None:
     assert e.window_closes_at_ms == T0 + 30_000
 
 
-def test_the_commitment_fixes_the_last_round_before_any_seed() -> None:
-    # The first round after the window's end: a server holding the window open can name
-    # nothing later. T0 is half a second into round 1000; 30 s on is half a second into
-    # round 1010, so 1011 is the last round the match may name.
+def test_the_commitment_fixes_the_lead_and_the_last_round_before_any_seed() -> None:
+    # The rule's round for a window closed at its end: a server holding the window open
+    # can name nothing later. T0 is half a second into round 1000; 30 s on is half a
+    # second into round 1010, and 6 s (the lead) after that into 1012: 1013 is the last.
     (e,) = opened().events
-    assert e.last_round == QUICKNET.next_round_after((T0 + 30_000) / 1000) == 1011
+    assert e.round_lead_ms == ROUND_LEAD_MS == 6_000
+    assert e.last_round == 1013
+
+
+R1000 = QUICKNET.time_of_round(1000) * 1000
+#: (when the window closed, the lead, the round the rule names); quicknet's rounds are
+#: 3 s apart, round 1000 due at R1000. A round due exactly at close + lead is out then.
+RULE = {
+    "no lead, just after round 1000: the next round": (R1000 + 1, 0, 1001),
+    "no lead, as round 1000 comes out: 1001": (R1000, 0, 1001),
+    "no lead, a millisecond before round 1001: 1001": (R1000 + 2_999, 0, 1001),
+    "6 s lead, just after round 1000": (R1000 + 1, 6_000, 1003),
+    "6 s lead, half a second into round 1000": (R1000 + 500, 6_000, 1003),
+    "6 s lead, round 1002 due exactly at close + lead: out, so 1003": (R1000, 6_000, 1003),
+    "6 s lead, a millisecond before round 1001": (R1000 + 2_999, 6_000, 1003),
+    "6 s lead, as round 1001 comes out: 1004": (R1000 + 3_000, 6_000, 1004),
+    "a lead that is not whole periods: 4 s": (R1000 + 500, 4_000, 1002),
+    "the longest lead, a minute: 20 rounds on": (R1000 + 500, MAX_ROUND_LEAD_MS, 1021),
+}
+
+
+@pytest.mark.parametrize("closed_at,lead,round_", RULE.values(), ids=RULE.keys())
+def test_the_round_named_is_the_first_due_more_than_the_lead_after_the_close(
+    closed_at: int, lead: int, round_: int
+) -> None:
+    assert round_named_for("quicknet", closed_at, lead) == round_
+    # Due more than the lead after the close; the one before is due at or before it.
+    assert QUICKNET.time_of_round(round_) * 1000 > closed_at + lead
+    assert QUICKNET.time_of_round(round_ - 1) * 1000 <= closed_at + lead
+    # A lead of 0 is the rule before the lead: the first round after the close.
+    if lead == 0:
+        assert round_ == QUICKNET.next_round_after(closed_at / 1000)
+
+
+#: (the window's length, the lead, the last round); the match opens at T0.
+LAST = {
+    "30 s window, no lead (a record before the lead)": (30_000, 0, 1011),
+    "30 s window, 6 s lead": (30_000, 6_000, 1013),
+    "20 s window, 6 s lead": (20_000, 6_000, 1009),
+    "the longest window, 6 s lead": (MAX_SEED_WINDOW_MS, 6_000, 1203),
+}
+
+
+@pytest.mark.parametrize("window,lead,last", LAST.values(), ids=LAST.keys())
+def test_the_last_round_is_the_rule_for_a_window_closed_at_its_end(
+    window: int, lead: int, last: int
+) -> None:
+    m = Match()
+    (e,) = m.do(open_match(m.state, "m1", COMMIT, SEATS, "quicknet", window, T0, lead))
+    assert e.round_lead_ms == lead
+    assert e.last_round == last_round_for("quicknet", T0 + window, lead) == last
+    assert last == round_named_for("quicknet", T0 + window, lead)
+    # A window closed by its timer, however late, names exactly the last round.
+    _, named = m.do(close_window_if_due(m.state, T0 + window + 60_000))
+    assert named.round == last
+
+
+@pytest.mark.parametrize("lead", [-1, MAX_ROUND_LEAD_MS + 1])
+def test_a_lead_out_of_bounds_is_refused(lead: int) -> None:
+    with pytest.raises(FairnessError) as err:
+        open_match(Fairness(), "m1", COMMIT, SEATS, "quicknet", 30_000, T0, lead)
+    assert err.value.code == "bad_round_lead"
 
 
 @pytest.mark.parametrize("window", [0, -1, MAX_SEED_WINDOW_MS + 1])
@@ -110,9 +175,10 @@ def test_seeds_close_the_window_when_every_human_is_in() -> None:
     assert [type(e) for e in last] == [SeatSeedReceived, SeedWindowClosed, DrandRoundNamed]
     closed, named = last[1], last[2]
     assert closed.seat_seeds == (ANN, b"", BOB, b"") and closed.missing == ()
-    # the first round after the seeds are in: its value is unknown at that moment
-    assert named.round == QUICKNET.round_at((T0 + 2000) / 1000) + 1
-    assert named.due_at_ms == QUICKNET.time_of_round(named.round) * 1000 > T0 + 2000
+    # the first round due more than the lead after the seeds are in: 2.5 s into round
+    # 1000, plus 6 s, is half a second into round 1002, so 1003 (not 1001, the next)
+    assert named.round == 1003 == round_named_for("quicknet", T0 + 2000, ROUND_LEAD_MS)
+    assert named.due_at_ms == QUICKNET.time_of_round(named.round) * 1000 > T0 + 2000 + 6_000
 
 
 def test_all_bot_match_closes_the_window_at_once() -> None:
@@ -281,6 +347,19 @@ def test_a_commitment_recorded_before_the_last_round_existed_reads_as_none() -> 
     (e,) = opened().events
     old = {k: v for k, v in to_payload(e).items() if k != "last_round"}
     assert from_payload("ServerSeedCommitted", old).last_round == 0
+
+
+def test_a_commitment_recorded_before_the_lead_reads_as_lead_0_and_names_the_next_round() -> None:
+    (e,) = opened().events
+    assert to_payload(e)["round_lead_ms"] == ROUND_LEAD_MS
+    old = {k: v for k, v in to_payload(e).items() if k != "round_lead_ms"}
+    upcast = from_payload("ServerSeedCommitted", old)
+    assert isinstance(upcast, ServerSeedCommitted) and upcast.round_lead_ms == 0
+    m = Match()
+    m.do([upcast])
+    m.do(submit_seed(m.state, 0, "ann", ANN, T0 + 1000))
+    *_, named = m.do(submit_seed(m.state, 2, "bob", BOB, T0 + 2000))
+    assert isinstance(named, DrandRoundNamed) and named.round == 1001
 
 
 def test_malformed_payload_is_a_clear_error() -> None:

@@ -33,7 +33,8 @@ import pytest
 from belot import RULESETS, first_dealer
 from fairdeal import DeckInputs, Drand, Shuffler
 from fairdeal.chains import QUICKNET
-from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS
+from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS, ROUND_LEAD_MS, last_round_for
+from fairdeal.verifier import verify_record
 from services.cli import main as belot
 from tests.tamper import events, find, tampered
 from tools.matchgen import (
@@ -74,11 +75,14 @@ def payload(r: Record, stream: str, type_: str, nth: int = 0) -> dict[str, Any]:
 
 
 def name_round(r: Record, round_: int, *, backdate: bool = True) -> None:
-    """Name ``round_`` instead, the window's close back-dated to just before it was due."""
+    """Name ``round_`` instead, the window's close back-dated to just before the lead
+    before it was due (so that the rule names it)."""
     named = payload(r, "randomness", "DrandRoundNamed")
     named["round"], named["due_at_ms"] = round_, QUICKNET.time_of_round(round_) * 1000
+    lead = payload(r, "randomness", "ServerSeedCommitted")["round_lead_ms"]
     if backdate:
-        payload(r, "randomness", "SeedWindowClosed")["at_ms"] = named["due_at_ms"] - 100
+        closed = payload(r, "randomness", "SeedWindowClosed")
+        closed["at_ms"] = named["due_at_ms"] - lead - 100
 
 
 def round_past_the_last(r: Record) -> None:
@@ -94,7 +98,9 @@ def window_too_long(r: Record) -> None:
     # A window long enough to wait for hundreds of rounds, its last round recomputed.
     commit = payload(r, "randomness", "ServerSeedCommitted")
     commit["window_closes_at_ms"] = commit["at_ms"] + MAX_SEED_WINDOW_MS + 1
-    commit["last_round"] = QUICKNET.next_round_after(commit["window_closes_at_ms"] / 1000)
+    commit["last_round"] = last_round_for(
+        "quicknet", commit["window_closes_at_ms"], commit["round_lead_ms"]
+    )
 
 
 def no_last_round(r: Record) -> None:
@@ -105,6 +111,24 @@ def no_last_round(r: Record) -> None:
 def round_already_out(r: Record) -> None:
     # The round before: due, its value public, when the seeds were in.
     name_round(r, BEACON_ROUND - 1, backdate=False)
+
+
+#: A match made before the lead: the commitment records none, the next round is named.
+BEFORE_THE_LEAD = MatchSpec(ruleset="club", label="attack-nolead", round_lead_ms=0)
+
+
+def no_lead_recorded(r: Record) -> None:
+    # The record as it was written before the lead existed: no field at all.
+    del payload(r, "randomness", "ServerSeedCommitted")["round_lead_ms"]
+
+
+def next_round_under_the_lead(r: Record) -> None:
+    # The next round named (as before the lead: due 1-2.5 s after the naming, too soon
+    # for a witness, and out before one could see it) while the commitment records the
+    # lead, its last round made to agree.
+    commit = payload(r, "randomness", "ServerSeedCommitted")
+    commit["round_lead_ms"] = ROUND_LEAD_MS
+    commit["last_round"] = last_round_for("quicknet", commit["window_closes_at_ms"], ROUND_LEAD_MS)
 
 
 def closed_after_the_window(r: Record) -> None:
@@ -271,6 +295,12 @@ ATTACKS = [
     Attack("1 a window longer than allowed", "drand_round", window_too_long),
     Attack("1 a commitment fixing no last round", "drand_round", no_last_round),
     Attack("1 a round already out when the seeds came", "drand_round", round_already_out),
+    Attack(
+        "1 the next round named under the lead",
+        "drand_round",
+        next_round_under_the_lead,
+        BEFORE_THE_LEAD,
+    ),
     Attack("1 the window closed after its end", "drand_round", closed_after_the_window),
     Attack("2 the puppet's seed changed at the close", "seat_seeds", puppet_seed_changed),
     Attack("2 the puppet's seed after the close", "seat_seeds", puppet_seed_after_close),
@@ -325,6 +355,33 @@ def test_honest_matches_still_verify(spec: MatchSpec, tmp_path: Path, capsys: An
     path.write_text(json.dumps(honest(spec)))
     assert belot(["verify", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("VERIFIED")
+
+
+def test_a_record_made_before_the_lead_still_verifies(tmp_path: Path, capsys: Any) -> None:
+    record = forged(no_lead_recorded, BEFORE_THE_LEAD)
+    commit = payload(record, "randomness", "ServerSeedCommitted")
+    assert "round_lead_ms" not in commit
+    closed = payload(record, "randomness", "SeedWindowClosed")
+    named = payload(record, "randomness", "DrandRoundNamed")
+    # The next round, due less than a period after the seeds were in.
+    assert named["round"] == BEACON_ROUND
+    assert 0 < named["due_at_ms"] - closed["at_ms"] < QUICKNET.period * 1000
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert belot(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].startswith("VERIFIED")
+    assert "a commitment with no lead: the rule before the lead" in out
+
+
+def test_the_next_round_under_the_lead_is_refused_as_too_early() -> None:
+    report = verify_record(forged(next_round_under_the_lead, BEFORE_THE_LEAD))
+    (check,) = [c for c in report.checks if c.name == "drand_round"]
+    assert check.status == "fail"
+    (diff,) = check.differences
+    assert diff.where == "DrandRoundNamed.round"
+    assert "it may have been out when named" in diff.what
+    assert (diff.recorded, diff.expected) == (BEACON_ROUND, BEACON_ROUND + 2)
 
 
 def test_a_careful_false_fallback_is_a_claim_a_relay_cannot_confirm(

@@ -31,7 +31,13 @@ import pytest
 
 from belot import RULESETS, deal_pattern, first_dealer
 from fairdeal import DeckInputs, Drand, Shuffler
-from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS
+from fairdeal.fairness import (
+    DRAND_GRACE_MS,
+    MAX_ROUND_LEAD_MS,
+    MAX_SEED_WINDOW_MS,
+    ROUND_LEAD_MS,
+    last_round_for,
+)
 from services.gateway.web import rulesets_json
 from tests.webfeed import beacons, due_ms, receipt_of, relay, timed_feed
 from tools.matchgen import MatchSpec, offline_record, seat_seed_of, server_seed_of
@@ -165,6 +171,21 @@ def club(label: str, **kw: Any) -> MatchSpec:
     return MatchSpec(match_id=f"tab-{label}", ruleset="club", label=f"tab-{label}", **kw)
 
 
+def claim_the_lead(feed: Feed) -> Feed:
+    """The commitment shown with the lead (and its last round), the round named as
+    before it: the next one after the seeds were in."""
+    out = []
+    for m in feed:
+        if m["msg"]["event"] in ("ServerSeedCommitted", "FairDealOpened"):
+            p = dict(m["msg"]["payload"])
+            p["last_round"] = last_round_for("quicknet", p["window_closes_at_ms"], ROUND_LEAD_MS)
+            if m["msg"]["event"] == "ServerSeedCommitted":
+                p["round_lead_ms"] = ROUND_LEAD_MS
+            m = {**m, "msg": {**m["msg"], "payload": p}}
+        out.append(m)
+    return out
+
+
 def puppet_seed() -> bytes:
     """The sock puppet's seed, chosen once round 1001's value is known: the first of a
     few candidates whose deal 1 turns up a jack."""
@@ -253,6 +274,16 @@ CASES = [
         # (By the clock alone: once the tab's own relays had 2 s to answer.)
         live_after_ms=2_000,
         detail=r"by this tab's clock, round 1002 was due 4\.0 s before the table named it",
+    ),
+    Case(
+        "1 the next round named under a 6 s lead: too soon for a witness, maybe out",
+        "drand round",
+        club("too-early", round_lead_ms=0),
+        honest_relays(),
+        edit=claim_the_lead,
+        live_by="DrandRoundNamed",
+        detail=r"round 1001 was named, earlier than the rule's round 1003 \(the first due more"
+        r" than the commitment's lead of 6\.0 s after the window closed\)",
     ),
     # --- 2. a sock puppet's seed picked once the round's value was out
     Case(
@@ -358,6 +389,7 @@ def attack_cases() -> dict[str, Any]:
         "beacons": beacons(),
         "grace_ms": DRAND_GRACE_MS,
         "max_window_ms": MAX_SEED_WINDOW_MS,
+        "max_lead_ms": MAX_ROUND_LEAD_MS,
         "cases": [c.build() for c in CASES],
     }
 

@@ -3,9 +3,13 @@ it extends the one the witness kept."""
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
-from services.witness_cmd import SplitView, check_extends
+from belot_platform.settings import Settings
+from fairdeal.fairness import ROUND_LEAD_MS
+from services.witness_cmd import DEFAULT_INTERVAL_S, SplitView, check_extends, register
 from translog import Checkpoint, consistency_path, leaf_hash, tree_hash
 
 ENTRIES = [b"entry %d" % i for i in range(9)]
@@ -41,3 +45,14 @@ def test_a_first_checkpoint_and_a_larger_consistent_one_are_fine() -> None:
 def test_a_split_view_is_refused(kept, new, proof, what: str) -> None:
     with pytest.raises(SplitView, match=what):
         check_extends(kept, new, proof)
+
+
+def test_a_witness_at_its_default_interval_sees_a_naming_well_within_the_round_lead() -> None:
+    # The log signs within its interval of an entry, the witness fetches within its own:
+    # both together at most half the lead, the other half margin (fairness.ROUND_LEAD_MS).
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["witness", "run", "--api", "a", "--log-key", "k", "--key", "f",
+                              "--state", "s"])  # fmt: skip
+    assert args.interval == DEFAULT_INTERVAL_S == 1.0
+    assert (DEFAULT_INTERVAL_S + Settings().translog_interval) * 1000 <= ROUND_LEAD_MS / 2

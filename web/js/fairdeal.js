@@ -7,13 +7,14 @@
 //   consistency        the table never showed this tab one fact two ways;
 //   commitment         the revealed seed against the commitment shown before this tab
 //                      sent its seed;
-//   commitment bounds  the last round the commitment allows follows from its window, the
-//                      round named is no later, and it was not yet out when the
-//                      commitment was shown;
+//   commitment bounds  the last round the commitment allows follows from its window and
+//                      its lead, the round named is no later, and it was not yet out
+//                      when the commitment was shown;
 //   your seed          the seed the decks used at this seat is the one this tab made, as
 //                      the server's receipt for it promised;
-//   drand round        the round named was not out yet when it was named (round
-//                      grinding, a sock puppet's seed chosen late);
+//   drand round        the round named is the rule's for the window's close and the
+//                      lead, and was not out yet when it was named (round grinding, a
+//                      sock puppet's seed chosen late);
 //   drand value        drand's value: its BLS signature against the pinned key (drand.js);
 //   drand relay        the same round as this tab fetched it itself;
 //   drand fallback     a match dealt without drand: the tab had no value of the round in
@@ -57,10 +58,19 @@ export const TOLERANCE = Object.freeze({
   cadenceMs: 1000,
   /** The longest seed window a commitment may fix (fairness.py MAX_SEED_WINDOW_MS). */
   maxWindowMs: 600_000,
+  /** The longest lead of the round a commitment may fix (fairness.py MAX_ROUND_LEAD_MS). */
+  maxLeadMs: 60_000,
   /** During the match, a seed sent without a receipt yet is judged only once its reply
    * came, or this long after it was sent: the window's close may overtake the reply. */
   replyMs: 5000,
 });
+
+/** The round the rule names for a seed window closed at ``closedMs`` (the server's time)
+ * with the commitment's ``leadMs`` (docs/specification.md §6.3, fairness.py
+ * round_named_for): the first due more than the lead after the close. */
+export function ruleRound(chain, closedMs, leadMs) {
+  return roundAt(chain, closedMs + leadMs) + 1;
+}
 
 /** drand's own page for a round (api.drand.sh serves every round of every chain). */
 export function drandPage(chain, round) {
@@ -168,9 +178,16 @@ function checkBounds(kept, { final, now = Infinity }) {
   const last = kept.last_round;
   if (!Number.isSafeInteger(last) || last < 1) return fail(name, "the commitment fixes no last round: the server could wait for any round it liked");
   const c = kept.commitment_seen_at;
+  const lead = kept.round_lead_ms;
+  if (given(lead) && !(Number.isSafeInteger(lead) && lead >= 0 && lead <= TOLERANCE.maxLeadMs)) {
+    return fail(name, `the commitment's lead of the round, ${lead} ms, is outside the 0..${TOLERANCE.maxLeadMs} ms allowed`);
+  }
+  // Passed only once the tab knows the lead (ServerSeedCommitted; the table's copy may lack it).
+  const passed = (detail) => (given(lead) ? pass(name, detail) : final ? unchecked(name, "could not check: this tab was not shown the commitment's lead of the round (the fair deal's ServerSeedCommitted)") : null);
+  const rule = given(lead) && lead > 0 ? `the rule's for its window's end, with its lead of ${secs(lead)}` : "the first after its window's end";
   if (given(kept.window_closes_at_ms)) {
-    const expected = roundAt(kept.chain, kept.window_closes_at_ms) + 1;
-    if (last !== expected) return fail(name, `the commitment's last round ${last} is not the first after its window's end (round ${expected})`);
+    const expected = given(lead) ? ruleRound(kept.chain, kept.window_closes_at_ms, lead) : last;
+    if (last !== expected) return fail(name, `the commitment's last round ${last} is not ${rule} (round ${expected})`);
     if (given(c) && kept.window_closes_at_ms - c > TOLERANCE.maxWindowMs + TOLERANCE.clockMs) {
       return fail(name, `the seed window ends ${secs(kept.window_closes_at_ms - c)} after this tab saw the commitment: longer than the ${TOLERANCE.maxWindowMs / 1000} s allowed`);
     }
@@ -183,7 +200,7 @@ function checkBounds(kept, { final, now = Infinity }) {
   }
   const due = roundTime(kept.chain, last);
   if (notYetAt(kept, last, c)) {
-    return pass(name, `the commitment fixes round ${last} as the last the match may name (the first after its window's end), and drand's latest round was an earlier one when this tab saw the commitment${given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : ""}`);
+    return passed(`the commitment fixes round ${last} as the last the match may name (${rule}), and drand's latest round was an earlier one when this tab saw the commitment${given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : ""}`);
   }
   if (c > due + TOLERANCE.clockMs) {
     if (kept.commitment_live === false) return unchecked(name, `could not check: this tab first saw the commitment in a catch-up (on connecting), after its last round ${last} was due`);
@@ -192,7 +209,7 @@ function checkBounds(kept, { final, now = Infinity }) {
     return fail(name, `by this tab's clock, round ${last}, the last the match may name, was due ${secs(c - due)} before the commitment was shown: its value was already out`);
   }
   const named = given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : "";
-  return pass(name, `the commitment fixes round ${last} as the last the match may name (the first after its window's end), and this tab saw it ${secs(due - c)} before that round was due${named}`);
+  return passed(`the commitment fixes round ${last} as the last the match may name (${rule}), and this tab saw it ${secs(due - c)} before that round was due${named}`);
 }
 
 function checkSeed(kept, { final, now = Infinity }) {
@@ -256,6 +273,14 @@ function checkRound(kept, { final, now = Infinity }) {
     return kept.seat_seeds ? unchecked(name, "could not check: no drand round was named while this tab watched") : info(name, "the match ended before a drand round was named");
   }
   if (!known(kept.chain)) return fail(name, `round ${R} of a drand chain this tab does not know (${kept.chain})`);
+  const lead = kept.round_lead_ms;
+  if (Number.isSafeInteger(kept.seeds_in_at_ms) && Number.isSafeInteger(lead) && lead >= 0) {
+    // The rule, from the server's own times: a round earlier than it may have been out.
+    const rule = ruleRound(kept.chain, kept.seeds_in_at_ms, lead);
+    const which = lead > 0 ? `the first due more than the commitment's lead of ${secs(lead)} after the window closed` : "the first after the window closed";
+    if (R < rule) return fail(name, `round ${R} was named, earlier than the rule's round ${rule} (${which}): it may have been out when named`);
+    if (R !== rule) return fail(name, `round ${R} was named, not the rule's round ${rule} (${which})`);
+  }
   const named = kept.drand_round_seen_at;
   if (!given(named)) return final ? unchecked(name, "could not check: this tab did not keep when it saw the round named") : null;
   const due = roundTime(kept.chain, R);

@@ -39,6 +39,7 @@ export function newKept(matchId, tableId, player) {
     chain: null,
     window_closes_at_ms: null, // the commitment's facts: the seed window's end, server time
     last_round: null, // and the last drand round the match may name
+    round_lead_ms: null, // and the lead of the round it names (0: a commitment made before the lead)
     my_seed: null, // the 16 bytes this tab made and sent, hex
     my_seed_sent_at: null,
     receipt: null, // the seed reply's receipt: {match_id, seat, seed_sha256, stream, version, at_ms}
@@ -49,6 +50,7 @@ export function newKept(matchId, tableId, player) {
     seat_seeds: null, // every seat's seed as shown when the window closed, hex ("" = none)
     missing_seeds: null,
     window_closed_at: null,
+    seeds_in_at_ms: null, // when the window closed by the server's time (SeedWindowClosed.at_ms): the rule's round follows from it
     drand_round: null,
     drand_round_seen_at: null,
     drand_round_live: null,
@@ -165,7 +167,8 @@ export function keep(kept, msg, rulesets = {}, now = Date.now()) {
     // --- the fair deal's stream
     case "ServerSeedCommitted":
       changed = learnSeat(p.seats);
-      return fixCommitment(kept, p, now, live) || changed;
+      // The fair deal's own commitment: one without a lead was made before the lead (0).
+      return fixCommitment(kept, { round_lead_ms: 0, ...p }, now, live) || changed;
     case "SeatSeedReceived":
       if (kept.seat !== null && p.seat === kept.seat && msg.visibility === `seat:${kept.seat}`) {
         return fix(kept, "seed_received", { seed: p.seed, stream: msg.stream, version: msg.version }, "the event recording your seed");
@@ -174,6 +177,7 @@ export function keep(kept, msg, rulesets = {}, now = Date.now()) {
     case "SeedWindowClosed":
       changed = fix(kept, "seat_seeds", p.seat_seeds, "the seats' seeds");
       changed = fix(kept, "missing_seeds", p.missing, "the seats without a seed") || changed;
+      if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "seeds_in_at_ms", p.at_ms, "when the seed window closed") || changed;
       return seenAt(kept, "window_closed_at", now) || changed;
     case "DrandRoundNamed":
       changed = p.chain === undefined ? false : fix(kept, "chain", p.chain, "the drand chain");
@@ -266,12 +270,14 @@ export function keep(kept, msg, rulesets = {}, now = Date.now()) {
 }
 
 /** The commitment and what it fixes (both FairDealOpened and ServerSeedCommitted carry
- * them): first sight wins, another value later is a conflict. */
+ * them; the table's copy may lack the lead): first sight wins, another value later is a
+ * conflict. */
 function fixCommitment(kept, p, now, live) {
   let changed = fixSeen(kept, "commitment", p.commitment, "the commitment", now, live);
   if (p.chain !== undefined && p.chain !== null) changed = fix(kept, "chain", p.chain, "the drand chain") || changed;
   if (Number.isSafeInteger(p.window_closes_at_ms)) changed = fix(kept, "window_closes_at_ms", p.window_closes_at_ms, "the seed window's end") || changed;
   if (Number.isSafeInteger(p.last_round)) changed = fix(kept, "last_round", p.last_round, "the last round the match may name") || changed;
+  if (Number.isSafeInteger(p.round_lead_ms)) changed = fix(kept, "round_lead_ms", p.round_lead_ms, "the lead of the round the match names") || changed;
   return changed;
 }
 

@@ -112,6 +112,7 @@ export const ERROR_WORDS = Object.freeze({
   bad_commitment: "That commitment is not a SHA-256 hash",
   bad_seats: "Those seats are not numbered as they should be",
   bad_window: "That seed window is not a valid time",
+  bad_round_lead: "That drand round lead is not a valid time",
   unknown_chain: "There is no such drand chain",
   wrong_round: "That is not the round expected",
   not_due: "That drand round is not due + 5 s yet",

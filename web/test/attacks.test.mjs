@@ -22,6 +22,7 @@ const results = [];
 test("the tab's tolerances follow the server's rules", { skip }, () => {
   assert.equal(TOLERANCE.graceMs, data.grace_ms);
   assert.equal(TOLERANCE.maxWindowMs, data.max_window_ms);
+  assert.equal(TOLERANCE.maxLeadMs, data.max_lead_ms);
 });
 
 for (const c of data?.cases ?? []) {

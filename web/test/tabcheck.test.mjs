@@ -15,7 +15,7 @@ const { TOLERANCE, checkKept, checkLive, firstDealer, hadAt } = await import("..
 const { CARD_CODES } = await import("../js/deck.js");
 const { keep, keepDrandSeen, keepMySeed, keepReceipt, newKept } = await import("../js/keeper.js");
 const { WATCH, DrandWatch, nextAsk } = await import("../js/watch.js");
-const { Sim, relayNetwork } = await import("../node/tabsim.mjs");
+const { Sim, relayNetwork, failedNames } = await import("../node/tabsim.mjs");
 
 const data = JSON.parse(readFileSync(new URL("../../tests/data/drand-quicknet.json", import.meta.url), "utf8"));
 const BEACONS = Object.fromEntries([...data.quicknet.beacons, ...data.quicknet.signature_only_beacons].map((b) => [String(b.round), { round: b.round, signature: b.signature }]));
@@ -27,7 +27,9 @@ const SERVER_SEED = "07".repeat(32);
 const MY_SEED = "a1".repeat(16);
 const seen = (r, at, how = "next", source = "tab") => ({ at, relay: source === "server" ? "https://relay.belot.test" : "https://relay.drand.test", source, how, ...beacon(r) });
 
-/** A match this tab kept, honest, with drand and without deals: every check passes. */
+/** A match this tab kept, honest, with drand and without deals: every check passes. Its
+ * commitment has no lead (round_lead_ms 0, made before the lead: it names the first round
+ * after the seeds were in); leadBase() below is one with the lead. */
 function base() {
   const k = newKept("m-1", "t-1", "ann");
   Object.assign(k, {
@@ -40,6 +42,7 @@ function base() {
     chain: "quicknet",
     window_closes_at_ms: T0 + 20_000,
     last_round: roundAt("quicknet", T0 + 20_000) + 1,
+    round_lead_ms: 0,
     my_seed: MY_SEED,
     my_seed_sent_at: T0,
     receipt: { match_id: "m-1", seat: 0, seed_sha256: bytesToHex(sha256(hexToBytes(MY_SEED))), stream: "randomness-m-1", version: 2, at_ms: T0 },
@@ -48,6 +51,7 @@ function base() {
     seat_seeds: [MY_SEED, "", "b2".repeat(16), ""],
     missing_seeds: [],
     window_closed_at: T0 + 900,
+    seeds_in_at_ms: T0 + 900,
     drand_round: 1001,
     drand_round_seen_at: T0 + 900,
     drand_round_live: true,
@@ -68,6 +72,23 @@ function fallback() {
   k.fallback_seen_at = DUE(1001) + 5_060;
   k.fallback_live = true;
   k.drand_seen = { 1000: seen(1000, T0 + 40, "latest") };
+  return k;
+}
+
+/** The same match under the lead (docs/specification.md §6.3): the commitment records 6 s,
+ * so the seeds in at T0 + 0.9 s name round 1003, the first due more than 6 s later (not
+ * 1001, the next round), and the last round is the rule's for the window's end, 1009. */
+const LEAD = 6_000;
+function leadBase() {
+  const k = base();
+  Object.assign(k, {
+    round_lead_ms: LEAD,
+    last_round: roundAt("quicknet", T0 + 20_000 + LEAD) + 1,
+    drand_round: 1003,
+    drand: beacon(1003),
+    drand_seen_at: DUE(1003) + 300,
+    drand_seen: { 1000: seen(1000, T0 + 40, "latest"), 1003: seen(1003, DUE(1003) + 100) },
+  });
   return k;
 }
 
@@ -102,7 +123,7 @@ test("the honest match kept by hand passes every check, and is ok", async () => 
 });
 
 test("the tolerances are the documented ones", () => {
-  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, maxWindowMs: 600_000, replyMs: 5000 });
+  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, maxWindowMs: 600_000, maxLeadMs: 60_000, replyMs: 5000 });
   assert.ok(Object.isFrozen(TOLERANCE));
 });
 
@@ -166,6 +187,55 @@ test("commitment bounds: the last round must not be out when the commitment is s
   c = await one(k, "commitment bounds");
   assert.equal(c.status, "fail");
   assert.match(c.detail, /had round \d+'s value from https:\/\/relay\.drand\.test 0\.3 s before it saw the commitment/);
+});
+
+test("commitment bounds and drand round: the rule with the commitment's lead", async () => {
+  const honest = leadBase();
+  assert.deepEqual([honest.last_round, honest.drand_round], [1009, 1003]);
+  const result = await check(honest);
+  assert.deepEqual(failedNames(result), [], JSON.stringify(result.checks));
+  assert.equal(result.ok, true);
+  const bounds = result.checks.find((c) => c.name === "commitment bounds");
+  assert.equal(bounds.status, "pass");
+  assert.match(bounds.detail, /fixes round 1009 as the last the match may name \(the rule's for its window's end, with its lead of 6\.0 s\)/);
+
+  // The last round reckoned without the lead (the first after the window's end).
+  let k = leadBase();
+  k.last_round = roundAt("quicknet", k.window_closes_at_ms) + 1;
+  let c = await one(k, "commitment bounds");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /last round 1007 is not the rule's for its window's end, with its lead of 6\.0 s \(round 1009\)/);
+  assert.ok(liveNames(k).includes("commitment bounds"));
+
+  // A lead out of bounds.
+  k = leadBase();
+  k.round_lead_ms = TOLERANCE.maxLeadMs + 1;
+  c = await one(k, "commitment bounds");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /lead of the round, 60001 ms, is outside the 0\.\.60000 ms allowed/);
+
+  // The next round named, as before the lead: too early, whatever this tab saw.
+  k = leadBase();
+  Object.assign(k, { drand_round: 1001, drand: beacon(1001), drand_seen: { 1000: seen(1000, T0 + 40, "latest"), 1001: seen(1001, DUE(1001) + 100) } });
+  c = await one(k, "drand round");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /round 1001 was named, earlier than the rule's round 1003 \(the first due more than the commitment's lead of 6\.0 s after the window closed\): it may have been out when named/);
+  assert.deepEqual(liveNames(k), ["drand round"], "known as soon as the round is named");
+  // A later one is not the rule's either (a round waited for).
+  k = leadBase();
+  Object.assign(k, { drand_round: 1004, drand: null, drand_seen: { 1000: seen(1000, T0 + 40, "latest") } });
+  assert.match((await one(k, "drand round")).detail, /round 1004 was named, not the rule's round 1003/);
+
+  // The lead not shown (only the table's copy of the commitment, which may lack it): the
+  // bounds cannot pass, nothing fails during the match, and the naming is judged by what
+  // this tab saw.
+  k = leadBase();
+  k.round_lead_ms = null;
+  assert.deepEqual(liveNames(k), []);
+  c = await one(k, "commitment bounds");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /not shown the commitment's lead of the round/);
+  assert.equal((await one(k, "drand round")).status, "pass");
 });
 
 // --- drand round
@@ -463,6 +533,25 @@ test("an abort says who asked and why; before the reveal nothing is ok", async (
 });
 
 // --- the keeper: the tab's times, catch-ups, first sight
+
+test("the keeper keeps the commitment's lead (none recorded: 0) and when the server closed the window", () => {
+  const msg = (event, payload, stream = "randomness-m-1") => ({ type: "event", stream, version: 1, event, payload, visibility: "public" });
+  const commit = { commitment: "ab".repeat(32), chain: "quicknet", window_closes_at_ms: T0 + 20_000, last_round: 1009, seats: [{ seat: 0, player: "ann" }], at_ms: 1 };
+  let k = newKept("m-1", "t-1", "ann");
+  keep(k, msg("FairDealOpened", { ...commit, match_id: "m-1" }, "table-t-1"), {}, T0);
+  assert.equal(k.round_lead_ms, null, "the table's copy says nothing of the lead");
+  keep(k, msg("ServerSeedCommitted", { ...commit, round_lead_ms: LEAD }), {}, T0 + 10);
+  assert.equal(k.round_lead_ms, LEAD);
+  keep(k, msg("ServerSeedCommitted", { ...commit, round_lead_ms: 0 }), {}, T0 + 20);
+  assert.match(k.conflicts.at(-1), /the lead of the round the match names/);
+  keep(k, msg("SeedWindowClosed", { seat_seeds: [MY_SEED], missing: [], at_ms: T0 + 900 }), {}, T0 + 950);
+  assert.deepEqual([k.seeds_in_at_ms, k.window_closed_at], [T0 + 900, T0 + 950]);
+  // A commitment made before the lead has no field: its lead is 0, the next round.
+  k = newKept("m-1", "t-1", "ann");
+  keep(k, msg("ServerSeedCommitted", commit), {}, T0);
+  assert.equal(k.round_lead_ms, 0);
+  assert.deepEqual(k.conflicts, []);
+});
 
 test("the keeper keeps when this tab saw each fact, on the clock it is given, and whether live", () => {
   const k = newKept("m-1", "t-1", "ann");
