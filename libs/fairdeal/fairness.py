@@ -35,9 +35,11 @@ to that one, and the verifier and the player's tab both check the bound.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Final
 
+from eventkit import SEAT, Codec, visibility_of
+from eventkit.streams import MATCH_ENDINGS, drand_stream
 from fairdeal.chains import CHAINS
 from fairdeal.recipe import (
     DRAND_VALUE_SIZE,
@@ -73,7 +75,7 @@ PUBLIC: Final = "public"
 
 #: Event types of a match's own stream (``match-<id>``) after which its server seed may be
 #: revealed: the game's end, a forfeit (a seat left), or an abort by the table service.
-MATCH_ENDING_EVENTS: Final = frozenset({"MatchEnded", "MatchForfeited", "MatchAborted"})
+MATCH_ENDING_EVENTS: Final = MATCH_ENDINGS
 
 
 def seat_visibility(seat: int) -> str:
@@ -123,6 +125,7 @@ class ServerSeedCommitted:
 @dataclass(frozen=True, slots=True)
 class SeatSeedReceived:
     TYPE: ClassVar[str] = "SeatSeedReceived"
+    VISIBILITY: ClassVar[str] = SEAT  # the seat's own, until the window closes
     seat: int
     seed: bytes
     at_ms: int
@@ -250,61 +253,45 @@ EVENT_TYPES: Final[dict[str, type[Any]]] = {
 
 def round_stream(chain: str, round_: int) -> str:
     """The stream holding the one public fact about a drand round."""
-    return f"drand-{chain}-{round_}"
+    return drand_stream(chain, round_)
 
 
 def visibility(event: FairnessEvent) -> str:
     """Who may see the event while the match runs: a seat's own seed is private to it
-    until the window closes (then SeedWindowClosed shows all); everything else is public."""
-    if isinstance(event, SeatSeedReceived):
-        return seat_visibility(event.seat)
-    return PUBLIC
+    until the window closes (then SeedWindowClosed shows all); everything else is public
+    (each event's VISIBILITY, :func:`eventkit.visibility_of`)."""
+    return visibility_of(event)
 
 
 # --- codec: JSON-able payloads, bytes as hex ----------------------------------------
 
 
+def _refused(code: str, message: str) -> FairnessError:
+    return FairnessError(code, message)
+
+
+#: The events as the log stores them: their fields, bytes as lower-case hex, no type or
+#: schema number in the payload (their first shape); the event kit's one codec
+#: (:mod:`eventkit.codec`) derives the rest from the fields' types.
+CODEC: Final = Codec(
+    EVENT_TYPES.values(),
+    converters={bytes: (bytes.hex, bytes.fromhex)},
+    schema_field=False,
+    error=_refused,
+)
+
+
 def to_payload(event: FairnessEvent) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for f in fields(event):
-        out[f.name] = _encode(getattr(event, f.name))
-    return out
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, SeatSpec):
-        return {"seat": value.seat, "player": value.player}
-    if isinstance(value, tuple):
-        return [_encode(v) for v in value]
-    return value
+    return CODEC.to_payload(event)
 
 
 def from_payload(event_type: str, payload: dict[str, Any]) -> FairnessEvent:
     """Rebuild an event; raises FairnessError on an unknown type or a malformed payload."""
-    cls = EVENT_TYPES.get(event_type)
-    if cls is None:
-        raise FairnessError("unknown_event", f"unknown fairness event type {event_type!r}")
-    if cls is ServerSeedCommitted:
+    if event_type == ServerSeedCommitted.TYPE:
         # Upcast: commitments recorded before the bound existed fixed no last round, and
         # those recorded before the lead named the next round (a lead of 0).
         payload = {"last_round": 0, "round_lead_ms": 0, **payload}
-    try:
-        kwargs = {f.name: payload[f.name] for f in fields(cls)}
-        for name in ("commitment", "seed", "signature", "randomness", "server_seed"):
-            if name in kwargs:
-                kwargs[name] = bytes.fromhex(kwargs[name])
-        if "previous_signature" in kwargs and kwargs["previous_signature"] is not None:
-            kwargs["previous_signature"] = bytes.fromhex(kwargs["previous_signature"])
-        if cls is ServerSeedCommitted:
-            kwargs["seats"] = tuple(SeatSpec(s["seat"], s["player"]) for s in kwargs["seats"])
-        if cls is SeedWindowClosed:
-            kwargs["seat_seeds"] = tuple(bytes.fromhex(s) for s in kwargs["seat_seeds"])
-            kwargs["missing"] = tuple(kwargs["missing"])
-        event: FairnessEvent = cls(**kwargs)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise FairnessError("bad_payload", f"{event_type}: {exc}") from None
+    event: FairnessEvent = CODEC.from_payload(payload, event_type)
     return event
 
 

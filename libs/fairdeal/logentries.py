@@ -58,6 +58,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
+from eventkit import streams
 from fairdeal.eventchain import GENESIS_HASH
 from fairdeal.fairness import (
     MATCH_ENDING_EVENTS,
@@ -77,9 +78,9 @@ VERSION: Final = 1
 FORMAT: Final = "belot-log-entry/1"
 #: The bundle format's bound (tlog-tiles: a uint16 length before each entry).
 MAX_ENTRY_BYTES: Final = 0xFFFF
-RANDOMNESS_PREFIX: Final = "randomness-"
-MATCH_PREFIX: Final = "match-"
-DRAND_PREFIX: Final = "drand-"
+RANDOMNESS_PREFIX: Final = streams.RANDOMNESS
+MATCH_PREFIX: Final = streams.MATCH
+DRAND_PREFIX: Final = streams.DRAND
 HASH_SIZE: Final = 32
 
 _ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -50,6 +50,9 @@ from belot.events import (
     Passed,
     TrickTaken,
 )
+from eventkit.streams import MATCH_ENDINGS
+from eventkit.streams import match_stream as match_stream  # the record's streams
+from eventkit.streams import randomness_stream as randomness_stream
 from fairdeal.chains import CHAINS
 from fairdeal.eventchain import canonical_bytes
 from fairdeal.fairness import (
@@ -76,7 +79,7 @@ FORMAT: Final = "belot-match-record/1"
 MATCH_FORFEITED: Final = "MatchForfeited"
 MATCH_ABORTED: Final = "MatchAborted"
 TABLE_ENDINGS: Final = frozenset({MATCH_FORFEITED, MATCH_ABORTED})
-ENDING_EVENTS: Final = frozenset({"MatchEnded", *TABLE_ENDINGS})
+ENDING_EVENTS: Final = MATCH_ENDINGS
 
 #: The summary's keys, in the order a record lists them (between match_id and streams).
 SUMMARY_KEYS: Final = (
@@ -116,14 +119,6 @@ class RecordError(ValueError):
     """A document that is not a match record of a format this code reads (wrong format
     name, missing parts, parts of the wrong JSON type). A record whose parts are all
     there but whose contents are wrong is not this: the verifier reports it."""
-
-
-def match_stream(match_id: str) -> str:
-    return f"match-{match_id}"
-
-
-def randomness_stream(match_id: str) -> str:
-    return f"randomness-{match_id}"
 
 
 # --- envelopes ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from belot import RULESETS
+from eventkit.streams import MATCH_ENDINGS
 from fairdeal.chains import CHAINS
 from fairdeal.record import FORMAT
 from fairdeal.verifier import CHECKS, PLATFORM_CHECKS, REPORT_FORMAT
@@ -134,7 +135,7 @@ OPENAPI: Final[dict[str, Any]] = {
                         "in": "query",
                         "schema": {
                             "type": "string",
-                            "enum": ["MatchAborted", "MatchEnded", "MatchForfeited"],
+                            "enum": sorted(MATCH_ENDINGS),
                         },
                     },
                 ],

@@ -31,6 +31,7 @@ from belot.cards import Card
 from belot.melds import Meld, MeldClaim, MeldKind
 from belot.ruleset import Strain
 from eventkit import Codec, EventKitError
+from fairdeal import fairness
 from rating import events as rating_events
 from services.tournament import domain as tournament_service
 from table import events as table_events
@@ -45,6 +46,7 @@ CODECS: dict[str, tuple[Codec, type[Exception]]] = {
     "rating": (rating_events.CODEC, rating_events.RatingEventError),
     "tournament-service": (tournament_service.SERVICE_CODEC, tournament_service.Refused),
     "table": (table_events.CODEC, table_events.TableEventError),
+    "fairness": (fairness.CODEC, fairness.FairnessError),
 }
 
 CASES = [(name, type_name) for name, (codec, _) in CODECS.items() for type_name in codec.types]
