@@ -89,6 +89,7 @@ from belot.events import (
 )
 from belot.match import Match, Phase, decide, evolve, new_match
 from belot.seats import side_of
+from eventkit import streams
 from fairdeal.chains import CHAINS, Chain
 from fairdeal.eventchain import GENESIS_HASH, chain_hash
 from fairdeal.fairness import (
@@ -1581,7 +1582,7 @@ class _Context:
         if self.ruleset is None or not items or not isinstance(items[0], MatchStarted):
             return _skip("play", "the match stream does not start with a known ruleset")
         if self.decoded.problems and any(
-            s.startswith("match-") for s, _, _ in self.decoded.problems
+            s.startswith(streams.MATCH) for s, _, _ in self.decoded.problems
         ):
             return Check("play", FAIL, "some match events do not decode (see events)")
         started = items[0]

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from eventkit import streams
 from fairdeal.fairness import Fairness
 
 
 def stream_of(match_id: str) -> str:
-    return f"randomness-{match_id}"
+    return streams.randomness_stream(match_id)
 
 
 def match_stream_of(match_id: str) -> str:
-    return f"match-{match_id}"
+    return streams.match_stream(match_id)
 
 
 def public_view(state: Fairness) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from eventkit import streams
 from eventlog.envelope import RecordedEvent
 from fairdeal.record import MATCH_FORFEITED
 
@@ -42,7 +43,7 @@ def summarize_end(
 ) -> FinishedMatch:
     """The row of an ended match, from its two streams (payloads read defensively: the
     projection lists what the log says; the verifier judges it)."""
-    match_id = end.stream_id.removeprefix("match-")
+    match_id = end.stream_id.removeprefix(streams.MATCH)
     started = match_events[0].payload if match_events else {}
     ruleset = started.get("ruleset") if isinstance(started, dict) else None
     payload = end.payload if isinstance(end.payload, dict) else {}

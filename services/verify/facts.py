@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import asyncpg
 
+from eventkit import streams
 from eventlog import RecordedEvent
 from eventlog.migrations import quote_schema
 
@@ -107,8 +108,8 @@ class Facts:
         if e.visibility != "public" or not isinstance(e.payload, dict):
             return False
         p, s = e.payload, self._s
-        if e.stream_id.startswith("randomness-"):
-            match_id = e.stream_id.removeprefix("randomness-")
+        if e.stream_id.startswith(streams.RANDOMNESS):
+            match_id = e.stream_id.removeprefix(streams.RANDOMNESS)
             if e.type == "ServerSeedCommitted" and isinstance(p.get("commitment"), str):
                 await self._pool.execute(
                     f"INSERT INTO {s}.verify_commitments VALUES ($1, $2, $3)"
@@ -153,7 +154,7 @@ class Facts:
                 )
                 return True
             return False
-        if e.stream_id.startswith("drand-") and e.version == 1:
+        if e.stream_id.startswith(streams.DRAND) and e.version == 1:
             chain, round_ = p.get("chain"), p.get("round")
             if e.type not in ("DrandRoundBeacon", "DrandRoundMissed"):
                 return False
@@ -179,7 +180,7 @@ class Facts:
         await self._pool.execute(
             f"INSERT INTO {self._s}.verify_endings VALUES ($1, $2, $3, $4, $5)"
             " ON CONFLICT (match_id) DO NOTHING",
-            end.stream_id.removeprefix("match-"),
+            end.stream_id.removeprefix(streams.MATCH),
             end.type,
             by if isinstance(by, str) else None,
             decks,

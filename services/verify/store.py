@@ -23,6 +23,7 @@ from typing import Any, Final
 import asyncpg
 from prometheus_client import Gauge
 
+from eventkit import streams
 from eventlog import EventStore, RecordedEvent
 from eventlog.follow import Follower
 from eventlog.migrations import Component, Migration, apply, quote_schema
@@ -156,16 +157,16 @@ class Projection:
         if (
             e.type in ENDING_EVENTS
             and e.visibility == "public"
-            and e.stream_id.startswith("match-")
+            and e.stream_id.startswith(streams.MATCH)
         ):
-            match_id = e.stream_id.removeprefix("match-")
+            match_id = e.stream_id.removeprefix(streams.MATCH)
             match_events = await store.read_stream(match_stream(match_id))
             fair_events = await store.read_stream(randomness_stream(match_id))
             await self.facts.record_ending(e, fair_events)
             await self.record_end(summarize_end(e, match_events, fair_events))
             return True
-        if e.type == "ServerSeedRevealed" and e.stream_id.startswith("randomness-"):
-            await self.record_reveal(e.stream_id.removeprefix("randomness-"), e.position)
+        if e.type == "ServerSeedRevealed" and e.stream_id.startswith(streams.RANDOMNESS):
+            await self.record_reveal(e.stream_id.removeprefix(streams.RANDOMNESS), e.position)
             return True
         await self.facts.handle(e)
         return False

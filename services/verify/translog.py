@@ -70,6 +70,7 @@ from prometheus_client import Counter, Gauge
 
 from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
 from belot_platform.supervise import Supervised, pause_unless_stopped
+from eventkit import streams as kinds
 from eventlog.migrations import quote_schema
 from eventlog.translog import StoredEntry, TreeReader
 from fairdeal import logentries
@@ -648,7 +649,7 @@ class LogApi:
                 raise ApiError(
                     400, "bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'"
                 )
-            streams += [f"randomness-{match}", f"match-{match}"]
+            streams += [kinds.randomness_stream(match), kinds.match_stream(match)]
         if not streams or len(streams) > MAX_STREAMS + 2:
             raise ApiError(400, "bad_stream", f"name a match, or 1 to {MAX_STREAMS} streams")
         entries = await svc.entries_of(streams)
@@ -658,7 +659,7 @@ class LogApi:
             for stored in entries:
                 entry = logentries.parse_entry(stored.entry)
                 if isinstance(entry, logentries.RoundNamed):
-                    rounds.append(f"drand-{entry.chain}-{entry.round}")
+                    rounds.append(kinds.drand_stream(entry.chain, entry.round))
             if rounds:
                 entries = sorted(
                     {e.index: e for e in (*entries, *await svc.entries_of(rounds))}.values(),
