@@ -36,6 +36,10 @@ at the first trick from 5.0 to 4.4 card points, and a game's total from 24 to 20
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does (docs/bots.md).
+Where melds count toward the contract, the melds the seat holds lower its threshold
+(:func:`take_at`). Before the first trick is taken, each world also says which side's
+melds will score (:func:`_melds`): the seats still to play their first card will
+declare what the world gives them.
 
 The work per decision is bounded by ``budget`` (units of one play-out; an exact solve
 spends ``NODES_PER_UNIT`` positions per unit), so a seeded ``random.Random`` makes every
