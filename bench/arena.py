@@ -49,7 +49,8 @@ club and classic, mirrored pairs, the share of matches the hard bots win.
 Writes docs/bench/arena.md when run at the sizes the targets name (or with
 ``--write``). Exits 1 below a target, 2 if colver is not installed.
 
-    python bench/arena.py [--deals 600] [--matches 300] [--seed arena] [--write]
+    python bench/arena.py [--deals 600] [--matches 300] [--rulesets club,classic]
+                          [--seed arena] [--write]
 """
 
 from __future__ import annotations
