@@ -49,7 +49,8 @@ club and classic, mirrored pairs, the share of matches the hard bots win.
 Writes docs/bench/arena.md when run at the sizes the targets name (or with
 ``--write``). Exits 1 below a target, 2 if colver is not installed.
 
-    python bench/arena.py [--deals 600] [--matches 300] [--seed arena] [--write]
+    python bench/arena.py [--deals 600] [--matches 300] [--rulesets club,classic]
+                          [--seed arena] [--write]
 """
 
 from __future__ import annotations
@@ -301,6 +302,9 @@ def main() -> int:
     parser.add_argument("--matches", type=int, default=FULL_MATCHES, help="0: skip simulate")
     parser.add_argument("--seed", default="arena")
     parser.add_argument("--deadline-ms", type=float, default=50.0)
+    parser.add_argument(
+        "--rulesets", default="club,classic", help="simulate only these (comma-separated)"
+    )
     parser.add_argument("--write", action="store_true", help="write docs/bench/arena.md")
     parser.add_argument("--dump", type=Path, help="write each deal's margin to this JSON file")
     args = parser.parse_args()
@@ -354,10 +358,11 @@ def main() -> int:
     else:
         notes = []
     if args.matches:
-        log(f"hard vs medium, belot simulate, {args.matches} matches swapped, club and classic")
+        names = args.rulesets.split(",")
+        log(f"hard vs medium, belot simulate, {args.matches} matches swapped, {', '.join(names)}")
         with ProcessPoolExecutor(2) as pool:
-            results = list(pool.map(_simulate, ["club", "classic"], [args.matches] * 2,
-                                    [args.seed] * 2))  # fmt: skip
+            results = list(pool.map(_simulate, names, [args.matches] * len(names),
+                                    [args.seed] * len(names)))  # fmt: skip
         for name, wins, draws, deals, seconds in results:
             share = wins / args.matches
             passed = share >= WIN_SHARE_TARGET and args.matches >= FULL_MATCHES

@@ -36,6 +36,10 @@ at the first trick from 5.0 to 4.4 card points, and a game's total from 24 to 20
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does (docs/bots.md).
+Where melds count toward the contract, the melds the seat holds lower its threshold
+(:func:`take_at`). Before the first trick is taken, each world also says which side's
+melds will score (:func:`_melds`): the seats still to play their first card will
+declare what the world gives them.
 
 The work per decision is bounded by ``budget`` (units of one play-out; an exact solve
 spends ``NODES_PER_UNIT`` positions per unit), so a seeded ``random.Random`` makes every
@@ -56,9 +60,9 @@ from belot.bots.sim import Position, belote_bonus, finish, greedy_card, outcome,
 from belot.bots.solver import NodeLimit, Solver, reduce_equivalent
 from belot.cards import FULL_MASK, LAST_TRICK_POINTS, Mask, mask_of
 from belot.commands import Bid, Command, PlayCard
-from belot.melds import MeldKind, meld_points, winning_claim
+from belot.melds import MeldClaim, MeldKind, best_meld, find_melds, meld_points, winning_claim
 from belot.play import CARD_POINTS, MISERE
-from belot.ruleset import Strain
+from belot.ruleset import MeldTable, Strain
 from belot.seats import side_of
 from belot.view import SeatView
 
@@ -90,6 +94,31 @@ RACE_Z: Final = 2.5
 BATCH: Final = 8
 #: Bidding threshold on medium's evaluation, by table size (tuned against medium).
 TAKE_AT: Final = dict(medium.TAKE_AT)
+#: Where melds count toward the contract (club, gambler), this share of the points of
+#: the melds among the cards the seat would hold lowers its threshold (see take_at).
+MELD_CREDIT: Final = 1 / 2
+
+
+def take_at(view: SeatView) -> int:
+    """The bidding threshold for ``view``'s seat on medium's evaluation.
+
+    Medium's evaluation weighs trumps and side aces and nothing else; where melds count
+    toward the contract, a sequence or a four the seat already holds (its cards and,
+    at four players, the turned card it would take) is points the takers start with,
+    whatever the trump, so half of them lower the threshold. Half: the defenders'
+    melds, unknown at bidding, may beat them, and then they score nothing. Measured in
+    club against medium, 400 decks in duplicate (15 bid differently): +0.85 points a
+    deal, standard error 0.71; a fifth of the points changed almost nothing, lowering
+    the threshold for every hand (48) cost 1.3."""
+    ruleset = view.ruleset
+    threshold = TAKE_AT[ruleset.players]
+    table = ruleset.melds
+    if table is None:
+        return threshold
+    cards = mask_of(list(view.hand))
+    if ruleset.taker_gets_turned and view.turned is not None:
+        cards |= 1 << view.turned
+    return threshold - int(MELD_CREDIT * meld_points(find_melds(cards, table), table))
 
 
 def choose(
@@ -100,7 +129,7 @@ def choose(
 ) -> Command:
     bids = [m for m in view.legal if isinstance(m, Bid)]
     if bids:
-        return medium.bid(view, bids, TAKE_AT[view.ruleset.players])
+        return medium.bid(view, bids, take_at(view))
     extra = medium.optional(view)
     if extra is not None:
         return extra
@@ -130,21 +159,7 @@ def _position(view: SeatView, hands: list[Mask]) -> Position:
     bonus = _announced_belote(view)
     strain = int(view.strain) if view.strain is not None else -1
     extra = belote_bonus(ruleset, strain, hands)
-    melds = [0, 0]
-    table = ruleset.melds
-    if table is not None:
-        for seat, shown in view.melds_shown:
-            melds[side_of(seat)] += meld_points(shown, table)
-        if not view.tricks and view.meld_claims:
-            # Not shown yet: count at least the best declared meld for its side.
-            best = winning_claim(view.meld_claims)
-            claim = next(c for s, c in view.meld_claims if s == best)
-            value = (
-                table.four_value(claim.rank)
-                if claim.kind is MeldKind.FOUR
-                else table.sequence_value(claim.length)
-            )
-            melds[side_of(best)] += value  # type: ignore[arg-type]
+    melds = _melds(view, hands)
     leader = view.trick[0][0] if view.trick else view.seat
     return Position(
         ruleset=ruleset,
@@ -159,6 +174,57 @@ def _position(view: SeatView, hands: list[Mask]) -> Position:
         bonus=[bonus[0] + extra[0], bonus[1] + extra[1]],
         melds=melds,
     )
+
+
+def _melds(view: SeatView, hands: list[Mask]) -> list[int]:
+    """The melds each side scores in world ``hands``. Once the first trick is taken they
+    are those shown. Before, the comparison is still open: the seats yet to play their
+    first card declare theirs (every bot does, and a player forgoing melds is rare), and
+    the world says what they hold, so the side with the best claim, declared or to come,
+    scores all the melds of its declaring seats. A declared seat's melds are read from
+    the world when they match its claim, else counted as the claim alone."""
+    table = view.ruleset.melds
+    melds = [0, 0]
+    if table is None:
+        return melds
+    if view.tricks:
+        for seat, shown in view.melds_shown:
+            melds[side_of(seat)] += meld_points(shown, table)
+        return melds
+    strain = -1 if view.strain is None else int(view.strain)
+    n = view.ruleset.players
+    held = list(hands)
+    for seat, card in view.trick:
+        held[seat] |= 1 << card
+    claims: list[tuple[int, MeldClaim]] = []
+    points: dict[int, int] = {}
+    for seat, claim in view.meld_claims:
+        found = find_melds(held[seat], table)
+        best = best_meld(found, strain)
+        claims.append((seat, claim))
+        points[seat] = (
+            meld_points(found, table) if best is not None and best.claim(strain) == claim
+            else _claim_value(claim, table)
+        )  # fmt: skip
+    leader = view.trick[0][0] if view.trick else view.seat
+    for i in range(len(view.trick) + 1, n):
+        seat = (leader + i) % n
+        found = find_melds(held[seat], table)
+        best = best_meld(found, strain)
+        if best is not None and seat not in points:
+            claims.append((seat, best.claim(strain)))
+            points[seat] = meld_points(found, table)
+    winner = winning_claim(claims)
+    if winner is not None:
+        side = side_of(winner)
+        melds[side] = sum(p for s, p in points.items() if side_of(s) == side)
+    return melds
+
+
+def _claim_value(claim: MeldClaim, table: MeldTable) -> int:
+    if claim.kind is MeldKind.FOUR:
+        return table.four_value(claim.rank)
+    return table.sequence_value(claim.length)
 
 
 def _best_card(
