@@ -191,7 +191,10 @@ async def test_tail_prints_json_lines_and_follows(
     assert [(e["stream"], e["version"]) for e in lines] == [("match-1", v) for v in (1, 2, 3, 4)]
     assert lines[0]["position"] == 5 and len(lines[0]["hash"]) == 64
 
-    # Following: a running `belot log tail` prints events appended after it started.
+    # Following: a running `belot log tail` prints events appended after it started. From
+    # the position after the head it was started at, so that a slow start (a loaded
+    # machine) cannot begin after the append and wait for ever.
+    head = await store.head_position()
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -202,6 +205,8 @@ async def test_tail_prints_json_lines_and_follows(
         servers.pg_dsn,
         "--schema",
         schema,
+        "--from-position",
+        str(head + 1),  # the first position to print
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
     )
