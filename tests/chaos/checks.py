@@ -196,7 +196,7 @@ def readiness_losses(
     grace: float = 2.0,
     stall: float = 10.0,
 ) -> list[str]:
-    """/readyz of the table workers, which run the relay, must tell the truth about it:
+    """/readyz of the relay's processes must tell the truth about the relay:
 
     - while a server the relay needs is away (NATS, which it publishes to, or
       PostgreSQL, which it reads), from ``grace`` seconds after it went, no worker says

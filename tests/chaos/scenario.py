@@ -17,7 +17,7 @@ The timeline (each step waits for the one before):
 A wave starts each time, so that every outage strikes tables that have just started
 playing as well as older ones; and one more all-bot table opens just before each
 outage, so that its seed window, drand round and fallback fall into it. Throughout, a
-monitor reads each table worker's /readyz, the log's head and the relay's last
+monitor reads the relay service's /readyz, the log's head and the relay's last
 position in JetStream twice a second.
 """
 
@@ -552,10 +552,12 @@ def foreign_sequences(messages: list[Message]) -> list[int]:
 async def _monitor(
     stack: Stack, nc: Client, http: aiohttp.ClientSession, week: Week, stop: asyncio.Event
 ) -> None:
-    """Twice a second, all at once: each table worker's /readyz, the log's head, the
-    relay's last position (each None when its server does not answer)."""
+    """Twice a second, all at once: the relay service's /readyz (the outbox relay runs
+    there, not in the table workers), the log's head, the relay's last position (each
+    None when its server does not answer)."""
     pg = _Head(stack)
-    workers = [(c.name, c.port) for c in stack.table_workers]
+    workers = [(c.name, c.port) for c in stack.supervisor.children if c.name == "relay"]
+    assert workers, "harness: no relay process"
     stream = stack.settings.events_stream
     try:
         while not stop.is_set():

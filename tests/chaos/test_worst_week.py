@@ -135,9 +135,8 @@ async def test_bad_fields_get_400_and_append_nothing(week: Week) -> None:
 
 
 async def test_readyz_tells_the_truth_about_the_relay(week: Week) -> None:
-    """The table workers' /readyz is not ready while the relay cannot run (NATS or
-    PostgreSQL away), never ready on every worker while the relay is stuck, and ready
-    again after."""
+    """The relay service's /readyz is not ready while the relay cannot run (NATS or
+    PostgreSQL away), never ready while the relay is stuck, and ready again after."""
     away = [Window(o.name, o.down_at, o.up_at) for o in week.outages]
     problems = readiness_losses(week.samples, away, week.recovered_at)
     assert {o.server for o in week.outages} == {"nats", "postgres"}, "harness: outages"
