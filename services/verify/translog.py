@@ -59,6 +59,7 @@ import hashlib
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -616,28 +617,25 @@ class LogApi:
 
     async def get_inclusion(self, request: web.Request) -> web.Response:
         index, size = _int_param(request, "index"), _int_param(request, "size")
-        await self._size_at_most(size)
-        try:
-            plan = inclusion_nodes(index, size)
-        except TranslogError as exc:
-            raise ApiError(400, exc.code, exc.message) from None
-        proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
-        return json_response(
-            {"index": index, "size": size, "proof": [b64(h) for h in proof]},
-            headers={"Cache-Control": IMMUTABLE},
-        )
+        return await self._proof({"index": index, "size": size}, size, inclusion_nodes)
 
     async def get_consistency(self, request: web.Request) -> web.Response:
         first, second = _int_param(request, "first"), _int_param(request, "second")
-        await self._size_at_most(second)
+        return await self._proof({"first": first, "second": second}, second, consistency_nodes)
+
+    async def _proof(
+        self, args: dict[str, int], size: int, plan_of: Callable[[int, int], Any]
+    ) -> web.Response:
+        """A proof in a tree of ``size``: the nodes ``plan_of(*args)`` names, read in one
+        query and assembled (a refusal of the arguments is bad input)."""
+        await self._size_at_most(size)
         try:
-            plan = consistency_nodes(first, second)
+            plan = plan_of(*args.values())
         except TranslogError as exc:
             raise ApiError(400, exc.code, exc.message) from None
         proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
         return json_response(
-            {"first": first, "second": second, "proof": [b64(h) for h in proof]},
-            headers={"Cache-Control": IMMUTABLE},
+            {**args, "proof": [b64(h) for h in proof]}, headers={"Cache-Control": IMMUTABLE}
         )
 
     async def get_entries(self, request: web.Request) -> web.Response:
