@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import importlib.util
 import logging
 import os
@@ -144,6 +145,23 @@ def _postgres_user(name: str) -> _RunAs | None:
     """None when not root; else the unprivileged user PostgreSQL will run as."""
     if os.geteuid() != 0:
         return None
+    # One embedded stack at a time looks the user up and makes it: with two test
+    # processes starting their stacks at once, one's user was seen to vanish from
+    # /etc/passwd, leaving PostgreSQL to run as a uid nobody has. O_NOFOLLOW: the lock
+    # lives in a directory anyone may write to, and root must not open a planted link.
+    fd = os.open(_USERADD_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return _find_or_add_user(name)
+    finally:
+        os.close(fd)
+
+
+#: The lock :func:`_postgres_user` holds around the lookup and ``useradd``.
+_USERADD_LOCK: Final = Path(tempfile.gettempdir()) / "belot-embedded-useradd.lock"
+
+
+def _find_or_add_user(name: str) -> _RunAs:
     try:
         entry = pwd.getpwnam(name)
     except KeyError:
