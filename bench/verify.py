@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 from drand import QUICKNET
 from drand import verify as bls_verify
 from fairdeal.record import parse_record
-from fairdeal.verifier import CHECKS, _Context, verify_record
+from fairdeal.verifier import CHECK_FUNCTIONS, CHECKS, verify_record
+from fairdeal.verifier.context import Context
 from tools.drand_vectors import QUICKNET_BEACONS
 from tools.matchgen import BEACON_ROUND, MatchSpec, offline_record, spec_with_deals
 
@@ -116,9 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parsed = parse_record(record)
     part_seconds, part_rounds = args.seconds / 3, min(3, args.rounds)
     parse_s = 1 / rates({"p": lambda: parse_record(record)}, part_seconds, part_rounds)["p"]
-    decode_s = (
-        1 / rates({"d": lambda: _Context(parsed, bls_verify)}, part_seconds, part_rounds)["d"]
-    )
+    decode_s = 1 / rates({"d": lambda: Context(parsed, bls_verify)}, part_seconds, part_rounds)["d"]
     costs: dict[str, float] = {
         "parse the record's structure": parse_s,
         "decode both streams' events": decode_s,
@@ -126,21 +125,21 @@ def main(argv: list[str] | None = None) -> int:
     for name in CHECKS:
 
         def one(name: str = name) -> None:
-            ctx = _Context(parsed, bls_verify)
+            ctx = Context(parsed, bls_verify)
             # Later checks use what earlier ones computed (decks before deals, play
             # before score): run those first, outside the timing.
             if name == "deals":
-                ctx.check_decks()
+                CHECK_FUNCTIONS["decks"](ctx)
             if name == "score":
-                ctx.check_play()
-            getattr(ctx, f"check_{name}")()
+                CHECK_FUNCTIONS["play"](ctx)
+            CHECK_FUNCTIONS[name](ctx)
 
         def setup_only(name: str = name) -> None:
-            ctx = _Context(parsed, bls_verify)
+            ctx = Context(parsed, bls_verify)
             if name == "deals":
-                ctx.check_decks()
+                CHECK_FUNCTIONS["decks"](ctx)
             if name == "score":
-                ctx.check_play()
+                CHECK_FUNCTIONS["play"](ctx)
 
         both = rates({"one": one, "setup": setup_only}, part_seconds, part_rounds)
         costs[name] = max(0.0, 1 / both["one"] - 1 / both["setup"])

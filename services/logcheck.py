@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from fairdeal import logentries
-from fairdeal.verifier import FAIL, PASS, Check
+from fairdeal.verifier.report import FAIL, PASS, Check
 from services.translog_client import LogClient, LogEntryRow, LogUnavailable
 from translog import (
     Checkpoint,

@@ -27,17 +27,9 @@ from drand import verify as bls_verify
 from drand.client import DrandClient
 from fairdeal.chains import CHAINS
 from fairdeal.record import RecordError
-from fairdeal.verifier import (
-    FAIL,
-    PASS,
-    SKIP,
-    Check,
-    Difference,
-    Report,
-    commitment_check,
-    round_check,
-    verify_record,
-)
+from fairdeal.verifier import verify_record
+from fairdeal.verifier.report import FAIL, PASS, SKIP, Check, Difference, Report
+from fairdeal.verifier.wholelog import commitment_check, round_check
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1

@@ -15,7 +15,7 @@ from belot_platform.settings import Settings
 from belot_platform.supervise import Supervised
 from drand import verify as drand_verify
 from eventlog import EventStore
-from fairdeal.verifier import BlsCheck
+from fairdeal.verifier.context import BlsCheck
 from services.verify.handlers import MAX_RECORD_BYTES, Api
 from services.verify.http import (
     RateLimiter,

@@ -54,17 +54,10 @@ from fairdeal import (
 )
 from fairdeal.chains import CHAINS
 from fairdeal.record import ENDING_EVENTS, RecordError, is_match_id, public_view
-from fairdeal.verifier import (
-    FAIL,
-    PLATFORM_CHECKS,
-    SKIP,
-    BlsCheck,
-    Check,
-    Report,
-    commitment_check,
-    round_check,
-    verify_record,
-)
+from fairdeal.verifier import verify_record
+from fairdeal.verifier.context import BlsCheck
+from fairdeal.verifier.report import FAIL, SKIP, Check, Report
+from fairdeal.verifier.wholelog import PLATFORM_CHECKS, commitment_check, round_check
 from services.verify.domain import FinishedMatch
 from services.verify.http import ApiError, json_response
 from services.verify.matches import LoadedMatch, if_none_match, load_match

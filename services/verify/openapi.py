@@ -10,7 +10,9 @@ from belot import RULESETS
 from eventkit.streams import MATCH_ENDINGS
 from fairdeal.chains import CHAINS
 from fairdeal.record import FORMAT
-from fairdeal.verifier import CHECKS, PLATFORM_CHECKS, REPORT_FORMAT
+from fairdeal.verifier import CHECKS
+from fairdeal.verifier.report import REPORT_FORMAT
+from fairdeal.verifier.wholelog import PLATFORM_CHECKS
 from services.verify.translog import OPENAPI_PATHS as TRANSLOG_PATHS
 
 _ERROR_REF: Final = {"$ref": "#/components/schemas/Error"}

@@ -46,27 +46,35 @@ LAYERS: tuple[tuple[int, str, str], ...] = (
     (2, "translog", "the transparency log's tree, tiles, checkpoints and notes"),
     (3, "fairdeal.record", "the match record: the events a verifier is handed"),
     (3, "fairdeal.simulate", "whole matches between bots on the recipe's decks"),
-    (4, "fairdeal.verifier", "the verifier: every check of a match record"),
+    (4, "fairdeal.verifier.report", "the verifier's report: checks, differences, verdicts"),
     (4, "fairdeal.logentries", "the transparency log's entries, read from the log's events"),
-    (5, "belot_platform", "settings, embedded servers, NATS helpers, the app factory, logs"),
-    (5, "drand", "drand beacons: BLS verification, the HTTP client, the local relay"),
-    (6, "eventlog", "the event log on PostgreSQL and its outbox relay"),
-    (7, "services.*", "one service: its app, handlers, domain, store, main loop"),
-    (8, "services.translog_client", "a client of the transparency log's public API"),
-    (9, "services.logcheck", "the transparency log's checks of a match record"),
-    (10, "services.serve", "`belot serve`: the registry of services"),
-    (10, "services.db", "`belot db`: every component's migrations and roles"),
-    (10, "services.drand_cmd", "`belot drand`"),
-    (10, "services.verify_cmd", "`belot verify`: the verifier on the command line"),
-    (10, "services.witness_cmd", "`belot witness`: a witness of the transparency log"),
-    (10, "services.log_audit", "`belot log audit`: the transparency log's monitor"),
-    (11, "services.demo", "the demo's bots"),
-    (12, "services.run", "`belot run`: the supervisor"),
-    (13, "services.cli", "the `belot` command"),
-    (13, "services", "the package itself"),
-    (14, "tools", "generators of checked-in files; the references tests and bench share"),
-    (15, "bench", "benchmarks"),
-    (16, "tests", "the tests: may import anything; nothing outside them imports them"),
+    (5, "fairdeal.verifier.context", "one verification: the record decoded once, for every check"),
+    (6, "fairdeal.verifier.evidence", "checks: the hash chains, the events, the summary"),
+    (6, "fairdeal.verifier.seeds", "checks: the commitment, the seats' seeds, the reveal"),
+    (6, "fairdeal.verifier.beacon", "checks: drand's round, value or fallback, and signature"),
+    (6, "fairdeal.verifier.deals", "checks: the decks, each seat's cards, the first dealer"),
+    (6, "fairdeal.verifier.replay", "checks: the play, the score, the ending"),
+    (6, "fairdeal.verifier.wholelog", "checks only the whole log answers, from its answers"),
+    (7, "fairdeal.verifier", "the verifier: every check of a match record, in order"),
+    (8, "belot_platform", "settings, embedded servers, NATS helpers, the app factory, logs"),
+    (8, "drand", "drand beacons: BLS verification, the HTTP client, the local relay"),
+    (9, "eventlog", "the event log on PostgreSQL and its outbox relay"),
+    (10, "services.*", "one service: its app, handlers, domain, store, main loop"),
+    (11, "services.translog_client", "a client of the transparency log's public API"),
+    (12, "services.logcheck", "the transparency log's checks of a match record"),
+    (13, "services.serve", "`belot serve`: the registry of services"),
+    (13, "services.db", "`belot db`: every component's migrations and roles"),
+    (13, "services.drand_cmd", "`belot drand`"),
+    (13, "services.verify_cmd", "`belot verify`: the verifier on the command line"),
+    (13, "services.witness_cmd", "`belot witness`: a witness of the transparency log"),
+    (13, "services.log_audit", "`belot log audit`: the transparency log's monitor"),
+    (14, "services.demo", "the demo's bots"),
+    (15, "services.run", "`belot run`: the supervisor"),
+    (16, "services.cli", "the `belot` command"),
+    (16, "services", "the package itself"),
+    (17, "tools", "generators of checked-in files; the references tests and bench share"),
+    (18, "bench", "benchmarks"),
+    (19, "tests", "the tests: may import anything; nothing outside them imports them"),
 )
 
 #: Where modules live: the directory, and the package name its top directory takes.
@@ -194,6 +202,8 @@ def test_the_graph_is_what_the_files_say() -> None:
     assert g.has_edge("services.cli", "services.run")  # at the top
     assert g.has_edge("services.cli", "fairdeal.simulate")  # inside cmd_simulate
     assert g.has_edge("fairdeal.verifier", "fairdeal.record")
+    assert g.has_edge("fairdeal.verifier", "fairdeal.verifier.deals")  # the checks it runs
+    assert g.has_edge("fairdeal.verifier.deals", "fairdeal.verifier.context")
     assert g.has_edge("fairdeal.record", "belot.codec")
     assert "tests.unit.test_import_graph" in g
 
@@ -250,6 +260,9 @@ def test_no_import_cycle() -> None:
     [
         ("belot.cards", "fairdeal.recipe"),  # the game below the recipe
         ("fairdeal.recipe", "fairdeal.verifier"),  # the recipe below the verifier
+        ("fairdeal.verifier.report", "fairdeal.verifier.context"),  # the report below
+        ("fairdeal.verifier.deals", "fairdeal.verifier.replay"),  # checks side by side
+        ("fairdeal.verifier.context", "fairdeal.verifier"),  # below what runs the checks
         ("rating.model", "tournament.state"),  # two pure cores side by side
         ("eventlog.store", "services.table.store"),  # a library below every service
         ("services.gateway.handlers", "services.table.domain"),  # services side by side

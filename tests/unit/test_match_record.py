@@ -26,7 +26,8 @@ from fairdeal.record import (
     public_view,
     record_digest,
 )
-from fairdeal.verifier import CHECKS, FAIL, PASS, SKIP, verify_record
+from fairdeal.verifier import CHECKS, verify_record
+from fairdeal.verifier.report import FAIL, PASS, SKIP
 from tools.matchgen import BEACON_ROUND, FALLBACK_REASON, MatchSpec, offline_record
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "libs/fairdeal/schema/match-record-v1.json"

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import drand
 from fairdeal.record import RecordError
-from fairdeal.verifier import CHECK_CRASHED, CHECKS, FAIL, verify_record
+from fairdeal.verifier import CHECK_CRASHED, CHECKS, verify_record
+from fairdeal.verifier.report import FAIL
 from tests.tamper import Record, events, find, tampered
 from tools.matchgen import MatchSpec, offline_record
 
