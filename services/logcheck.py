@@ -20,7 +20,7 @@ from earlier and the witnesses the user trusts:
   round once its value was known (a round grind the record alone cannot show, since
   every time in it is the server's) fails.
 
-Each is a :class:`~fairdeal.verifier.Check`; a check that needs an option not given is
+Each is a :class:`~fairdeal.verifier.report.Check`; a check that needs an option not given is
 left out rather than skipped, so that a report without them is judged on the rest.
 """
 

@@ -7,7 +7,7 @@ stderr. ``--drand-url`` asks that drand relay for the record's round, independen
 the record, and adds a check ``drand_relay``: the relay's beacon must be the recorded one
 (see :func:`relay_check` for a match dealt without drand). With a verify API (``--api``,
 or the API the record's URL names) it also asks what only the whole log shows, and adds
-:data:`~fairdeal.verifier.PLATFORM_CHECKS`: that no other match used the record's
+:data:`~fairdeal.verifier.wholelog.PLATFORM_CHECKS`: that no other match used the record's
 commitment, and that every match that named its round followed the round's fact.
 """
 

@@ -11,7 +11,7 @@ Routes (all JSON; errors ``{"error": code, "message": text}``; the OpenAPI docum
 - ``GET  /v1/matches/{id}/record``        the match record (public events only until the end)
 - ``GET  /v1/matches/{id}/verification``  the verifier's report, once the seed is revealed,
                                           with the checks only the whole log can make
-                                          (:data:`fairdeal.verifier.PLATFORM_CHECKS`)
+                                          (:data:`fairdeal.verifier.wholelog.PLATFORM_CHECKS`)
 - ``GET  /v1/commitments/{commitment}``   every match that used a commitment
 - ``GET  /v1/rounds/{chain}/{round}``     a drand round's fact and every match that named it
 - ``GET  /v1/stats``                      the platform's rates: rounds missed, matches dealt
@@ -310,7 +310,7 @@ class Api:
         return self._stats[1]
 
     async def _platform_checks(self, record: dict[str, Any]) -> list[Check]:
-        """:data:`~fairdeal.verifier.PLATFORM_CHECKS` for a record, from the whole log:
+        """:data:`~fairdeal.verifier.wholelog.PLATFORM_CHECKS` for a record, from the whole log:
         skipped, saying so, while the projection has not read the log up to the record's
         last event (it is waited for a moment first)."""
         fair = record.get("fair_deal") or {}

@@ -72,6 +72,7 @@ from prometheus_client import Counter, Gauge
 from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
 from belot_platform.supervise import Supervised, pause_unless_stopped
 from eventkit import streams as kinds
+from eventlog.envelope import STREAM_ID_RE
 from eventlog.migrations import quote_schema
 from eventlog.translog import StoredEntry, TreeReader
 from fairdeal import logentries
@@ -650,6 +651,10 @@ class LogApi:
             streams += [kinds.randomness_stream(match), kinds.match_stream(match)]
         if not streams or len(streams) > MAX_STREAMS + 2:
             raise ApiError(400, "bad_stream", f"name a match, or 1 to {MAX_STREAMS} streams")
+        if not all(STREAM_ID_RE.fullmatch(s) for s in streams):
+            raise ApiError(
+                400, "bad_stream", "a stream id is 1-200 letters, digits, '_', ':' or '-'"
+            )
         entries = await svc.entries_of(streams)
         if match is not None:
             # The fact of the round the match named, if the round has one in the log.

@@ -333,6 +333,9 @@ async def test_a_key_taken_by_name_and_key_id_is_refused_and_a_bad_row_skipped(
         ("/tile/entries/x001", 400, "tile_malformed"),
         ("/tile/9/000", 404, "no_tile"),
         ("/v1/log/entries", 400, "bad_stream"),
+        # A NUL byte PostgreSQL would refuse in a text parameter (was a 500).
+        ("/v1/log/entries?stream=a%00b", 400, "bad_stream"),
+        ("/v1/log/entries?stream=", 400, "bad_stream"),
         ("/v1/log/entries?match=a%20b", 400, "bad_match_id"),
         ("/v1/log/checkpoints/7x", 400, "bad_size"),
         ("/v1/log/checkpoints/999999", 404, "no_checkpoint"),
