@@ -14,9 +14,10 @@ included), divided by the deals scored and by the events appended in the window
 (counted in the log).
 
 In the same run, the game core's own CPU per deal for the same bots: the same ruleset,
-target and bot level, ``libs/belot`` alone in this process (``due``, the seat's
+target and bot level, ``libs/belot`` alone in a child process (``due``, the seat's
 ``view``, ``belot.bots.choose``, ``decide``, ``evolve``; decks made beforehand, since
-the randomness service makes them), ``time.process_time``. The ratio of a table
+the randomness service makes them), ``time.process_time``, played during the window so
+that it meets the same machine. The ratio of a table
 worker's CPU per deal to it is what the worker adds to the game. Target: at most
 ``RATIO_TARGET`` for the default bot level (``"bot"`` seats: medium), which is what a
 table seats unless told otherwise; the easy bots' ratio is printed beside it (the
@@ -30,8 +31,9 @@ every 3 s). WebSockets are bench/sockets.py's (docs/bench/sockets.md).
     python bench/capacity.py [--tables 60] [--window 30] [--levels easy,medium]
                              [--workers 1] [--write] [--profile DIR]
 
-``--profile DIR`` runs the table workers under cProfile (their ``.pstats`` files land in
-DIR; the CPU figures are then the profiler's too: not for the table). Writes
+``--profile DIR`` runs the table workers under cProfile counting CPU time (their
+``.pstats`` files land in DIR; the CPU figures then include the profiler's: nothing is
+written). Writes
 docs/bench/capacity.md with ``--write`` or at the default sizes. Exits 1 when the
 default level's ratio is over the target. Uses BELOT_PG_DSN and BELOT_NATS_URL, else
 starts the embedded servers in a temporary directory (the CPU of an external server is
@@ -57,6 +59,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -180,15 +183,21 @@ class Pids:
 # ---------------------------------------------------------------------- the game core
 
 
-def core_cpu_per_deal(level: str, deals: int, seed: str) -> tuple[float, float]:
+def core_cpu_per_deal(level: str, seconds: float, seed: str) -> tuple[float, float, int]:
     """The game core's CPU seconds per deal for four ``level`` bots (club, its target),
-    and the deals' mean length in events. Whole matches, as a table plays them."""
+    the deals' mean length in events, and the deals played: whole matches, as a table
+    plays them, for about ``seconds`` of wall time (run beside the services' window, so
+    that both see the machine as it is then)."""
     ruleset = RULESETS[RULESET]
     n = ruleset.players
     done = events = 0
     spent = 0.0
     m = 0
+    until = time.monotonic() + seconds
+    deals = 1 << 62
     while done < deals:
+        if time.monotonic() >= until and done >= 50:
+            deals = done
         digest = hashlib.sha256(f"bench/capacity|{seed}|{m}".encode()).digest()
         shuffler = Shuffler(DeckInputs(digest, (b"",) * n, None))
         rng = random.Random(digest)
@@ -215,7 +224,7 @@ def core_cpu_per_deal(level: str, deals: int, seed: str) -> tuple[float, float]:
             events += len(new)
             done += sum(1 for e in new if type(e) is DealScored)
         m += 1
-    return spent / done, events / done
+    return spent / done, events / done, done
 
 
 # ---------------------------------------------------------------------- the randomness child
@@ -257,6 +266,24 @@ def serve_randomness() -> None:
             await runner.cleanup()
 
     asyncio.run(main())
+
+
+def serve_profiled(out: Path, name: str) -> int:
+    """``--serve-profiled OUT NAME``: ``belot serve NAME`` under cProfile counting CPU
+    time (``time.process_time``: on a busy machine wall time would charge a function for
+    the time the process waited for a core), its statistics written to OUT at exit."""
+    import cProfile
+
+    from services.serve import load
+
+    profiler = cProfile.Profile(time.process_time)
+    profiler.enable()
+    try:
+        load(name)()
+    finally:
+        profiler.disable()
+        profiler.dump_stats(str(out))
+    return 0
 
 
 # ---------------------------------------------------------------------- one case
@@ -362,8 +389,7 @@ async def run_case(
     def serve_argv(name: str, i: int = 0) -> list[str]:
         if profile is not None and name == "table":
             out = profile / f"{level}-table{i}.pstats"
-            return [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "services.cli",
-                    "serve", name]  # fmt: skip
+            return [sys.executable, str(Path(__file__)), "--serve-profiled", str(out), name]
         return [sys.executable, "-m", "services.cli", "serve", name]
 
     pool = await asyncpg.create_pool(pg_dsn, min_size=1, max_size=4)
@@ -409,12 +435,18 @@ async def run_case(
             {k: [p.pid for kk, p, _ in procs if kk == k] for k in KINDS[:5]}, pids_servers
         )
         c0, (d0, e0, m0), t0 = pids.sample(), await count(pool, schema), time.perf_counter()
-        await asyncio.sleep(window)
-        c1, (d1, e1, m1), t1 = pids.sample(), await count(pool, schema), time.perf_counter()
+        with ProcessPoolExecutor(1) as pool_core:
+            core = asyncio.get_running_loop().run_in_executor(
+                pool_core, core_cpu_per_deal, level, window, f"capacity-{tag}"
+            )
+            await asyncio.sleep(window)
+            c1, (d1, e1, m1), t1 = pids.sample(), await count(pool, schema), time.perf_counter()
+            core_s, core_events, _ = await core
         stop.set()
         await sub.unsubscribe()
         case = Case(level, tables, workers, t1 - t0, d1 - d0, e1 - e0, m1 - m0)
         case.cpu = {k: c1[k] - c0[k] for k in c1}
+        case.core_s_per_deal, case.core_events_per_deal = core_s, core_events
         return case
     finally:
         for _, proc, _ in procs:
@@ -584,9 +616,6 @@ async def run(args: argparse.Namespace, pg: str, nats_url: str, servers: dict[st
             pg, nats_url, servers, level, args.tables, args.workers, args.window,
             args.warmup, profile,
         )  # fmt: skip
-        case.core_s_per_deal, case.core_events_per_deal = core_cpu_per_deal(
-            level, max(60, min(case.deals, 400)), "capacity"
-        )
         cases.append(case)
         print(
             f"{level}: {case.deals} deals, table worker {case.per_deal('table') * 1000:.2f} "
@@ -614,10 +643,13 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="write docs/bench/capacity.md")
     parser.add_argument("--profile", metavar="DIR", help="run the table workers under cProfile")
     parser.add_argument("--serve-randomness", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-profiled", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_randomness:
         serve_randomness()
         return 0
+    if args.serve_profiled:
+        return serve_profiled(Path(args.serve_profiled[0]), args.serve_profiled[1])
     for level in args.levels.split(","):
         if level not in SEATS:
             parser.error(f"--levels: {level!r} is not one of {', '.join(SEATS)}")
