@@ -642,10 +642,12 @@ class Table:
         assert st.options is not None
         more = by == "bot" and st.options.bot_delay_ms == 0
         run = BotRun([], [], [])
+        metadata: dict[str, dict[str, Any]] = {}  # one object per level: encoded once
         while True:
             rng = random.Random(f"{st.match_id}:{version}")
             events = decide(match, choose(view(match, seat), rng, level))
-            run.encoded += core_events(events, {ACTED_BY: by, "bot_level": level})
+            meta = metadata.setdefault(level, {ACTED_BY: by, "bot_level": level})
+            run.encoded += core_events(events, meta)
             run.events += events
             for e in events:
                 match = evolve(match, e)
