@@ -151,9 +151,7 @@ def tree_seconds(pid: int) -> float:
     """A server's CPU: the process, the children it reaped, and its live children (a
     PostgreSQL backend that exits moves from the last term to the second, so the sum
     keeps it)."""
-    return cpu_seconds(pid, reaped=True) + sum(
-        cpu_seconds(c, reaped=True) for c in children(pid)
-    )
+    return cpu_seconds(pid, reaped=True) + sum(cpu_seconds(c, reaped=True) for c in children(pid))
 
 
 def find_by_comm(name: str) -> list[int]:
@@ -207,9 +205,9 @@ def core_cpu_per_deal(level: str, seconds: float, seed: str) -> tuple[float, flo
             d = due(state)
             if d.kind is DueKind.NOTHING:
                 break
-            if d.kind is DueKind.DECK:
-                if d.deal_number not in decks:  # the randomness service's part: not timed
-                    decks[d.deal_number] = shuffler.deck(d.deal_number, ruleset.deck_size)
+            if d.kind is DueKind.DECK and d.deal_number not in decks:
+                # The randomness service's part: not timed.
+                decks[d.deal_number] = shuffler.deck(d.deal_number, ruleset.deck_size)
             t0 = time.process_time()
             d = due(state)
             if d.kind is DueKind.DECK:
@@ -410,6 +408,7 @@ async def run_case(
         await asyncio.sleep(0.5)
 
         open_tables: set[str] = set()
+        opening: set[asyncio.Future[None]] = set()
         stop = asyncio.Event()
 
         async def open_one() -> None:
@@ -424,16 +423,16 @@ async def run_case(
             if body.get("status") == "closed" and body["table_id"] in open_tables:
                 open_tables.discard(body["table_id"])
                 if not stop.is_set():
-                    asyncio.ensure_future(open_one())
+                    task = asyncio.ensure_future(open_one())
+                    opening.add(task)
+                    task.add_done_callback(opening.discard)
 
         sub = await nc.subscribe(f"{prefix}.tables.*", cb=on_state)
         for _ in range(tables):
             await open_one()
         await asyncio.sleep(warmup)  # seeds, drand, first decks; the first matches end
 
-        pids = Pids(
-            {k: [p.pid for kk, p, _ in procs if kk == k] for k in KINDS[:5]}, pids_servers
-        )
+        pids = Pids({k: [p.pid for kk, p, _ in procs if kk == k] for k in KINDS[:5]}, pids_servers)
         c0, (d0, e0, m0), t0 = pids.sample(), await count(pool, schema), time.perf_counter()
         with ProcessPoolExecutor(1) as pool_core:
             core = asyncio.get_running_loop().run_in_executor(
@@ -605,7 +604,9 @@ def write(argv: list[str], lines: list[str]) -> None:
     DOC.write_text("\n".join(text))
 
 
-async def run(args: argparse.Namespace, pg: str, nats_url: str, servers: dict[str, int | None]) -> int:
+async def run(
+    args: argparse.Namespace, pg: str, nats_url: str, servers: dict[str, int | None]
+) -> int:
     limit, version = await raw_limit(pg)
     cases = []
     profile = Path(args.profile).absolute() if args.profile else None
