@@ -418,12 +418,17 @@ async def run_case(
             )  # fmt: skip
             open_tables.add(reply["table_id"])
 
+        async def refill() -> None:
+            # A table in place of one that closed; after the window, none is needed.
+            with contextlib.suppress(messaging.ServiceError):
+                await open_one()
+
         async def on_state(msg: Any) -> None:
             body = orjson.loads(msg.data)
             if body.get("status") == "closed" and body["table_id"] in open_tables:
                 open_tables.discard(body["table_id"])
                 if not stop.is_set():
-                    task = asyncio.ensure_future(open_one())
+                    task = asyncio.ensure_future(refill())
                     opening.add(task)
                     task.add_done_callback(opening.discard)
 
@@ -505,13 +510,22 @@ async def external_servers(pg_dsn: str) -> dict[str, int | None]:
 # ---------------------------------------------------------------------- report
 
 
-def deployment(case: Case) -> list[tuple[str, str, str]]:
-    """The processes and cores a lichess-sized load needs, from one case's costs."""
+#: Services of which one process is active at a time (the others wait): one core's worth.
+SINGLE_ACTIVE: Final = frozenset({"randomness", "relay"})
+
+
+def deployment(case: Case) -> list[tuple[str, str, str, str]]:
+    """The processes and cores a lichess-sized load needs, from one case's costs, and
+    the deals a second one process of each service carries on a whole core (PostgreSQL
+    and nats-server use several)."""
     rows = []
     for kind in KINDS:
         busy = case.per_deal(kind) * LOAD_DEALS_PER_S  # cores' worth of CPU
         cores = max(1, -(-busy // CORE_BUSY)) if busy == busy else float("nan")
-        rows.append((LABELS[kind], f"{busy:.1f}", f"{cores:.0f}"))
+        one = "" if kind in ("postgres", "nats") else f"{1 / case.per_deal(kind):,.0f}"
+        if kind in SINGLE_ACTIVE and one:
+            one += " (one active: the ceiling)"
+        rows.append((LABELS[kind], f"{busy:.1f}", f"{cores:.0f}", one))
     return rows
 
 
@@ -566,10 +580,10 @@ def report(cases: list[Case], limit: float, pg_version: str) -> list[str]:
         "",
         f"Cores' worth of CPU each kind needs, and cores to plan at {CORE_BUSY:.0%} busy:",
         "",
-        "| process | CPU (cores) | cores planned |",
-        "| --- | ---: | ---: |",
+        "| process | CPU (cores) | cores planned | deals/s one process carries |",
+        "| --- | ---: | ---: | ---: |",
     ]
-    lines += [f"| {a} | {b} | {c} |" for a, b, c in deployment(judged)]
+    lines += ["| " + " | ".join(row) + " |" for row in deployment(judged)]
     events_per_s = judged.events / max(judged.deals, 1) * LOAD_DEALS_PER_S
     lines += [
         "",
