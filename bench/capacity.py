@@ -595,7 +595,7 @@ def report(cases: list[Case], limit: float, pg_version: str) -> list[str]:
         "### Sockets",
         "",
         "The gateway's WebSocket fan-out (1,000 and 5,000 sockets): see "
-        "[sockets.md](sockets.md) (bench/sockets.py).",
+        "docs/bench/sockets.md (bench/sockets.py).",
     ]
     return lines
 
