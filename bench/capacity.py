@@ -26,7 +26,7 @@ worker's own overhead shows most there) and not judged.
 Also measured in the same run on the same PostgreSQL: the event log's raw INSERT limit
 (bench/eventlog.py's, as bench/tables.py reports it), and from all of it the deployment
 a lichess-sized load needs (``LOAD_DEALS_PER_S`` deals a second: 27,000 tables, a card
-every 3 s). WebSockets are bench/sockets.py's (docs/bench/sockets.md).
+every 3 s). WebSockets are bench/sockets.py's.
 
     python bench/capacity.py [--tables 60] [--window 30] [--levels easy,medium]
                              [--workers 1] [--write] [--profile DIR]
@@ -595,7 +595,7 @@ def report(cases: list[Case], limit: float, pg_version: str) -> list[str]:
         "### Sockets",
         "",
         "The gateway's WebSocket fan-out (1,000 and 5,000 sockets): see "
-        "docs/bench/sockets.md (bench/sockets.py).",
+        "the page bench/sockets.py writes in docs/bench/.",
     ]
     return lines
 
