@@ -456,6 +456,11 @@ class EmbeddedNats:
                 return None
         return pid, port
 
+    def pid(self) -> int | None:
+        """The running server's pid (the benches read its CPU from /proc), if one runs."""
+        running = self._running()
+        return running[0] if running is not None else None
+
     def start(self) -> str:
         """Start (or find running) and return the server's URL."""
         running = self._running()

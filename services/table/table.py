@@ -25,6 +25,7 @@ import contextlib
 import logging
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from nats.aio.subscription import Subscription
@@ -50,7 +51,7 @@ from belot_platform import fields
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import cancel, retried
 from eventkit.streams import match_stream, table_stream
-from eventlog import EventStore, WrongExpectedVersion
+from eventlog import EventStore, NewEvent, WrongExpectedVersion
 from services.table import domain
 from services.table.domain import TableError
 from services.table.handlers import parse_move
@@ -89,6 +90,9 @@ RETRY_S: Final = 0.5
 #: A hard bot's time budget per decision: it plays its best card so far when it is up
 #: (a whole decision takes a median of about 24 ms: docs/bench/arena.md).
 HARD_BOT_SECONDS: Final = 0.25
+#: The most events a run of bots' moves decided ahead makes (a deal's bidding and play
+#: is about 57): one append for the run, one round trip to the log.
+MAX_BOT_RUN: Final = 64
 #: A table's driver (one per table, retried by itself): its failures are counted so.
 DRIVER_TASK: Final = "table-driver"
 #: While a table waits for the randomness service, it says so at most this often.
@@ -206,8 +210,15 @@ class Table:
         metadata: dict[str, Any] | None = None,
         command_id: str | None = None,
         extra: list[MatchForfeited | MatchAborted] | None = None,
+        *,
+        run: BotRun | None = None,
     ) -> None:
-        new = core_events(events, metadata) + table_events(extra or [])
+        """Append ``events`` to the match stream and apply them; ``run``: bot moves
+        decided ahead, already encoded and folded (each move's state is told watchers)."""
+        if run is not None:
+            new = run.encoded
+        else:
+            new = core_events(events, metadata) + table_events(extra or [])
         try:
             result = await self.worker.store.append(
                 match_stream(self.state.match_id), self.match_version, new, command_id=command_id
@@ -218,14 +229,22 @@ class Table:
             raise LostTable(
                 f"{match_stream(self.state.match_id)}: already written by another owner"
             )
-        self.match_version = result.last_version
         self.last_match_ms = now_ms()
+        if run is not None:
+            # Each move's state in turn, as if appended one by one: watchers hear of
+            # every change (a bot's seat due next carries no deadline).
+            first = result.last_version - len(new)
+            for match, version in zip(run.states, run.versions(first), strict=True):
+                self.match, self.match_version = match, version
+                if version != result.last_version:
+                    await self.worker.publish_state(self)
+        else:
+            self.match_version = result.last_version
         assert self.match is not None or (events and events[0].TYPE == "MatchStarted")
         for e in events:
-            if e.TYPE == "MatchStarted":
-                continue
-            assert self.match is not None
-            self.match = evolve(self.match, e)
+            if run is None and e.TYPE != "MatchStarted":
+                assert self.match is not None
+                self.match = evolve(self.match, e)
             if isinstance(e, DealScored):
                 DEALS.inc()
             if isinstance(e, MatchEnded):
@@ -587,24 +606,64 @@ class Table:
         match = self.match
         assert match is not None
         version = self.match_version
-        # Seeded by the match and its version: a new owner makes the same choice.
-        rng = random.Random(f"{self.state.match_id}:{version}")
-        seat_view = view(match, seat)
         if level == "hard":
+            # Seeded by the match and its version: a new owner makes the same choice.
+            rng = random.Random(f"{self.state.match_id}:{version}")
             # Reproducible play-outs, cut short when the decision's time is up.
             until = time.monotonic() + HARD_BOT_SECONDS
             command = await asyncio.to_thread(
-                choose, seat_view, rng, level, None, lambda: time.monotonic() >= until
+                choose, view(match, seat), rng, level, None, lambda: time.monotonic() >= until
             )
+            events = decide(match, command)
+            run = BotRun(core_events(events, {ACTED_BY: by, "bot_level": level}), events, [])
+            for e in events:
+                match = evolve(match, e)
+            run.states.append(match)
+            run.sizes.append(len(events))
         else:
-            command = choose(seat_view, rng, level)
+            run = self._bot_run(match, version, seat, level, by)
         started = time.perf_counter()
         async with self.lock:
             if self.match_version != version or self.ending is not None:
                 return None  # a player acted meanwhile: look again
-            await self._append_match(decide(match, command), {ACTED_BY: by, "bot_level": level})
+            await self._append_match(run.events, run=run)
         COMMANDS.labels(by).observe(time.perf_counter() - started)
         return None
+
+    def _bot_run(self, match: Match, version: int, seat: int, level: str, by: str) -> BotRun:
+        """The bots' turns from ``seat`` on, decided ahead: one move, and while no pause
+        is asked for (``bot_delay_ms`` 0, not the timer's move) the moves of the bots due
+        after it, up to a human's turn, a deck, a hard bot or the match's end, at most
+        ``MAX_BOT_RUN`` events. Each move is the one a single move would be (its random
+        generator is seeded by the match and the version it is decided at, so a new
+        owner makes the same choice); they are appended together, one round trip to the
+        log for the run. Nothing is awaited here, so no command comes in between."""
+        st = self.state
+        assert st.options is not None
+        more = by == "bot" and st.options.bot_delay_ms == 0
+        run = BotRun([], [], [])
+        metadata: dict[str, dict[str, Any]] = {}  # one object per level: encoded once
+        while True:
+            rng = random.Random(f"{st.match_id}:{version}")
+            events = decide(match, choose(view(match, seat), rng, level))
+            meta = metadata.setdefault(level, {ACTED_BY: by, "bot_level": level})
+            run.encoded += core_events(events, meta)
+            run.events += events
+            for e in events:
+                match = evolve(match, e)
+            run.states.append(match)
+            run.sizes.append(len(events))
+            version += len(events)
+            if not more or len(run.events) >= MAX_BOT_RUN or match.result is not None:
+                return run
+            d = due(match)
+            if d.kind is DueKind.DECK or d.seat is None:
+                return run
+            next_seat = st.seats[d.seat]
+            level = next_seat.config.level or "medium"
+            if not next_seat.is_bot or level == "hard":
+                return run
+            seat = d.seat
 
     async def _finish(self) -> float | None:
         assert self.ending is not None
@@ -635,6 +694,26 @@ class Table:
         async with self.lock:
             await self._append_table([TableClosed("match_finished", now_ms())])
         return None
+
+
+@dataclass(slots=True)
+class BotRun:
+    """Bot moves decided ahead (:meth:`Table._bot_run`): their events as the log stores
+    them, as the core made them, and the match after each move."""
+
+    encoded: list[NewEvent]
+    events: list[Event]
+    states: list[Match]
+    #: How many events each move made (its state's place in the stream).
+    sizes: list[int] = field(default_factory=list)
+
+    def versions(self, first: int) -> list[int]:
+        """The stream's version after each move, the run starting after ``first``."""
+        out, v = [], first
+        for n in self.sizes:
+            v += n
+            out.append(v)
+        return out
 
 
 def _same_deck_due(match: Match, deal: int) -> bool:

@@ -465,3 +465,79 @@ def test_compose_keeps_the_log_key_on_a_volume() -> None:
     assert re.search(rf"mkdir -p {re.escape(data_dir)}\b", dockerfile)
     assert re.search(rf"chown belot [^\n]*{re.escape(data_dir)}\b", dockerfile)
     assert "\nUSER belot\n" in dockerfile
+
+
+# ---------------------------------------------------------------------- CloudNativePG
+
+CNPG = ROOT / "deploy" / "k8s-cnpg"
+#: Kinds of CloudNativePG's CRDs: Kubernetes' own schemas do not know them, so the tests
+#: below check their structure instead (every other document is validated as above).
+CNPG_KINDS = {("postgresql.cnpg.io/v1", "Cluster")}
+
+
+def cnpg_documents() -> list[dict]:
+    return [d for p in sorted(CNPG.glob("*.yaml")) if p.name != "kustomization.yaml"
+            for d in documents(p)]  # fmt: skip
+
+
+def test_the_cnpg_overlay_lists_its_manifests_and_validates_all_but_the_crd() -> None:
+    kustomization = yaml.safe_load((CNPG / "kustomization.yaml").read_text())
+    own = sorted(p.name for p in CNPG.glob("*.yaml") if p.name != "kustomization.yaml")
+    assert kustomization["resources"] == ["../k8s", *own]
+    crds = 0
+    for doc in cnpg_documents():
+        if (doc["apiVersion"], doc["kind"]) in CNPG_KINDS:
+            crds += 1
+            continue
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+    assert crds == 1
+
+
+def test_the_cnpg_cluster_has_a_synchronous_replica_and_its_secrets() -> None:
+    docs = {(d["kind"], d["metadata"]["name"]): d for d in cnpg_documents()}
+    cluster = docs[("Cluster", "belot-pg")]
+    spec = cluster["spec"]
+    assert cluster["metadata"]["namespace"] == "belot"
+    assert spec["instances"] >= 3
+    assert 1 <= spec["minSyncReplicas"] <= spec["maxSyncReplicas"] < spec["instances"]
+    assert spec["bootstrap"]["initdb"]["database"] == "belot"
+    assert spec["storage"]["size"] and spec["walStorage"]["size"]
+    # The secrets it names are shipped, as basic-auth placeholders.
+    for name in (spec["superuserSecret"]["name"], spec["bootstrap"]["initdb"]["secret"]["name"]):
+        secret = docs[("Secret", name)]
+        assert secret["type"] == "kubernetes.io/basic-auth"
+        assert secret["stringData"]["password"].startswith("change-me"), name
+    assert docs[("Secret", spec["superuserSecret"]["name"])]["stringData"]["username"] == (
+        "postgres"
+    )
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl (kustomize) here")
+def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_the_clusters_primary() -> None:
+    built = subprocess.run(
+        ["kubectl", "kustomize", str(CNPG)], capture_output=True, text=True, timeout=60
+    )
+    assert built.returncode == 0, built.stderr
+    docs = [d for d in yaml.safe_load_all(built.stdout) if d]
+    by = {(d["kind"], d["metadata"]["name"]): d for d in docs}
+    assert ("StatefulSet", "postgres") not in by
+    assert ("Cluster", "belot-pg") in by
+    service = by[("Service", "postgres")]["spec"]
+    assert service["type"] == "ExternalName"
+    assert service["externalName"] == "belot-pg-rw.belot.svc.cluster.local"
+    for doc in docs:
+        if (doc["apiVersion"], doc["kind"]) not in CNPG_KINDS:
+            kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+    # Every service still names `postgres`; the setup Job runs as the Cluster's superuser.
+    for name in REGISTRY:
+        container = by[("Deployment", name)]["spec"]["template"]["spec"]["containers"][0]
+        dsn = next(e["value"] for e in container["env"] if e["name"] == "BELOT_PG_DSN")
+        assert "@postgres:5432/belot" in dsn, name
+    job = by[("Job", "belot-db-setup")]["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e for e in job["env"]}
+    assert env["PG_ADMIN_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
+        "name": "belot-pg-superuser", "key": "password"
+    }  # fmt: skip
+    assert env["BELOT_PG_DSN"]["value"] == (
+        "postgresql://postgres:$(PG_ADMIN_PASSWORD)@belot-pg-rw:5432/belot"
+    )
