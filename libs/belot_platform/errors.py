@@ -5,10 +5,10 @@ the HTTP status each code is answered with.
 Why one type. A refusal crosses several edges on its way to a client: the game core
 refuses a move, the table service answers the NATS request with it, the gateway raises it
 back (:func:`belot_platform.messaging.request`) and answers the HTTP request with it.
-Each edge used to wrap it in a type of its own (the table's, the gateway's, the verify
-API's, with their arguments in different orders), and each wrapping could drop the code
-or the headers. Now the code and the message are read once, where a core error leaves
-the core (:meth:`ServiceError.of`), and the same object travels on: every service raises
+A type of its own at each edge is a rewrapping at each edge, each one a chance to drop
+the code or the headers, and shapes that drift apart (their arguments in different
+orders). So the code and the message are read once, where a core error leaves the core
+(:meth:`ServiceError.of`), and the same object travels on: every service raises
 :class:`ServiceError` (or a thin subclass named for its ``except`` clauses, with no field
 of its own: the table's ``TableError``, the tournament's ``Refused``), and every edge
 answers it as it is.
@@ -16,10 +16,12 @@ answers it as it is.
 Why one status table. The status is a fact about a code, not about who raises it: a
 seat that does not exist is the client's bad input wherever it is refused.
 :data:`STATUS` names the codes whose status is not their family's, :func:`status_of`
-gives any code's. A service gives a status of its own only where one route answers a
-code differently from the rest (the rating API's ``?pool=`` query: a pool named in a
-query string is bad input, one in a path an unknown resource) or where aiohttp chose it
-(its own 404, 405, 413), and says why there.
+gives any code's. A raise gives a status of its own only where one route answers a
+code unlike the rest, and says why there: a name in a path that names nothing is 404,
+the same name in a query string bad input (the gateway's leaderboard path answers
+``bad_ruleset`` 404, the verify API's ``?ruleset=`` the table's 400; the rating API's
+``?pool=`` answers ``unknown_pool`` 400, its paths the table's 404). An answer to
+aiohttp's own HTTP errors (404, 405, 413) keeps the status aiohttp chose.
 
 The NATS side carries no status: the caller (the gateway) reads it from this table for
 the code it receives. An HTTP answer is built by :func:`belot_platform.app.error_response`.

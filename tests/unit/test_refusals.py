@@ -136,6 +136,15 @@ def _sets_in_init(cls: ast.ClassDef) -> set[str]:
     return found
 
 
+def _assigned_names(node: ast.AST) -> set[str]:
+    """The names a statement binds (``X = ...``, ``X: T = ...``)."""
+    if isinstance(node, ast.Assign):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
+
+
 def _base_names(cls: ast.ClassDef) -> set[str]:
     return {ast.unparse(b).rsplit(".", 1)[-1] for b in cls.bases}
 
@@ -201,6 +210,14 @@ def test_one_usage_error_for_every_command() -> None:
         assert module.UsageError is UsageError, module.__name__
     for module in (cli, verify_cmd, witness_cmd, log_cli):
         assert module.EXIT_USAGE == EXIT_USAGE == 2, module.__name__
+    defined = [
+        f"{path}:{node.lineno}"
+        for path, tree in _sources()
+        if path != "libs/belot_platform/errors.py"
+        for node in ast.walk(tree)
+        if "EXIT_USAGE" in _assigned_names(node)
+    ]
+    assert not defined, f"a second EXIT_USAGE (import the platform's): {defined}"
     exc = UsageError("--round 'x' is not a whole number")
     assert str(exc) == "--round 'x' is not a whole number"
     assert exc.to_json() == {"error": errors.USAGE, "message": str(exc)}
