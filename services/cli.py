@@ -14,6 +14,7 @@ from typing import NoReturn
 import orjson
 
 from belot.cards import to_codes
+from belot_platform.errors import EXIT_USAGE, UsageError
 from belot_platform.fields import FieldError, parse_hex, parse_int
 from eventlog.cli import add_log_commands
 from fairdeal import (
@@ -31,12 +32,6 @@ from fairdeal import (
 )
 from services import db, drand_cmd, log_audit, run, serve, verify_cmd, witness_cmd
 from services.rating import cli as rating_cli
-
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad input on the command line: printed on one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -207,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
-    except (UsageError, FieldError, RecipeError, drand_cmd.UsageError) as exc:
+    except (UsageError, FieldError, RecipeError) as exc:
         sub = getattr(args, "drand_command", None)
         name = f"{args.command} {sub}" if sub else args.command
         sys.stderr.write(f"belot {name}: error: {exc}\n")

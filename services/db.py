@@ -36,6 +36,7 @@ import asyncpg
 
 from belot_platform import dbroles
 from belot_platform.dbroles import OWNER, quote_ident, role_name
+from belot_platform.errors import EXIT_USAGE
 from belot_platform.settings import (
     DB_ROLES,
     Settings,
@@ -53,7 +54,6 @@ from services.rating import store as rating_store
 from services.tournament import store as tournament_store
 from services.verify import store as verify_store
 
-EXIT_USAGE: Final = 2
 #: Match streams end with one of these (public) events; then their decks are public.
 MATCH_ENDINGS: Final = tuple(sorted(streams.MATCH_ENDINGS))
 

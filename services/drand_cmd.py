@@ -8,15 +8,12 @@ from pathlib import Path
 
 from aiohttp import web
 
+from belot_platform.errors import UsageError
 from drand import CHAINS, BeaconError, verify
 from drand.clock import ScaledClock
 from drand.relay import BeaconFileError, Mode, create_relay_app, load_beacons
 
 EXIT_FAILED = 1
-
-
-class UsageError(Exception):
-    pass
 
 
 def _hex(flag: str, text: str) -> bytes:

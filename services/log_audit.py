@@ -40,6 +40,7 @@ from typing import Any, Final
 
 import orjson
 
+from belot_platform.errors import EXIT_USAGE
 from fairdeal import logentries
 from services.translog_client import LogClient, LogUnavailable
 from translog import (
@@ -56,7 +57,7 @@ from translog import (
 
 EXIT_OK: Final = 0
 EXIT_FINDINGS: Final = 1
-EXIT_USAGE: Final = 2
+# EXIT_USAGE (2: bad input, the log unreachable; one line on stderr) is the platform's.
 
 
 @dataclass

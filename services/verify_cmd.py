@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from belot_platform.errors import EXIT_USAGE, UsageError
 from drand import verify as bls_verify
 from drand.client import DrandClient
 from fairdeal.chains import CHAINS
@@ -33,15 +34,11 @@ from fairdeal.verifier.wholelog import commitment_check, round_check
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
-EXIT_USAGE: Final = 2
+# EXIT_USAGE (2, bad input: a UsageError, one line on stderr) is the platform's.
 #: A record of a long match is a few hundred kilobytes; refuse what cannot be one.
 MAX_RECORD_BYTES: Final = 64 * 1024 * 1024
 FETCH_TIMEOUT: Final = 30.0
 DRAND_WAIT: Final = 15.0
-
-
-class UsageError(Exception):
-    """Bad input: one line on stderr, exit status 2."""
 
 
 def _is_url(source: str) -> bool:

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from belot_platform.errors import EXIT_USAGE, UsageError
 from services.translog_client import LogClient, LogUnavailable
 from translog import (
     Checkpoint,
@@ -75,11 +76,7 @@ DEFAULT_INTERVAL_S: Final = 1.0
 
 EXIT_OK: Final = 0
 EXIT_SPLIT_VIEW: Final = 1
-EXIT_USAGE: Final = 2
-
-
-class UsageError(Exception):
-    """Bad input: one line, exit 2."""
+# EXIT_USAGE (2, bad input: a UsageError, one line on stderr) is the platform's.
 
 
 class SplitView(Exception):

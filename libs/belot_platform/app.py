@@ -13,7 +13,8 @@ timeout), run ``on_shutdown``, then the cleanup contexts in reverse (the service
 which stop their tasks; any supervised task left; drain NATS; close the pool).
 ``run_service(name, build)`` is every service's ``main``: settings from the
 environment, logging, the servers (embedded unless named), then ``serve`` on the
-service's port.
+service's port. ``error_response`` is every service's HTTP answer to a refusal
+(:mod:`belot_platform.errors`), ``outage_response`` its answer to an outage.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from aiohttp import web
 from nats.aio.client import Client
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 
-from belot_platform import messaging
+from belot_platform import messaging, outage
+from belot_platform.errors import ServiceError, status_of
 from belot_platform.settings import Settings
 from belot_platform.supervise import Supervisor
 
@@ -52,6 +54,35 @@ HTTP_LIMIT: Final = 64 * 1024
 HTTP_LIMITS: Final = {"max_line_size": HTTP_LIMIT, "max_field_size": HTTP_LIMIT}
 
 Check = Callable[[web.Application], Awaitable[None]]
+
+
+def error_response(
+    code: str,
+    message: str,
+    *,
+    status: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> web.Response:
+    """A refusal as HTTP: ``{"error": code, "message": message}`` with ``status``
+    (default: :func:`~belot_platform.errors.status_of` the code) and ``headers``.
+
+    A NATS reply's ``timeout`` is answered as ``unavailable``
+    (:func:`~belot_platform.outage.client_code`), and every 503 carries a
+    ``Retry-After`` (the outage's, unless one is given)."""
+    code = outage.client_code(code)
+    status = status_of(code) if status is None else status
+    out = {**outage.headers(), **(headers or {})} if status == 503 else dict(headers or {})
+    return web.json_response({"error": code, "message": message}, status=status, headers=out)
+
+
+def refusal_response(exc: ServiceError) -> web.Response:
+    """:func:`error_response` of a raised :class:`~belot_platform.errors.ServiceError`."""
+    return error_response(exc.code, exc.message, status=exc.status, headers=exc.headers)
+
+
+def outage_response(message: str) -> web.Response:
+    """The HTTP answer to an outage: 503 ``unavailable`` with ``Retry-After``."""
+    return error_response(outage.UNAVAILABLE, f"{message}: retry in a few seconds")
 
 
 async def _check_pg(app: web.Application) -> None:

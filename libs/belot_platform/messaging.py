@@ -141,7 +141,7 @@ async def serve(
             # Looked up at call time (fields.decode), so that a test may record reads.
             body = fields.decode(msg.data, f"the request on {subject}") if msg.data else None
         except fields.FieldError as exc:
-            reply: Any = ServiceError(exc.code, exc.message).to_json()
+            reply: Any = ServiceError.of(exc).to_json()
         else:
             reply = await answer(handler, body, subject)
         if msg.reply:
@@ -172,7 +172,7 @@ async def answer(handler: Handler, body: Any, subject: str) -> Any:
     except ServiceError as exc:
         return exc.to_json()
     except fields.FieldError as exc:
-        return ServiceError(exc.code, exc.message).to_json()
+        return ServiceError.of(exc).to_json()
     except Exception as exc:
         if outage.is_outage(exc):
             log.warning("handler for %s: %s (%s)", subject, outage.what_failed(exc), exc)

@@ -1,8 +1,8 @@
 """A dependency that does not answer (PostgreSQL, NATS, another service) is an outage,
 not a bug: the request may well succeed in a moment. Every service answers it alike,
-HTTP 503 ``{"error": "unavailable", "message": ...}`` with ``Retry-After``, and a NATS
-handler with the code ``unavailable`` (which the gateway turns into that 503), never
-500 ``internal``.
+HTTP 503 ``{"error": "unavailable", "message": ...}`` with ``Retry-After``
+(:func:`belot_platform.app.outage_response`), and a NATS handler with the code
+``unavailable`` (which the gateway turns into that 503), never 500 ``internal``.
 
 :func:`is_outage` is the one place that says which exceptions are outages; each
 service's error mapping (its HTTP middleware, :func:`belot_platform.messaging.serve`,
@@ -16,7 +16,6 @@ from typing import Final
 import asyncpg
 import nats.errors
 import nats.js.errors
-from aiohttp import web
 
 from belot_platform.errors import ServiceError
 
@@ -79,10 +78,8 @@ def headers() -> dict[str, str]:
     return {"Retry-After": str(RETRY_AFTER_S)}
 
 
-def response(message: str) -> web.Response:
-    """The HTTP answer to an outage: 503 ``unavailable`` with ``Retry-After``."""
-    return web.json_response(
-        {"error": UNAVAILABLE, "message": f"{message}: retry in a few seconds"},
-        status=503,
-        headers=headers(),
-    )
+def client_code(code: str) -> str:
+    """The code a client is answered with for a NATS reply's ``code``: ``unavailable``
+    for either outage code (to a client, "nobody answers" and "no reply in time" are
+    both "not now"), else the code itself."""
+    return UNAVAILABLE if code in OUTAGE_CODES else code

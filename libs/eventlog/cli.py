@@ -16,17 +16,15 @@ from typing import Any
 import asyncpg
 import orjson
 
+from belot_platform.errors import EXIT_USAGE, UsageError
 from eventlog.envelope import RecordedEvent
 from eventlog.migrations import MigrationError, quote_schema
 from eventlog.store import EventStore
 from eventlog.verify import verify_log
 
 EXIT_BAD = 1
-EXIT_USAGE = 2
-
-
-class CommandError(Exception):
-    """A problem reported on one line with exit status 2."""
+# EXIT_USAGE (2: a UsageError, bad input or no database, one line on stderr) is the
+# platform's.
 
 
 def _settings() -> Any:
@@ -35,7 +33,7 @@ def _settings() -> Any:
     try:
         return Settings.from_env()
     except SettingsError as exc:
-        raise CommandError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
 def _dsn(args: argparse.Namespace) -> str:
@@ -48,9 +46,7 @@ def _dsn(args: argparse.Namespace) -> str:
 
     found = running_postgres_dsn(settings)
     if found is None:
-        raise CommandError(
-            "no database: give --dsn or set BELOT_PG_DSN, or start the embedded stack"
-        )
+        raise UsageError("no database: give --dsn or set BELOT_PG_DSN, or start the embedded stack")
     return found
 
 
@@ -59,7 +55,7 @@ def _schema(args: argparse.Namespace) -> str:
     try:
         quote_schema(schema)
     except MigrationError as exc:
-        raise CommandError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     return str(schema)
 
 
@@ -67,13 +63,13 @@ async def _connect(dsn: str) -> Any:
     try:
         return await asyncpg.connect(dsn, timeout=10)
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
-        raise CommandError(f"cannot connect to the database: {exc}".strip()) from None
+        raise UsageError(f"cannot connect to the database: {exc}".strip()) from None
 
 
 async def _check_log(conn: Any, schema: str) -> None:
     exists = await conn.fetchval("SELECT to_regclass($1)", f'"{schema}".events')
     if exists is None:
-        raise CommandError(f"no event log in schema {schema!r}")
+        raise UsageError(f"no event log in schema {schema!r}")
 
 
 async def _verify(args: argparse.Namespace) -> int:
@@ -85,7 +81,7 @@ async def _verify(args: argparse.Namespace) -> int:
             # Row-level security hides rows from this role: the versions would have
             # holes and the chains could not be checked. Say so instead of failing.
             user = await conn.fetchval("SELECT current_user")
-            raise CommandError(
+            raise UsageError(
                 f"role {user!r} may not see every event (row-level security hides the "
                 "secret ones from it): verify with the log owner's or a superuser's URL"
             )
@@ -173,7 +169,7 @@ async def _relay(args: argparse.Namespace) -> int:
 
         url = running_nats_url(settings)
     if not url:
-        raise CommandError("no NATS: give --nats-url or set BELOT_NATS_URL")
+        raise UsageError("no NATS: give --nats-url or set BELOT_NATS_URL")
     conn = await _connect(dsn)
     try:
         await _check_log(conn, schema)
@@ -184,7 +180,7 @@ async def _relay(args: argparse.Namespace) -> int:
         nc = await messaging.connect(url, name="eventlog-relay")
     except Exception as exc:
         await pool.close()
-        raise CommandError(f"cannot connect to NATS at {url}: {exc}") from None
+        raise UsageError(f"cannot connect to NATS at {url}: {exc}") from None
     store = EventStore(pool, schema)
     relay = OutboxRelay(
         store,
@@ -229,7 +225,7 @@ def _run(coro_fn: Any) -> Any:
     def handler(args: argparse.Namespace) -> int:
         try:
             return int(asyncio.run(coro_fn(args)))
-        except CommandError as exc:
+        except UsageError as exc:
             sys.stderr.write(f"belot log {args.log_command}: error: {exc}\n")
             return EXIT_USAGE
 

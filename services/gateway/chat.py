@@ -34,10 +34,11 @@ import orjson
 from aiohttp import web
 
 from belot_platform import fields, outage
+from belot_platform.errors import ServiceError
 from eventkit import streams
 from eventlog import EventStore
 from services.gateway.domain import table_line
-from services.gateway.handlers import Api, ApiError
+from services.gateway.handlers import Api
 from services.gateway.store import ChatStore, TooMany
 from table import events as table_events
 from table import state as table_state
@@ -91,7 +92,7 @@ class Chat:
     @property
     def chats(self) -> ChatStore:
         if self._chats is None:
-            raise ApiError(outage.UNAVAILABLE, "the gateway is starting up")
+            raise ServiceError(outage.UNAVAILABLE, "the gateway is starting up")
         return self._chats
 
     def routes(self) -> list[web.RouteDef]:
@@ -109,7 +110,7 @@ class Chat:
     async def _table(self, table_id: str) -> table_state.TableState:
         events = await self.api.store.read_stream(streams.table_stream(table_id))
         if not events or events[0].type != table_state.TABLE_OPENED:
-            raise ApiError("unknown_table", f"no table {table_id!r}")
+            raise ServiceError("unknown_table", f"no table {table_id!r}")
         return table_state.fold([(e.type, e.payload) for e in events])
 
     async def _publish(self, table_id: str, message: dict[str, Any]) -> None:
@@ -127,10 +128,9 @@ class Chat:
         stored = await self.chats.post(table_id, player, text, most=most, window_s=WINDOW_S, **kw)
         if isinstance(stored, TooMany):
             wait = max(1, math.ceil(stored.wait_s))
-            raise ApiError(
+            raise ServiceError(
                 "rate_limited",
                 f"at most {MOST} chat messages in {WINDOW_S:g} s: wait {wait} s",
-                429,
                 headers={"Retry-After": str(wait)},
             )
         message = stored.to_json()
@@ -164,10 +164,10 @@ class Chat:
         text = fields.text("text", body.get("text"), MAX_TEXT,
                            what=f"the message, 1 to {MAX_TEXT} characters").strip()  # fmt: skip
         if not text:
-            raise ApiError("bad_request", "text is only spaces: write something")
+            raise ServiceError("bad_request", "text is only spaces: write something")
         state = await self._table(table_id)
         if not at_the_table(state, who.player):
-            raise ApiError("forbidden", "only the players at this table may write in its chat", 403)
+            raise ServiceError("forbidden", "only the players at this table may write in its chat")
         return web.json_response({"message": await self._post(table_id, who.player, text)},
                                  status=201)  # fmt: skip
 
@@ -184,10 +184,9 @@ class Chat:
         players = dict(state.match_seats)
         mine = next((s for s, p in players.items() if p == who.player), None)
         if mine is None:
-            raise ApiError("forbidden", "only the players of this match may ask for a rematch",
-                           403)  # fmt: skip
+            raise ServiceError("forbidden", "only the players of this match may ask for a rematch")
         if not state.finished:
-            raise ApiError("match_not_ended", "a rematch is offered once the match has ended")
+            raise ServiceError("match_not_ended", "a rematch is offered once the match has ended")
         assert state.options is not None
         o = state.options
         seats: list[Any] = [
@@ -215,7 +214,7 @@ class Chat:
         try:
             await self.api.ask_table(new_id, "join", {"player": who.player, "seat": mine,
                                                       "command_id": uuid.uuid4().hex})  # fmt: skip
-        except ApiError as exc:
+        except ServiceError as exc:
             if exc.code != "already_seated":
                 raise
             # Asked again: the same table, already said in the chat.

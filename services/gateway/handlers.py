@@ -8,7 +8,9 @@ method, 409 when the game refuses the move (not your turn, illegal card, ...), 4
 a closed table, 429 past the rate limit (with Retry-After), 503 with Retry-After when
 what the request needs does not answer (PostgreSQL, NATS, the table's worker:
 ``belot_platform.outage``), 500 ``internal`` for anything else unexpected (logged with
-its traceback).
+its traceback). Each code's status is the platform's one table
+(``belot_platform.errors.STATUS``); a service's refusal that comes back over NATS is
+raised here as it came (a ``ServiceError``) and answered with its own code.
 
 A request's body is forwarded to a service field by field, never whole: each route
 reads (and so checks, or hands on to be checked) only the fields it names.
@@ -21,7 +23,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -36,6 +38,7 @@ from belot import RULESETS, replay, view
 from belot.codec import from_payload
 from belot.events import EVENT_TYPES
 from belot_platform import fields, messaging, outage
+from belot_platform.app import error_response, outage_response
 from belot_platform.messaging import ServiceError
 from eventkit import streams
 from eventlog import EventStore, Viewer
@@ -86,51 +89,18 @@ MAX_TABLE_ID: Final = 64
 #: How long a command waits for a table that is changing owner before 503.
 FAILOVER_WAIT_S: Final = 15.0
 
-#: Table and game error codes that are the client's bad input rather than a refusal.
-BAD_INPUT: Final = frozenset(
-    {"bad_request", "seed_wrong_length", "seed_not_hex", "unknown_seat", "card_not_in_hand"}
-)
-STATUS: Final = {
-    "unauthorized": 401,
-    "not_your_seat": 403,
-    "unknown_table": 404,
-    "not_found": 404,
-    "method_not_allowed": 405,
-    "table_closed": 410,
-    "rate_limited": 429,
-    "internal": 500,
-    "unavailable": 503,
-    "timeout": 503,
-    "table_unavailable": 503,
-}
-#: Codes of a service's reply that mean it (or what it needs) does not answer: the
-#: gateway says ``unavailable`` for them, with Retry-After.
-OUTAGE: Final = frozenset({"unavailable", "timeout"})
 
-
-class ApiError(Exception):
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        status: int | None = None,
-        *,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        if code in OUTAGE:
-            code = outage.UNAVAILABLE
-        self.code = code
-        self.message = message
-        self.status = status or (400 if code in BAD_INPUT else STATUS.get(code, 409))
-        self.headers = headers or {}
-
-
-def error_response(code: str, message: str, status: int, **headers: str) -> web.Response:
-    metrics.ERRORS.labels(code).inc()
-    if status == 503:  # every "not now": say when to ask again
-        headers = {**outage.headers(), **headers}
-    return web.json_response({"error": code, "message": message}, status=status, headers=headers)
+def refuse(
+    code: str,
+    message: str,
+    *,
+    status: int | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> web.Response:
+    """The platform's :func:`~belot_platform.app.error_response`, counted by the code
+    answered in ``belot_gateway_errors_total``."""
+    metrics.ERRORS.labels(outage.client_code(code)).inc()
+    return error_response(code, message, status=status, headers=headers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +147,7 @@ class Api:
     @property
     def deps(self) -> Deps:
         if self._deps is None:
-            raise ApiError(outage.UNAVAILABLE, "the gateway is starting up")
+            raise ServiceError(outage.UNAVAILABLE, "the gateway is starting up")
         return self._deps
 
     @property
@@ -226,7 +196,7 @@ class Api:
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         if self._deps is None:
-            return outage.response("the gateway is starting up")
+            return outage_response("the gateway is starting up")
         started = time.perf_counter()
         response = await self._answer(request, handler)
         resource = request.match_info.route.resource
@@ -243,17 +213,16 @@ class Api:
                 key = self._rate_key(request)
                 wait = self.limiter.take(key, time.monotonic())
                 if wait > 0:
-                    return error_response(
+                    return refuse(
                         "rate_limited",
                         "too many requests: slow down",
-                        429,
-                        **{"Retry-After": retry_after(wait)},
+                        headers={"Retry-After": retry_after(wait)},
                     )
             return await handler(request)
-        except ApiError as exc:
-            return error_response(exc.code, exc.message, exc.status, **exc.headers)
+        except ServiceError as exc:
+            return refuse(exc.code, exc.message, status=exc.status, headers=exc.headers)
         except fields.FieldError as exc:
-            return error_response(exc.code, exc.message, 400)
+            return refuse(exc.code, exc.message)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
@@ -262,20 +231,18 @@ class Api:
             )
             headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
             message = exc.text if exc.text and not exc.text.startswith(str(exc.status)) else ""
-            return error_response(code, message or exc.reason, exc.status, **headers)
+            return refuse(code, message or exc.reason, status=exc.status, headers=headers)
         except Exception as exc:
             if outage.is_outage(exc):
                 # PostgreSQL or NATS does not answer: the request may succeed in a moment.
                 log.warning("%s %s: %s (%s)", request.method, request.path,
                             outage.what_failed(exc), exc)  # fmt: skip
-                return error_response(
-                    outage.UNAVAILABLE, f"{outage.what_failed(exc)}: retry in a few seconds", 503
+                return refuse(
+                    outage.UNAVAILABLE, f"{outage.what_failed(exc)}: retry in a few seconds"
                 )
             # A bug, not the client's input: still JSON, never aiohttp's text/plain 500.
             log.exception("%s %s failed", request.method, request.path)
-            return error_response(
-                "internal", "the gateway failed to answer this request (logged)", 500
-            )
+            return refuse("internal", "the gateway failed to answer this request (logged)")
 
     def _rate_key(self, request: web.Request) -> str:
         """The rate-limit bucket: the player's when the token verifies, else the client
@@ -301,12 +268,12 @@ class Api:
             token = request.query.get("token", "")
         if not token:
             if required:
-                raise ApiError("unauthorized", "send Authorization: Bearer <token>")
+                raise ServiceError("unauthorized", "send Authorization: Bearer <token>")
             return None
         try:
             return self.tokens.check(token)
         except TokenError as exc:
-            raise ApiError("unauthorized", str(exc)) from None
+            raise ServiceError("unauthorized", str(exc)) from None
 
     async def body(self, request: web.Request) -> dict[str, Any]:
         """The request's JSON object; any string in it with a NUL or a lone surrogate
@@ -317,14 +284,14 @@ class Api:
         # Looked up at call time (fields.decode), so that a test may record reads.
         data = fields.decode(raw, "the body")
         if not isinstance(data, dict):
-            raise ApiError("bad_request", "the body must be a JSON object")
+            raise ServiceError("bad_request", "the body must be a JSON object")
         return data
 
     def table_id(self, request: web.Request) -> str:
         # Bad input (400) if it cannot be an id at all; unknown (404) if it could be one.
         table_id = fields.text("table_id", request.match_info["table_id"], MAX_TABLE_ID)
         if TABLE_ID_RE.fullmatch(table_id) is None:
-            raise ApiError("unknown_table", f"no table {table_id!r}")
+            raise ServiceError("unknown_table", f"no table {table_id!r}")
         return table_id
 
     async def ask_table(self, table_id: str, verb: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -341,11 +308,11 @@ class Api:
                 return reply
             except ServiceError as exc:
                 if exc.code not in ("unavailable", "table_moved", "timeout"):
-                    raise ApiError(exc.code, exc.message) from None
+                    raise  # the table's refusal, answered as it came
                 if exc.code == "unavailable":
                     await self._check_exists(table_id)
                 if loop.time() > deadline:
-                    raise ApiError(
+                    raise ServiceError(
                         "table_unavailable", "no table worker answers for this table: retry"
                     ) from None
                 await asyncio.sleep(0.2)
@@ -359,9 +326,9 @@ class Api:
             pass
         events = await self.store.read_stream(streams.table_stream(table_id))
         if not events:
-            raise ApiError("unknown_table", f"no table {table_id!r}")
+            raise ServiceError("unknown_table", f"no table {table_id!r}")
         if any(e.type == table_state.TABLE_CLOSED for e in events):
-            raise ApiError("table_closed", "this table is closed")
+            raise ServiceError("table_closed", "this table is closed")
 
     # ------------------------------------------------------------------ accounts
 
@@ -369,14 +336,16 @@ class Api:
         body = await self.body(request)
         name, password = body.get("name"), body.get("password")
         if not isinstance(name, str) or NAME_RE.fullmatch(name) is None:
-            raise ApiError("bad_request", "name: 3 to 32 letters, digits, '_', '.' or '-'")
+            raise ServiceError("bad_request", "name: 3 to 32 letters, digits, '_', '.' or '-'")
         if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            raise ApiError("bad_request", f"password: {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+            raise ServiceError(
+                "bad_request", f"password: {MIN_PASSWORD} to {MAX_PASSWORD} characters"
+            )
         password_hash = await asyncio.to_thread(self.hasher.hash, password)
         try:
             account = await self.accounts.create(name, password_hash)
         except NameTaken:
-            raise ApiError("name_taken", f"the name {name!r} is taken") from None
+            raise ServiceError("name_taken", f"the name {name!r} is taken") from None
         return web.json_response({"player": account.id, "name": account.name}, status=201)
 
     async def create_session(self, request: web.Request) -> web.Response:
@@ -385,7 +354,7 @@ class Api:
         name = fields.text("name", body.get("name"), MAX_NAME, min_len=0)
         password = fields.text("password", body.get("password"), MAX_PASSWORD, min_len=0)
         account = await self.accounts.by_name(name)
-        bad = ApiError("bad_credentials", "wrong name or password", 401)
+        bad = ServiceError("bad_credentials", "wrong name or password")
         if account is None:
             raise bad
         try:
@@ -443,16 +412,14 @@ class Api:
 
     async def create_table_as(self, creator: str, options: dict[str, Any]) -> dict[str, Any]:
         """Ask the table service for a table made by ``creator`` (an account, or the
-        rematch of a table: :mod:`services.gateway.chat`)."""
-        try:
-            reply: dict[str, Any] = await messaging.request(
-                self.nc,
-                f"{self.prefix}.table.create",
-                {**options, "creator": creator},
-                timeout=self.timeout * 2,
-            )
-        except ServiceError as exc:
-            raise ApiError(exc.code, exc.message) from None
+        rematch of a table: :mod:`services.gateway.chat`). Its refusal is raised as it
+        came (a :class:`ServiceError`)."""
+        reply: dict[str, Any] = await messaging.request(
+            self.nc,
+            f"{self.prefix}.table.create",
+            {**options, "creator": creator},
+            timeout=self.timeout * 2,
+        )
         return reply
 
     async def get_table(self, request: web.Request) -> web.Response:
@@ -464,15 +431,15 @@ class Api:
                 self.nc, f"{self.prefix}.table.{table_id}.view", body, timeout=self.timeout
             )
         except ServiceError as exc:
-            if exc.code not in OUTAGE:
-                raise ApiError(exc.code, exc.message) from None
+            if exc.code not in outage.OUTAGE_CODES:
+                raise
             reply = await self._table_from_log(table_id, who)
             # The log answers for a table whose match has ended; for one in play it
             # knows no seat view or deadline, so when its worker did not answer in time
             # (or NATS is down) the honest answer is "not now".
             ended = reply["status"] in (table_state.FINISHED, table_state.CLOSED)
             if not ended and (exc.code == "timeout" or not self.nc.is_connected):
-                raise ApiError(
+                raise ServiceError(
                     "unavailable", "the table's worker does not answer: retry in a few seconds"
                 ) from None
         await self._name_seats([reply["table"]])
@@ -492,7 +459,7 @@ class Api:
         replay of the match stream: everything in it is public then)."""
         events = await self.store.read_stream(streams.table_stream(table_id))
         if not events:
-            raise ApiError("unknown_table", f"no table {table_id!r}")
+            raise ServiceError("unknown_table", f"no table {table_id!r}")
         state = table_state.fold([(e.type, e.payload) for e in events])
         seat = state.seat_of(who.player) if who else None
         reply: dict[str, Any] = {
@@ -525,7 +492,7 @@ class Api:
         who = self.identity(request, required=False)
         events = await self.store.read_stream(streams.table_stream(table_id))
         if not events:
-            raise ApiError("unknown_table", f"no table {table_id!r}")
+            raise ServiceError("unknown_table", f"no table {table_id!r}")
         state = table_state.fold([(e.type, e.payload) for e in events])
         seat = state.seat_of(who.player) if who else None
         viewer = Viewer.public() if seat is None else Viewer.at_seat(seat)
@@ -574,11 +541,11 @@ class Api:
             table_id = self.table_id(request)
             body = await self.body(request)
             if verb == "bid" and "strain" not in body:
-                raise ApiError("bad_request", "a bid names a strain, or null to pass")
+                raise ServiceError("bad_request", "a bid names a strain, or null to pass")
             if verb == "play" and not isinstance(body.get("card"), str):
-                raise ApiError("bad_request", 'play names a card, e.g. {"card": "TS"}')
+                raise ServiceError("bad_request", 'play names a card, e.g. {"card": "TS"}')
             if verb == "seed" and not isinstance(body.get("seed"), str):
-                raise ApiError("bad_request", "seed: 32 hex digits (16 bytes)")
+                raise ServiceError("bad_request", "seed: 32 hex digits (16 bytes)")
             request_body = {k: body[k] for k in MOVE_FIELDS[verb] if k in body}
             request_body.update(player=who.player, command_id=_command_id(body))
             reply = await self.ask_table(table_id, verb, request_body)
@@ -658,9 +625,9 @@ class Api:
 
 def parse_whole(text: str, what: str, low: int, high: int) -> int:
     """A whole number from ``low`` to ``high`` written in a path or query; raises
-    :class:`ApiError` (bad_request)."""
+    :class:`ServiceError` (bad_request)."""
     if WHOLE_RE.fullmatch(text) is None or not low <= int(text) <= high:
-        raise ApiError("bad_request", f"{what} is a whole number from {low} to {high}")
+        raise ServiceError("bad_request", f"{what} is a whole number from {low} to {high}")
     return int(text)
 
 

@@ -18,7 +18,7 @@ from aiohttp import web
 from belot import RULESETS
 from belot_platform import fields, messaging
 from belot_platform.messaging import ServiceError
-from services.gateway.handlers import Api, ApiError, parse_whole
+from services.gateway.handlers import Api, parse_whole
 
 #: The most rows one leaderboard gives (the rating service's bound).
 MAX_ROWS: Final = 1000
@@ -40,12 +40,10 @@ class Ratings:
         ]
 
     async def ask(self, verb: str, body: dict[str, Any]) -> dict[str, Any]:
-        try:
-            reply: dict[str, Any] = await messaging.request(
-                self.api.nc, f"{self.api.prefix}.rating.{verb}", body, timeout=self.api.timeout
-            )
-        except ServiceError as exc:
-            raise ApiError(exc.code, exc.message) from None
+        """The rating service's reply; its refusal is raised as it came."""
+        reply: dict[str, Any] = await messaging.request(
+            self.api.nc, f"{self.api.prefix}.rating.{verb}", body, timeout=self.api.timeout
+        )
         return reply
 
     async def leaderboard(self, request: web.Request) -> web.Response:
@@ -53,11 +51,14 @@ class Ratings:
         leaderboard of a ruleset, each row with the player's ``name``."""
         pool = fields.text("pool", request.match_info["pool"], fields.MAX_QUERY)
         if pool not in RULESETS:
-            raise ApiError("bad_ruleset", f"no ruleset {pool!r}: one of {', '.join(RULESETS)}",
-                           404)  # fmt: skip
+            # A path that names no ruleset names no leaderboard: 404, where bad_ruleset in
+            # a query string (the verify API's ?ruleset=) is bad input, the table's 400.
+            raise ServiceError(
+                "bad_ruleset", f"no ruleset {pool!r}: one of {', '.join(RULESETS)}", status=404
+            )
         everyone = FLAGS.get(request.query.get("all", "0"))
         if everyone is None:
-            raise ApiError("bad_request", "all is 0 or 1")
+            raise ServiceError("bad_request", "all is 0 or 1")
         limit = DEFAULT_ROWS
         if "limit" in request.query:
             limit = parse_whole(request.query["limit"], "limit", 1, MAX_ROWS)
@@ -72,7 +73,7 @@ class Ratings:
         matches in every ruleset (``pools``), with ``names`` for everyone they name."""
         player = fields.identifier("player", request.match_info["player"])
         if PLAYER_RE.fullmatch(player) is None:
-            raise ApiError("bad_request", f"player {fields.quote(player)} is not a player id")
+            raise ServiceError("bad_request", f"player {fields.quote(player)} is not a player id")
         reply = await self.ask("player", {"player": player})
         met = {player}
         for pool in reply["pools"].values():

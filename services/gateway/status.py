@@ -34,6 +34,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from belot_platform import alerts
 from belot_platform.alerts import RULES, Alert, Labels, Rule, RuleStatus
+from belot_platform.app import error_response
 from belot_platform.settings import SERVICES, Settings, redact
 
 
@@ -350,9 +351,7 @@ def handler(settings: Settings, configured: str | None, timeout: float = 2.0) ->
         if fmt == "text":
             return web.Response(text=to_text(data), content_type="text/plain")
         if fmt != "html":
-            return web.json_response(
-                {"error": "bad_request", "message": "format is html, text or json"}, status=400
-            )
+            return error_response("bad_request", "format is html, text or json")
         return web.Response(text=to_html(data), content_type="text/html")
 
     return status

@@ -28,21 +28,8 @@ from aiohttp import web
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
 from services.gateway.domain import same_secret
-from services.gateway.handlers import Api, ApiError, parse_whole
+from services.gateway.handlers import Api, parse_whole
 
-BAD_INPUT: Final = frozenset(
-    {"bad_request", "bad_settings", "bad_result", "bad_seeding", "bad_payload"}
-)
-STATUS: Final = {
-    "unauthorized": 401,
-    "forbidden": 403,
-    "wrong_password": 403,
-    "unknown_tournament": 404,
-    "unknown_match": 404,
-    "internal": 500,
-    "unavailable": 503,
-    "timeout": 503,
-}
 #: The most tournaments one list gives (the tournament service's bound).
 MAX_LIST: Final = 1000
 #: POST /v1/tournaments/{id}/<action> -> the service's verb.
@@ -56,10 +43,6 @@ ACTIONS: Final = {
     "withdraw": "withdraw",
     "corrections": "correct",
 }
-
-
-def status_of(code: str) -> int:
-    return 400 if code in BAD_INPUT else STATUS.get(code, 409)
 
 
 class Tournaments:
@@ -76,22 +59,21 @@ class Tournaments:
         return {"player": None if who is None else who.player, "admin": False}
 
     async def ask(self, verb: str, body: dict[str, Any]) -> Any:
-        try:
-            return await messaging.request(
-                self.api.nc,
-                f"{self.api.prefix}.tournament.{verb}",
-                body,
-                timeout=self.api.timeout * 3,
-            )
-        except ServiceError as exc:
-            raise ApiError(exc.code, exc.message, status_of(exc.code)) from None
+        """The tournament service's reply; its refusal is raised as it came (a
+        :class:`ServiceError`, answered with the platform's status of its code)."""
+        return await messaging.request(
+            self.api.nc,
+            f"{self.api.prefix}.tournament.{verb}",
+            body,
+            timeout=self.api.timeout * 3,
+        )
 
     async def _command(
         self, request: web.Request, verb: str, extra: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         body = await self.api.body(request)
         if "actor" in body:  # who asks is the gateway's to say, from the token
-            raise ApiError("bad_request", "actor: the gateway names who asks; do not send it")
+            raise ServiceError("bad_request", "actor: the gateway names who asks; do not send it")
         body.update(extra or {})
         body["actor"] = self.actor(request, required=True)
         if "tournament_id" in request.match_info:
@@ -150,7 +132,7 @@ class Tournaments:
     async def action(self, request: web.Request) -> web.Response:
         verb = ACTIONS.get(request.match_info["action"])
         if verb is None:
-            raise ApiError("not_found", f"no action {request.match_info['action']!r}", 404)
+            raise ServiceError("not_found", f"no action {request.match_info['action']!r}")
         return web.json_response(await self._command(request, verb))
 
     async def enter(self, request: web.Request) -> web.Response:

@@ -75,7 +75,7 @@ class Handlers:
         try:
             return await coro
         except FairnessError as exc:
-            raise ServiceError(exc.code, exc.message) from None
+            raise ServiceError.of(exc) from None
 
     async def open(self, body: Any) -> dict[str, Any]:
         body = _obj(body)

@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import Any
 
-EXIT_USAGE = 2
+from belot_platform.errors import EXIT_USAGE
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:

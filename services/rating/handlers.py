@@ -18,6 +18,7 @@ from typing import Any, Final
 from aiohttp import web
 
 from belot_platform import outage
+from belot_platform.app import error_response, outage_response, refusal_response
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from rating import (
     HistoryEntry,
@@ -52,33 +53,28 @@ DEFAULT_LIMIT: Final = 100
 MAX_LIMIT: Final = 1000
 
 
-class BadInput(Exception):
-    """Input the API refuses: its code, the HTTP status and a message in plain words."""
-
-    def __init__(self, code: str, status: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
-        self.message = message
-
-
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def parse_pool(text: str | None, *, status: int = 404) -> str:
+def parse_pool(text: str | None, *, status: int | None = None) -> str:
+    """The pool ``text`` names; an unknown one is ``unknown_pool``, 404 (the table's)
+    unless ``status`` says otherwise (400 for a pool named in a query string: bad
+    input to a resource that exists)."""
     if text is None or text == "":
-        raise BadInput(BAD_REQUEST, 400, "give the pool (?pool=club, classic, french, gambler)")
+        raise ServiceError(BAD_REQUEST, "give the pool (?pool=club, classic, french, gambler)")
     if text not in POOL_SIDE_SIZES:
-        raise BadInput(
-            UNKNOWN_POOL, status, f"no rating pool {text[:50]!r}: one of {', '.join(POOLS)}"
+        raise ServiceError(
+            UNKNOWN_POOL,
+            f"no rating pool {text[:50]!r}: one of {', '.join(POOLS)}",
+            status=status,
         )
     return text
 
 
 def parse_player(text: str) -> str:
     if not is_id(text):
-        raise BadInput(BAD_REQUEST, 400, f"a player id is 1 to {MAX_ID_LENGTH} characters")
+        raise ServiceError(BAD_REQUEST, f"a player id is 1 to {MAX_ID_LENGTH} characters")
     return text
 
 
@@ -89,16 +85,16 @@ def parse_int(query: Any, name: str, default: int, low: int, high: int) -> int:
     try:
         value = int(text, 10)
     except ValueError:
-        raise BadInput(BAD_REQUEST, 400, f"?{name}= must be a whole number") from None
+        raise ServiceError(BAD_REQUEST, f"?{name}= must be a whole number") from None
     if not low <= value <= high:
-        raise BadInput(BAD_REQUEST, 400, f"?{name}= must be in {low}..{high}")
+        raise ServiceError(BAD_REQUEST, f"?{name}= must be in {low}..{high}")
     return value
 
 
 def parse_flag(query: Any, name: str) -> bool:
     text = query.get(name, "0")
     if text not in ("0", "1", "true", "false"):
-        raise BadInput(BAD_REQUEST, 400, f"?{name}= must be 0 or 1")
+        raise ServiceError(BAD_REQUEST, f"?{name}= must be 0 or 1")
     return text in ("1", "true")
 
 
@@ -113,22 +109,19 @@ async def errors_as_json(request: web.Request, handler: Any) -> web.StreamRespon
     try:
         response: web.StreamResponse = await handler(request)
         return response
-    except BadInput as exc:
-        return web.json_response({"error": exc.code, "message": exc.message}, status=exc.status)
+    except ServiceError as exc:
+        return refusal_response(exc)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
         code = "not_found" if exc.status == 404 else f"http_{exc.status}"
-        return web.json_response({"error": code, "message": exc.reason}, status=exc.status)
+        return error_response(code, exc.reason, status=exc.status)  # aiohttp's status
     except Exception as exc:
         if outage.is_outage(exc):  # the database does not answer: not a bug, not for ever
             log.warning("rating API: %s (%s)", outage.what_failed(exc), exc)
-            return outage.response(outage.what_failed(exc))
+            return outage_response(outage.what_failed(exc))
         log.exception("rating API: unexpected error", extra={"path": request.path})
-        return web.json_response(
-            {"error": "internal", "message": "an unexpected error; it has been logged"},
-            status=500,
-        )
+        return error_response("internal", "an unexpected error; it has been logged")
 
 
 def _row(r: Row) -> dict[str, Any]:

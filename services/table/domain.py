@@ -14,6 +14,7 @@ from belot import RULESETS, Ruleset
 from belot.bots import LEVELS
 from belot.seats import side_of
 from belot_platform import fields
+from belot_platform.errors import ServiceError
 from table.events import (
     BOT,
     HUMAN,
@@ -34,13 +35,9 @@ MAX_TURN_MS: Final = 600_000
 MAX_BOT_DELAY_MS: Final = 10_000
 
 
-class TableError(Exception):
-    """A table command refused, with a stable snake_case code; nothing is appended."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+class TableError(ServiceError):
+    """A table command refused (a :class:`~belot_platform.errors.ServiceError`, named
+    for the table's own refusals); nothing is appended."""
 
 
 def parse_options(body: Mapping[str, Any], default_turn_ms: int) -> TableOptions:
@@ -99,7 +96,7 @@ def _seat_config(item: Any, n: int) -> SeatConfig:
                 what=f"the account id the seat is kept for (1 to {fields.MAX_ID} characters)",
             )  # fmt: skip
         except fields.FieldError as exc:
-            raise TableError(exc.code, exc.message) from None
+            raise TableError.of(exc) from None
         return SeatConfig(HUMAN, None, reserved)
     if kind == BOT:
         level = item.get("level") or "medium"

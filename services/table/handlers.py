@@ -121,22 +121,22 @@ def command_callback(
                 reply = await handlers[verb](body)
             else:
                 raise TableError(BAD_REQUEST, f"unknown request {verb!r}")
-        except (TableError, fields.FieldError) as exc:
-            reply = {"error": exc.code, "message": exc.message}
-        except ServiceError as exc:
+        except ServiceError as exc:  # the table's refusals, the randomness service's
             reply = exc.to_json()
+        except fields.FieldError as exc:
+            reply = ServiceError.of(exc).to_json()
         except LostTable:
-            reply = {"error": "table_moved", "message": "the table changed owner: retry"}
+            reply = ServiceError("table_moved", "the table changed owner: retry").to_json()
             asyncio.get_running_loop().call_soon(moved)
         except Exception as exc:
             if outage.is_outage(exc):
                 # The database or the bus does not answer: not a bug, and the command
                 # may be retried with its command id.
                 log.warning("table command: %s (%s)", outage.what_failed(exc), exc)
-                reply = {"error": outage.UNAVAILABLE, "message": outage.what_failed(exc)}
+                reply = ServiceError(outage.UNAVAILABLE, outage.what_failed(exc)).to_json()
             else:
                 log.exception("table command failed", extra={"table_id": table.id})
-                reply = {"error": "internal", "message": type(exc).__name__}
+                reply = ServiceError("internal", type(exc).__name__).to_json()
         if msg.reply:
             with contextlib.suppress(Exception):
                 await msg.respond(orjson.dumps(reply))

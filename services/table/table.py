@@ -341,7 +341,7 @@ class Table:
             try:
                 events = decide(self.match, command_for(seat))
             except RulesError as exc:
-                raise TableError(exc.code, exc.message) from None
+                raise TableError.of(exc) from None
             await self._append_match(events, {ACTED_BY: "player"}, cid)
             version = self.match_version
         COMMANDS.labels("player").observe(time.perf_counter() - started)

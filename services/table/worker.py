@@ -47,7 +47,6 @@ from belot_platform.supervise import Supervised, Supervisor, cancel
 from eventkit.streams import table_stream
 from eventlog import EventStore, WrongExpectedVersion
 from services.table import domain, metrics
-from services.table.domain import TableError
 from services.table.handlers import command_callback
 from services.table.metrics import CLAIMS, LOST, OWNED
 from services.table.store import Loaded, load, table_events
@@ -393,10 +392,7 @@ class TableWorker:
             raise ServiceError("unavailable", "this worker is stopping")
         creator = fields.optional_text("creator", body.get("creator"), fields.MAX_ID)
         command_id = fields.command_id(body.get("command_id"))
-        try:
-            options = domain.parse_options(body, self.turn_ms)
-        except TableError as exc:
-            raise ServiceError(exc.code, exc.message) from None
+        options = domain.parse_options(body, self.turn_ms)
         sit = body.get("sit")
         if sit is not None and (type(sit) is not int or creator is None):
             raise ServiceError(BAD_REQUEST, "sit must be a seat number, for a creator")
@@ -408,10 +404,7 @@ class TableWorker:
         state = table_state.apply(table_state.TableState(), opened)
         if sit is not None:
             assert creator is not None
-            try:
-                taken = domain.take_seat(state, sit, creator, now)
-            except TableError as exc:
-                raise ServiceError(exc.code, exc.message) from None
+            taken = domain.take_seat(state, sit, creator, now)
             events.append(taken)
             state = table_state.apply(state, taken)
         assert self.leases is not None and self.registry is not None

@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Final, TypeGuard
 from belot import RULESETS
 from belot.bots import LEVELS
 from belot_platform import fields
+from belot_platform.errors import ServiceError
 from eventkit import SECRET, Codec, streams, visibility_of
 from tournament import Tournament, evolve, from_payload, to_payload
 from tournament.codec import EVENT_TYPES
@@ -68,13 +69,9 @@ def stream_of(tournament_id: str) -> str:
     return f"{STREAM_PREFIX}{tournament_id}"
 
 
-class Refused(Exception):
-    """A request the service refuses, with a stable code (answered as JSON)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+class Refused(ServiceError):
+    """A request the tournament service refuses (a
+    :class:`~belot_platform.errors.ServiceError`, named for the service's own refusals)."""
 
 
 def bad(message: str) -> Refused:
@@ -174,15 +171,9 @@ class Resumed:
     at_ms: int
 
 
-def _refused(code: str, message: str) -> Refused:
-    return Refused(code, message)
-
-
 #: The service's own events, declared on the event kit's one codec: payloads without a
 #: schema number (their first shape; a new one would add it).
-SERVICE_CODEC: Final = Codec(
-    (Config, Paused, Resumed, Assigned), schema_field=False, error=_refused
-)
+SERVICE_CODEC: Final = Codec((Config, Paused, Resumed, Assigned), schema_field=False, error=Refused)
 
 
 def service_event(event: Config | Paused | Resumed | Assigned) -> tuple[str, dict[str, Any], str]:
@@ -352,7 +343,7 @@ def parse_settings(body: Mapping[str, Any], base: Settings) -> Settings:
     try:
         settings = settings.validated()
     except TournamentError as exc:
-        raise Refused(exc.code, exc.message) from None
+        raise Refused.of(exc) from None
     if RULESETS[settings.ruleset].players != settings.table_size:
         raise Refused(
             "bad_settings",

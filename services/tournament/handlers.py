@@ -127,7 +127,8 @@ class Handlers:
             "standings": self.standings,
             "export": self.export,
         }
-        return {f"{self.prefix}.tournament.{verb}": _guard(h) for verb, h in table.items()}
+        # A Refused is a ServiceError: messaging.serve answers it as {"error", "message"}.
+        return {f"{self.prefix}.tournament.{verb}": h for verb, h in table.items()}
 
     async def create(self, body: Any) -> Any:
         return domain.tournament_json(await self.engine.commands.create(_body(body)))
@@ -180,15 +181,3 @@ class Handlers:
             "filename": f"tournament-{loaded.id}-standings.{fmt}",
             "body": render(table),
         }
-
-
-def _guard(handler: Handler) -> Handler:
-    """The service's refusals travel as ``{"error": code, "message": text}``."""
-
-    async def guarded(body: Any) -> Any:
-        try:
-            return await handler(body)
-        except Refused as exc:
-            raise ServiceError(exc.code, exc.message) from None
-
-    return guarded

@@ -69,7 +69,7 @@ def core(fn: Callable[[], list[TournamentEvent]]) -> list[NewEvent]:
     try:
         return new_events(fn())
     except TournamentError as exc:
-        raise Refused(exc.code, exc.message) from None
+        raise Refused.of(exc) from None
 
 
 class Sequencer:

@@ -38,6 +38,7 @@ from prometheus_client import Counter, Histogram
 
 from belot import RULESETS
 from belot.cards import to_codes
+from belot_platform.errors import ServiceError
 from belot_platform.fields import FieldError, parse_hex, parse_int
 from eventlog import EventStore
 from fairdeal import (
@@ -59,7 +60,7 @@ from fairdeal.verifier.context import BlsCheck
 from fairdeal.verifier.report import FAIL, SKIP, Check, Report
 from fairdeal.verifier.wholelog import PLATFORM_CHECKS, commitment_check, round_check
 from services.verify.domain import FinishedMatch
-from services.verify.http import ApiError, json_response
+from services.verify.http import json_response
 from services.verify.matches import LoadedMatch, if_none_match, load_match
 from services.verify.openapi import OPENAPI
 from services.verify.store import Projection
@@ -102,10 +103,6 @@ class QueryError(ValueError):
     """A query that misses an input or pairs them wrongly (answered 400 ``bad_input``)."""
 
 
-def _bad(code: str, message: str) -> ApiError:
-    return ApiError(400, code, message)
-
-
 def _query_int(
     request: web.Request, name: str, default: int | None, low: int, high: int
 ) -> int | None:
@@ -113,17 +110,17 @@ def _query_int(
     if text is None:
         return default
     if not text.isascii() or not text.isdigit() or len(text) > 19:
-        raise _bad(f"bad_{name}", f"{name} must be a whole number {low}..{high}")
+        raise ServiceError(f"bad_{name}", f"{name} must be a whole number {low}..{high}")
     value = int(text)
     if not low <= value <= high:
-        raise _bad(f"bad_{name}", f"{name} must be a whole number {low}..{high}")
+        raise ServiceError(f"bad_{name}", f"{name} must be a whole number {low}..{high}")
     return value
 
 
 def _match_id(request: web.Request) -> str:
     match_id = request.match_info["match_id"]
     if not is_match_id(match_id):
-        raise _bad("bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'")
+        raise ServiceError("bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'")
     return match_id
 
 
@@ -160,13 +157,13 @@ class Api:
     @property
     def store(self) -> EventStore:
         if self._store is None:
-            raise ApiError(503, "starting", "the service is starting", {"Retry-After": "1"})
+            raise ServiceError("starting", "the service is starting", headers={"Retry-After": "1"})
         return self._store
 
     @property
     def projection(self) -> Projection:
         if self._projection is None:
-            raise ApiError(503, "starting", "the service is starting", {"Retry-After": "1"})
+            raise ServiceError("starting", "the service is starting", headers={"Retry-After": "1"})
         return self._projection
 
     # ------------------------------------------------------------------ helpers
@@ -175,18 +172,17 @@ class Api:
         try:
             return await call
         except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
-            raise ApiError(
-                503,
+            raise ServiceError(
                 "unavailable",
                 f"the event log cannot be read now ({type(exc).__name__})",
-                {"Retry-After": "5"},
+                headers={"Retry-After": "5"},
             ) from None
 
     async def _load(self, request: web.Request) -> LoadedMatch:
         match_id = _match_id(request)
         loaded: LoadedMatch | None = await self._db(load_match(self.store, match_id))
         if loaded is None:
-            raise ApiError(404, "unknown_match", f"no match {match_id!r}")
+            raise ServiceError("unknown_match", f"no match {match_id!r}")
         return loaded
 
     def _cached(
@@ -217,13 +213,15 @@ class Api:
         before = _query_int(request, "before", None, 1, MAX_POSITION)
         ruleset = request.query.get("ruleset")
         if ruleset is not None and ruleset not in RULESETS:
-            raise _bad("bad_ruleset", f"ruleset must be one of {', '.join(sorted(RULESETS))}")
+            raise ServiceError(
+                "bad_ruleset", f"ruleset must be one of {', '.join(sorted(RULESETS))}"
+            )
         player = request.query.get("player")
         if player is not None and not (1 <= len(player) <= MAX_PLAYER and player.isprintable()):
-            raise _bad("bad_player", f"player must be 1-{MAX_PLAYER} printable characters")
+            raise ServiceError("bad_player", f"player must be 1-{MAX_PLAYER} printable characters")
         ended_by = request.query.get("ended_by")
         if ended_by is not None and ended_by not in ENDING_EVENTS:
-            raise _bad(
+            raise ServiceError(
                 "bad_ended_by", f"ended_by must be one of {', '.join(sorted(ENDING_EVENTS))}"
             )
         rows: list[FinishedMatch] = await self._db(
@@ -255,18 +253,16 @@ class Api:
     async def get_verification(self, request: web.Request) -> web.Response:
         loaded = await self._load(request)
         if not loaded.ended:
-            raise ApiError(
-                409,
+            raise ServiceError(
                 "match_not_ended",
                 "a match is verified once it has ended: its cards and "
                 "the server seed are secret until then",
             )
         if not loaded.revealed:
-            raise ApiError(
-                409,
+            raise ServiceError(
                 "seed_not_revealed",
                 "the match has ended; its server seed is revealed moments later: try again",
-                {"Retry-After": "5"},
+                headers={"Retry-After": "5"},
             )
         # The record's own checks are cached by its events; what the whole log says of
         # its commitment and round can change with other matches, so it is asked each
@@ -342,7 +338,9 @@ class Api:
     async def get_commitment(self, request: web.Request) -> web.Response:
         commitment = request.match_info["commitment"]
         if len(commitment) != 64 or not all(c in "0123456789abcdef" for c in commitment):
-            raise _bad("bad_commitment", "a commitment is 64 lower-case hex digits (SHA-256)")
+            raise ServiceError(
+                "bad_commitment", "a commitment is 64 lower-case hex digits (SHA-256)"
+            )
         users = await self._db(self.projection.facts.commitment_users(commitment))
         return json_response(
             {"commitment": commitment, "matches": users, "used_twice": len(users) > 1},
@@ -352,13 +350,13 @@ class Api:
     async def get_round(self, request: web.Request) -> web.Response:
         chain = request.match_info["chain"]
         if chain not in CHAINS:
-            raise _bad("bad_chain", f"chain must be one of {', '.join(sorted(CHAINS))}")
+            raise ServiceError("bad_chain", f"chain must be one of {', '.join(sorted(CHAINS))}")
         text = request.match_info["round"]
         if not (text.isascii() and text.isdigit() and 1 <= len(text) <= 19):
-            raise _bad("bad_round", "a round is a whole number from 1")
+            raise ServiceError("bad_round", "a round is a whole number from 1")
         round_ = int(text)
         if not 1 <= round_ <= MAX_POSITION:
-            raise _bad("bad_round", "a round is a whole number from 1")
+            raise ServiceError("bad_round", "a round is a whole number from 1")
         found = await self._db(self.projection.facts.round_matches(chain, round_))
         came = found.fact == "DrandRoundBeacon"
         deviating = [m for m, d in found.matches if d is not None and d is not came]
@@ -380,7 +378,7 @@ class Api:
 
     async def post_verify(self, request: web.Request) -> web.Response:
         limit = self.max_record_bytes
-        too_large = ApiError(413, "too_large", f"a record may be at most {limit} bytes")
+        too_large = ServiceError("too_large", f"a record may be at most {limit} bytes")
         if request.content_length is not None and request.content_length > limit:
             raise too_large
         chunks: list[bytes] = []
@@ -395,15 +393,15 @@ class Api:
             chunks.append(chunk)
         body = b"".join(chunks)
         if not body.strip():
-            raise _bad("empty_body", "send a match record (JSON) as the request body")
+            raise ServiceError("empty_body", "send a match record (JSON) as the request body")
         try:
             doc = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            raise _bad("bad_json", f"the body is not JSON: {exc}") from None
+            raise ServiceError("bad_json", f"the body is not JSON: {exc}") from None
         try:
             report = await self._verify(doc, "upload")
         except RecordError as exc:
-            raise _bad("not_a_record", f"not a match record: {exc}") from None
+            raise ServiceError("not_a_record", f"not a match record: {exc}") from None
         return json_response(report.to_json(), headers={"Cache-Control": "no-store"})
 
     async def get_deck(self, request: web.Request) -> web.Response:
@@ -441,7 +439,7 @@ class Api:
             cards = int(cards_text)
             deck = Shuffler(DeckInputs(server_seed, seat_seeds, drand)).deck(k, cards)
         except (QueryError, FieldError, RecipeError) as exc:
-            raise _bad("bad_input", str(exc)) from None
+            raise ServiceError("bad_input", str(exc)) from None
         return json_response(
             {
                 "deck": to_codes(list(deck)),

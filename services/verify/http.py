@@ -3,7 +3,8 @@
 Every error is ``{"error": code, "message": text}`` with a 4xx status for bad input (a
 route that does not exist and a method it does not take included), 503 ``unavailable``
 with Retry-After when the database does not answer, and 500 only for a fault of ours,
-which is logged. Middleware order, outermost first: CORS (so error
+which is logged. A refusal is the platform's ``ServiceError``, its status the platform's
+table's (``belot_platform.errors``). Middleware order, outermost first: CORS (so error
 responses carry its headers too), errors and metrics, rate limit.
 """
 
@@ -22,6 +23,8 @@ from aiohttp import web
 from prometheus_client import Counter
 
 from belot_platform import outage
+from belot_platform.app import error_response, outage_response, refusal_response
+from belot_platform.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -33,19 +36,6 @@ REQUESTS = Counter(
 RATE_LIMITED = Counter("belot_verify_rate_limited_total", "Requests refused with 429.")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class ApiError(Exception):
-    """An error answered as JSON: ``status``, a stable snake_case ``code``, a message."""
-
-    def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = headers or {}
 
 
 def json_response(
@@ -75,12 +65,6 @@ def route_index(name: str, reference: str) -> Callable[[web.Request], Awaitable[
     return index
 
 
-def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
-) -> web.Response:
-    return json_response({"error": code, "message": message}, status, headers)
-
-
 _HTTP_CODES: Final = {
     400: "bad_request",
     404: "not_found",
@@ -101,22 +85,22 @@ def _route(request: web.Request) -> str:
 async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
-    except ApiError as exc:
-        response = error_response(exc.status, exc.code, exc.message, exc.headers)
+    except ServiceError as exc:
+        response = refusal_response(exc)
     except web.HTTPException as exc:
         if exc.status < 400:  # redirects and the like pass through as they are
             raise
         code = _HTTP_CODES.get(exc.status, f"http_{exc.status}")
         headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
         message = exc.reason if exc.status != 404 else f"no route {request.path}"
-        response = error_response(exc.status, code, message, headers)
+        response = error_response(code, message, status=exc.status, headers=headers)
     except Exception as exc:
         if outage.is_outage(exc):  # the database does not answer: not a bug, not for ever
             log.warning("verify API: %s (%s)", outage.what_failed(exc), exc)
-            response = outage.response(outage.what_failed(exc))
+            response = outage_response(outage.what_failed(exc))
         else:
             log.exception("verify API: unexpected error", extra={"path": request.path})
-            response = error_response(500, "internal", "an unexpected error; it has been logged")
+            response = error_response("internal", "an unexpected error; it has been logged")
     REQUESTS.labels(_route(request), str(response.status)).inc()
     return response
 
@@ -197,11 +181,10 @@ def rate_limit_middleware(limiter: RateLimiter, costly: frozenset[str]) -> Any:
         if wait > 0:
             RATE_LIMITED.inc()
             retry = max(1, math.ceil(wait))
-            raise ApiError(
-                429,
+            raise ServiceError(
                 "rate_limited",
                 f"too many requests from {client}: retry in {retry} s",
-                {"Retry-After": str(retry)},
+                headers={"Retry-After": str(retry)},
             )
         return await handler(request)
 

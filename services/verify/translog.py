@@ -69,6 +69,7 @@ import asyncpg
 from aiohttp import web
 from prometheus_client import Counter, Gauge
 
+from belot_platform.errors import ServiceError
 from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
 from belot_platform.supervise import Supervised, pause_unless_stopped
 from eventkit import streams as kinds
@@ -77,7 +78,7 @@ from eventlog.migrations import quote_schema
 from eventlog.translog import StoredEntry, TreeReader
 from fairdeal import logentries
 from fairdeal.record import is_match_id
-from services.verify.http import ApiError, json_response
+from services.verify.http import json_response
 from translog import (
     Checkpoint,
     Cosignature,
@@ -248,15 +249,14 @@ class WitnessKey:
 
 
 def parse_witness_key(text: str) -> CosignatureVerifier:
-    """A witness's key from its vkey line; raises :class:`ApiError` (400) for one that
+    """A witness's key from its vkey line; raises :class:`ServiceError` (400) for one that
     is malformed or not a cosignature key (type 0x04)."""
     try:
         key = parse_vkey(text.strip())
     except TranslogError as exc:
-        raise ApiError(400, exc.code, f"not a vkey: {exc.message}") from None
+        raise ServiceError(exc.code, f"not a vkey: {exc.message}") from None
     if not isinstance(key, CosignatureVerifier):
-        raise ApiError(
-            400,
+        raise ServiceError(
             "witness_key_type",
             "a witness key is an Ed25519 cosignature key (type 0x04, from belot witness "
             "keygen), not a note signing key",
@@ -415,15 +415,15 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
     async def register(self, key: CosignatureVerifier) -> tuple[WitnessKey, bool]:
         """Register a witness's key; returns it and whether it is new (a key registered
         or configured already is answered as it is: registering is idempotent). Raises
-        :class:`ApiError`: 409 ``witness_key_taken`` for another key of the same name and
+        :class:`ServiceError`: 409 ``witness_key_taken`` for another key of the same name and
         key ID, 409 ``witness_limit`` once ``max_witnesses`` are registered."""
         ident = (key.name, key.key_id)
         for configured in self.witnesses:
             if (configured.name, configured.key_id) == ident:
                 if configured.vkey == key.vkey:
                     return WitnessKey(configured), False
-                raise ApiError(
-                    409, "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
+                raise ServiceError(
+                    "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
                 )
         async with self.pool.acquire() as conn, conn.transaction():
             # Under the lock: the count and the insert see every other registration.
@@ -431,10 +431,8 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
             taken = await conn.fetchval(self._sql_taken, key.name, key.key_id)
             if taken is not None:
                 if taken != key.vkey:
-                    raise ApiError(
-                        409,
-                        "witness_key_taken",
-                        f"another key is {key.name}+{key.key_id:08x} here",
+                    raise ServiceError(
+                        "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
                     )
                 at = await conn.fetchval(self._sql_registration, key.name, key.key_id, key.vkey)
                 return WitnessKey(key, at), False
@@ -445,8 +443,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                     if self.max_witnesses == 0
                     else f"this log has registered its {self.max_witnesses} witnesses"
                 )
-                raise ApiError(
-                    409,
+                raise ServiceError(
                     "witness_limit",
                     f"{why}; its operator may name yours in BELOT_TRANSLOG_WITNESSES",
                 )
@@ -459,29 +456,28 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
     async def add_cosignatures(self, body: bytes) -> tuple[int, list[str]]:
         """Store the cosignatures of accepted witnesses (configured or registered) on a
         checkpoint the log signed; returns its size and the witnesses whose lines were
-        new or known. Raises :class:`ApiError`."""
+        new or known. Raises :class:`ServiceError`."""
         try:
             note = parse_note(body)
             checkpoint = parse_checkpoint(note.text)
         except TranslogError as exc:
-            raise ApiError(400, exc.code, exc.message) from None
+            raise ServiceError.of(exc) from None
         row = await self.pool.fetchrow(self._sql_at, checkpoint.size)
         if row is None or parse_note(row[2]).text != note.text:
-            raise ApiError(
-                404,
+            raise ServiceError(
                 "checkpoint_unknown",
                 f"this log signed no such checkpoint of size {checkpoint.size}",
             )
         witnesses = [w.key for w in await self.accepted()]
         unknown = "no witness key of this log signed it: register yours (POST /v1/log/witnesses)"
         if not witnesses:
-            raise ApiError(403, "witness_unknown", unknown)
+            raise ServiceError("witness_unknown", unknown)
         try:
             opened = open_note(note, witnesses)
         except UnknownKey:
-            raise ApiError(403, "witness_unknown", unknown) from None
+            raise ServiceError("witness_unknown", unknown) from None
         except TranslogError as exc:
-            raise ApiError(400, exc.code, exc.message) from None
+            raise ServiceError.of(exc) from None
         names = []
         for signature in opened.verified:
             timestamp = Cosignature.of(signature).timestamp
@@ -504,17 +500,17 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
 def _int_param(request: web.Request, name: str, high: int = 2**63 - 1) -> int:
     text = request.query.get(name)
     if text is None or not text.isascii() or not text.isdigit() or len(text) > 19:
-        raise ApiError(400, f"bad_{name}", f"{name} must be a whole number 0..{high}")
+        raise ServiceError(f"bad_{name}", f"{name} must be a whole number 0..{high}")
     value = int(text)
     if value > high:
-        raise ApiError(400, f"bad_{name}", f"{name} must be a whole number 0..{high}")
+        raise ServiceError(f"bad_{name}", f"{name} must be a whole number 0..{high}")
     return value
 
 
 async def _read_body(request: web.Request, limit: int, what: str) -> bytes:
     """The request's body, refused (413) past ``limit`` bytes without reading further."""
     if request.content_length is not None and request.content_length > limit:
-        raise ApiError(413, "too_large", f"{what} is at most {limit} bytes")
+        raise ServiceError("too_large", f"{what} is at most {limit} bytes")
     body = b""
     while len(body) <= limit:  # read(n) gives what has come, up to n
         chunk = await request.content.read(limit + 1 - len(body))
@@ -522,7 +518,7 @@ async def _read_body(request: web.Request, limit: int, what: str) -> bytes:
             break
         body += chunk
     if len(body) > limit:
-        raise ApiError(413, "too_large", f"{what} is at most {limit} bytes")
+        raise ServiceError("too_large", f"{what} is at most {limit} bytes")
     return body
 
 
@@ -544,7 +540,7 @@ class LogApi:
     @property
     def service(self) -> LogService:
         if self._service is None:
-            raise ApiError(503, "unavailable", "the log is starting", {"Retry-After": "1"})
+            raise ServiceError("unavailable", "the log is starting", headers={"Retry-After": "1"})
         return self._service
 
     def routes(self) -> list[web.RouteDef]:
@@ -570,16 +566,16 @@ class LogApi:
     async def get_checkpoint(self, request: web.Request) -> web.Response:
         note = await self.service.checkpoint()
         if note is None:
-            raise ApiError(404, "no_checkpoint", "the log has signed no checkpoint yet")
+            raise ServiceError("no_checkpoint", "the log has signed no checkpoint yet")
         return _text(note.to_text(), "no-cache")
 
     async def get_checkpoint_at(self, request: web.Request) -> web.Response:
         text = request.match_info["size"]
         if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
-            raise ApiError(400, "bad_size", "a checkpoint size is a whole number")
+            raise ServiceError("bad_size", "a checkpoint size is a whole number")
         note = await self.service.checkpoint(int(text))
         if note is None:
-            raise ApiError(404, "no_checkpoint", f"the log signed no checkpoint of size {text}")
+            raise ServiceError("no_checkpoint", f"the log signed no checkpoint of size {text}")
         # More cosignatures may come: cached briefly only.
         return _text(note.to_text(), "public, max-age=10")
 
@@ -594,10 +590,10 @@ class LogApi:
                 tile = parse_tile_path(path)
                 level = tile.level
         except TranslogError as exc:
-            raise ApiError(400, exc.code, exc.message) from None
+            raise ServiceError.of(exc) from None
         size = await svc.tree.size()
         if tile_width(level, tile.index, size) < tile.width:
-            raise ApiError(404, "no_tile", f"the tree of {size} has no {path}")
+            raise ServiceError("no_tile", f"the tree of {size} has no {path}")
         start = tile.index * TILE_WIDTH
         if path.startswith("tile/entries/"):
             entries = await svc.tree.entries(start, start + tile.width)
@@ -614,7 +610,7 @@ class LogApi:
     async def _size_at_most(self, size: int) -> None:
         current = await self.service.tree.size()
         if size > current:
-            raise ApiError(400, "out_of_range", f"the tree has {current} entries, not {size}")
+            raise ServiceError("out_of_range", f"the tree has {current} entries, not {size}")
 
     async def get_inclusion(self, request: web.Request) -> web.Response:
         index, size = _int_param(request, "index"), _int_param(request, "size")
@@ -633,7 +629,7 @@ class LogApi:
         try:
             plan = plan_of(*args.values())
         except TranslogError as exc:
-            raise ApiError(400, exc.code, exc.message) from None
+            raise ServiceError.of(exc) from None
         proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
         return json_response(
             {**args, "proof": [b64(h) for h in proof]}, headers={"Cache-Control": IMMUTABLE}
@@ -645,15 +641,15 @@ class LogApi:
         match = request.query.get("match")
         if match is not None:
             if not is_match_id(match):
-                raise ApiError(
-                    400, "bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'"
+                raise ServiceError(
+                    "bad_match_id", "a match id is 1-180 letters, digits, '_', ':' or '-'"
                 )
             streams += [kinds.randomness_stream(match), kinds.match_stream(match)]
         if not streams or len(streams) > MAX_STREAMS + 2:
-            raise ApiError(400, "bad_stream", f"name a match, or 1 to {MAX_STREAMS} streams")
+            raise ServiceError("bad_stream", f"name a match, or 1 to {MAX_STREAMS} streams")
         if not all(STREAM_ID_RE.fullmatch(s) for s in streams):
-            raise ApiError(
-                400, "bad_stream", "a stream id is 1-200 letters, digits, '_', ':' or '-'"
+            raise ServiceError(
+                "bad_stream", "a stream id is 1-200 letters, digits, '_', ':' or '-'"
             )
         entries = await svc.entries_of(streams)
         if match is not None:
@@ -701,9 +697,9 @@ class LogApi:
         try:
             text = body.decode()
         except UnicodeDecodeError:
-            raise ApiError(400, "key_malformed", "a vkey is one line of text") from None
+            raise ServiceError("key_malformed", "a vkey is one line of text") from None
         if text.strip().count("\n"):
-            raise ApiError(400, "key_malformed", "one vkey, on one line")
+            raise ServiceError("key_malformed", "one vkey, on one line")
         witness, new = await self.service.register(parse_witness_key(text))
         return json_response(witness.to_json(), status=201 if new else 200)
 

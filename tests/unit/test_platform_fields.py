@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from belot_platform import fields, outage
+from belot_platform.app import outage_response
 from belot_platform.fields import FieldError
 from belot_platform.messaging import ServiceError
 
@@ -132,7 +133,7 @@ def test_bugs_and_refusals_are_not_outages(exc: Exception) -> None:
 
 
 def test_the_outage_answer_is_a_503_with_retry_after() -> None:
-    response = outage.response("the database does not answer")
+    response = outage_response("the database does not answer")
     assert response.status == 503
     assert response.headers["Retry-After"] == str(outage.RETRY_AFTER_S)
     assert response.content_type == "application/json"

@@ -11,6 +11,7 @@ import pytest
 
 from belot import RULESETS, DueKind, SupplyDeck, decide, due, evolve, new_match, view
 from belot.bots import choose
+from belot_platform.errors import ServiceError
 from fairdeal import DeckInputs, Shuffler
 from services.gateway.domain import (
     Identity,
@@ -20,7 +21,7 @@ from services.gateway.domain import (
     may_see,
     token_secret,
 )
-from services.gateway.handlers import ApiError, parse_whole
+from services.gateway.handlers import parse_whole
 from services.table import domain
 from services.table.domain import TableError
 from table import events as table_events
@@ -172,7 +173,7 @@ def test_rate_limiter_is_a_token_bucket() -> None:
     "text", ["99999999999999999999999", "4", "-1", "+1", " 1", "1_0", "\u0661", "1.0", ""]
 )
 def test_a_number_in_a_path_is_ascii_digits_within_bounds(text: str) -> None:
-    with pytest.raises(ApiError) as info:
+    with pytest.raises(ServiceError) as info:
         parse_whole(text, "the seat", 0, 3)
     assert (info.value.code, info.value.status) == ("bad_request", 400)
     assert info.value.message == "the seat is a whole number from 0 to 3"
@@ -180,9 +181,9 @@ def test_a_number_in_a_path_is_ascii_digits_within_bounds(text: str) -> None:
 
 def test_path_numbers_and_error_statuses() -> None:
     assert [parse_whole(t, "the seat", 0, 3) for t in ("0", "3", "03")] == [0, 3, 3]
-    assert ApiError("internal", "a bug").status == 500  # not the refusals' 409
-    assert ApiError("unknown_seat", "no such seat").status == 400
-    assert ApiError("not_your_turn", "wait").status == 409
+    assert ServiceError("internal", "a bug").status == 500  # not the refusals' 409
+    assert ServiceError("unknown_seat", "no such seat").status == 400
+    assert ServiceError("not_your_turn", "wait").status == 409
 
 
 def test_visibility() -> None:

@@ -28,9 +28,11 @@ SOURCES = (
     *("libs/tournament/errors.py", "libs/belot_platform/messaging.py"),
     *("libs/belot_platform/outage.py", "libs/belot_platform/fields.py"),
 )
-#: What raises or answers an error, its code the first text argument.
+#: What raises or answers an error, its code the first argument: the one refusal type
+#: and its thin subclasses, the fair deal's error, the HTTP answer (the platform's and
+#: the gateway's counted one) and the randomness service's helper.
 RAISERS = frozenset(
-    {"ApiError", "TableError", "ServiceError", "FairnessError", "Refused", "error_response"}
+    {"ServiceError", "TableError", "Refused", "FairnessError", "error_response", "refuse"}
     | {"_bad"}
 )
 #: Codes made at run time: the source's f-string, and every code it can make.
@@ -109,10 +111,7 @@ def service_codes() -> set[str]:
                     continue
                 if node.func.id == "_bad" and len(args) == 1:
                     continue  # the randomness service's _bad(message): bad_request
-                # The verify API's ApiError(status, code, message): skip the status.
-                first = args[0]
-                status = isinstance(first, ast.Constant) and isinstance(first.value, int)
-                read(args[1] if status or ast.unparse(first).endswith("status") else first, where)
+                read(args[0], where)
             elif isinstance(node, ast.ClassDef):
                 # The rules' errors: class IllegalCard(RulesError): code = "illegal_card"
                 for item in node.body:
@@ -160,9 +159,9 @@ def test_the_sources_name_the_codes_we_know() -> None:
         "seed_not_hex",  # the randomness service's ServiceError
         "table_moved",  # a reply written out
         "bad_request",  # messaging.BAD_REQUEST
-        "table_unavailable",  # the gateway's ApiError
+        "table_unavailable",  # the gateway's own ServiceError
         "unknown_tournament",  # the tournament service
-        "seed_not_revealed",  # the verify API, ApiError(409, code, ...)
+        "seed_not_revealed",  # the verify API's
         "bad_limit",  # the verify API, made at run time
     ):
         assert code in codes, code
