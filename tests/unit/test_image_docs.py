@@ -1,5 +1,5 @@
-"""docs/operating.md's way to run the platform on a cluster works as written: its build
-command builds what compose builds (the same Dockerfile and context), and its
+"""The way to run the platform on a cluster works as written: the README's build command
+builds what compose builds (the same Dockerfile and context), and docs/operating.md's
 kustomization, put beside the repository, points every container that runs the
 platform's image at the pushed one and leaves the others alone."""
 
@@ -17,16 +17,18 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
-SECTION = "## Build and push the image"
+BUILD = ("README.md", "## Scaling")
+KUSTOMIZE = ("docs/operating.md", "## Build and push the image")
 
 
-def section() -> str:
-    page = (ROOT / "docs" / "operating.md").read_text()
-    return page.split(f"\n{SECTION}\n", 1)[1].split("\n## ", 1)[0]
+def blocks(language: str, where: tuple[str, str]) -> list[str]:
+    page, heading = where
+    text = (ROOT / page).read_text().split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", section(), re.S)
+def build_block() -> str:
+    return next(b for b in blocks("sh", BUILD) if "docker build" in b)
 
 
 def containers(docs: list[dict]) -> list[dict]:
@@ -41,7 +43,7 @@ def containers(docs: list[dict]) -> list[dict]:
 def test_the_build_command_builds_what_compose_builds() -> None:
     build = next(
         shlex.split(line)
-        for line in blocks("sh")[0].splitlines()
+        for line in build_block().splitlines()
         if line.startswith("docker build")
     )
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -49,12 +51,12 @@ def test_the_build_command_builds_what_compose_builds() -> None:
     assert build[build.index("-f") + 1] == built["dockerfile"]
     assert build[-1] == built["context"]
     tag = build[build.index("-t") + 1]
-    assert f"docker push {tag}" in blocks("sh")[0]
+    assert f"docker push {tag}" in build_block()
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl (kustomize) here")
 def test_the_kustomization_points_the_manifests_at_the_pushed_image(tmp_path: Path) -> None:
-    overlay = yaml.safe_load(blocks("yaml")[0])
+    overlay = yaml.safe_load(blocks("yaml", KUSTOMIZE)[0])
     assert overlay["resources"] == ["../deploy/k8s"]
     # Beside the repository, as the page says: the base is reached the same way.
     mine = tmp_path / "my-cluster"
