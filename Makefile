@@ -27,8 +27,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check libs services tests bench tools
 	$(BIN)/mypy
 
+# Two processes (pytest-xdist): the suite mostly waits (servers, clocks, browsers), and
+# each process starts its own embedded servers, so the tests share nothing.
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 # The bench extra: the rating models bench/rating.py compares OpenSkill with.
 $(VENV)/.bench-installed: $(STAMP)
