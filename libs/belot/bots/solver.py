@@ -399,7 +399,7 @@ class Solver:
                 if not moves or trump_led[led]:
                     moves = playable(hand, trick, strain, ruleset)
             several = moves & (moves - 1)
-            if several and (merge and moves & lows or pos == 0):
+            if several and ((merge and moves & lows) or pos == 0):
                 others = (
                     hands[0] | hands[1] | hands[2] | hands[3] if four else hands[0] | hands[1]
                 ) & ~hand
