@@ -187,6 +187,22 @@ def _pick(
         legal = hand
     if not legal & (legal - 1):
         return legal.bit_length() - 1
+    return _choice(rules, strain, taker, hands, trick, leader, seat, legal)
+
+
+def _choice(
+    rules: Ruleset,
+    strain: int,
+    taker: int,
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    seat: int,
+    legal: int,
+) -> int:
+    """:func:`_pick` once the seat's ``legal`` cards are known to be more than one."""
+    n = rules.players
+    led = trick[0] >> 3 if trick else 0
     trump_mask = SUIT_MASKS[strain] if strain <= 3 else (-1 if strain == Strain.ALL_TRUMPS else 0)
     if not trick:
         return _lead(hands, n, strain, taker, legal, seat, trump_mask)
@@ -312,10 +328,23 @@ def finish(pos: Position) -> None:
     taker = pos.taker
     pts = _POINTS[strain]
     keys_by_led = tuple(power_table(strain, led) for led in range(4))
+    suits = SUIT_MASKS
+    trump_led = _TRUMP_LED[strain]
     while left:
-        card = _pick(rules, strain, taker, hands, trick, leader)
         seat = (leader + len(trick)) % n
-        hands[seat] &= ~(1 << card)
+        hand = hands[seat]
+        if trick:
+            led = trick[0] >> 3
+            legal = hand & suits[led]
+            if not legal or trump_led[led]:
+                legal = playable(hand, trick, strain, rules)
+        else:
+            legal = hand
+        if legal & (legal - 1):
+            card = _choice(rules, strain, taker, hands, trick, leader, seat, legal)
+        else:
+            card = legal.bit_length() - 1
+        hands[seat] = hand & ~(1 << card)
         trick.append(card)
         if len(trick) < n:
             continue
