@@ -409,7 +409,7 @@ class Solver:
                         on_table |= 1 << c
                     moves = reduce_equivalent(moves, on_table, strain)
                     several = moves & (moves - 1)
-            ms = (
+            ms: Sequence[int] = (
                 byte_cards[0][moves & 0xFF]
                 + byte_cards[1][moves >> 8 & 0xFF]
                 + byte_cards[2][moves >> 16 & 0xFF]
@@ -419,10 +419,11 @@ class Solver:
             if several:
                 if pos == 0:
                     # Unbeatable leads first, richest first; then the cheapest.
-                    ms = sorted(ms, key=lambda c: pts[c] if others & above[c] else lead_rich[c])
-                    if best_move in ms:
-                        ms.remove(best_move)
-                        ms.insert(0, best_move)
+                    order = sorted(ms, key=lambda c: pts[c] if others & above[c] else lead_rich[c])
+                    if best_move in order:
+                        order.remove(best_move)
+                        order.insert(0, best_move)
+                    ms = order
                 elif (bseat & 1) == side:
                     # The side holds the trick: the most points, sparing trumps.
                     ms = sorted(ms, key=smear.__getitem__, reverse=True)
