@@ -80,12 +80,6 @@ def _low_merge(lows: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
-#: ``[suit][byte]``: the cards of ``suit`` whose ranks are the bits of ``byte``.
-_BYTE_CARDS: Final = tuple(
-    tuple(tuple(suit * 8 + r for r in range(8) if byte >> r & 1) for byte in range(256))
-    for suit in range(4)
-)
-
 #: Pointless low cards merge: 7 8 9 of a plain suit, 7 8 of a trump suit.
 _PLAIN_MERGE: Final = _low_merge(3)
 _TRUMP_MERGE: Final = _low_merge(2)
@@ -280,14 +274,7 @@ class Solver:
         pts = CARD_POINTS[strain]
         keys_by_led = tuple(power_table(strain, led) for led in range(4))
         gain, capot = self._gain_and_capot()
-        last_points = gain * LAST_TRICK_POINTS
-        suit_masks = SUIT_MASKS
-        byte_cards = _BYTE_CARDS
-        # A led suit that is trump: the legal cards need the ruleset's raising rule.
-        trump_led = tuple(
-            strain == Strain.ALL_TRUMPS or (led == strain and strain < Strain.ALL_TRUMPS)
-            for led in range(4)
-        )
+        last = gain * LAST_TRICK_POINTS
         above = tuple(
             (TRUMP_ABOVE if strain == Strain.ALL_TRUMPS or c >> 3 == strain else PLAIN_ABOVE)[c]
             for c in range(32)
@@ -308,29 +295,6 @@ class Solver:
         hands = self._hands
         nodes = 0
         four = n == 4
-
-        def last(seat: int, won: int) -> int:
-            """The last trick from its start, ``seat`` leading (one card in each hand):
-            it plays itself. Value for ``seat``'s side."""
-            nonlocal nodes
-            nodes += 1
-            if nodes > limit:
-                raise NodeLimit
-            c = hands[seat].bit_length() - 1
-            keys = keys_by_led[c >> 3]
-            bkey, bseat = keys[c], seat
-            p = pts[c]
-            s = seat
-            for _ in range(1, n):
-                s = s + 1 if s + 1 < n else 0
-                c = hands[s].bit_length() - 1
-                p += pts[c]
-                if keys[c] > bkey:
-                    bkey, bseat = keys[c], s
-            p = gain * p + last_points
-            if won | 1 << (bseat & 1) != 3:
-                p += capot
-            return p if bseat & 1 == seat & 1 else -p
 
         def search(
             seat: int,
@@ -355,21 +319,25 @@ class Solver:
                 # The last trick plays itself: one card in each hand still to play.
                 p = tpts
                 s = seat
-                led_keys = keys_by_led[trick[0] >> 3] if pos else keys_by_led[0]
                 for _ in range(pos, n):
                     c = hands[s].bit_length() - 1
                     p += pts[c]
                     if pos == 0 and s == seat:
+                        bkey, bseat = keys_by_led[c >> 3][c], s
                         led_keys = keys_by_led[c >> 3]
-                        bkey, bseat = led_keys[c], s
-                    elif led_keys[c] > bkey:
-                        bkey, bseat = led_keys[c], s
+                    else:
+                        if s == seat:
+                            led_keys = keys_by_led[trick[0] >> 3]
+                        if led_keys[c] > bkey:
+                            bkey, bseat = led_keys[c], s
                     s = (s + 1) % n
-                p = gain * p + last_points
+                p = gain * p + last
                 if won | 1 << (bseat & 1) != 3:
                     p += capot
                 return p if bseat & 1 == seat & 1 else -p
             best_move = -1
+            everyone = hands[0] | hands[1] | hands[2] | hands[3] if four else hands[0] | hands[1]
+            others = everyone & ~hand
             if pos == 0:
                 if four:
                     cards = hands[0] | hands[1] << 32 | hands[2] << 64 | hands[3] << 96
@@ -391,50 +359,40 @@ class Solver:
                     else:
                         lo, hi = -INF, INF
                 moves = hand
-                keys = keys_by_led[0]
             else:
-                led = trick[0] >> 3
-                keys = keys_by_led[led]
-                moves = hand & suit_masks[led]
-                if not moves or trump_led[led]:
-                    moves = playable(hand, trick, strain, ruleset)
-            several = moves & (moves - 1)
-            if several and ((merge and moves & lows) or pos == 0):
-                others = (
-                    hands[0] | hands[1] | hands[2] | hands[3] if four else hands[0] | hands[1]
-                ) & ~hand
-                if merge and moves & lows:
-                    on_table = others
-                    for c in trick:
-                        on_table |= 1 << c
-                    moves = reduce_equivalent(moves, on_table, strain)
-                    several = moves & (moves - 1)
-            ms: Sequence[int] = (
-                byte_cards[0][moves & 0xFF]
-                + byte_cards[1][moves >> 8 & 0xFF]
-                + byte_cards[2][moves >> 16 & 0xFF]
-                + byte_cards[3][moves >> 24 & 0xFF]
-            )
+                moves = playable(hand, trick, strain, ruleset)
+            if merge and moves & (moves - 1) and moves & lows:
+                on_table = others
+                for c in trick:
+                    on_table |= 1 << c
+                moves = reduce_equivalent(moves, on_table, strain)
+            ms = []
+            m = moves
+            while m:
+                low = m & -m
+                ms.append(low.bit_length() - 1)
+                m ^= low
             side = seat & 1
-            if several:
+            if len(ms) > 1:
                 if pos == 0:
                     # Unbeatable leads first, richest first; then the cheapest.
-                    order = sorted(ms, key=lambda c: pts[c] if others & above[c] else lead_rich[c])
-                    if best_move in order:
-                        order.remove(best_move)
-                        order.insert(0, best_move)
-                    ms = order
+                    ms.sort(key=lambda c: pts[c] if others & above[c] else lead_rich[c])
+                    if best_move in ms:
+                        ms.remove(best_move)
+                        ms.insert(0, best_move)
                 elif (bseat & 1) == side:
                     # The side holds the trick: the most points, sparing trumps.
-                    ms = sorted(ms, key=smear.__getitem__, reverse=True)
+                    ms.sort(key=smear.__getitem__, reverse=True)
                 else:
+                    keys = keys_by_led[trick[0] >> 3]
                     # Take it as cheaply as possible, else throw the least.
-                    ms = sorted(ms, key=lambda c: keys[c] - 64 if keys[c] > bkey else pts[c])
+                    ms.sort(key=lambda c: keys[c] - 64 if keys[c] > bkey else pts[c])
             a0 = alpha
             best = -INF
             best_card = -1
             last_card = pos == n - 1
-            nxt = seat + 1 if seat + 1 < n else 0
+            if pos:
+                keys = keys_by_led[trick[0] >> 3]
             for c in ms:
                 hands[seat] = hand ^ (1 << c)
                 p = tpts + pts[c]
@@ -450,15 +408,18 @@ class Solver:
                     ws = ns & 1
                     w2 = won | (1 << ws)
                     p *= gain
-                    if left == 2:
-                        vw = p + last(ns, w2)
+                    if left == 1:
+                        p += last
+                        if w2 != 3:
+                            p += capot
+                        vw = p
                     elif ws == side:
                         vw = p + search(ns, alpha - p, beta - p, left - 1, w2, (), 0, 0, 0)
                     else:
                         vw = p + search(ns, -beta - p, -alpha - p, left - 1, w2, (), 0, 0, 0)
                     v = vw if ws == side else -vw
                 else:
-                    v = -search(nxt, -beta, -alpha, left, won, (*trick, c), nb, ns, p)
+                    v = -search((seat + 1) % n, -beta, -alpha, left, won, (*trick, c), nb, ns, p)
                 hands[seat] = hand
                 if v > best:
                     best = v
