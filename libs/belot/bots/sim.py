@@ -140,65 +140,127 @@ def _cards_of(mask: int) -> tuple[int, ...]:
     )
 
 
+def _key_tables(strain: int, led: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """By card, the sort keys :func:`_pick` compares, for ``strain`` with ``led`` led:
+    (smear on a partner's safe trick, cheapest sure winner, least useful discard)."""
+    keys = power_table(strain, led)
+    pts = _POINTS[strain]
+    trump = SUIT_MASKS[strain] if strain <= 3 else (-1 if strain == Strain.ALL_TRUMPS else 0)
+    smear = tuple((not (1 << c) & trump, pts[c], -keys[c]) for c in range(32))
+    sure = tuple((keys[c], pts[c]) for c in range(32))
+    discard = tuple((bool((1 << c) & trump), pts[c], keys[c]) for c in range(32))
+    return smear, sure, discard
+
+
+_SORT_KEYS: Final = tuple(tuple(_key_tables(s, led) for led in range(4)) for s in range(7))
+#: ``_TRUMP_LED[strain][led]``: the led suit is a trump (legal cards need the rules).
+_TRUMP_LED: Final = tuple(
+    tuple(s == Strain.ALL_TRUMPS or (led == s and s <= 3) for led in range(4)) for s in range(7)
+)
+
+
 def greedy_card(pos: Position) -> int:
     """A sensible card for the seat to play, seeing every hand (see module docstring)."""
-    rules = pos.ruleset
+    if pos.strain == MISERE:
+        rules = pos.ruleset
+        seat = (pos.leader + len(pos.trick)) % rules.players
+        legal = playable(pos.hands[seat], pos.trick, pos.strain, rules)
+        if not legal & (legal - 1):
+            return legal.bit_length() - 1
+        return _misere_card(pos, legal, seat)
+    return _pick(pos.ruleset, pos.strain, pos.taker, pos.hands, pos.trick, pos.leader)
+
+
+def _pick(
+    rules: Ruleset, strain: int, taker: int, hands: list[int], trick: list[int], leader: int
+) -> int:
+    """:func:`greedy_card` of the seat to play (not in misère), from the position's parts."""
     n = rules.players
-    strain = pos.strain
-    trick = pos.trick
-    seat = (pos.leader + len(trick)) % n
-    legal = playable(pos.hands[seat], trick, strain, rules)
+    seat = (leader + len(trick)) % n
+    hand = hands[seat]
+    if trick:
+        led = trick[0] >> 3
+        legal = hand & SUIT_MASKS[led]
+        if not legal or _TRUMP_LED[strain][led]:
+            legal = playable(hand, trick, strain, rules)
+    else:
+        legal = hand
     if not legal & (legal - 1):
         return legal.bit_length() - 1
-    if strain == MISERE:
-        return _misere_card(pos, legal, seat)
+    return _choice(rules, strain, taker, hands, trick, leader, seat, legal)
+
+
+def _choice(
+    rules: Ruleset,
+    strain: int,
+    taker: int,
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    seat: int,
+    legal: int,
+) -> int:
+    """:func:`_pick` once the seat's ``legal`` cards are known to be more than one."""
+    n = rules.players
+    led = trick[0] >> 3 if trick else 0
     trump_mask = SUIT_MASKS[strain] if strain <= 3 else (-1 if strain == Strain.ALL_TRUMPS else 0)
     if not trick:
-        return _lead(pos, legal, seat, trump_mask)
+        return _lead(hands, n, strain, taker, legal, seat, trump_mask)
     pts = _POINTS[strain]
-    led = trick[0] >> 3
     keys = power_table(strain, led)
     beats = _BEATS[strain][led]
     best_i = 0
+    best_key = keys[trick[0]]
     for i in range(1, len(trick)):
-        if keys[trick[i]] > keys[trick[best_i]]:
-            best_i = i
+        if keys[trick[i]] > best_key:
+            best_i, best_key = i, keys[trick[i]]
     best = trick[best_i]
     partner_winning = n == 4 and best_i == len(trick) - 2
     # Every card an opponent still to play could answer with now.
     threats = 0
     later = False
+    trump_led = _TRUMP_LED[strain][led]
+    led_mask = SUIT_MASKS[led]
     for i in range(len(trick) + 1, n):
-        other = (pos.leader + i) % n
+        other = (leader + i) % n
         if (other & 1) != (seat & 1):
             later = True
-            threats |= playable(pos.hands[other], trick, strain, rules)
+            theirs = hands[other] & led_mask
+            if not theirs or trump_led:
+                theirs = playable(hands[other], trick, strain, rules)
+            threats |= theirs
     cards = _cards_of(legal)
+    smear, sure_key, discard = _SORT_KEYS[strain][led]
     if partner_winning and not threats & beats[best]:
         # The partner's trick is safe: add points, sparing trumps.
-        return max(cards, key=lambda c: (not (1 << c) & trump_mask, pts[c], -keys[c]))
+        return max(cards, key=smear.__getitem__)
     # A card that takes the trick whatever the opponents still to play do.
-    sure = [c for c in cards if beats[best] >> c & 1 and not threats & beats[c]]
+    winners = beats[best]
+    sure = [c for c in cards if winners >> c & 1 and not threats & beats[c]]
     if sure:
-        cheapest = min(sure, key=lambda c: (keys[c], pts[c]))
+        cheapest = min(sure, key=sure_key.__getitem__) if len(sure) > 1 else sure[0]
         # Spend a big trump only on a trick worth it.
-        value = sum(pts[c] for c in trick)
-        if not ((1 << cheapest) & trump_mask and pts[cheapest] >= 14 and value < 10 and later):
+        if not (
+            (1 << cheapest) & trump_mask
+            and pts[cheapest] >= 14
+            and later
+            and sum(pts[c] for c in trick) < 10
+        ):
             return cheapest
     # Cannot (or need not) win: throw the least useful card.
-    return min(cards, key=lambda c: (bool((1 << c) & trump_mask), pts[c], keys[c]))
+    return min(cards, key=discard.__getitem__)
 
 
-def _lead(pos: Position, legal: int, seat: int, trump_mask: int) -> int:
-    strain = pos.strain
-    n = pos.ruleset.players
+def _lead(
+    hands: list[int], n: int, strain: int, taker: int, legal: int, seat: int, trump_mask: int
+) -> int:
     others = 0
     opponents = 0
     for s in range(n):
         if s != seat:
-            others |= pos.hands[s]
+            others |= hands[s]
             if (s & 1) != (seat & 1):
-                opponents |= pos.hands[s]
+                opponents |= hands[s]
     pts = _POINTS[strain]
     cards = _cards_of(legal)
     beats = _BEATS[strain]
@@ -214,14 +276,14 @@ def _lead(pos: Position, legal: int, seat: int, trump_mask: int) -> int:
         masters.append(c)
     if masters:
         trumps = [c for c in masters if (1 << c) & trump_mask] if strain <= 3 else []
-        taker_side = pos.taker >= 0 and (pos.taker & 1) == (seat & 1)
+        taker_side = taker >= 0 and (taker & 1) == (seat & 1)
         if taker_side and trumps and ruffers:
-            return trumps[-1] if len(trumps) == 1 else max(trumps, key=lambda c: _STRENGTH[c])
+            return trumps[-1] if len(trumps) == 1 else max(trumps, key=_STRENGTH.__getitem__)
         plain = [c for c in masters if not (1 << c) & trump_mask] if strain <= 3 else masters
-        return max(plain or masters, key=lambda c: pts[c])
+        return max(plain or masters, key=pts.__getitem__)
     # Nothing sure: a low card of a side suit, shortest first, to make a void.
     plain = [c for c in cards if not (1 << c) & trump_mask] or list(cards)
-    hand = pos.hands[seat]
+    hand = hands[seat]
 
     def shortness(c: int) -> tuple[int, int]:
         return ((hand & SUIT_MASKS[c >> 3]).bit_count(), pts[c])
@@ -247,6 +309,61 @@ def _misere_card(pos: Position, legal: int, seat: int) -> int:
 
 
 def finish(pos: Position) -> None:
-    """Play the deal to its end with :func:`greedy_card` for everyone."""
-    while pos.tricks_left:
-        play(pos, greedy_card(pos))
+    """Play the deal to its end with :func:`greedy_card` for everyone: the same cards as
+    ``play(pos, greedy_card(pos))`` until the end, with the trick settled inline (the
+    play-outs are most of the hard bot's time early in a deal)."""
+    strain = pos.strain
+    if strain == MISERE:
+        while pos.tricks_left:
+            play(pos, greedy_card(pos))
+        return
+    rules = pos.ruleset
+    n = rules.players
+    hands = pos.hands
+    trick = pos.trick
+    leader = pos.leader
+    points = pos.points
+    tricks = pos.tricks
+    left = pos.tricks_left
+    taker = pos.taker
+    pts = _POINTS[strain]
+    keys_by_led = tuple(power_table(strain, led) for led in range(4))
+    suits = SUIT_MASKS
+    trump_led = _TRUMP_LED[strain]
+    while left:
+        seat = (leader + len(trick)) % n
+        hand = hands[seat]
+        if trick:
+            led = trick[0] >> 3
+            legal = hand & suits[led]
+            if not legal or trump_led[led]:
+                legal = playable(hand, trick, strain, rules)
+        else:
+            legal = hand
+        if legal & (legal - 1):
+            card = _choice(rules, strain, taker, hands, trick, leader, seat, legal)
+        else:
+            card = legal.bit_length() - 1
+        hands[seat] = hand & ~(1 << card)
+        trick.append(card)
+        if len(trick) < n:
+            continue
+        keys = keys_by_led[trick[0] >> 3]
+        best, best_key = 0, keys[trick[0]]
+        for i in range(1, n):
+            if keys[trick[i]] > best_key:
+                best, best_key = i, keys[trick[i]]
+        winner = (leader + best) % n
+        value = 0
+        for c in trick:
+            value += pts[c]
+        left -= 1
+        if left == 0:
+            value += LAST_TRICK_POINTS
+        points[winner & 1] += value
+        tricks[winner & 1] += 1
+        leader = winner
+        trick = []
+    pos.trick = trick
+    pos.leader = leader
+    pos.tricks_left = left
