@@ -82,6 +82,9 @@ async def test_a_match_dealt_by_the_randomness_service_verifies(
     record = await stored_record(store, match_id)
     report = verify_record(record, bls=drand.verify)
     assert report.ok, [(c.name, c.detail) for c in report.checks if not c.passed]
-    assert report.drand_round == 1001
+    # The rule's round for when the window closed (the drand_round check holds it to
+    # the rule): 1001 when the seeds arrive within 0.25 s of the rig's start, 1002 on a
+    # slower machine.
+    assert report.drand_round in (1001, 1002)
     assert report.dealt_with_drand is (mode == "ok")
     assert record["seats"][0]["seed"] == "11" * 16 and record["seats"][1]["seed"] == ""
