@@ -580,9 +580,10 @@ class Table:
             start = new_match(st.ruleset, st.match_id, target=st.options.target,
                               first_dealer=first)  # fmt: skip
             events = [started_event(start), *decide(start, SupplyDeck(0, cards))]
+            run = self._deck_run(start, self.match_version, events)
             self.match = start
             try:
-                await self._append_match(events)
+                await self._append_match(run.events, run=run)
             except BaseException:
                 self.match = None
                 raise
@@ -598,7 +599,9 @@ class Table:
                 return None
             if not _same_deck_due(self.match, deal):
                 return None
-            await self._append_match(decide(self.match, SupplyDeck(deal, cards)))
+            events = decide(self.match, SupplyDeck(deal, cards))
+            run = self._deck_run(self.match, self.match_version, events)
+            await self._append_match(run.events, run=run)
         COMMANDS.labels("deck").observe(time.perf_counter() - started)
         return None
 
@@ -630,18 +633,45 @@ class Table:
         COMMANDS.labels(by).observe(time.perf_counter() - started)
         return None
 
-    def _bot_run(self, match: Match, version: int, seat: int, level: str, by: str) -> BotRun:
+    def _deck_run(self, match: Match, version: int, events: list[Event]) -> BotRun:
+        """A deck's events (the match's start before the first deck's) as the first move
+        of a run, and the bots' turns due after it that would follow at once (a bot of
+        the easy or medium level due, ``bot_delay_ms`` 0): the deck and the bidding and
+        play after it in one append, as :meth:`_bot_run` says."""
+        run = BotRun(core_events(events), list(events), [])
+        for e in events:
+            if e.TYPE != "MatchStarted":
+                match = evolve(match, e)
+        run.states.append(match)
+        run.sizes.append(len(events))
+        assert self.state.options is not None
+        if self.state.options.bot_delay_ms or match.result is not None:
+            return run
+        d = due(match)
+        if d.kind is DueKind.DECK or d.seat is None:
+            return run
+        seat = self.state.seats[d.seat]
+        level = seat.config.level or "medium"
+        if not seat.is_bot or level == "hard":
+            return run
+        return self._bot_run(match, version + len(events), d.seat, level, "bot", run)
+
+    def _bot_run(
+        self, match: Match, version: int, seat: int, level: str, by: str, run: BotRun | None = None
+    ) -> BotRun:
         """The bots' turns from ``seat`` on, decided ahead: one move, and while no pause
         is asked for (``bot_delay_ms`` 0, not the timer's move) the moves of the bots due
         after it, up to a human's turn, a deck, a hard bot or the match's end, at most
         ``MAX_BOT_RUN`` events. Each move is the one a single move would be (its random
         generator is seeded by the match and the version it is decided at, so a new
         owner makes the same choice); they are appended together, one round trip to the
-        log for the run. Nothing is awaited here, so no command comes in between."""
+        log for the run. Nothing is awaited here, so no command comes in between.
+        ``run``: moves already decided that these follow (a deck's: :meth:`_deck_run`)."""
         st = self.state
         assert st.options is not None
         more = by == "bot" and st.options.bot_delay_ms == 0
-        run = BotRun([], [], [])
+        if run is None:
+            run = BotRun([], [], [])
         metadata: dict[str, dict[str, Any]] = {}  # one object per level: encoded once
         while True:
             rng = cast(random.Random, SeededOnUse(f"{st.match_id}:{version}"))
