@@ -5,6 +5,7 @@ several workers may run at once. The outbox relay is a service of its own
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from typing import Final
 
@@ -41,6 +42,11 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
         )
         app[WORKER] = worker
         await worker.start()
+        # What exists now (modules, classes, the app) lives as long as the process: out
+        # of the collector's sight, so that its full collections walk only the tables'
+        # objects (they were about a tenth of a busy worker's CPU, half of it that walk).
+        gc.collect()
+        gc.freeze()
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
         await worker.stop(handover=True)

@@ -64,9 +64,10 @@ def test_canonical_bytes_from_encoded_parts_are_the_same_bytes(
 
 def test_a_flat_object_is_encoded_and_one_with_a_float_refused() -> None:
     flat = {"seat": 1, "card": "TS", "belote": True, "x": None}
-    assert encode_json(flat, "Bid", "payload") == json.dumps(
-        flat, sort_keys=True, separators=(",", ":")
-    ).encode()
+    assert (
+        encode_json(flat, "Bid", "payload")
+        == json.dumps(flat, sort_keys=True, separators=(",", ":")).encode()
+    )
     with pytest.raises(InvalidEvent, match="float"):
         encode_json({"seat": 1, "points": 2.0}, "Bid", "payload")
 
