@@ -44,7 +44,8 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
         await worker.start()
         # What exists now (modules, classes, the app) lives as long as the process: out
         # of the collector's sight, so that its full collections walk only the tables'
-        # objects (they were about a tenth of a busy worker's CPU, half of it that walk).
+        # objects (under the capacity bench, full collections were some 7% of a worker's
+        # CPU; frozen so, a third of that).
         gc.collect()
         gc.freeze()
         yield
