@@ -55,7 +55,7 @@ from eventlog.envelope import (
     SEAT_PREFIX,
     NewEvent,
     RecordedEvent,
-    canonical_bytes,
+    canonical_bytes_encoded,
     chain_hash,
     check_event,
     check_metadata,
@@ -710,10 +710,11 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 v = first_version + i
                 prev = chain_hash(
                     prev,
-                    canonical_bytes(
-                        a.stream_id, v, e.type, e.payload, e.metadata, e.visibility, when
+                    canonical_bytes_encoded(
+                        a.stream_id, v, e.type, e.payload_json, e.metadata_json, e.visibility,
+                        when,
                     ),
-                )
+                )  # fmt: skip
                 plan.stream_ids.append(a.stream_id)
                 plan.versions.append(v)
                 plan.types.append(e.type)

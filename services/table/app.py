@@ -5,6 +5,7 @@ several workers may run at once. The outbox relay is a service of its own
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from typing import Final
 
@@ -41,6 +42,12 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
         )
         app[WORKER] = worker
         await worker.start()
+        # What exists now (modules, classes, the app) lives as long as the process: out
+        # of the collector's sight, so that its full collections walk only the tables'
+        # objects (under the capacity bench, full collections were some 7% of a worker's
+        # CPU; frozen so, a third of that).
+        gc.collect()
+        gc.freeze()
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
         await worker.stop(handover=True)

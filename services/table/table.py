@@ -25,8 +25,8 @@ import contextlib
 import logging
 import random
 import time
-from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, cast
 
 from nats.aio.subscription import Subscription
 
@@ -213,8 +213,8 @@ class Table:
         *,
         run: BotRun | None = None,
     ) -> None:
-        """Append ``events`` to the match stream and apply them; ``run``: bot moves
-        decided ahead, already encoded and folded (each move's state is told watchers)."""
+        """Append ``events`` to the match stream and apply them; ``run``: moves decided
+        ahead, already encoded and folded (:class:`BotRun`)."""
         if run is not None:
             new = run.encoded
         else:
@@ -230,16 +230,9 @@ class Table:
                 f"{match_stream(self.state.match_id)}: already written by another owner"
             )
         self.last_match_ms = now_ms()
+        self.match_version = result.last_version
         if run is not None:
-            # Each move's state in turn, as if appended one by one: watchers hear of
-            # every change (a bot's seat due next carries no deadline).
-            first = result.last_version - len(new)
-            for match, version in zip(run.states, run.versions(first), strict=True):
-                self.match, self.match_version = match, version
-                if version != result.last_version:
-                    await self.worker.publish_state(self)
-        else:
-            self.match_version = result.last_version
+            self.match = run.match
         assert self.match is not None or (events and events[0].TYPE == "MatchStarted")
         for e in events:
             if run is None and e.TYPE != "MatchStarted":
@@ -580,9 +573,10 @@ class Table:
             start = new_match(st.ruleset, st.match_id, target=st.options.target,
                               first_dealer=first)  # fmt: skip
             events = [started_event(start), *decide(start, SupplyDeck(0, cards))]
+            run = self._deck_run(start, self.match_version, events)
             self.match = start
             try:
-                await self._append_match(events)
+                await self._append_match(run.events, run=run)
             except BaseException:
                 self.match = None
                 raise
@@ -598,7 +592,9 @@ class Table:
                 return None
             if not _same_deck_due(self.match, deal):
                 return None
-            await self._append_match(decide(self.match, SupplyDeck(deal, cards)))
+            events = decide(self.match, SupplyDeck(deal, cards))
+            run = self._deck_run(self.match, self.match_version, events)
+            await self._append_match(run.events, run=run)
         COMMANDS.labels("deck").observe(time.perf_counter() - started)
         return None
 
@@ -615,11 +611,9 @@ class Table:
                 choose, view(match, seat), rng, level, None, lambda: time.monotonic() >= until
             )
             events = decide(match, command)
-            run = BotRun(core_events(events, {ACTED_BY: by, "bot_level": level}), events, [])
             for e in events:
                 match = evolve(match, e)
-            run.states.append(match)
-            run.sizes.append(len(events))
+            run = BotRun(core_events(events, {ACTED_BY: by, "bot_level": level}), events, match)
         else:
             run = self._bot_run(match, version, seat, level, by)
         started = time.perf_counter()
@@ -630,29 +624,53 @@ class Table:
         COMMANDS.labels(by).observe(time.perf_counter() - started)
         return None
 
-    def _bot_run(self, match: Match, version: int, seat: int, level: str, by: str) -> BotRun:
+    def _deck_run(self, match: Match, version: int, events: list[Event]) -> BotRun:
+        """A deck's events (the match's start before the first deck's) as the first move
+        of a run, and the bots' turns due after it that would follow at once (a bot of
+        the easy or medium level due, ``bot_delay_ms`` 0): the deck and the bidding and
+        play after it in one append, as :meth:`_bot_run` says."""
+        for e in events:
+            if e.TYPE != "MatchStarted":
+                match = evolve(match, e)
+        run = BotRun(core_events(events), list(events), match)
+        assert self.state.options is not None
+        if self.state.options.bot_delay_ms or match.result is not None:
+            return run
+        d = due(match)
+        if d.kind is DueKind.DECK or d.seat is None:
+            return run
+        seat = self.state.seats[d.seat]
+        level = seat.config.level or "medium"
+        if not seat.is_bot or level == "hard":
+            return run
+        return self._bot_run(match, version + len(events), d.seat, level, "bot", run)
+
+    def _bot_run(
+        self, match: Match, version: int, seat: int, level: str, by: str, run: BotRun | None = None
+    ) -> BotRun:
         """The bots' turns from ``seat`` on, decided ahead: one move, and while no pause
         is asked for (``bot_delay_ms`` 0, not the timer's move) the moves of the bots due
         after it, up to a human's turn, a deck, a hard bot or the match's end, at most
         ``MAX_BOT_RUN`` events. Each move is the one a single move would be (its random
         generator is seeded by the match and the version it is decided at, so a new
         owner makes the same choice); they are appended together, one round trip to the
-        log for the run. Nothing is awaited here, so no command comes in between."""
+        log for the run. Nothing is awaited here, so no command comes in between.
+        ``run``: moves already decided that these follow (a deck's: :meth:`_deck_run`)."""
         st = self.state
         assert st.options is not None
         more = by == "bot" and st.options.bot_delay_ms == 0
-        run = BotRun([], [], [])
+        if run is None:
+            run = BotRun([], [], match)
         metadata: dict[str, dict[str, Any]] = {}  # one object per level: encoded once
         while True:
-            rng = random.Random(f"{st.match_id}:{version}")
+            rng = cast(random.Random, SeededOnUse(f"{st.match_id}:{version}"))
             events = decide(match, choose(view(match, seat), rng, level))
             meta = metadata.setdefault(level, {ACTED_BY: by, "bot_level": level})
             run.encoded += core_events(events, meta)
             run.events += events
             for e in events:
                 match = evolve(match, e)
-            run.states.append(match)
-            run.sizes.append(len(events))
+            run.match = match
             version += len(events)
             if not more or len(run.events) >= MAX_BOT_RUN or match.result is not None:
                 return run
@@ -698,22 +716,36 @@ class Table:
 
 @dataclass(slots=True)
 class BotRun:
-    """Bot moves decided ahead (:meth:`Table._bot_run`): their events as the log stores
-    them, as the core made them, and the match after each move."""
+    """Moves decided ahead (:meth:`Table._bot_run`, :meth:`Table._deck_run`): their
+    events as the log stores them and as the core made them, and the match after them.
+
+    Watchers are told the table's state once, after the run's append: the run's events
+    reach them one by one from the log (the outbox relay), and the states between them
+    (a bot's seat due, no deadline) said nothing the events do not."""
 
     encoded: list[NewEvent]
     events: list[Event]
-    states: list[Match]
-    #: How many events each move made (its state's place in the stream).
-    sizes: list[int] = field(default_factory=list)
+    match: Match
 
-    def versions(self, first: int) -> list[int]:
-        """The stream's version after each move, the run starting after ``first``."""
-        out, v = [], first
-        for n in self.sizes:
-            v += n
-            out.append(v)
-        return out
+
+class SeededOnUse:
+    """A move's random generator, seeded (``random.Random(seed)``) when the bot first
+    draws from it: the easy and medium bots never do, and seeding one per move (a SHA-512
+    of the seed's text and the Mersenne Twister's set-up) was about a tenth of what the
+    worker added to the game core's CPU per deal. A bot that draws gets exactly the
+    numbers the seeded generator gives."""
+
+    __slots__ = ("_rng", "_seed")
+
+    def __init__(self, seed: str) -> None:
+        self._seed = seed
+        self._rng: random.Random | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random(self._seed)
+        return getattr(rng, name)
 
 
 def _same_deck_due(match: Match, deal: int) -> bool:

@@ -351,7 +351,8 @@ class TableWorker:
         return reply
 
     async def publish_state(self, table: Table) -> None:
-        """Tell watchers (the gateway) what the table waits for now: public facts only."""
+        """Tell watchers (the gateway) what the table waits for now: public facts only.
+        Once per append (a run of bots' moves is one: :class:`~services.table.table.BotRun`)."""
         match = table.match
         d = due(match) if match is not None else None
         body = {

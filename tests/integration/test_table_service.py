@@ -3,8 +3,14 @@ stream's shape, the rating contract, decks equal to the recipe, errors and retri
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from belot import RULESETS as CORE_RULESETS
+from belot import SupplyDeck, decide, due, evolve, replay, view
+from belot.bots import choose
+from belot.codec import from_payload, to_payload
 from tests.integration.table_support import check_decks, platform, replay_match
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -41,3 +47,51 @@ async def test_a_bot_table_plays_a_whole_match(store, pg_pool, nc, js_names, rul
     }
     assert all(e.metadata.get("acted_by") == "bot" for e in match if e.type == "CardPlayed")
     assert await check_decks(store, match_id) >= 1
+
+
+async def test_the_bots_moves_are_those_a_move_seeded_by_its_version_makes(
+    store, pg_pool, nc, js_names
+) -> None:
+    # The worker decides a run of bots' moves ahead, the deck's with them, and appends
+    # them together: each move must still be the one the core's bot makes for that
+    # seat's view with the generator a single move gets ("<match>:<version>"), with the
+    # metadata of its level, and a deck followed by a bot's turn is one append with it.
+    seats = ["bot", "bot:easy", "bot", "bot:easy"]
+    async with platform(store, pg_pool, nc, js_names) as p:
+        created = await p.create(ruleset="club", seats=seats, target=400)
+        await p.wait_closed(created["table_id"])
+    match_id = created["match_id"]
+    rows = await store.read_stream(f"match-{match_id}")
+    assert rows[-1].type == "MatchEnded"
+    state = replay(CORE_RULESETS["club"], [from_payload(rows[0].payload)])
+    levels = ["medium", "easy", "medium", "easy"]
+    moves = decks = 0
+    i = 1
+    while i < len(rows):
+        r = rows[i]
+        if r.type == "DeckSupplied":
+            events = decide(state, SupplyDeck(r.payload["deal_number"],
+                                              from_payload(r.payload).cards))  # fmt: skip
+            after = state
+            for e in events:
+                after = evolve(after, e)
+            if due(after).seat is not None:
+                # The deck and the first bot's move after it: one append, one time.
+                assert rows[i + len(events)].recorded_at == r.recorded_at
+                decks += 1
+        else:
+            assert r.metadata["acted_by"] == "bot", r
+            seat = due(state).seat
+            assert seat is not None
+            level = levels[seat]
+            assert r.metadata == {"acted_by": "bot", "bot_level": level, "producer": "table"}
+            rng = random.Random(f"{match_id}:{r.version - 1}")
+            events = decide(state, choose(view(state, seat), rng, level))
+            moves += 1
+        got = rows[i : i + len(events)]
+        assert [x.payload for x in got] == [to_payload(e) for e in events], r.version
+        assert len({x.metadata.get("bot_level") for x in got}) == 1
+        for e in events:
+            state = evolve(state, e)
+        i += len(events)
+    assert state.result is not None and moves > 30 and decks >= 1
