@@ -606,6 +606,8 @@ class Api:
         ws = web.WebSocketResponse(heartbeat=20)
         await ws.prepare(request)
         conn = await self.hub.connect(ws, who.player)
+        if conn is None:
+            return ws  # refused: the gateway is full (services.gateway.live)
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:

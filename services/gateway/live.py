@@ -46,6 +46,15 @@ down, then each new message, which the gateway that stored it publishes on
 connected to different replicas). A message lost on NATS comes back with the history
 that the follower sends again after a reconnection; ids already sent to a watch are not
 sent again.
+
+The limit. A gateway keeps at most ``max_sockets`` player WebSockets open
+(``BELOT_GATEWAY_MAX_SOCKETS``). One more is accepted and closed at once with
+:data:`FULL` (1013, "try again later", the reason saying the gateway is full), counted
+in ``belot_gateway_websockets_refused_total``; nothing of it reaches the hub, so the
+open sockets are not touched. It is refused after the upgrade rather than with an HTTP
+503 before it because a browser never sees the status of a refused handshake (its
+WebSocket reports 1006 and nothing else), while a close code it does see. A player's
+new socket that replaces its old one (one per player) adds none and is not refused.
 """
 
 from __future__ import annotations
@@ -77,6 +86,9 @@ SECRET = "secret"
 
 #: A WebSocket whose client reads too slowly is closed past this many queued messages.
 MAX_QUEUED = 5_000
+#: The close code of a socket refused because the gateway is full, and its reason.
+FULL = 1013
+FULL_REASON = b"the gateway is full: try again later"
 #: How often the follower looks whether NATS reconnected.
 FOLLOW_INTERVAL_S = 0.5
 
@@ -227,8 +239,10 @@ class Hub:
         prefix: str,
         fetch_view: ViewFetcher,
         chat_history: ChatHistory | None = None,
+        max_sockets: int = 5_000,
     ) -> None:
         self.nc = nc
+        self.max_sockets = max_sockets
         self.chat_history = chat_history
         self.store = store
         self.events_subject = events_subject
@@ -286,9 +300,14 @@ class Hub:
 
     # ------------------------------------------------------------------ connections
 
-    async def connect(self, ws: web.WebSocketResponse, player: str) -> Connection:
-        """One WebSocket per player: a new one replaces the old."""
+    async def connect(self, ws: web.WebSocketResponse, player: str) -> Connection | None:
+        """One WebSocket per player: a new one replaces the old. None: refused, the
+        gateway being full (closed with :data:`FULL`; the module docstring)."""
         old = self.connections.get(player)
+        if old is None and len(self.connections) >= self.max_sockets:
+            metrics.WEBSOCKETS_REFUSED.inc()
+            await ws.close(code=FULL, message=FULL_REASON)
+            return None
         if old is not None:
             self.disconnect(old)
             await old.ws.close(code=4000, message=b"replaced by a newer connection")
