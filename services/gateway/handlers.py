@@ -603,7 +603,9 @@ class Api:
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         who = self.identity(request)
         assert who is not None
-        ws = web.WebSocketResponse(heartbeat=20)
+        # No permessage-deflate: each socket's compressor holds ~100 KiB and costs CPU
+        # on every message, for messages of a few hundred bytes (docs/gateway.md).
+        ws = web.WebSocketResponse(heartbeat=20, compress=False)
         await ws.prepare(request)
         conn = await self.hub.connect(ws, who.player)
         if conn is None:

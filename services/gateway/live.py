@@ -139,23 +139,27 @@ class Connection:
         self.ws = ws
         self.player = player
         self.watches: dict[str, Watch] = {}
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.writer = asyncio.create_task(self._write(), name=f"ws-{player}")
 
     def send(self, message: dict[str, Any]) -> None:
+        self.send_encoded(orjson.dumps(message))
+
+    def send_encoded(self, data: bytes) -> None:
+        """A message already encoded: what several watchers receive alike is encoded
+        once (:meth:`Hub.encoded_event`)."""
         if self.queue.qsize() > MAX_QUEUED:
             self.hub.spawn(self.ws.close(code=1013, message=b"too slow"))
             return
-        self.queue.put_nowait(message)
+        self.queue.put_nowait(data)
 
     async def _write(self) -> None:
         while True:
-            message = await self.queue.get()
-            if message is None or self.ws.closed:
+            data = await self.queue.get()
+            if data is None or self.ws.closed:
                 return
             try:
-                await self.ws.send_bytes(orjson.dumps(message))
+                await self.ws.send_bytes(data)
             except (ConnectionError, RuntimeError):
                 return
 
@@ -181,20 +185,7 @@ class Connection:
                 w.seat = None
         if e.visibility == SECRET or not may_see(e.visibility, w.seat, e.stream_id in w.opened):
             return
-        message = {
-            "type": "event",
-            "table": w.table_id,
-            "stream": e.stream_id,
-            "version": e.version,
-            "event": e.type,
-            "payload": e.payload,
-            "visibility": e.visibility,
-            "acted_by": e.metadata.get("acted_by"),
-            "bot_level": e.metadata.get("bot_level"),
-        }
-        if replay:
-            message["replay"] = True
-        self.send(message)
+        self.send_encoded(self.hub.encoded_event(w.table_id, e, replay))
         line = table_line(e.stream_id, e.version, e.type, e.payload, e.visibility)
         if line is not None:
             self.send_chat(w, line)
@@ -253,6 +244,8 @@ class Hub:
         self._by_table: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
         self._subs: list[Subscription] = []
         self._tasks: set[asyncio.Future[Any]] = set()
+        #: The last event encoded for a WebSocket, for its next watchers (one entry).
+        self._encoded: tuple[RecordedEvent, str, bool, bytes] | None = None
         #: The NATS connection's reconnections that every watch has been resynced after.
         self._resynced_reconnects = self._reconnects()
 
@@ -297,6 +290,30 @@ class Hub:
         for conn in list(self.connections.values()):
             await conn.ws.close(code=1001, message=b"server shutting down")
             await conn.close()
+
+    def encoded_event(self, table_id: str, e: RecordedEvent, replay: bool) -> bytes:
+        """The ``{"type": "event"}`` message of ``e``, as every watcher that may see it
+        receives it: encoded once for all of them, as they are sent one after the other
+        (an event's watchers all follow the same table)."""
+        last = self._encoded
+        if last is not None and last[0] is e and last[1] == table_id and last[2] == replay:
+            return last[3]
+        message = {
+            "type": "event",
+            "table": table_id,
+            "stream": e.stream_id,
+            "version": e.version,
+            "event": e.type,
+            "payload": e.payload,
+            "visibility": e.visibility,
+            "acted_by": e.metadata.get("acted_by"),
+            "bot_level": e.metadata.get("bot_level"),
+        }
+        if replay:
+            message["replay"] = True
+        data = orjson.dumps(message)
+        self._encoded = (e, table_id, replay, data)
+        return data
 
     # ------------------------------------------------------------------ connections
 
@@ -429,8 +446,9 @@ class Hub:
             table_id = state["table_id"]
         except (orjson.JSONDecodeError, KeyError, TypeError):
             return
+        data = orjson.dumps({"type": "state", "table": table_id, **state})
         for conn, w in list(self._by_table.get(table_id, ())):
-            conn.send({"type": "state", "table": table_id, **state})
+            conn.send_encoded(data)
             if state.get("turn") is not None and state.get("turn") == w.seat:
                 self.spawn(self.push_turn(conn, w))
 
