@@ -104,7 +104,11 @@ FULL: Final = 1013
 MARGIN_S: Final = 3.0
 #: Seconds a socket may take to be caught up, and a refused one to be answered.
 CATCH_UP_S: Final = 180.0
+#: ... and this much longer for each socket (the later ones catch up on longer streams).
+CATCH_UP_PER_SOCKET_S: Final = 0.1
 ANSWER_S: Final = 10.0
+#: Seconds a socket may wait for its "watching" (the gateway busy with catch-ups).
+WATCHING_S: Final = 120.0
 
 
 def free_port() -> int:
@@ -213,7 +217,7 @@ class Client:
                         max_msg_size=0,
                     )
                     await ws.send_str(orjson.dumps({"op": "watch", "table": a["table"]}).decode())
-                    first = await ws.receive(timeout=ANSWER_S * 3)
+                    first = await ws.receive(timeout=WATCHING_S)
                 except (aiohttp.ClientError, TimeoutError, OSError) as exc:
                     outcome[f"failed: {type(exc).__name__}"] += 1
                     return
@@ -650,7 +654,7 @@ async def fanout(
             f"  {watching} sockets watching in {open_s:.1f} s"
             + (f"; {problems}" if problems else "")
         )
-        deadline = time.monotonic() + CATCH_UP_S
+        deadline = time.monotonic() + CATCH_UP_S + CATCH_UP_PER_SOCKET_S * sockets
         while True:
             st = await asyncio.gather(*(c.ask(op="status") for c in players))
             caught = sum(s["caught"] for s in st)
