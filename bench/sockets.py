@@ -19,8 +19,12 @@ one account each (tokens the bench signs with the gateway's BELOT_TOKEN_SECRET: 
 N accounts through argon2 would cost minutes and measure nothing of the fan-out).
 They are opened from ``--clients`` processes of the bench's own (aiohttp, one event
 loop each, so the clients do not starve on one loop; each asks permessage-deflate, as
-browsers do), each socket sending ``{"op": "watch"}`` for its table. A socket is caught
-up once it has received an event forwarded live (not marked ``replay``).
+browsers do), each socket sending ``{"op": "watch"}`` for its table. They are opened
+table by table, each table created just before its watchers arrive, so that a catch-up
+reads a few seconds of its table: a spectator who arrives late in a long match makes the
+gateway send the match so far, a cost of its own that would otherwise swamp the
+fan-out's (the tables' target is never reached). A socket is caught up once it has
+received an event forwarded live (not marked ``replay``).
 
 The delay. From an event's append to its arrival: the event's ``recorded_at`` in the
 log (the writer's wall clock, taken as its batch is written, so the commit, the relay's
@@ -32,10 +36,17 @@ hide. Only events forwarded live count (a catch-up's ``replay`` ones are old), e
 (socket, event) once; the log is read after the run for the ``recorded_at`` of every
 event received. p50 and p99 are over every such delivery in the window.
 
-The memory. The gateway's RSS (``/proc/<pid>/status`` VmRSS) with its tables
-running and no socket, then with the N sockets caught up and 2 s later: the difference
+The memory. The gateway's RSS (``/proc/<pid>/status`` VmRSS) started, before any
+table or socket, then with the N sockets caught up and 2 s later: the difference
 divided by N. Python keeps what it allocated, so this includes what the catch-ups
 allocated and did not give back: a bound above.
+
+Where the time goes. Each window also gives the delay from the append to the event's
+message on NATS as this process sees it (the relay's part) and from there to the
+client (the gateway's and the WebSocket's), the gateway's CPU (``/proc/<pid>/stat``),
+and the share of the time the gateway and a client process were runnable but waiting
+for a CPU (``/proc/<pid>/task/*/schedstat``): on a machine shared with other work, that
+wait, not the gateway's own work, is what makes the tail.
 
 Past the limit. The gateway runs with BELOT_GATEWAY_MAX_SOCKETS = N. After window A
 (``--window`` s of the N sockets alone), window B of the same length during which a
@@ -62,6 +73,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import math
 import os
 import random
@@ -194,19 +206,23 @@ class Client:
         self.live_sockets: dict[str, set[int]] = defaultdict(set)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.closed_codes: dict[str, int] = defaultdict(int)
+        self.numbers = itertools.count()  # each socket's, in this process
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def open_all(self, url: str, assigned: list[dict[str, Any]], concurrency: int) -> dict:
+    async def open_all(
+        self, url: str, assigned: list[dict[str, Any]], concurrency: int
+    ) -> dict[str, int]:
         limit = asyncio.Semaphore(concurrency)
         outcome: dict[str, int] = defaultdict(int)
 
-        async def one(n: int, a: dict[str, Any]) -> None:
+        async def one(a: dict[str, Any]) -> None:
             async with limit:
-                s = {**a, "n": n, "caught": False, "closed": None, "seed_sent": False}
+                s = {**a, "n": next(self.numbers), "caught": False, "closed": None}
+                s["seed_sent"] = False
                 try:
                     assert self.session is not None
                     ws = await self.session.ws_connect(
@@ -229,7 +245,7 @@ class Client:
                 self.sockets.append(s)
                 self.spawn(self.read(s, url))
 
-        await asyncio.gather(*(one(n, a) for n, a in enumerate(assigned)))
+        await asyncio.gather(*(one(a) for a in assigned))
         return dict(outcome)
 
     async def read(self, s: dict[str, Any], url: str) -> None:
@@ -271,7 +287,9 @@ class Client:
             ) as resp:
                 await resp.read()  # 409: a stale view (the timer played first), or late
 
-    async def refuse(self, url: str, tokens: list[str], until: float, retry_s: float) -> dict:
+    async def refuse(
+        self, url: str, tokens: list[str], until: float, retry_s: float
+    ) -> dict[str, int]:
         """Open a socket per token, again ``retry_s`` after each close, until ``until``."""
         codes: dict[str, int] = defaultdict(int)
 
@@ -584,72 +602,85 @@ async def fanout(
     try:
         for port in ports.values():
             await _wait_http(f"http://127.0.0.1:{port}/readyz", 120)
-        # The tables: bots alone, and two human seats the bench drives.
+        gw = procs["gateway"].pid
+        rss_before = rss_bytes(gw)
+        players = [await ClientProcess.start(tmp / f"client{i}.log") for i in range(clients)]
         n_players = 2 * player_tables
         spectators = sockets - n_players
-        bot_tables = max(1, math.ceil(spectators / per_table) - player_tables)
+        n_tables = max(player_tables + 1, math.ceil(spectators / per_table))
         table_ids: list[str] = []
-        for _ in range(bot_tables):
+        outcome: dict[str, int] = defaultdict(int)
+        spread = itertools.count()
+
+        async def create(human: bool) -> str:
+            seats = ["human", "bot:easy", "human", "bot:easy"] if human else ["bot:easy"] * 4
             reply = await messaging.request(
                 nc,
                 f"{prefix}.table.create",
                 {
                     "ruleset": "club",
-                    "seats": ["bot:easy"] * 4,
+                    "seats": seats,
                     "target": 10_000,
                     "rated": False,
                     "bot_delay_ms": bot_delay_ms,
+                    "turn_seconds": 10,
                 },
                 timeout=10,
             )
             table_ids.append(reply["table_id"])
-        assigned: list[dict[str, Any]] = []
+            return str(reply["table_id"])
+
+        async def open_batch(batch: list[dict[str, Any]]) -> None:
+            """These sockets, spread over the client processes, until each watches."""
+            shares: list[list[dict[str, Any]]] = [[] for _ in players]
+            for a in batch:
+                shares[next(spread) % len(players)].append(a)
+            for o in await asyncio.gather(
+                *(
+                    c.ask(op="open", url=url, sockets=share, concurrency=64)
+                    for c, share in zip(players, shares, strict=True)
+                    if share
+                )
+            ):
+                for k, v in o.items():
+                    outcome[k] += v
+
+        # Table by table, each created just before its watchers arrive: a catch-up then
+        # reads a few seconds of its table (a catch-up on a long match is a cost of its
+        # own, not the fan-out's). The players' tables first, their seats taken through
+        # the gateway.
+        t0 = time.perf_counter()
         async with aiohttp.ClientSession() as http:
             for t in range(player_tables):
-                reply = await messaging.request(
-                    nc,
-                    f"{prefix}.table.create",
-                    {
-                        "ruleset": "club",
-                        "seats": ["human", "bot:easy", "human", "bot:easy"],
-                        "target": 10_000,
-                        "rated": False,
-                        "bot_delay_ms": bot_delay_ms,
-                        "turn_seconds": 10,
-                    },
-                    timeout=10,
-                )
-                table_ids.append(reply["table_id"])
+                table_id = await create(human=True)
+                batch = []
                 for seat in (0, 2):
                     token = tokens.issue(Identity(f"bench-p{t}-{seat}", f"p{t}s{seat}"))
                     async with http.post(
-                        f"{url}/v1/tables/{reply['table_id']}/seats/{seat}",
+                        f"{url}/v1/tables/{table_id}/seats/{seat}",
                         json={},
                         headers={"Authorization": f"Bearer {token}"},
                     ) as resp:
                         assert resp.status == 200, await resp.text()
-                    assigned.append({"token": token, "table": reply["table_id"], "role": "player"})
-        for i in range(spectators):
-            token = tokens.issue(Identity(f"bench-s{i}", f"s{i}"))
-            assigned.append({"token": token, "table": table_ids[i % len(table_ids)],
-                             "role": "spectator"})  # fmt: skip
-        await asyncio.sleep(5.0)  # warm-up: seeds, drand, first decks, the first moves
-        gw = procs["gateway"].pid
-        rss_before = rss_bytes(gw)
-
-        # The sockets, from the client processes (players spread over them).
-        players = [await ClientProcess.start(tmp / f"client{i}.log") for i in range(clients)]
-        shares: list[list[dict[str, Any]]] = [assigned[i::clients] for i in range(clients)]
-        t0 = time.perf_counter()
-        opened = await asyncio.gather(
-            *(
-                c.ask(op="open", url=url, sockets=s, concurrency=64)
-                for c, s in zip(players, shares, strict=True)
-            )
-        )
+                    batch.append({"token": token, "table": table_id, "role": "player"})
+                await open_batch(batch)
+        given = 0
+        for t in range(n_tables):
+            table_id = table_ids[t] if t < player_tables else await create(human=False)
+            share = spectators // n_tables + (1 if t < spectators % n_tables else 0)
+            batch = [
+                {
+                    "token": tokens.issue(Identity(f"bench-s{i}", f"s{i}")),
+                    "table": table_id,
+                    "role": "spectator",
+                }
+                for i in range(given, given + share)
+            ]
+            given += share
+            await open_batch(batch)
         open_s = time.perf_counter() - t0
-        watching = sum(o.get("watching", 0) for o in opened)
-        problems = {k: v for o in opened for k, v in o.items() if k != "watching"}
+        watching = outcome.pop("watching", 0)
+        problems = dict(outcome)
         say(
             f"  {watching} sockets watching in {open_s:.1f} s"
             + (f"; {problems}" if problems else "")

@@ -287,9 +287,16 @@ class Hub:
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
-        for conn in list(self.connections.values()):
+
+        async def shut(conn: Connection) -> None:
             await conn.ws.close(code=1001, message=b"server shutting down")
             await conn.close()
+
+        # All at once: one after the other, thousands of sockets (each waiting for its
+        # client's close frame) would outlast BELOT_SHUTDOWN_TIMEOUT.
+        await asyncio.gather(
+            *(shut(c) for c in list(self.connections.values())), return_exceptions=True
+        )
 
     def encoded_event(self, table_id: str, e: RecordedEvent, replay: bool) -> bytes:
         """The ``{"type": "event"}`` message of ``e``, as every watcher that may see it
