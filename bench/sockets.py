@@ -6,7 +6,8 @@ servers in a temporary directory); a table worker, the outbox relay and one gate
 prefix of the run's own; the randomness service in this process (a local relay of
 recorded drand beacons on a virtual clock, as bench/tables.py and the tests run it).
 Tables (club, target 10,000 so that no match ends during the run, unrated): one per
-``--per-table`` sockets, of four easy bots playing every ``--bot-delay-ms``, and
+``--per-table`` sockets, of four easy bots playing every ``--bot-delay-ms`` (by default
+the demo's, ``services.demo.BOT_DELAY_MS``: about what a person takes), and
 ``--player-tables`` of two human seats and two bots whose humans are driven by the
 bench: each of those players sits down through the gateway's HTTP API, sends its seed
 when the fair deal opens and, on each ``turn`` its socket receives, plays what the easy
@@ -98,6 +99,8 @@ sys.path.insert(0, str(ROOT / "libs"))
 
 import aiohttp
 import orjson
+
+from services.demo import BOT_DELAY_MS
 
 DOC: Final = ROOT / "docs" / "bench" / "sockets.md"
 SIZES: Final = (1000, 5000)
@@ -520,7 +523,7 @@ async def fanout(
     window: float = WINDOW_S,
     extra: int = 100,
     clients: int = 3,
-    bot_delay_ms: int = 500,
+    bot_delay_ms: int = BOT_DELAY_MS,
     say: Callable[[str], None] = print,
     profile: Path | None = None,
 ) -> dict[str, Any]:
@@ -947,7 +950,9 @@ def main() -> int:
     parser.add_argument("--player-tables", type=int, default=2, help="tables with 2 humans")
     parser.add_argument("--extra", type=int, default=100, help="sockets opened past the limit")
     parser.add_argument("--clients", type=int, default=3, help="client processes")
-    parser.add_argument("--bot-delay-ms", type=int, default=500, help="the bots' pace")
+    parser.add_argument(
+        "--bot-delay-ms", type=int, default=BOT_DELAY_MS, help="the bots' pace (ms a move)"
+    )
     parser.add_argument("--write", action="store_true", help="write docs/bench/sockets.md")
     parser.add_argument("--profile", type=Path, help="run the gateway under cProfile, here")
     args = parser.parse_args()

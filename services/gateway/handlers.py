@@ -603,7 +603,7 @@ class Api:
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         who = self.identity(request)
         assert who is not None
-        # No permessage-deflate: each socket's compressor holds ~100 KiB and costs CPU
+        # No permessage-deflate: a compressor per socket held ~200 KiB and cost CPU
         # on every message, for messages of a few hundred bytes (docs/gateway.md).
         ws = web.WebSocketResponse(heartbeat=20, compress=False)
         await ws.prepare(request)
