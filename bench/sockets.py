@@ -51,8 +51,9 @@ wait, not the gateway's own work, is what makes the tail.
 
 Past the limit. The gateway runs with BELOT_GATEWAY_MAX_SOCKETS = N. After window A
 (``--window`` s of the N sockets alone), window B of the same length during which a
-process of its own opens ``--extra`` more sockets at once and opens each again one
-second after it is closed (a client retrying): every one must be closed with 1013, no
+process of its own opens ``--extra`` more sockets at once and opens each again after
+it is closed, as the web client does (0.5 s, then twice as long each time, at most
+10 s): every one must be closed with 1013, no
 socket of the N closed, every one of them must receive events during B, and B's p99
 must not be worse than A's by more than the noise allowed between two windows
 (:data:`WORSE_BY`, ``WORSE_MS``).
@@ -114,6 +115,10 @@ WORSE_BY: Final = 1.5
 WORSE_MS: Final = 10.0
 #: The close code of a socket refused past the limit (services.gateway.live.FULL).
 FULL: Final = 1013
+#: A refused socket's retries, as the web client makes them (web/js/api.js): this long
+#: after the first refusal, twice as long after each next one, at most RETRY_MAX_S.
+RETRY_FIRST_S: Final = 0.5
+RETRY_MAX_S: Final = 10.0
 #: Seconds the clients go on recording after a window: an event appended in the window
 #: and delivered later than this is missed (the max column would show it near).
 MARGIN_S: Final = 3.0
@@ -293,11 +298,13 @@ class Client:
     async def refuse(
         self, url: str, tokens: list[str], until: float, retry_s: float
     ) -> dict[str, int]:
-        """Open a socket per token, again ``retry_s`` after each close, until ``until``."""
+        """Open a socket per token, again after each close, until ``until``: first
+        ``retry_s`` later, then twice as long each time up to RETRY_MAX_S (web/js/api.js)."""
         codes: dict[str, int] = defaultdict(int)
 
         async def one(token: str) -> None:
             assert self.session is not None
+            backoff = retry_s
             while time.time() < until:
                 try:
                     ws = await self.session.ws_connect(
@@ -311,7 +318,8 @@ class Client:
                     await ws.close()
                 except (aiohttp.ClientError, TimeoutError, OSError) as exc:
                     codes[f"failed: {type(exc).__name__}"] += 1
-                await asyncio.sleep(retry_s)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, RETRY_MAX_S)
 
         await asyncio.gather(*(one(t) for t in tokens))
         return dict(codes)
@@ -739,7 +747,7 @@ async def fanout(
                     url=url,
                     tokens=extra_tokens,
                     until=time.time() + window,
-                    retry_s=1.0,
+                    retry_s=RETRY_FIRST_S,
                 ),
             )
             b["refuser_cpu"] = (cpu_seconds(refuser.proc.pid) - refuser_cpu) / (window + MARGIN_S)
@@ -865,6 +873,8 @@ def notes(results: list[dict[str, Any]]) -> list[str]:
             f"caught up in {r['caught_s']:.1f} s from {r['clients']} client processes; past the "
             f"limit, {sum(r['refusals'].values()):,} attempts: {r['refusals']}."
         )
+        out.append(f"{r['sockets']:,} sockets, window A: {_line(a)}.")
+        out.append(f"{r['sockets']:,} sockets, window B (refusing): {_line(r['b'])}.")
         for what, ok in checks(r):
             out.append(f"{'PASS' if ok else 'FAIL'}: {what}")
     return out
