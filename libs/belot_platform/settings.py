@@ -128,6 +128,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_RATE_PER_SECOND", "20", "gateway requests a token may make per second, sustained"),
     ("BELOT_RATE_BURST", "40", "gateway requests a token may make at once (bucket size)"),
     (
+        "BELOT_GATEWAY_MAX_SOCKETS",
+        "5000",
+        "player WebSockets one gateway keeps open at once; past it a new one is closed at "
+        "once with code 1013 (try again later), the open ones untouched",
+    ),
+    (
         "BELOT_STATUS_TARGETS",
         "(unset)",
         "services the gateway's /status page scrapes, as name=host:port,...; unset: each "
@@ -262,6 +268,7 @@ class Settings:
     token_ttl: int = 86_400
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    gateway_max_sockets: int = 5_000
     status_targets: str | None = None
     prometheus_url: str | None = None
     web_dir: Path | None = None
@@ -454,6 +461,9 @@ class Settings:
             token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),
             rate_per_second=_rate("BELOT_RATE_PER_SECOND", get("BELOT_RATE_PER_SECOND"), 20.0),
             rate_burst=_int("BELOT_RATE_BURST", get("BELOT_RATE_BURST"), 40, 1, 10**6),
+            gateway_max_sockets=_int(
+                "BELOT_GATEWAY_MAX_SOCKETS", get("BELOT_GATEWAY_MAX_SOCKETS"), 5_000, 1, 10**6
+            ),
             status_targets=get("BELOT_STATUS_TARGETS"),
             prometheus_url=prometheus_url,
             web_dir=None if web_dir is None else Path(web_dir),

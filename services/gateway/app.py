@@ -4,6 +4,8 @@ on top of the platform's app (/healthz, /readyz, /metrics). ``belot serve gatewa
 from __future__ import annotations
 
 import asyncio
+import logging
+import resource
 from collections.abc import AsyncIterator
 from typing import Final
 
@@ -32,9 +34,34 @@ from services.gateway.web import (
     static_handler,
 )
 
+log = logging.getLogger(__name__)
+
 API: Final = web.AppKey("gateway_api", Api)
 #: The live hub's follower (the ``task`` label of belot_task_up and restarts).
 FOLLOWER_TASK: Final = "gateway-follower"
+#: File descriptors kept for what is not a WebSocket: PostgreSQL, NATS, HTTP, files.
+FD_RESERVE: Final = 256
+
+
+def raise_fd_limit(sockets: int) -> int:
+    """Room for ``sockets`` WebSockets (BELOT_GATEWAY_MAX_SOCKETS) besides
+    :data:`FD_RESERVE`: the soft limit on open files raised toward the hard one, which
+    only the system may raise; a warning when even that is short (past it, accepting a
+    connection fails, for HTTP requests too). Returns the soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = sockets + FD_RESERVE
+    if soft != resource.RLIM_INFINITY and soft < want:
+        soft = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    if soft != resource.RLIM_INFINITY and soft < want:
+        log.warning(
+            "open files are limited to %d: fewer than BELOT_GATEWAY_MAX_SOCKETS=%d plus %d "
+            "(raise the hard limit, ulimit -Hn, or lower the setting)",
+            soft,
+            sockets,
+            FD_RESERVE,
+        )
+    return int(soft)
 
 
 def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> web.Application:
@@ -52,6 +79,7 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
     chat = Chat(api)
 
     async def service(app: web.Application) -> AsyncIterator[None]:
+        raise_fd_limit(settings.gateway_max_sockets)
         nc = app[NATS]
         store = EventStore(app[PG_POOL], settings.pg_schema, producer="gateway")
         accounts = AccountStore(app[PG_POOL], settings.gateway_schema)
@@ -66,6 +94,7 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
             prefix=settings.subject_prefix,
             fetch_view=api.fetch_view,
             chat_history=chat.history,
+            max_sockets=settings.gateway_max_sockets,
         )
         tokens = Tokens(secret, settings.token_ttl, settings.token_secret_previous)
         api.attach(Deps(nc, store, accounts, tokens, registry, hub))

@@ -570,9 +570,13 @@ class Api:
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         who = self.identity(request)
         assert who is not None
-        ws = web.WebSocketResponse(heartbeat=20)
+        # No permessage-deflate: a compressor per socket held ~200 KiB and cost CPU
+        # on every message, for messages of a few hundred bytes (docs/gateway.md).
+        ws = web.WebSocketResponse(heartbeat=20, compress=False)
         await ws.prepare(request)
         conn = await self.hub.connect(ws, who.player)
+        if conn is None:
+            return ws  # refused: the gateway is full (services.gateway.live)
         try:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:

@@ -46,6 +46,15 @@ down, then each new message, which the gateway that stored it publishes on
 connected to different replicas). A message lost on NATS comes back with the history
 that the follower sends again after a reconnection; ids already sent to a watch are not
 sent again.
+
+The limit. A gateway keeps at most ``max_sockets`` player WebSockets open
+(``BELOT_GATEWAY_MAX_SOCKETS``). One more is accepted and closed at once with
+:data:`FULL` (1013, "try again later", the reason saying the gateway is full), counted
+in ``belot_gateway_websockets_refused_total``; nothing of it reaches the hub, so the
+open sockets are not touched. It is refused after the upgrade rather than with an HTTP
+503 before it because a browser never sees the status of a refused handshake (its
+WebSocket reports 1006 and nothing else), while a close code it does see. A player's
+new socket that replaces its old one (one per player) adds none and is not refused.
 """
 
 from __future__ import annotations
@@ -77,6 +86,9 @@ SECRET = "secret"
 
 #: A WebSocket whose client reads too slowly is closed past this many queued messages.
 MAX_QUEUED = 5_000
+#: The close code of a socket refused because the gateway is full, and its reason.
+FULL = 1013
+FULL_REASON = b"the gateway is full: try again later"
 #: How often the follower looks whether NATS reconnected.
 FOLLOW_INTERVAL_S = 0.5
 
@@ -127,23 +139,27 @@ class Connection:
         self.ws = ws
         self.player = player
         self.watches: dict[str, Watch] = {}
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.writer = asyncio.create_task(self._write(), name=f"ws-{player}")
 
     def send(self, message: dict[str, Any]) -> None:
+        self.send_encoded(orjson.dumps(message))
+
+    def send_encoded(self, data: bytes) -> None:
+        """A message already encoded: what several watchers receive alike is encoded
+        once (:meth:`Hub.encoded_event`)."""
         if self.queue.qsize() > MAX_QUEUED:
             self.hub.spawn(self.ws.close(code=1013, message=b"too slow"))
             return
-        self.queue.put_nowait(message)
+        self.queue.put_nowait(data)
 
     async def _write(self) -> None:
         while True:
-            message = await self.queue.get()
-            if message is None or self.ws.closed:
+            data = await self.queue.get()
+            if data is None or self.ws.closed:
                 return
             try:
-                await self.ws.send_bytes(orjson.dumps(message))
+                await self.ws.send_bytes(data)
             except (ConnectionError, RuntimeError):
                 return
 
@@ -169,20 +185,7 @@ class Connection:
                 w.seat = None
         if e.visibility == SECRET or not may_see(e.visibility, w.seat, e.stream_id in w.opened):
             return
-        message = {
-            "type": "event",
-            "table": w.table_id,
-            "stream": e.stream_id,
-            "version": e.version,
-            "event": e.type,
-            "payload": e.payload,
-            "visibility": e.visibility,
-            "acted_by": e.metadata.get("acted_by"),
-            "bot_level": e.metadata.get("bot_level"),
-        }
-        if replay:
-            message["replay"] = True
-        self.send(message)
+        self.send_encoded(self.hub.encoded_event(w.table_id, e, replay))
         line = table_line(e.stream_id, e.version, e.type, e.payload, e.visibility)
         if line is not None:
             self.send_chat(w, line)
@@ -227,8 +230,10 @@ class Hub:
         prefix: str,
         fetch_view: ViewFetcher,
         chat_history: ChatHistory | None = None,
+        max_sockets: int = 5_000,
     ) -> None:
         self.nc = nc
+        self.max_sockets = max_sockets
         self.chat_history = chat_history
         self.store = store
         self.events_subject = events_subject
@@ -239,6 +244,8 @@ class Hub:
         self._by_table: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
         self._subs: list[Subscription] = []
         self._tasks: set[asyncio.Future[Any]] = set()
+        #: The last event encoded for a WebSocket, for its next watchers (one entry).
+        self._encoded: tuple[RecordedEvent, str, bool, bytes] | None = None
         #: The NATS connection's reconnections that every watch has been resynced after.
         self._resynced_reconnects = self._reconnects()
 
@@ -280,15 +287,51 @@ class Hub:
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
-        for conn in list(self.connections.values()):
+
+        async def shut(conn: Connection) -> None:
             await conn.ws.close(code=1001, message=b"server shutting down")
             await conn.close()
 
+        # All at once: one after the other, thousands of sockets (each waiting for its
+        # client's close frame) would outlast BELOT_SHUTDOWN_TIMEOUT.
+        await asyncio.gather(
+            *(shut(c) for c in list(self.connections.values())), return_exceptions=True
+        )
+
+    def encoded_event(self, table_id: str, e: RecordedEvent, replay: bool) -> bytes:
+        """The ``{"type": "event"}`` message of ``e``, as every watcher that may see it
+        receives it: encoded once for all of them, as they are sent one after the other
+        (an event's watchers all follow the same table)."""
+        last = self._encoded
+        if last is not None and last[0] is e and last[1] == table_id and last[2] == replay:
+            return last[3]
+        message = {
+            "type": "event",
+            "table": table_id,
+            "stream": e.stream_id,
+            "version": e.version,
+            "event": e.type,
+            "payload": e.payload,
+            "visibility": e.visibility,
+            "acted_by": e.metadata.get("acted_by"),
+            "bot_level": e.metadata.get("bot_level"),
+        }
+        if replay:
+            message["replay"] = True
+        data = orjson.dumps(message)
+        self._encoded = (e, table_id, replay, data)
+        return data
+
     # ------------------------------------------------------------------ connections
 
-    async def connect(self, ws: web.WebSocketResponse, player: str) -> Connection:
-        """One WebSocket per player: a new one replaces the old."""
+    async def connect(self, ws: web.WebSocketResponse, player: str) -> Connection | None:
+        """One WebSocket per player: a new one replaces the old. None: refused, the
+        gateway being full (closed with :data:`FULL`; the module docstring)."""
         old = self.connections.get(player)
+        if old is None and len(self.connections) >= self.max_sockets:
+            metrics.WEBSOCKETS_REFUSED.inc()
+            await ws.close(code=FULL, message=FULL_REASON)
+            return None
         if old is not None:
             self.disconnect(old)
             await old.ws.close(code=4000, message=b"replaced by a newer connection")
@@ -410,8 +453,9 @@ class Hub:
             table_id = state["table_id"]
         except (orjson.JSONDecodeError, KeyError, TypeError):
             return
+        data = orjson.dumps({"type": "state", "table": table_id, **state})
         for conn, w in list(self._by_table.get(table_id, ())):
-            conn.send({"type": "state", "table": table_id, **state})
+            conn.send_encoded(data)
             if state.get("turn") is not None and state.get("turn") == w.seat:
                 self.spawn(self.push_turn(conn, w))
 

@@ -1,5 +1,5 @@
 """The gateway's Prometheus metrics: requests by route and status, latency, errors by
-code, and open WebSockets."""
+code, open WebSockets and those refused past the limit."""
 
 from __future__ import annotations
 
@@ -20,3 +20,7 @@ REQUEST_SECONDS: Final = Histogram(
 )
 ERRORS: Final = Counter("belot_gateway_errors_total", "Error answers, by error code.", ["code"])
 WEBSOCKETS: Final = Gauge("belot_gateway_websockets", "Open player WebSockets.")
+WEBSOCKETS_REFUSED: Final = Counter(
+    "belot_gateway_websockets_refused_total",
+    "WebSockets closed at once because the gateway had BELOT_GATEWAY_MAX_SOCKETS open.",
+)

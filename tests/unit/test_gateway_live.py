@@ -316,3 +316,74 @@ async def test_after_nats_reconnects_the_follower_reads_every_watch_again() -> N
     await r.settle()
     assert r.events() == [(STREAM, 1, "MatchStarted"), (STREAM, 2, "MatchEnded")]
     await close(r)
+
+
+class RecordingWebSocket(FakeWebSocket):
+    """Keeps the bytes it was sent, and how it was closed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raw: list[bytes] = []
+        self.close_code: int | None = None
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.raw.append(data)
+        await super().send_bytes(data)
+
+    async def close(self, **kw: Any) -> None:
+        self.close_code = kw.get("code")
+        await super().close()
+
+
+async def test_watchers_of_one_table_each_get_what_their_seat_may_see_encoded_once() -> None:
+    """Seats 0 and 1 and a spectator follow one table; a watch opened later catches up.
+    An event is encoded once for the watchers it goes to (the same bytes), never for one
+    that may not see it, and the catch-up's copy says replay."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    hub = Hub(None, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    sockets = {name: RecordingWebSocket() for name in ("seat0", "seat1", "spectator", "late")}
+    conns = {n: Connection(hub, ws, n) for n, ws in sockets.items()}  # type: ignore[arg-type]
+    for name, seat in (("seat0", 0), ("seat1", 1), ("spectator", None)):
+        await hub.watch(conns[name], TABLE, MATCH, seat)
+    r = Rig(log, hub, conns["seat0"], sockets["seat0"], conns["seat0"].watches[TABLE])
+    await r.settle()
+    for e in (log.add(STREAM, "CardsDealt", "seat:0"), log.add(STREAM, "Bid")):
+        r.publish(e)
+        await r.settle()
+    await hub.watch(conns["late"], TABLE, MATCH, None)
+    r.publish(log.add(STREAM, "CardPlayed"))
+    await r.settle()
+    for c in conns.values():
+        while not c.queue.empty():
+            await asyncio.sleep(0)
+
+    def got(name: str) -> list[tuple[str, bool]]:
+        sent = sockets[name].sent
+        return [(m["event"], m.get("replay", False)) for m in sent if m["type"] == "event"]
+
+    assert got("seat0")[1:] == [("CardsDealt", False), ("Bid", False), ("CardPlayed", False)]
+    assert got("seat1")[1:] == got("spectator")[1:] == [("Bid", False), ("CardPlayed", False)]
+    assert got("late") == [
+        ("MatchStarted", True), ("Bid", True), ("CardPlayed", False),
+    ]  # fmt: skip
+    bid = [
+        next(b for b in sockets[n].raw if b'"Bid"' in b) for n in ("seat0", "seat1", "spectator")
+    ]
+    assert bid[0] is bid[1] is bid[2]  # one encoding for the three
+    for c in conns.values():
+        await c.close()
+
+
+async def test_past_max_sockets_a_new_player_is_closed_with_1013_and_a_replacement_is_not() -> None:
+    hub = Hub(None, FakeLog(), events_subject="x", prefix="p", fetch_view=no_view, max_sockets=1)  # type: ignore[arg-type]
+    first, second, again = RecordingWebSocket(), RecordingWebSocket(), RecordingWebSocket()
+    alice = await hub.connect(first, "alice")  # type: ignore[arg-type]
+    assert alice is not None
+    assert await hub.connect(second, "bob") is None  # type: ignore[arg-type]
+    assert second.close_code == 1013 and "bob" not in hub.connections
+    assert first.close_code is None and hub.connections["alice"] is alice
+    newer = await hub.connect(again, "alice")  # type: ignore[arg-type]
+    assert newer is not None and first.close_code == 4000 and hub.connections["alice"] is newer
+    hub.disconnect(newer)
+    await newer.close()

@@ -134,11 +134,13 @@ export class Live {
     // The gateway sends binary frames of JSON: decode them in order, synchronously.
     ws.binaryType = "arraybuffer";
     ws.onopen = () => {
-      this.backoff = 500;
       ws.send(JSON.stringify({ op: "watch", table: this.tableId }));
       this.onStatus("live");
     };
     ws.onmessage = (e) => {
+      // Reset once the gateway talks, not at the upgrade: a full gateway accepts the
+      // upgrade and closes at once (1013), and the retries must still back off.
+      this.backoff = 500;
       const text = typeof e.data === "string" ? e.data : decoder.decode(e.data);
       try {
         this.onMessage(JSON.parse(text));
@@ -152,7 +154,8 @@ export class Live {
         this.onStatus("replaced: this table is open in another tab");
         return;
       }
-      this.onStatus(`reconnecting in ${Math.round(this.backoff / 1000)} s`);
+      const why = e.code === 1013 ? "the server is busy: " : "";
+      this.onStatus(`${why}reconnecting in ${Math.round(this.backoff / 1000)} s`);
       setTimeout(() => !this.closed && this.open(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, 10_000);
     };
