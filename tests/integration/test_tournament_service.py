@@ -321,6 +321,9 @@ async def test_a_tournament_whose_entrants_all_withdrew_ends(
         await h.ok("POST", f"/v1/tournaments/{tid}/start")
         t = await h.wait(tid, lambda t: len(t["tables"]) == 2)
         table_id = t["tables"][bots[0]]["table_id"]
+        # Once the match is under way (on a slow machine the withdrawals could otherwise
+        # close a table still open for its seats, which ends with no match to abort).
+        await wait_for_table(h.platform.store, table_id, "FairDealOpened", 20)
         for bot in bots:
             await h.ok("DELETE", f"/v1/tournaments/{tid}/entrants/{bot}")
         t = await h.get(tid)
