@@ -36,10 +36,8 @@ the primary; what the read pool sees of them is the position saved there
 (``verify_position``, written after the effects it covers, so a replica that shows a
 position has every row up to it): :meth:`services.verify.store.Projection.caught_up`.
 
-The role: the read DSN names the verify role (``belot_verify``, ``belot db setup``'s)
-on the replicas. A replica has its primary's roles, grants and row-level policies, so
-it reads there what it reads on the primary and writes nothing (a standby refuses
-every write); there is nothing to grant.
+The role: the read DSN names the verify role on the replicas, with nothing to grant
+(docs/database-roles.md says why).
 """
 
 from __future__ import annotations
