@@ -136,15 +136,21 @@ class Supervisor:
         assert s.pg_dsn is not None and s.nats_url is not None
         # No child sees another role's password, nor the admin's URL: each gets its own
         # role's URL in BELOT_PG_DSN (the variables setup read stay with us).
+        # The verify service's read URL (a password in it) is verify's alone.
         hidden = {f"BELOT_PG_{r.upper()}_PASSWORD" for r in ("owner", *DB_ROLES)}
+        hidden.add("BELOT_VERIFY_READ_DSN")
         base = {k: v for k, v in os.environ.items() if k not in hidden}
         base |= {"BELOT_PG_DSN": s.pg_dsn, "BELOT_NATS_URL": s.nats_url}
         base.setdefault("BELOT_LOG_LEVEL", "WARNING")
         belot = [sys.executable, "-m", "services.cli"]
         children: list[Child] = []
+        read_dsn = os.environ.get("BELOT_VERIFY_READ_DSN")
 
         def env_of(name: str) -> dict[str, str]:
-            return {**base, "BELOT_PG_DSN": self.role_dsns.get(name, s.pg_dsn or "")}
+            env = {**base, "BELOT_PG_DSN": self.role_dsns.get(name, s.pg_dsn or "")}
+            if name == "verify" and read_dsn is not None:
+                env["BELOT_VERIFY_READ_DSN"] = read_dsn
+            return env
 
         for name in ORDER:
             if name not in REGISTRY:

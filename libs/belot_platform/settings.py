@@ -112,6 +112,13 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ("BELOT_GATEWAY_SCHEMA", "gateway", "schema of the gateway's accounts table"),
     ("BELOT_VERIFY_SCHEMA", "verify", "schema of the verify service's finished-matches table"),
     (
+        "BELOT_VERIFY_READ_DSN",
+        "(unset)",
+        "PostgreSQL URL the verify API reads through (a replica: CloudNativePG's -ro "
+        "Service), as the verify role; its projection, signer and witness intake keep "
+        "BELOT_PG_DSN; unset: every read goes to BELOT_PG_DSN",
+    ),
+    (
         "BELOT_TOKEN_SECRET",
         "(unset)",
         "the gateway's token signing key (16+ characters, no placeholder such as change-me: "
@@ -263,6 +270,9 @@ class Settings:
     lease_ttl: float = 10.0
     gateway_schema: str = "gateway"
     verify_schema: str = "verify"
+    #: BELOT_VERIFY_READ_DSN: a URL with a password in it, so left out of the repr (a
+    #: settings object that reaches a log line does not carry it there).
+    verify_read_dsn: str | None = field(default=None, repr=False)
     token_secret: str | None = None
     token_secret_previous: str | None = None
     token_ttl: int = 86_400
@@ -309,11 +319,16 @@ class Settings:
                 raise SettingsError(f"{name}: at least 16 characters ({GOOD_SECRET})")
             return value
 
-        pg_dsn = get("BELOT_PG_DSN")
-        if pg_dsn is not None and not pg_dsn.startswith(("postgresql://", "postgres://")):
-            raise SettingsError(f"BELOT_PG_DSN={redact(pg_dsn)!r}: must start with postgresql://")
-        if pg_dsn is not None:
-            refuse_placeholder("BELOT_PG_DSN", url_password(pg_dsn), what="the password")
+        def pg_url(name: str) -> str | None:
+            value = get(name)
+            if value is not None and not value.startswith(("postgresql://", "postgres://")):
+                raise SettingsError(f"{name}={redact(value)!r}: must start with postgresql://")
+            if value is not None:
+                refuse_placeholder(name, url_password(value), what="the password")
+            return value
+
+        pg_dsn = pg_url("BELOT_PG_DSN")
+        verify_read_dsn = pg_url("BELOT_VERIFY_READ_DSN")
         nats_url = get("BELOT_NATS_URL")
         if nats_url is not None and not all(
             u.strip().startswith(("nats://", "tls://", "ws://", "wss://"))
@@ -456,6 +471,7 @@ class Settings:
             lease_ttl=_float("BELOT_LEASE_TTL", get("BELOT_LEASE_TTL"), 10.0),
             gateway_schema=gateway_schema,
             verify_schema=verify_schema,
+            verify_read_dsn=verify_read_dsn,
             token_secret=token_secret,
             token_secret_previous=token_secret_previous,
             token_ttl=_int("BELOT_TOKEN_TTL", get("BELOT_TOKEN_TTL"), 86_400, 60, 10**8),

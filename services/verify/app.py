@@ -1,12 +1,15 @@
 """Composition of the verify service: the platform app (/healthz, /readyz, /metrics, the
 PostgreSQL pool), read-only access to the event log, the finished-matches projection fed
-from it, and the public API under /v1 with CORS, rate limits and JSON errors."""
+from it, and the public API under /v1 with CORS, rate limits and JSON errors. With
+``BELOT_VERIFY_READ_DSN``, a second pool on the replicas for the API's reads
+(:mod:`services.verify.reads` says which), checked by /readyz as ``postgres_read``."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Final
+from typing import Final, cast
 
+import asyncpg
 from aiohttp import web
 
 from belot_platform.app import PG_POOL, TASKS, run_service
@@ -25,6 +28,7 @@ from services.verify.http import (
     rate_limit_middleware,
     route_index,
 )
+from services.verify.reads import ReadPool
 from services.verify.store import Projection
 from services.verify.translog import SIGNER_TASK, LogApi, LogService, log_signer, witness_keys
 
@@ -32,6 +36,8 @@ API: Final = web.AppKey("verify_api", Api)
 PROJECTION: Final = web.AppKey("verify_projection", Projection)
 FEED: Final = web.AppKey("verify_feed", Supervised)
 LOG: Final = web.AppKey("verify_translog", LogService)
+#: Where the API reads (the replicas' pool, or the primary's without a read DSN).
+READS: Final = web.AppKey("verify_reads", ReadPool)
 #: The feed's supervised task (the ``task`` label of belot_task_up and restarts).
 FEED_TASK: Final = "verify-feed"
 #: Routes that cost ``verify_cost`` tokens: the verifications (CPU), and a witness's
@@ -59,12 +65,14 @@ def create_app(
         if problem is not None:
             raise RuntimeError(problem)
 
-    app = create_platform_app(
-        settings,
-        name="verify",
-        use_nats=False,
-        checks={"projection": projection_ready},
-    )
+    async def read_pool_ready(app: web.Application) -> None:
+        await app[READS].pool.fetchval("SELECT 1")
+
+    read_dsn = settings.verify_read_dsn
+    checks = {"projection": projection_ready}
+    if read_dsn is not None:
+        checks["postgres_read"] = read_pool_ready
+    app = create_platform_app(settings, name="verify", use_nats=False, checks=checks)
     app.middlewares.extend(
         [cors_middleware, errors_middleware, rate_limit_middleware(limiter, COSTLY_ROUTES)]
     )
@@ -78,15 +86,29 @@ def create_app(
     signer = log_signer(settings)
     app.router.add_get("/", route_index("verify", "/v1/openapi.json"), allow_head=False)
 
+    async def read_pool(app: web.Application) -> AsyncIterator[None]:
+        if read_dsn is None:
+            app[READS] = ReadPool(app[PG_POOL], replicas=False)
+            yield
+            return
+        # As large as the primary's: the reads are most of this service's queries.
+        pool = await asyncpg.create_pool(read_dsn, min_size=1, max_size=settings.pg_pool_max)
+        app[READS] = ReadPool(pool, replicas=True)
+        yield
+        await pool.close()
+
     async def service(app: web.Application) -> AsyncIterator[None]:
-        pool = app[PG_POOL]
+        pool, reads = app[PG_POOL], app[READS]
         # Read-only use of the log: no migration, no append (the store's writer is only
-        # started by an append).
+        # started by an append). The feed reads the log on the primary (its position and
+        # its effects are written there); the API reads it through ``reads``, whose
+        # fetch/acquire are the pool's (services/verify/reads.py).
         store = EventStore(pool, settings.pg_schema)
-        projection = Projection(pool, schema or settings.verify_schema)
+        api_store = EventStore(cast(asyncpg.Pool, reads), settings.pg_schema)
+        projection = Projection(pool, schema or settings.verify_schema, reads)
         await projection.migrate()
         app[PROJECTION] = projection
-        api.attach(store, projection)
+        api.attach(api_store, projection)
         app[FEED] = feed = app[TASKS].spawn(FEED_TASK, lambda _: projection.feed(store))
         # The transparency log: reads, cosignatures, and the signer (its key is this
         # process's only: services/verify/translog.py says why it lives here).
@@ -98,6 +120,7 @@ def create_app(
             witness_keys(settings),
             settings.translog_interval,
             settings.translog_max_witnesses,
+            reads,
         )
         log_api.attach(log_service)
         signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)
@@ -105,6 +128,9 @@ def create_app(
         await signing.stop()
         await feed.stop()
 
+    # The read pool after the primary's (it may be the primary's) and closed before it,
+    # once the service's tasks have stopped.
+    app.cleanup_ctx.append(read_pool)
     app.cleanup_ctx.append(service)
     return app
 

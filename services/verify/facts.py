@@ -28,6 +28,7 @@ import asyncpg
 from eventkit import streams
 from eventlog import RecordedEvent
 from eventlog.migrations import quote_schema
+from services.verify.reads import ReadPool
 
 #: The projection's migration 2 (:data:`services.verify.store.COMPONENT`).
 FACTS_MIGRATION: Final = """
@@ -97,10 +98,12 @@ def _rate(part: int, whole: int) -> float | None:
 
 
 class Facts:
-    """The cross-match tables of the verify service's schema."""
+    """The cross-match tables of the verify service's schema: written on ``pool`` (the
+    primary), queried on ``reads`` (:mod:`services.verify.reads`; default: ``pool``)."""
 
-    def __init__(self, pool: asyncpg.Pool, schema: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, schema: str, reads: ReadPool | None = None) -> None:
         self._pool = pool
+        self._reads = ReadPool(pool, replicas=False) if reads is None else reads
         self._s = quote_schema(schema)
 
     async def handle(self, e: RecordedEvent) -> bool:
@@ -190,7 +193,7 @@ class Facts:
     # ------------------------------------------------------------------ queries
 
     async def commitment_users(self, commitment: str) -> list[str]:
-        rows = await self._pool.fetch(
+        rows = await self._reads.fetch(
             f"SELECT match_id FROM {self._s}.verify_commitments WHERE commitment = $1"
             " ORDER BY recorded_at, match_id",
             commitment,
@@ -198,12 +201,12 @@ class Facts:
         return [r["match_id"] for r in rows]
 
     async def round_matches(self, chain: str, round_: int) -> RoundMatches:
-        fact = await self._pool.fetchval(
+        fact = await self._reads.fetchval(
             f"SELECT type FROM {self._s}.verify_round_facts WHERE chain = $1 AND round = $2",
             chain,
             round_,
         )
-        rows = await self._pool.fetch(
+        rows = await self._reads.fetch(
             f"SELECT match_id, with_drand FROM {self._s}.verify_named_rounds"
             " WHERE chain = $1 AND round = $2 ORDER BY recorded_at, match_id",
             chain,
@@ -217,17 +220,17 @@ class Facts:
         for name, interval in WINDOWS.items():
             since = "" if interval is None else f"WHERE recorded_at > now() - interval '{interval}'"
             s = self._s
-            rounds = await self._pool.fetchrow(
+            rounds = await self._reads.fetchrow(
                 f"SELECT count(*) AS facts,"
                 f" count(*) FILTER (WHERE type = 'DrandRoundMissed') AS missed"
                 f" FROM {s}.verify_round_facts {since}"
             )
-            dealt = await self._pool.fetchrow(
+            dealt = await self._reads.fetchrow(
                 f"SELECT count(with_drand) AS resolved,"
                 f" count(*) FILTER (WHERE with_drand = false) AS without_drand"
                 f" FROM {s}.verify_named_rounds {since}"
             )
-            ends = await self._pool.fetchrow(
+            ends = await self._reads.fetchrow(
                 f"SELECT count(*) AS ended,"
                 f" count(*) FILTER (WHERE ended_by = 'MatchForfeited') AS forfeited,"
                 f" count(*) FILTER (WHERE ended_by = 'MatchAborted') AS aborted,"
@@ -235,11 +238,11 @@ class Facts:
                 f" AS aborted_after_deck"
                 f" FROM {s}.verify_endings {since}"
             )
-            seeds = await self._pool.fetchrow(
+            seeds = await self._reads.fetchrow(
                 f"SELECT coalesce(sum(humans), 0) AS humans,"
                 f" coalesce(sum(missing), 0) AS missing FROM {s}.verify_seeds {since}"
             )
-            reused = await self._pool.fetchval(
+            reused = await self._reads.fetchval(
                 f"SELECT count(*) FROM (SELECT commitment FROM {s}.verify_commitments"
                 f" {since} GROUP BY commitment HAVING count(*) > 1) AS twice"
             )

@@ -24,11 +24,12 @@ Routes (all JSON; errors ``{"error": code, "message": text}``; the OpenAPI docum
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib.resources
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
 import asyncpg
@@ -141,6 +142,17 @@ def _finished_json(m: FinishedMatch) -> dict[str, Any]:
     }
 
 
+_DB_ERRORS: Final = (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)
+
+
+def _unavailable(exc: BaseException) -> ServiceError:
+    return ServiceError(
+        "unavailable",
+        f"the event log cannot be read now ({type(exc).__name__})",
+        headers={"Retry-After": "5"},
+    )
+
+
 class Api:
     def __init__(self, bls: BlsCheck | None, *, max_record_bytes: int = MAX_RECORD_BYTES) -> None:
         self._store: EventStore | None = None
@@ -152,6 +164,8 @@ class Api:
         self._stats: tuple[float, dict[str, Any]] | None = None
 
     def attach(self, store: EventStore, projection: Projection) -> None:
+        """``store``: the log as the API reads it, on the projection's read pool
+        (``projection.reads``), so that :meth:`_reading` pins its reads too."""
         self._store, self._projection = store, projection
 
     @property
@@ -171,12 +185,18 @@ class Api:
     async def _db(self, call: Awaitable[Any]) -> Any:
         try:
             return await call
-        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
-            raise ServiceError(
-                "unavailable",
-                f"the event log cannot be read now ({type(exc).__name__})",
-                headers={"Retry-After": "5"},
-            ) from None
+        except _DB_ERRORS as exc:
+            raise _unavailable(exc) from None
+
+    @contextlib.asynccontextmanager
+    async def _reading(self) -> AsyncIterator[None]:
+        """The reads inside on one connection: on the replicas, one replica, so that each
+        read sees at least what the one before it saw (services/verify/reads.py)."""
+        try:
+            async with self.projection.reads.pinned():
+                yield
+        except _DB_ERRORS as exc:
+            raise _unavailable(exc) from None
 
     async def _load(self, request: web.Request) -> LoadedMatch:
         match_id = _match_id(request)
@@ -236,7 +256,8 @@ class Api:
         )
 
     async def get_match(self, request: web.Request) -> web.Response:
-        loaded = await self._load(request)
+        async with self._reading():
+            loaded = await self._load(request)
         view = {
             **public_view(loaded.record),
             "links": {
@@ -247,32 +268,42 @@ class Api:
         return self._cached(request, loaded, "view", lambda: orjson.dumps(view))
 
     async def get_record(self, request: web.Request) -> web.Response:
-        loaded = await self._load(request)
+        async with self._reading():
+            loaded = await self._load(request)
         return self._cached(request, loaded, "record", lambda: orjson.dumps(loaded.record))
 
     async def get_verification(self, request: web.Request) -> web.Response:
-        loaded = await self._load(request)
-        if not loaded.ended:
-            raise ServiceError(
-                "match_not_ended",
-                "a match is verified once it has ended: its cards and "
-                "the server seed are secret until then",
-            )
-        if not loaded.revealed:
-            raise ServiceError(
-                "seed_not_revealed",
-                "the match has ended; its server seed is revealed moments later: try again",
-                headers={"Retry-After": "5"},
-            )
-        # The record's own checks are cached by its events; what the whole log says of
-        # its commitment and round can change with other matches, so it is asked each
-        # time and is part of the ETag.
-        platform = await self._db(self._platform_checks(loaded.record))
-        cross = hashlib.sha256(orjson.dumps([c.to_json() for c in platform])).hexdigest()[:16]
-        etag = loaded.etag(f"verification|{cross}")
-        headers = {"ETag": etag, "Cache-Control": loaded.cache_control}
-        if if_none_match(request.headers.get("If-None-Match"), etag):
-            return web.Response(status=304, headers=headers)
+        # The reads on one connection (one replica): the record, then the cross-match
+        # checks, which wait until that connection sees the projection up to the
+        # record's last event (so it may be held up to CATCH_UP_TRIES x CATCH_UP_PAUSE),
+        # then the rates. The verification itself (CPU, in a thread) holds none.
+        async with self._reading():
+            loaded = await self._load(request)
+            if not loaded.ended:
+                raise ServiceError(
+                    "match_not_ended",
+                    "a match is verified once it has ended: its cards and "
+                    "the server seed are secret until then",
+                )
+            if not loaded.revealed:
+                raise ServiceError(
+                    "seed_not_revealed",
+                    "the match has ended; its server seed is revealed moments later: try again",
+                    headers={"Retry-After": "5"},
+                )
+            # The record's own checks are cached by its events; what the whole log says
+            # of its commitment and round can change with other matches, so it is asked
+            # each time and is part of the ETag.
+            platform = await self._db(self._platform_checks(loaded.record))
+            cross = hashlib.sha256(orjson.dumps([c.to_json() for c in platform])).hexdigest()[:16]
+            etag = loaded.etag(f"verification|{cross}")
+            headers = {"ETag": etag, "Cache-Control": loaded.cache_control}
+            if if_none_match(request.headers.get("If-None-Match"), etag):
+                return web.Response(status=304, headers=headers)
+            # What the report cannot judge alone, it puts beside the platform's rates: an
+            # abort after a deck, or a fallback, means more on a platform where they are
+            # rare.
+            rates = (await self._db(self.stats()))["all"]
         key = loaded.etag("verification")
         report = self._reports.get(key)
         if report is None:
@@ -285,9 +316,6 @@ class Api:
         for check in platform:
             report = report.with_check(check)
         doc = report.to_json()
-        # What the report cannot judge alone, it puts beside the platform's rates: an
-        # abort after a deck, or a fallback, means more on a platform where they are rare.
-        rates = (await self._db(self.stats()))["all"]
         doc["platform"] = {
             "fallback_rate": rates["matches"]["fallback_rate"],
             "abort_after_deck_rate": rates["matches"]["abort_after_deck_rate"],
@@ -314,7 +342,7 @@ class Api:
             (e["position"] for s in record["streams"].values() for e in s["events"]), default=0
         )
         for _ in range(CATCH_UP_TRIES):
-            if self.projection.read_to >= last or await self.projection.position() >= last:
+            if await self.projection.caught_up(last):
                 break
             await asyncio.sleep(CATCH_UP_PAUSE)
         else:
@@ -357,7 +385,8 @@ class Api:
         round_ = int(text)
         if not 1 <= round_ <= MAX_POSITION:
             raise ServiceError("bad_round", "a round is a whole number from 1")
-        found = await self._db(self.projection.facts.round_matches(chain, round_))
+        async with self._reading():  # the round's fact and its matches, from one replica
+            found = await self._db(self.projection.facts.round_matches(chain, round_))
         came = found.fact == "DrandRoundBeacon"
         deviating = [m for m, d in found.matches if d is not None and d is not came]
         return json_response(
@@ -373,7 +402,8 @@ class Api:
         )
 
     async def get_stats(self, request: web.Request) -> web.Response:
-        stats = await self._db(self.stats())
+        async with self._reading():
+            stats = await self._db(self.stats())
         return json_response(stats, headers={"Cache-Control": f"max-age={STATS_SECONDS}"})
 
     async def post_verify(self, request: web.Request) -> web.Response:

@@ -30,6 +30,7 @@ from eventlog.migrations import Component, Migration, apply, quote_schema
 from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
 from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
+from services.verify.reads import ReadPool
 from services.verify.translog import MIGRATION as TRANSLOG_MIGRATION
 from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
 from services.verify.translog import WITNESSES_MIGRATION
@@ -90,14 +91,18 @@ PRIVILEGES: Final = {
 
 
 class Projection:
-    """The finished-matches table: migrate, feed from the log, query."""
+    """The finished-matches table: migrate, feed from the log (on ``pool``, the
+    primary), query (on ``reads``: :mod:`services.verify.reads`; default ``pool``)."""
 
-    def __init__(self, pool: asyncpg.Pool, schema: str = SCHEMA) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, schema: str = SCHEMA, reads: ReadPool | None = None
+    ) -> None:
         self._pool = pool
+        self.reads = ReadPool(pool, replicas=False) if reads is None else reads
         self._s = quote_schema(schema)
         self.schema = schema
         #: The cross-match facts (commitments, rounds, rates), fed by the same events.
-        self.facts = Facts(pool, schema)
+        self.facts = Facts(pool, schema, self.reads)
         #: Why the feed cannot read the log now (None: it can).
         self.problem: str | None = None
         self._follower: Follower | None = None
@@ -114,6 +119,18 @@ class Projection:
 
     async def position(self) -> int:
         return int(await self._pool.fetchval(f"SELECT position FROM {self._s}.verify_position"))
+
+    async def caught_up(self, position: int) -> bool:
+        """Do the API's reads see this projection's effects of every event up to
+        ``position``? On the primary, what this process has handled is there. On a
+        replica, only what the position saved there says: it is written after the
+        effects it covers, so a replica that has it has them (inside
+        :meth:`ReadPool.pinned <services.verify.reads.ReadPool.pinned>`, the replica
+        the next reads go to)."""
+        if not self.reads.replicas and self.read_to >= position:
+            return True
+        saved = await self.reads.fetchval(f"SELECT position FROM {self._s}.verify_position")
+        return int(saved) >= position
 
     async def _save_position(self, conn: Any, position: int) -> None:
         await conn.execute(
@@ -223,7 +240,7 @@ class Projection:
         ended_by: str | None = None,
     ) -> list[FinishedMatch]:
         """Finished matches, the latest end first; ``before``: ended before that position."""
-        rows = await self._pool.fetch(
+        rows = await self.reads.fetch(
             f"""SELECT match_id, ruleset, players, ended_by, winner, scores, ended_position,
                        ended_at, revealed, dealt_with_drand
                 FROM {self._s}.verify_matches

@@ -79,6 +79,7 @@ from eventlog.translog import StoredEntry, TreeReader
 from fairdeal import logentries
 from fairdeal.record import is_match_id
 from services.verify.http import json_response
+from services.verify.reads import ReadPool
 from translog import (
     Checkpoint,
     Cosignature,
@@ -265,7 +266,10 @@ def parse_witness_key(text: str) -> CosignatureVerifier:
 
 
 class LogService:
-    """The log's reads, its signer and its cosignature intake, on one pool."""
+    """The log's reads, its signer and its cosignature intake. The signer and the
+    witnesses' part read and write on ``pool`` (the primary); the public reads
+    (checkpoints, tiles, proofs, entries) go to ``reads`` (default: ``pool``), which
+    services/verify/reads.py says why."""
 
     def __init__(
         self,
@@ -276,9 +280,14 @@ class LogService:
         witnesses: tuple[CosignatureVerifier, ...] = (),
         interval: float = 1.0,
         max_witnesses: int = 64,
+        reads: ReadPool | None = None,
     ) -> None:
         self.pool = pool
-        self.tree = TreeReader(pool, log_schema)
+        self.reads = ReadPool(pool, replicas=False) if reads is None else reads
+        #: The tree as the public reads see it (``reads``).
+        self.tree = TreeReader(self.reads, log_schema)
+        #: The tree as the primary holds it: the one the signer signs.
+        self._primary_tree = TreeReader(pool, log_schema)
         self.signer = signer
         self.verifier: Ed25519Verifier = signer.verifier()
         #: The configured witnesses (BELOT_TRANSLOG_WITNESSES).
@@ -327,14 +336,18 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
     # ------------------------------------------------------------ signing
 
     async def root(self, size: int) -> bytes:
-        """The root of the tree of ``size`` leaves, from its stored frontier."""
-        return Frontier(size, tuple(await self.tree.nodes(range_nodes(0, size)))).root()
+        """The root of the tree of ``size`` leaves, from its stored frontier (on the
+        primary)."""
+        nodes = await self._primary_tree.nodes(range_nodes(0, size))
+        return Frontier(size, tuple(nodes)).root()
 
     async def sign_once(self) -> Checkpoint | None:
         """Sign a checkpoint of the tree's size if it grew since the last one; None if
         not. Raises ``TranslogError`` (``proof_invalid``) if the tree does not extend the
         last checkpoint: the log never signs two inconsistent trees."""
-        size = await self.tree.size()
+        # All on the primary: the tree it holds, and the last checkpoint signed (which a
+        # replica may not have yet: the consistency check below must see it).
+        size = await self._primary_tree.size()
         last = await self.pool.fetchrow(self._sql_latest)
         first, first_root = (0, None) if last is None else (int(last[0]), bytes(last[1]))
         if last is not None and size <= first:
@@ -342,7 +355,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         root = await self.root(size)
         if first_root is not None:
             plan = consistency_nodes(first, size)
-            proof = plan.assemble(await self.tree.nodes(plan.nodes))
+            proof = plan.assemble(await self._primary_tree.nodes(plan.nodes))
             verify_consistency(first, size, proof, first_root, root)
         checkpoint = Checkpoint(self.signer.name, size, root)
         note = sign_checkpoint(checkpoint, self.signer)
@@ -364,16 +377,17 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
     # ------------------------------------------------------------ reads
 
     async def checkpoint(self, size: int | None = None) -> Note | None:
-        """The checkpoint of ``size`` (the latest by default) with its cosignatures."""
+        """The checkpoint of ``size`` (the latest by default) with its cosignatures, as
+        the reads see them (a cosignature just taken shows once the replica has it)."""
         row = await (
-            self.pool.fetchrow(self._sql_latest)
+            self.reads.fetchrow(self._sql_latest)
             if size is None
-            else self.pool.fetchrow(self._sql_at, size)
+            else self.reads.fetchrow(self._sql_at, size)
         )
         if row is None:
             return None
         note = parse_note(row[2])
-        lines = [r[0] for r in await self.pool.fetch(self._sql_lines, int(row[0]))]
+        lines = [r[0] for r in await self.reads.fetch(self._sql_lines, int(row[0]))]
         if not lines:
             return note
         text = note.to_text() + "".join(lines)
@@ -381,14 +395,14 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
 
     async def witnessed(self, index: int) -> Witnessed | None:
         """The first cosigned checkpoint whose tree holds entry ``index``."""
-        size = await self.pool.fetchval(self._sql_first_cosigned, index)
+        size = await self.reads.fetchval(self._sql_first_cosigned, index)
         if size is None:
             return None
         note = await self.checkpoint(int(size))
         return None if note is None else Witnessed(int(size), note.to_text())
 
     async def entries_of(self, streams: list[str]) -> list[StoredEntry]:
-        rows = await self.pool.fetch(self._sql_by_streams, streams)
+        rows = await self.reads.fetch(self._sql_by_streams, streams)
         return [StoredEntry(r[0], bytes(r[1]), r[2]) for r in rows]
 
     # ------------------------------------------------------------ witnesses
@@ -396,7 +410,9 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
     async def accepted(self) -> list[WitnessKey]:
         """The witness keys whose cosignatures the log takes: the configured ones, then
         the registered ones in the order they came (a registered key that a configured
-        one has since shadowed, same name and key ID, is left out)."""
+        one has since shadowed, same name and key ID, is left out). Read on the primary:
+        the cosignature intake judges by it, and a witness registered a moment ago, on
+        any verify replica, is in it."""
         out = [WitnessKey(k) for k in dict.fromkeys(self.witnesses)]
         seen = {(w.key.name, w.key.key_id) for w in out}
         for vkey, registered_at in await self.pool.fetch(self._sql_registered):
@@ -462,6 +478,8 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
             checkpoint = parse_checkpoint(note.text)
         except TranslogError as exc:
             raise ServiceError.of(exc) from None
+        # On the primary: the witness may have read this checkpoint from a replica more
+        # advanced than ours, and the cosignature is written there anyway.
         row = await self.pool.fetchrow(self._sql_at, checkpoint.size)
         if row is None or parse_note(row[2]).text != note.text:
             raise ServiceError(
@@ -563,8 +581,12 @@ class LogApi:
         key is, to that reader, another log."""
         return _text(self.service.verifier.vkey + "\n", "public, max-age=300")
 
+    # The read routes read on one connection (services/verify/reads.py): a checkpoint
+    # and its cosignatures, or a tree's size and its nodes, from one replica.
+
     async def get_checkpoint(self, request: web.Request) -> web.Response:
-        note = await self.service.checkpoint()
+        async with self.service.reads.pinned():
+            note = await self.service.checkpoint()
         if note is None:
             raise ServiceError("no_checkpoint", "the log has signed no checkpoint yet")
         return _text(note.to_text(), "no-cache")
@@ -573,7 +595,8 @@ class LogApi:
         text = request.match_info["size"]
         if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
             raise ServiceError("bad_size", "a checkpoint size is a whole number")
-        note = await self.service.checkpoint(int(text))
+        async with self.service.reads.pinned():
+            note = await self.service.checkpoint(int(text))
         if note is None:
             raise ServiceError("no_checkpoint", f"the log signed no checkpoint of size {text}")
         # More cosignatures may come: cached briefly only.
@@ -591,16 +614,19 @@ class LogApi:
                 level = tile.level
         except TranslogError as exc:
             raise ServiceError.of(exc) from None
-        size = await svc.tree.size()
-        if tile_width(level, tile.index, size) < tile.width:
-            raise ServiceError("no_tile", f"the tree of {size} has no {path}")
-        start = tile.index * TILE_WIDTH
-        if path.startswith("tile/entries/"):
-            entries = await svc.tree.entries(start, start + tile.width)
-            body = encode_bundle([e.entry for e in entries])
-        else:
-            hashes = await svc.tree.row(tile.level * TILE_HEIGHT, start, start + tile.width)
-            body = tile_data(hashes)
+        # Served as immutable: the size and the tile's contents must come from one
+        # replica (one behind the other would give a short tile).
+        async with svc.reads.pinned():
+            size = await svc.tree.size()
+            if tile_width(level, tile.index, size) < tile.width:
+                raise ServiceError("no_tile", f"the tree of {size} has no {path}")
+            start = tile.index * TILE_WIDTH
+            if path.startswith("tile/entries/"):
+                entries = await svc.tree.entries(start, start + tile.width)
+                body = encode_bundle([e.entry for e in entries])
+            else:
+                hashes = await svc.tree.row(tile.level * TILE_HEIGHT, start, start + tile.width)
+                body = tile_data(hashes)
         return web.Response(
             body=body,
             content_type="application/octet-stream",
@@ -625,12 +651,13 @@ class LogApi:
     ) -> web.Response:
         """A proof in a tree of ``size``: the nodes ``plan_of(*args)`` names, read in one
         query and assembled (a refusal of the arguments is bad input)."""
-        await self._size_at_most(size)
         try:
             plan = plan_of(*args.values())
         except TranslogError as exc:
             raise ServiceError.of(exc) from None
-        proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
+        async with self.service.reads.pinned():  # the size and the nodes, one replica
+            await self._size_at_most(size)
+            proof = plan.assemble(await self.service.tree.nodes(plan.nodes))
         return json_response(
             {**args, "proof": [b64(h) for h in proof]}, headers={"Cache-Control": IMMUTABLE}
         )
@@ -651,31 +678,35 @@ class LogApi:
             raise ServiceError(
                 "bad_stream", "a stream id is 1-200 letters, digits, '_', ':' or '-'"
             )
-        entries = await svc.entries_of(streams)
-        if match is not None:
-            # The fact of the round the match named, if the round has one in the log.
-            rounds = []
+        # The entries, the checkpoints that hold them and the size, from one replica:
+        # every entry listed is in the tree of the size given.
+        async with svc.reads.pinned():
+            entries = await svc.entries_of(streams)
+            if match is not None:
+                # The fact of the round the match named, if the round has one in the log.
+                rounds = []
+                for stored in entries:
+                    entry = logentries.parse_entry(stored.entry)
+                    if isinstance(entry, logentries.RoundNamed):
+                        rounds.append(kinds.drand_stream(entry.chain, entry.round))
+                if rounds:
+                    entries = sorted(
+                        {e.index: e for e in (*entries, *await svc.entries_of(rounds))}.values(),
+                        key=lambda e: e.index,
+                    )
+            out = []
             for stored in entries:
-                entry = logentries.parse_entry(stored.entry)
-                if isinstance(entry, logentries.RoundNamed):
-                    rounds.append(kinds.drand_stream(entry.chain, entry.round))
-            if rounds:
-                entries = sorted(
-                    {e.index: e for e in (*entries, *await svc.entries_of(rounds))}.values(),
-                    key=lambda e: e.index,
+                witnessed = await svc.witnessed(stored.index)
+                out.append(
+                    {
+                        "index": stored.index,
+                        "data": b64(stored.entry),
+                        "entry": logentries.to_json(logentries.parse_entry(stored.entry)),
+                        "witnessed": None if witnessed is None else witnessed.to_json(),
+                    }
                 )
-        out = []
-        for stored in entries:
-            witnessed = await svc.witnessed(stored.index)
-            out.append(
-                {
-                    "index": stored.index,
-                    "data": b64(stored.entry),
-                    "entry": logentries.to_json(logentries.parse_entry(stored.entry)),
-                    "witnessed": None if witnessed is None else witnessed.to_json(),
-                }
-            )
-        return json_response({"size": await svc.tree.size(), "entries": out})
+            size = await svc.tree.size()
+        return json_response({"size": size, "entries": out})
 
     async def post_cosignatures(self, request: web.Request) -> web.Response:
         body = await _read_body(request, MAX_COSIGNATURE_BYTES, "a cosigned checkpoint")
@@ -683,6 +714,8 @@ class LogApi:
         return json_response({"size": size, "witnesses": names})
 
     async def get_witnesses(self, request: web.Request) -> web.Response:
+        # On the primary (accepted()): the keys as the cosignature intake judges them
+        # now, a registration just made included.
         accepted = await self.service.accepted()
         return json_response(
             {

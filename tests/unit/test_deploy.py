@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import kubernetes_validate
 import pytest
@@ -513,7 +514,7 @@ def test_the_cnpg_cluster_has_a_synchronous_replica_and_its_secrets() -> None:
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl (kustomize) here")
-def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_the_clusters_primary() -> None:
+def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_primary_and_verify_reading_ro() -> None:
     built = subprocess.run(
         ["kubectl", "kustomize", str(CNPG)], capture_output=True, text=True, timeout=60
     )
@@ -528,11 +529,28 @@ def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_the_clusters_primary
     for doc in docs:
         if (doc["apiVersion"], doc["kind"]) not in CNPG_KINDS:
             kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
-    # Every service still names `postgres`; the setup Job runs as the Cluster's superuser.
+    # Every service still writes through `postgres` (the primary); the setup Job runs as
+    # the Cluster's superuser.
     for name in REGISTRY:
         container = by[("Deployment", name)]["spec"]["template"]["spec"]["containers"][0]
-        dsn = next(e["value"] for e in container["env"] if e["name"] == "BELOT_PG_DSN")
-        assert "@postgres:5432/belot" in dsn, name
+        env = {e["name"]: e for e in container["env"]}
+        assert "@postgres:5432/belot" in env["BELOT_PG_DSN"]["value"], name
+        # Only verify reads from the replicas, as its own role with its own password.
+        assert ("BELOT_VERIFY_READ_DSN" in env) == (name == "verify"), name
+    verify = by[("Deployment", "verify")]["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e for e in verify["env"]}
+    write, read = (
+        urlsplit(env["BELOT_PG_DSN"]["value"]),
+        urlsplit(env["BELOT_VERIFY_READ_DSN"]["value"]),
+    )
+    assert write.hostname == "postgres" and read.hostname == "belot-pg-ro"
+    assert service["externalName"].startswith("belot-pg-rw.")  # postgres is the primary
+    assert (read.username, read.password, read.path) == (write.username, write.password, write.path)
+    assert read.username == "belot_verify" and read.password == "$(PG_PASSWORD)"
+    assert env["PG_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "belot-db", "key": "verify"}
+    # Declared after the password it names (Kubernetes expands $(VAR) from earlier ones).
+    names = [e["name"] for e in verify["env"]]
+    assert names.index("PG_PASSWORD") < names.index("BELOT_VERIFY_READ_DSN")
     job = by[("Job", "belot-db-setup")]["spec"]["template"]["spec"]["containers"][0]
     env = {e["name"]: e for e in job["env"]}
     assert env["PG_ADMIN_PASSWORD"]["valueFrom"]["secretKeyRef"] == {

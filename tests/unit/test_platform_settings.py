@@ -140,6 +140,7 @@ def test_a_bad_url_is_reported_without_its_password() -> None:
         ("BELOT_ADMIN_TOKEN", "change_me_0123456789abcdef"),
         ("BELOT_PG_DSN", "postgresql://belot_table:change-me-table@postgres:5432/belot"),
         ("BELOT_PG_DSN", "postgresql://belot:belot@postgres:5432/belot"),  # old compose
+        ("BELOT_VERIFY_READ_DSN", "postgresql://belot_verify:change-me-verify@pg-ro:5432/b"),
         ("BELOT_NATS_URL", "nats://gateway:compose-gateway@nats1:4222,nats://nats2:4222"),
         ("BELOT_NATS_URL", "nats://nats1:4222,nats://table:change-me-table@nats2:4222"),
         ("BELOT_PG_GATEWAY_PASSWORD", "change-me-gateway-0123"),
@@ -181,6 +182,21 @@ def test_real_secrets_and_passwords_are_taken() -> None:
         "verify",
     )
     assert d.pg_passwords == {}
+
+
+def test_the_verify_read_url_is_checked_like_the_primarys_and_kept_out_of_the_repr() -> None:
+    good = "3f1c0d6a9b8e7f6a5b4c3d2e1f0a9b8c"
+    read = f"postgresql://belot_verify:{good}@belot-pg-ro:5432/belot"
+    s = Settings.from_env({"BELOT_VERIFY_READ_DSN": f" {read} "})
+    assert s.verify_read_dsn == read
+    assert good not in repr(s) and "belot-pg-ro" not in repr(s)
+    assert Settings.from_env({}).verify_read_dsn is None
+    assert Settings.from_env({"BELOT_VERIFY_READ_DSN": "  "}).verify_read_dsn is None
+    with pytest.raises(SettingsError, match="BELOT_VERIFY_READ_DSN") as bad:
+        Settings.from_env({"BELOT_VERIFY_READ_DSN": f"mysql://belot_verify:{good}@ro/belot"})
+    message = str(bad.value)
+    assert "must start with postgresql://" in message and good not in message
+    assert "belot_verify:***@ro" in message and "\n" not in message
 
 
 @pytest.mark.parametrize(
