@@ -240,14 +240,17 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    pg_dsn: str | None = None
-    nats_url: str | None = None
+    # Every field that can hold a secret (a URL with a password, a password, a key or a
+    # token) is left out of the repr: a settings object that reaches a log line or a
+    # traceback does not carry it there (tests/unit/test_platform_settings.py).
+    pg_dsn: str | None = field(default=None, repr=False)
+    nats_url: str | None = field(default=None, repr=False)
     data_dir: Path = Path(".belot")
     pg_schema: str = "eventlog"
     pg_app_role: str | None = None
     pg_role_prefix: str = "belot"
     #: BELOT_PG_<ROLE>_PASSWORD, by lower-case role ("owner", "table", ...): set ones only.
-    pg_passwords: Mapping[str, str] = field(default_factory=dict)
+    pg_passwords: Mapping[str, str] = field(default_factory=dict, repr=False)
     pg_pool_max: int = 10
     embedded_pg_port: int = 54329
     embedded_nats_port: int = 42229
@@ -270,11 +273,10 @@ class Settings:
     lease_ttl: float = 10.0
     gateway_schema: str = "gateway"
     verify_schema: str = "verify"
-    #: BELOT_VERIFY_READ_DSN: a URL with a password in it, so left out of the repr (a
-    #: settings object that reaches a log line does not carry it there).
+    #: BELOT_VERIFY_READ_DSN.
     verify_read_dsn: str | None = field(default=None, repr=False)
-    token_secret: str | None = None
-    token_secret_previous: str | None = None
+    token_secret: str | None = field(default=None, repr=False)
+    token_secret_previous: str | None = field(default=None, repr=False)
     token_ttl: int = 86_400
     rate_per_second: float = 20.0
     rate_burst: int = 40
@@ -284,9 +286,9 @@ class Settings:
     web_dir: Path | None = None
     verify_url: str | None = None
     tournament_schema: str = "tournament"
-    admin_token: str | None = None
+    admin_token: str | None = field(default=None, repr=False)
     translog_origin: str = "belot.localhost/log"
-    translog_key: str | None = None
+    translog_key: str | None = field(default=None, repr=False)
     translog_vkey: str | None = None
     translog_interval: float = 1.0
     translog_witnesses: tuple[str, ...] = ()

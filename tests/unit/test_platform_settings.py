@@ -291,3 +291,32 @@ def test_the_log_key_from_a_file_and_the_witness_cap(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match="placeholder"):
         Settings.from_env({"BELOT_TRANSLOG_KEY_FILE": str(path)})
     assert Settings.from_env({"BELOT_TRANSLOG_MAX_WITNESSES": "0"}).translog_max_witnesses == 0
+
+
+def test_no_secret_reaches_the_repr() -> None:
+    """A settings object that reaches a log line or a traceback carries no password,
+    token or key: every setting that can hold one is left out of its repr."""
+    from translog import Ed25519Signer
+
+    signer = Ed25519Signer("belot.localhost/log", bytes(range(32)))
+    words = [f"{n}{i}a9b8c7d6e5f4a3b2c1d0e9f8" for i, n in enumerate("pqrstuvw")]
+    pg, nats, table_pw, token, previous, admin, read = words[:7]
+    key = signer.skey.rsplit("+", 1)[1]  # the key's material, the part that is secret
+    words[7] = key
+    s = Settings.from_env(
+        {
+            "BELOT_PG_DSN": f"postgresql://belot:{pg}@db:5432/belot",
+            "BELOT_NATS_URL": f"nats://table:{nats}@nats1:4222",
+            "BELOT_PG_TABLE_PASSWORD": table_pw,
+            "BELOT_TOKEN_SECRET": token,
+            "BELOT_TOKEN_SECRET_PREVIOUS": previous,
+            "BELOT_ADMIN_TOKEN": admin,
+            "BELOT_TRANSLOG_KEY": signer.skey,
+            "BELOT_VERIFY_READ_DSN": f"postgresql://belot_verify:{read}@ro:5432/belot",
+        }
+    )
+    # Each one was read (so its absence from the repr is not an absence of the value).
+    assert s.pg_dsn and s.nats_url and s.pg_passwords == {"table": table_pw}
+    assert s.token_secret == token and s.admin_token == admin and s.translog_key
+    shown = repr(s)
+    assert [w for w in words if w in shown] == []
