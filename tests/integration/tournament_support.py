@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
@@ -52,6 +53,16 @@ class Harness:
         app = create_app(self.settings, clock=self.clock, tick=0.1, hasher=TEST_HASHER)
         self.service = TestServer(app)
         await self.service.start_server()
+        # Until /readyz says so, the server may not hold the service's subscriptions yet
+        # (a request then is a 503 "nobody answers", seen on a loaded machine).
+        deadline = time.monotonic() + 30
+        async with aiohttp.ClientSession() as probe:
+            while True:
+                async with probe.get(self.service.make_url("/readyz")) as r:
+                    if r.status == 200:
+                        break
+                assert time.monotonic() < deadline, "the tournament service never got ready"
+                await asyncio.sleep(0.05)
 
     async def stop_service(self) -> None:
         if self.service is not None:
