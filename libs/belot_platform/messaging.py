@@ -26,7 +26,7 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, BucketNotFoundError
-from nats.js.kv import KeyValue
+from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 
 from belot_platform import fields, outage
 
@@ -190,6 +190,38 @@ async def subscribe_queue(
 
 class BucketSettingsError(RuntimeError):
     """A KV bucket's settings differ from the configuration and updating it failed."""
+
+
+async def kv_values(kv: KeyValue, name: str, timeout: float = 5.0) -> dict[str, bytes]:
+    """Every live key of a bucket and its value, read once (the lobby's lines).
+
+    Not ``watchall(ignore_deletes=True)`` read to its ``None``: nats-py puts that marker
+    first when the consumer's info shows nothing pending and the client has handled no
+    message yet, which is also the case when the server has just pushed every message
+    and they are still on their way: on a loaded machine the lobby came back empty with
+    tables in it. Here the end is the message the server sent with nothing pending
+    after it (deletes included, so the last one is always seen), and a marker before
+    any message means empty only when the bucket holds no message at all."""
+    watcher = await kv.watchall()
+    values: dict[str, bytes] = {}
+    try:
+        while True:
+            try:
+                entry = await watcher.updates(timeout=timeout)  # type: ignore[no-untyped-call]
+            except NatsTimeoutError:
+                raise ServiceError(outage.UNAVAILABLE, f"the {name} did not answer") from None
+            if entry is None:
+                if values or (await kv.status()).values == 0:
+                    return values
+                continue  # the marker ahead of messages still on their way
+            if entry.operation in (KV_DEL, KV_PURGE) or not entry.value:
+                values.pop(entry.key, None)
+            else:
+                values[entry.key] = entry.value
+            if entry.delta == 0:
+                return values
+    finally:
+        await watcher.stop()  # type: ignore[no-untyped-call]
 
 
 async def kv_bucket(

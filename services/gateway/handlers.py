@@ -381,19 +381,10 @@ class Api:
         # The filters first: a bad one is refused before the bucket is read.
         ruleset = fields.optional_text("ruleset", request.query.get("ruleset"), fields.MAX_QUERY)
         status = fields.optional_text("status", request.query.get("status"), fields.MAX_QUERY)
-        tables: list[dict[str, Any]] = []
-        watcher = await self.registry.watchall(ignore_deletes=True)
-        try:
-            async for entry in watcher:
-                if entry is None:
-                    break
-                if entry.value:
-                    tables.append(orjson.loads(entry.value))
-        finally:
-            await watcher.stop()  # type: ignore[no-untyped-call]
+        lines = await messaging.kv_values(self.registry, "lobby")
         tables = [
             t
-            for t in tables
+            for t in map(orjson.loads, lines.values())
             if (ruleset is None or t.get("ruleset") == ruleset)
             and (status is None or t.get("status") == status)
         ]
