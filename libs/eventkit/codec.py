@@ -53,9 +53,7 @@ from eventkit.declare import declared
 #: How a value of one type is written and read back. The write half may be a table (a
 #: tuple or a mapping): the value is then its index or key (cards as their codes,
 #: looked up, not called).
-Converter = tuple[
-    Callable[[Any], Any] | tuple[Any, ...] | Mapping[Any, Any], Callable[[Any], Any]
-]
+Converter = tuple[Callable[[Any], Any] | tuple[Any, ...] | Mapping[Any, Any], Callable[[Any], Any]]
 #: Turns the payload of one schema into the payload of the next.
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -317,7 +315,7 @@ class _Compiler:
         fn = self.fresh("write")
         source = f"def {fn}(obj):\n" + "".join(line + "\n" for line in lines)
         source += "    return {" + ", ".join(items) + "}\n"
-        exec(compile(source, f"<eventkit writer {cls.__name__}>", "exec"), self.env)  # noqa: S102
+        exec(compile(source, f"<eventkit writer {cls.__name__}>", "exec"), self.env)
         writer: Callable[[Any], dict[str, Any]] = self.env[fn]
         return writer
 
@@ -347,7 +345,7 @@ class _Compiler:
             fn = self.fresh("tuple")
             body = ", ".join(self.expr(a, p) for a, p in zip(args, parts, strict=True))
             source = f"def {fn}(vs):\n    {', '.join(parts)}, = vs\n    return [{body}]\n"
-            exec(compile(source, "<eventkit writer tuple>", "exec"), self.env)  # noqa: S102
+            exec(compile(source, "<eventkit writer tuple>", "exec"), self.env)
             return f"{fn}({src})"
         if isinstance(hint, type) and issubclass(hint, enum.Enum):
             return f"{src}.value"
