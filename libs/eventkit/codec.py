@@ -54,6 +54,8 @@ from eventkit.declare import declared
 #: tuple or a mapping): the value is then its index or key (cards as their codes,
 #: looked up, not called).
 Converter = tuple[Callable[[Any], Any] | tuple[Any, ...] | Mapping[Any, Any], Callable[[Any], Any]]
+#: A converter with its write half a function (a table's is its ``__getitem__``).
+_Pair = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 #: Turns the payload of one schema into the payload of the next.
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -193,7 +195,7 @@ class Codec:
                 plan.fields.append((f.name, write, read, has_default))
         return plan
 
-    def _field(self, hint: Any, where: str) -> Converter:
+    def _field(self, hint: Any, where: str) -> _Pair:
         """How a value declared ``hint`` is written and read (module docstring)."""
         if hint in self._converters:
             write, read = self._converters[hint]
