@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from belot.cards import RANKS, Card, parse_card, rank_of, suit_of, to_code
+from belot.cards import CARD_CODES, RANKS, Card, parse_card, rank_of, suit_of
 from belot.commands import (
     Bid,
     Command,
@@ -37,8 +37,8 @@ class CodecError(ValueError):
     """A payload that is not a known event or command of a known schema."""
 
 
-def _strain_out(s: Strain) -> str:
-    return s.name.lower()
+#: A strain's stored name, looked up (the codec's write half is this table).
+_STRAIN_NAMES: Final[dict[Strain, str]] = {s: s.name.lower() for s in Strain}
 
 
 def _strain_in(v: Any) -> Strain:
@@ -49,7 +49,7 @@ def _strain_in(v: Any) -> Strain:
 
 
 def _meld_out(m: Meld) -> dict[str, Any]:
-    return {"kind": m.kind.value, "cards": [to_code(c) for c in m.cards]}
+    return {"kind": m.kind.value, "cards": [CARD_CODES[c] for c in m.cards]}
 
 
 def _meld_in(v: Any) -> Meld:
@@ -81,8 +81,9 @@ def _refused(code: str, message: str) -> CodecError:
 
 
 _CONVERTERS: Final[dict[Any, Converter]] = {
-    Card: (to_code, parse_card),
-    Strain: (_strain_out, _strain_in),
+    # Tables: the compiled writers index them inline (eventkit.codec).
+    Card: (CARD_CODES, parse_card),
+    Strain: (_STRAIN_NAMES, _strain_in),
     MeldClaim: (_claim_out, _claim_in),
     Meld: (_meld_out, _meld_in),
 }

@@ -24,6 +24,15 @@ How each field is read and written is worked out once per class, when the codec 
 made: a field whose type the codec cannot store fails there, at import, not on the
 first match that uses it.
 
+Writing is on every append's hot path, so each class's writer is also compiled then:
+the source of one function that builds the payload's dict in a single literal, each
+field's conversion written out inline (``obj.seat``, ``_t0[obj.card]`` for a converter
+whose write half is a table indexed by the value, ``[_t0[x] for x in obj.cards]``), with
+no per-field dispatch at run time. :meth:`Codec.to_payload` uses it;
+:meth:`Codec.to_payload_generic` is the reference it is built from (the converters
+composed as closures), and a property test holds the two to the same output for every
+declared type (tests/unit/test_event_codecs.py).
+
 Every refusal goes through the package's ``error(code, message)``, so each package
 keeps its own error type: ``unknown_event`` (a type never declared), ``bad_schema`` (a
 schema newer than the code, or an old one without an upcaster) and ``bad_payload`` (a
@@ -41,8 +50,12 @@ from typing import Any, Final
 
 from eventkit.declare import declared
 
-#: How a value of one type is written and read back.
-Converter = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+#: How a value of one type is written and read back. The write half may be a table (a
+#: tuple or a mapping): the value is then its index or key (cards as their codes,
+#: looked up, not called).
+Converter = tuple[Callable[[Any], Any] | tuple[Any, ...] | Mapping[Any, Any], Callable[[Any], Any]]
+#: A converter with its write half a function (a table's is its ``__getitem__``).
+_Pair = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 #: Turns the payload of one schema into the payload of the next.
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -110,6 +123,9 @@ class Codec:
         self._plans: dict[type[Any], _Plan] = {}
         for cls in self.types.values():
             self._plan(cls)
+        self._writers: dict[type[Any], Callable[[Any], dict[str, Any]]] = {
+            cls: _Compiler(self).top(cls, name) for name, cls in self.types.items()
+        }
 
     # ------------------------------------------------------------------ the API
 
@@ -118,7 +134,12 @@ class Codec:
         return self._names[type(event)]
 
     def to_payload(self, event: Any) -> dict[str, Any]:
-        """The JSON-able form of ``event``."""
+        """The JSON-able form of ``event`` (its class's compiled writer)."""
+        return self._writers[type(event)](event)
+
+    def to_payload_generic(self, event: Any) -> dict[str, Any]:
+        """The JSON-able form of ``event`` through the composed converters: the
+        reference the compiled writers are held to."""
         cls = type(event)
         out: dict[str, Any] = {}
         if self.type_field is not None:
@@ -174,10 +195,13 @@ class Codec:
                 plan.fields.append((f.name, write, read, has_default))
         return plan
 
-    def _field(self, hint: Any, where: str) -> Converter:
+    def _field(self, hint: Any, where: str) -> _Pair:
         """How a value declared ``hint`` is written and read (module docstring)."""
         if hint in self._converters:
-            return self._converters[hint]
+            write, read = self._converters[hint]
+            if isinstance(write, tuple | Mapping):
+                return write.__getitem__, read
+            return write, read
         if isinstance(hint, typing.NewType):
             supertype: Any = hint.__supertype__
             return self._field(supertype, where)
@@ -231,6 +255,8 @@ class _Plan:
     def __init__(self, cls: type[Any]) -> None:
         self.cls = cls
         self.fields: list[tuple[str, Callable[[Any], Any], Callable[[Any], Any], bool]] = []
+        #: The compiled writer of this class as a field of another (:class:`_Compiler`).
+        self.compiled: Callable[[Any], dict[str, Any]] | None = None
 
     def write(self, obj: Any) -> dict[str, Any]:
         return {name: write(getattr(obj, name)) for name, write, _, _ in self.fields}
@@ -249,3 +275,91 @@ class _Plan:
             except _Unfit as exc:
                 raise _Unfit(f"{name}: {exc}") from None
         return self.cls(**kwargs)
+
+
+class _Compiler:
+    """Writes the source of one class's writer (module docstring) and compiles it.
+
+    Every expression is built over a plain local name, so a value used twice (``X |
+    None``) is read once; what the source refers to (tables, converters, plans) is
+    bound by name in the function's globals. The types were checked by the codec's
+    plans before this runs: anything not handled here is a bug, not a payload."""
+
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
+        self.env: dict[str, Any] = {}
+        self.count = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"_{prefix}{self.count}"
+
+    def bind(self, value: Any, prefix: str) -> str:
+        name = self.fresh(prefix)
+        self.env[name] = value
+        return name
+
+    def top(self, cls: type[Any], name: str) -> Callable[[Any], dict[str, Any]]:
+        head: list[str] = []
+        if self.codec.type_field is not None:
+            head.append(f"{self.codec.type_field!r}: {name!r}")
+        if self.codec.schema_field:
+            head.append(f"'schema': {getattr(cls, 'SCHEMA', 1)!r}")
+        return self.function(cls, head)
+
+    def function(self, cls: type[Any], head: list[str]) -> Callable[[Any], dict[str, Any]]:
+        hints = typing.get_type_hints(cls)
+        lines, items = [], list(head)
+        for f in dataclasses.fields(cls):
+            local = self.fresh("v")
+            lines.append(f"    {local} = obj.{f.name}")
+            items.append(f"{f.name!r}: {self.expr(hints[f.name], local)}")
+        fn = self.fresh("write")
+        source = f"def {fn}(obj):\n" + "".join(line + "\n" for line in lines)
+        source += "    return {" + ", ".join(items) + "}\n"
+        exec(compile(source, f"<eventkit writer {cls.__name__}>", "exec"), self.env)
+        writer: Callable[[Any], dict[str, Any]] = self.env[fn]
+        return writer
+
+    def expr(self, hint: Any, src: str) -> str:
+        """The source of ``src``'s stored form, ``src`` a local name declared ``hint``."""
+        converters = self.codec._converters
+        if hint in converters:
+            write = converters[hint][0]
+            if isinstance(write, tuple | Mapping):
+                return f"{self.bind(write, 't')}[{src}]"
+            return f"{self.bind(write, 'c')}({src})"
+        if isinstance(hint, typing.NewType):
+            return self.expr(hint.__supertype__, src)
+        if hint in _EXACT:
+            return src
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin in (typing.Union, types.UnionType):
+            (option,) = [a for a in args if a is not type(None)]
+            inner = self.expr(option, src)
+            return src if inner == src else f"(None if {src} is None else {inner})"
+        if origin is tuple:
+            if len(args) == 2 and args[1] is Ellipsis:
+                item = self.fresh("x")
+                inner = self.expr(args[0], item)
+                return f"list({src})" if inner == item else f"[{inner} for {item} in {src}]"
+            parts = [self.fresh("p") for _ in args]
+            fn = self.fresh("tuple")
+            body = ", ".join(self.expr(a, p) for a, p in zip(args, parts, strict=True))
+            source = f"def {fn}(vs):\n    {', '.join(parts)}, = vs\n    return [{body}]\n"
+            exec(compile(source, "<eventkit writer tuple>", "exec"), self.env)
+            return f"{fn}({src})"
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+            return f"{src}.value"
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            # Through the plan, looked up when called: a class may hold itself.
+            plan = self.codec._plan(hint)
+            if plan.compiled is None:
+                plan.compiled = _pending
+                plan.compiled = self.function(hint, [])
+            return f"{self.bind(plan, 'plan')}.compiled({src})"
+        raise TypeError(f"no compiled form for {hint!r}")  # the plans refused it first
+
+
+def _pending(obj: Any) -> dict[str, Any]:
+    raise RuntimeError("a writer called while it is compiled")

@@ -28,11 +28,19 @@ SEAT: Final = "seat"
 VISIBILITIES: Final = frozenset({PUBLIC, SECRET, SEAT})
 
 
+#: Each class's declared visibility as text, worked out on its first event (every
+#: event appended asks): a class's ``VISIBILITY`` is a constant of its declaration.
+_VISIBILITIES: dict[type[Any], str] = {}
+
+
 def visibility_of(event: Any) -> str:
     """The event's visibility as the log stores it: ``public``, ``secret`` or
     ``seat:<n>``."""
-    declared = getattr(type(event), "VISIBILITY", PUBLIC)
-    value = str(getattr(declared, "value", declared))  # an enum's value, or the text
+    cls = type(event)
+    value = _VISIBILITIES.get(cls)
+    if value is None:
+        declared = getattr(cls, "VISIBILITY", PUBLIC)
+        value = _VISIBILITIES[cls] = str(getattr(declared, "value", declared))  # enum or text
     if value == SEAT:
         return f"seat:{event.seat}"
     return value

@@ -140,9 +140,18 @@ _SCALARS: Final = frozenset({str, int, bool, type(None)})
 
 
 def _refuse_floats(value: Any, part: str) -> None:
-    # A flat object (most events': a seat and a card) is checked in one pass at C speed.
-    if type(value) is dict and _SCALARS.issuperset(map(type, value.values())):
-        return
+    # A flat object (most events': a seat and a card) is checked in one pass at C speed,
+    # and one whose values are scalars or lists of them (a trick's cards) field by field.
+    if type(value) is dict:
+        scalars = _SCALARS
+        if scalars.issuperset(map(type, value.values())):
+            return
+        for v in value.values():
+            t = type(v)
+            if t not in scalars and not (t is list and scalars.issuperset(map(type, v))):
+                break
+        else:
+            return
     # Iterative walk: payloads are small, but a deep one must not hit the recursion limit.
     # Exact type checks first: this runs for every event appended.
     stack = [value]

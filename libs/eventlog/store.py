@@ -154,14 +154,10 @@ class _Append:
 
 @dataclass(slots=True)
 class _Plan:
-    stream_ids: list[str] = field(default_factory=list)
-    versions: list[int] = field(default_factory=list)
-    types: list[str] = field(default_factory=list)
-    payloads: list[str] = field(default_factory=list)
-    metadatas: list[str] = field(default_factory=list)
-    visibilities: list[str] = field(default_factory=list)
-    hashes: list[bytes] = field(default_factory=list)
-    command_ids: list[str | None] = field(default_factory=list)
+    # The events' rows as _write sends them: stream, version, type, payload and
+    # metadata (orjson fragments of their encoded JSON), visibility, hash (hex), command
+    # id (the append's first event only). One list per row, built where it is known.
+    rows: list[list[Any]] = field(default_factory=list)
     # (append, first version, ordinal of its first event, ordinal of its last) from 1.
     accepted: list[tuple[_Append, int, int, int]] = field(default_factory=list)
     heads: dict[str, tuple[int, bytes]] = field(default_factory=dict)
@@ -691,6 +687,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         misfits: list[_Append] = []
         by_command: dict[str, _Append] = {}
         ordinal = 0
+        add_row, fragment = plan.rows.append, orjson.Fragment
         for a in pending:
             if a.command_id is not None:
                 if a.command_id in by_command:
@@ -706,23 +703,23 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 misfits.append(a)
                 continue
             first_version = version + 1
+            stream_id, command_id = a.stream_id, a.command_id
             for i, e in enumerate(a.events):
                 v = first_version + i
                 prev = chain_hash(
                     prev,
                     canonical_bytes_encoded(
-                        a.stream_id, v, e.type, e.payload_json, e.metadata_json, e.visibility,
+                        stream_id, v, e.type, e.payload_json, e.metadata_json, e.visibility,
                         when,
                     ),
                 )  # fmt: skip
-                plan.stream_ids.append(a.stream_id)
-                plan.versions.append(v)
-                plan.types.append(e.type)
-                plan.payloads.append(e.payload_json)
-                plan.metadatas.append(e.metadata_json)
-                plan.visibilities.append(e.visibility)
-                plan.hashes.append(prev)
-                plan.command_ids.append(a.command_id if i == 0 else None)
+                add_row(
+                    [
+                        stream_id, v, e.type, fragment(e.payload_json),
+                        fragment(e.metadata_json), e.visibility, prev.hex(), command_id,
+                    ]
+                )  # fmt: skip
+                command_id = None
                 if e.entry is not None:
                     known = {**others, **heads} if e.entry.heads_needed else others
                     plan.entries.append(e.entry.encode(v, prev, when, known))
@@ -782,20 +779,10 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         # The batch's rows as ONE JSON array (payload and metadata spliced in as the
         # JSON they were encoded to): one parameter for the server to parse, where eight
         # arrays cost the driver a type check of every element.
-        fragment = orjson.Fragment
-        rows = orjson.dumps(
-            [
-                [s, v, t, fragment(p), fragment(m), vis, h.hex(), c]
-                for s, v, t, p, m, vis, h, c in zip(
-                    plan.stream_ids, plan.versions, plan.types, plan.payloads,
-                    plan.metadatas, plan.visibilities, plan.hashes, plan.command_ids,
-                    strict=True,
-                )
-            ]
-        ).decode()  # fmt: skip
+        rows = orjson.dumps(plan.rows).decode()
         args = (
             self._sql_write_logged if plan.entries else self._sql_write,
-            len(plan.stream_ids),
+            len(plan.rows),
             now,
             rows,
             self.channel,
@@ -811,8 +798,8 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         return int(row[0])
 
     def _settle(self, plan: _Plan, base: int, *, cache: bool) -> None:
-        metrics.BATCH_EVENTS.observe(len(plan.stream_ids))
-        metrics.EVENTS_APPENDED.inc(len(plan.stream_ids))
+        metrics.BATCH_EVENTS.observe(len(plan.rows))
+        metrics.EVENTS_APPENDED.inc(len(plan.rows))
         if plan.entries:
             metrics.TRANSLOG_ENTRIES.inc(len(plan.entries))
             if cache:

@@ -280,8 +280,15 @@ LOGGED_TYPES: Final[dict[str, frozenset[str]]] = {
 }
 
 
+#: Every type some stream logs: any other (a card played, most of a match's events)
+#: is answered by one set lookup, before any prefix is compared.
+_ANY_LOGGED: Final = frozenset().union(*LOGGED_TYPES.values())
+
+
 def is_logged(stream_id: str, type_: str) -> bool:
     """Whether an event of ``type_`` in ``stream_id`` gets an entry."""
+    if type_ not in _ANY_LOGGED:
+        return False
     for prefix, types in LOGGED_TYPES.items():
         if stream_id.startswith(prefix):
             return type_ in types

@@ -48,6 +48,10 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
         # CPU; frozen so, a third of that).
         gc.collect()
         gc.freeze()
+        # A deal makes tens of thousands of short-lived objects (the core's states, the
+        # events, their payloads) that die young anyway: a young generation of 700 ran
+        # a pass every few moves. YOUNG_GC_THRESHOLD lets it run one per bot run.
+        gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
         await worker.stop(handover=True)
@@ -55,6 +59,11 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
 
     app.cleanup_ctx.append(service)
     return app
+
+
+#: Allocations between young-generation collections in a worker (Python's default is
+#: 700); see ``service`` above.
+YOUNG_GC_THRESHOLD: Final = 20_000
 
 
 def main() -> None:
