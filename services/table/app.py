@@ -21,8 +21,12 @@ from services.table.worker import TableWorker
 WORKER: Final = web.AppKey("table_worker", TableWorker)
 
 
-def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Application:
-    """A table worker's app."""
+def create_app(
+    settings: Settings, *, worker_id: str | None = None, tune_gc: bool = False
+) -> web.Application:
+    """A table worker's app. ``tune_gc``: the process is the worker's alone (``belot
+    serve table``), so the collector may be tuned for it; a test process or ``belot
+    run``'s in-process use leaves the collector as it is."""
     app = create_platform_app(settings, name="table")
 
     async def service(app: web.Application) -> AsyncIterator[None]:
@@ -42,16 +46,8 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
         )
         app[WORKER] = worker
         await worker.start()
-        # What exists now (modules, classes, the app) lives as long as the process: out
-        # of the collector's sight, so that its full collections walk only the tables'
-        # objects (under the capacity bench, full collections were some 7% of a worker's
-        # CPU; frozen so, a third of that).
-        gc.collect()
-        gc.freeze()
-        # A deal makes tens of thousands of short-lived objects (the core's states, the
-        # events, their payloads) that die young anyway: a young generation of 700 ran
-        # a pass every few moves. YOUNG_GC_THRESHOLD lets it run one per bot run.
-        gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
+        if tune_gc:
+            tune_collector()
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
         await worker.stop(handover=True)
@@ -61,10 +57,24 @@ def create_app(settings: Settings, *, worker_id: str | None = None) -> web.Appli
     return app
 
 
+def tune_collector() -> None:
+    """The collector tuned for a table worker's process, once it has started."""
+    # What exists now (modules, classes, the app) lives as long as the process: out
+    # of the collector's sight, so that its full collections walk only the tables'
+    # objects (under the capacity bench, full collections were some 7% of a worker's
+    # CPU; frozen so, a third of that).
+    gc.collect()
+    gc.freeze()
+    # A deal makes tens of thousands of short-lived objects (the core's states, the
+    # events, their payloads) that die young anyway: a young generation of 700 ran
+    # a pass every few moves. YOUNG_GC_THRESHOLD lets it run one per bot run.
+    gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 #: Allocations between young-generation collections in a worker (Python's default is
-#: 700); see ``service`` above.
+#: 700); see :func:`tune_collector`.
 YOUNG_GC_THRESHOLD: Final = 20_000
 
 
 def main() -> None:
-    run_service("table", create_app)
+    run_service("table", lambda settings: create_app(settings, tune_gc=True))
