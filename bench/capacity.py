@@ -51,8 +51,6 @@ import importlib.util
 import os
 import platform
 import random
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -77,6 +75,7 @@ from belot.bots import choose
 from belot.events import DealScored
 from belot.match import DueKind
 from belot_platform import messaging
+from bench import kit
 from eventlog import EventStore
 from fairdeal import DeckInputs, Shuffler
 
@@ -231,37 +230,18 @@ def core_cpu_per_deal(level: str, seconds: float, seed: str) -> tuple[float, flo
 def serve_randomness() -> None:
     """``--serve-randomness``: the randomness service's app (from the environment's
     settings) on a virtual clock, fed by a local relay of recorded beacons."""
-    from aiohttp import web
-
     from belot_platform.app import serve
     from belot_platform.logs import configure_logging
     from belot_platform.settings import Settings
-    from drand import QUICKNET
-    from drand.client import DrandClient
-    from drand.clock import ScaledClock
-    from drand.relay import Mode, create_relay_app, load_beacons
     from services.randomness.app import create_app
-    from tools.drand_vectors import BEACONS_FILE
 
     settings = Settings.from_env()
     configure_logging(settings.log_level, settings.log_format)
 
     async def main() -> None:
-        clock = ScaledClock(QUICKNET.time_of_round(1000) + 0.5, 10.0)
-        beacons = {"quicknet": load_beacons(BEACONS_FILE, QUICKNET)}
-        runner = web.AppRunner(create_relay_app(beacons, clock, Mode.parse("ok")))
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        drand = DrandClient([f"http://127.0.0.1:{port}"], QUICKNET, clock=clock,
-                            retry_interval=0.3)  # fmt: skip
-        try:
+        async with kit.recorded_drand() as (clock, drand):
             app = create_app(settings, clock=clock, drand=drand)
             await serve(app, settings.http_host, settings.port("randomness"))
-        finally:
-            await drand.close()
-            await runner.cleanup()
 
     asyncio.run(main())
 
@@ -285,12 +265,6 @@ def serve_profiled(out: Path, name: str) -> int:
 
 
 # ---------------------------------------------------------------------- one case
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def wait_healthy(port: int, proc: subprocess.Popen[bytes], name: str) -> None:
@@ -376,7 +350,7 @@ async def run_case(
     procs: list[tuple[str, subprocess.Popen[bytes], int]] = []
 
     def start(kind: str, argv: list[str], log_name: str) -> None:
-        port = free_port()
+        port = kit.free_port()
         env = {**base_env, f"BELOT_{kind.upper()}_PORT": str(port)}
         proc = subprocess.Popen(
             argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -453,23 +427,9 @@ async def run_case(
         case.core_s_per_deal, case.core_events_per_deal = core_s, core_events
         return case
     finally:
-        for _, proc, _ in procs:
-            proc.send_signal(signal.SIGTERM)
-        for _, proc, _ in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        js = nc.jetstream()
-        for bucket in (f"{prefix}_table_leases", f"{prefix}_tables"):
-            with contextlib.suppress(Exception):
-                await js.delete_key_value(bucket)
-        with contextlib.suppress(Exception):
-            await js.delete_stream(f"BENCH_{tag}")
-        await nc.drain()
-        for s in (schema, f"{schema}_rnd", f"{schema}_gw", f"{schema}_vf"):
-            with contextlib.suppress(Exception):
-                await pool.execute(f'DROP SCHEMA IF EXISTS "{s}" CASCADE')
+        kit.stop_all(proc for _, proc, _ in procs)
+        schemas = [schema, f"{schema}_rnd", f"{schema}_gw", f"{schema}_vf"]
+        await kit.remove_run(nc, pool, prefix=prefix, stream=f"BENCH_{tag}", schemas=schemas)
         await pool.close()
 
 

@@ -81,8 +81,6 @@ import os
 import random
 import resource
 import secrets
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -101,6 +99,7 @@ sys.path.insert(0, str(ROOT / "libs"))
 import aiohttp
 import orjson
 
+from bench import kit
 from services.demo import BOT_DELAY_MS
 
 DOC: Final = ROOT / "docs" / "bench" / "sockets.md"
@@ -129,12 +128,6 @@ CATCH_UP_PER_SOCKET_S: Final = 0.1
 ANSWER_S: Final = 10.0
 #: Seconds a socket may wait for its "watching" (the gateway busy with catch-ups).
 WATCHING_S: Final = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def raise_fd_limit() -> int:
@@ -541,17 +534,9 @@ async def fanout(
     import asyncpg
 
     from belot_platform import messaging
-    from drand import QUICKNET
-    from drand.client import DrandClient
-    from drand.clock import ScaledClock
-    from drand.relay import Mode, create_relay_app, load_beacons
     from eventlog import EventStore
     from fairdeal import logentries
     from services.gateway.domain import Identity, Tokens
-    from services.randomness.handlers import Handlers
-    from services.randomness.service import RandomnessService
-    from services.randomness.store import SeedStore
-    from tools.drand_vectors import BEACONS_FILE
 
     raise_fd_limit()
     tag = uuid.uuid4().hex[:8]
@@ -561,23 +546,10 @@ async def fanout(
     pool = await asyncpg.create_pool(pg_dsn, min_size=1, max_size=4)
     nc = await messaging.connect(nats_url, name="bench-sockets")
     store = await EventStore.open(pool, schema, producer="bench", entries=logentries)
-    clock = ScaledClock(QUICKNET.time_of_round(1000) + 0.5, 10.0)
-    from aiohttp.test_utils import TestServer
-
-    beacons = {"quicknet": load_beacons(BEACONS_FILE, QUICKNET)}
-    drand_relay = TestServer(create_relay_app(beacons, clock, Mode.parse("ok")))
-    await drand_relay.start_server()
-    seeds = SeedStore(pool, schema)
-    await seeds.migrate()
-    drand = DrandClient([str(drand_relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
-    randomness = RandomnessService(store, seeds, drand, clock)
-    await randomness.start()
-    subs = [
-        await messaging.serve(nc, s, h)
-        for s, h in Handlers(randomness, "quicknet", f"{prefix}.randomness").routes().items()
-    ]
+    here = contextlib.AsyncExitStack()
+    await here.enter_async_context(kit.randomness_here(nc, pool, store, prefix, start=True))
     tmp = Path(tempfile.mkdtemp(prefix="belot-bench-sockets-"))
-    ports = {name: free_port() for name in ("table", "relay", "gateway")}
+    ports = {name: kit.free_port() for name in ("table", "relay", "gateway")}
     base = {
         **os.environ,
         "BELOT_PG_DSN": pg_dsn,
@@ -602,7 +574,7 @@ async def fanout(
         with contextlib.suppress(KeyError, ValueError):
             on_nats[(h["Belot-Stream"], int(h["Belot-Version"]))] = time.time()
 
-    subs.append(await nc.subscribe(f"{subject}.>", cb=seen))
+    tap = await nc.subscribe(f"{subject}.>", cb=seen)
     procs = {
         name: _service(name, base, tmp, profile if name == "gateway" else None)
         for name in ("table", "relay", "gateway")
@@ -779,27 +751,11 @@ async def fanout(
     finally:
         for c in players:
             await c.stop()
-        for p in procs.values():
-            p.send_signal(signal.SIGTERM)
-        for p in procs.values():
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for sub in subs:
-            await sub.unsubscribe()
-        await randomness.stop()
-        await drand.close()
-        await drand_relay.close()
+        kit.stop_all(procs.values())
+        await tap.unsubscribe()
+        await here.aclose()
         await store.close()
-        js = nc.jetstream()
-        for bucket in (f"{prefix}_table_leases", f"{prefix}_tables"):
-            with contextlib.suppress(Exception):
-                await js.delete_key_value(bucket)
-        with contextlib.suppress(Exception):
-            await js.delete_stream(stream)
-        await nc.drain()
-        await pool.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await kit.remove_run(nc, pool, prefix=prefix, stream=stream, schemas=[schema])
         await pool.close()
 
 

@@ -24,8 +24,6 @@ import contextlib
 import importlib.util
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,16 +40,9 @@ sys.path.insert(0, str(ROOT / "libs"))
 import asyncpg
 
 from belot_platform import messaging
-from drand import QUICKNET
-from drand.client import DrandClient
-from drand.clock import ScaledClock
-from drand.relay import Mode, create_relay_app, load_beacons
+from bench import kit
 from eventlog import EventStore
 from fairdeal import logentries
-from services.randomness.handlers import Handlers
-from services.randomness.service import RandomnessService
-from services.randomness.store import SeedStore
-from tools.drand_vectors import BEACONS_FILE
 
 _spec = importlib.util.spec_from_file_location("bench_eventlog", ROOT / "bench" / "eventlog.py")
 assert _spec is not None and _spec.loader is not None
@@ -59,12 +50,6 @@ bench_eventlog = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_eventlog)
 
 BUCKET_RE = re.compile(r'^belot_table_command_seconds_bucket\{by="(\w+)",le="([^"]+)"\} (\S+)$')
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def scrape(ports: list[int]) -> dict[float, float]:
@@ -128,21 +113,7 @@ async def run_case(
     pool = await asyncpg.create_pool(pg_dsn, min_size=2, max_size=8)
     nc = await messaging.connect(nats_url, name="bench-tables")
     store = await EventStore.open(pool, schema, producer="bench", entries=logentries)
-    clock = ScaledClock(QUICKNET.time_of_round(1000) + 0.5, 10.0)
-    from aiohttp.test_utils import TestServer
-
-    beacons = {"quicknet": load_beacons(BEACONS_FILE, QUICKNET)}
-    relay = TestServer(create_relay_app(beacons, clock, Mode.parse("ok")))
-    await relay.start_server()
-    seeds = SeedStore(pool, schema)
-    await seeds.migrate()
-    drand = DrandClient([str(relay.make_url(""))], QUICKNET, clock=clock, retry_interval=0.3)
-    randomness = RandomnessService(store, seeds, drand, clock)
-    subs = [
-        await messaging.serve(nc, s, h)
-        for s, h in Handlers(randomness, "quicknet", f"{prefix}.randomness").routes().items()
-    ]
-    ports = [free_port() for _ in range(workers)]
+    ports = [kit.free_port() for _ in range(workers)]
     procs = []
     tmp = Path(tempfile.mkdtemp(prefix="belot-bench-tables-"))
     for i, port in enumerate(ports):
@@ -169,55 +140,39 @@ async def run_case(
             )
         )
     try:
-        for port in ports:
-            for _ in range(300):
-                with contextlib.suppress(OSError):
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                    break
-                await asyncio.sleep(0.1)
-        await asyncio.sleep(0.5)
-        for _ in range(tables):
-            await messaging.request(
-                nc,
-                f"{prefix}.table.create",
-                {"ruleset": "club", "seats": [f"bot:{level}"] * 4, "target": 10_000},
-                timeout=10,
-            )
-        await asyncio.sleep(4.0)  # warm-up: seeds, drand, first decks
-        h0, (d0, e0), t0 = scrape(ports), await count(pool, schema), time.perf_counter()
-        await asyncio.sleep(window)
-        h1, (d1, e1), t1 = scrape(ports), await count(pool, schema), time.perf_counter()
-        hist = {le: h1.get(le, 0) - h0.get(le, 0) for le in h1}
-        elapsed = t1 - t0
-        return {
-            "deals_per_s": (d1 - d0) / elapsed,
-            "events_per_s": (e1 - e0) / elapsed,
-            "p50_ms": percentile(hist, 0.5) * 1000,
-            "p99_ms": percentile(hist, 0.99) * 1000,
-            "commands": hist.get(float("inf"), 0),
-        }
+        async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(kit.randomness_here(nc, pool, store, prefix))
+            stack.callback(kit.stop_all, procs)
+            for port in ports:
+                for _ in range(300):
+                    with contextlib.suppress(OSError):
+                        urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                        break
+                    await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)
+            for _ in range(tables):
+                await messaging.request(
+                    nc,
+                    f"{prefix}.table.create",
+                    {"ruleset": "club", "seats": [f"bot:{level}"] * 4, "target": 10_000},
+                    timeout=10,
+                )
+            await asyncio.sleep(4.0)  # warm-up: seeds, drand, first decks
+            h0, (d0, e0), t0 = scrape(ports), await count(pool, schema), time.perf_counter()
+            await asyncio.sleep(window)
+            h1, (d1, e1), t1 = scrape(ports), await count(pool, schema), time.perf_counter()
+            hist = {le: h1.get(le, 0) - h0.get(le, 0) for le in h1}
+            elapsed = t1 - t0
+            return {
+                "deals_per_s": (d1 - d0) / elapsed,
+                "events_per_s": (e1 - e0) / elapsed,
+                "p50_ms": percentile(hist, 0.5) * 1000,
+                "p99_ms": percentile(hist, 0.99) * 1000,
+                "commands": hist.get(float("inf"), 0),
+            }
     finally:
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for sub in subs:
-            await sub.unsubscribe()
-        await randomness.stop()
-        await drand.close()
-        await relay.close()
         await store.close()
-        js = nc.jetstream()
-        for bucket in (f"{prefix}_table_leases", f"{prefix}_tables"):
-            with contextlib.suppress(Exception):
-                await js.delete_key_value(bucket)
-        with contextlib.suppress(Exception):
-            await js.delete_stream(f"BENCH_{tag}")
-        await nc.drain()
-        await pool.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await kit.remove_run(nc, pool, prefix=prefix, stream=f"BENCH_{tag}", schemas=[schema])
         await pool.close()
 
 
