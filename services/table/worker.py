@@ -139,6 +139,9 @@ class TableWorker:
             await messaging.serve(self.nc, self.create_subject, self.create, queue=QUEUE)
         )
         self._subs.append(await self.nc.subscribe(self.released_subject, cb=self._on_released))
+        # Started means answering: a PING's PONG says the server has our subscriptions
+        # (a create sent just after "started" was once "nobody answers").
+        await self.nc.flush()
         self._loops = [
             self.supervisor.spawn(SCAN_TASK, lambda _: self._scan_loop()),
             self.supervisor.spawn(HEARTBEAT_TASK, lambda _: self._heartbeat_loop()),
