@@ -1,6 +1,7 @@
-"""The double-dummy solver (belot.bots.solver): its values are those of a plain minimax
-over the ruleset's own legal cards, in every ruleset and strain; merging equivalent
-cards and the transposition table change no value."""
+"""The double-dummy solver (belot.bots.solver, compiled with numba): its values are those
+of a plain minimax over the ruleset's own legal cards, in every ruleset and strain; its
+rules of the trick are the engine's; merging equivalent cards and the transposition
+table change no value; a node limit stops it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from belot.bots.solver import INF, NodeLimit, Solver, reduce_equivalent
+from belot.bots.equivalent import reduce_equivalent
+from belot.bots.solver import (
+    INF,
+    NO_MERGE,
+    NO_TABLE,
+    Solver,
+    _array,
+    _reduce,
+    rules_vector,
+)
+from belot.bots.solver import (
+    playable as compiled_playable,
+)
 from belot.play import MISERE, playable, trick_points, winning_index
 from belot.ruleset import RULESETS, Ruleset, Strain
 from tests.unit.game_support import mask
@@ -77,7 +90,7 @@ def random_position(
     return rules, strain, hands, trick, leader, cards, rng.randrange(4)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 3))
 def test_the_solver_equals_a_brute_force_minimax(seed: int, cards: int) -> None:
     rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
@@ -99,6 +112,7 @@ def test_every_ruleset_and_strain_against_brute_force(name: str) -> None:
             rng.shuffle(deck)
             hands = [sum(1 << c for c in deck[s * 3 : (s + 1) * 3]) for s in range(n)]
             values = Solver(rules, strain).values(hands, [], 0, 3, 0)
+            assert values is not None
             legal = playable(hands[0], (), strain, rules)
             assert set(values) == {c for c in range(32) if legal >> c & 1}
             for card, value in values.items():
@@ -108,15 +122,66 @@ def test_every_ruleset_and_strain_against_brute_force(name: str) -> None:
                 assert value == expected, (name, strain, card)
 
 
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 8), played=st.integers(0, 3))
+def test_the_compiled_rules_of_the_trick_are_the_engines(
+    seed: int, cards: int, played: int
+) -> None:
+    """The search's legal cards (belot.bots.solver.playable) against the engine's
+    belot.play.playable: random hands and tricks, every ruleset, every strain it plays
+    (the partner exceptions, overtrumping and raising are the ruleset's)."""
+    rng = random.Random(seed)
+    rules = rng.choice(sorted(RULESETS.values(), key=lambda r: r.name))
+    n = rules.players
+    strain = rng.randrange(7)
+    deck = list(range(32))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * cards : (s + 1) * cards]) for s in range(n)]
+    leader = rng.randrange(n)
+    trick: list[int] = []
+    for i in range(min(played, n - 1)):
+        seat = (leader + i) % n
+        legal = playable(hands[seat], tuple(trick), strain, rules)
+        card = rng.choice([c for c in range(32) if legal >> c & 1])
+        hands[seat] &= ~(1 << card)
+        trick.append(card)
+    seat = (leader + len(trick)) % n
+    vector = rules_vector(rules, strain)
+    assert compiled_playable(vector, hands[seat], _array(trick), leader) == playable(
+        hands[seat], tuple(trick), strain, rules
+    )
+
+
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(2, 4))
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(2, 5))
 def test_equivalent_cards_and_the_table_change_no_value(seed: int, cards: int) -> None:
     rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
-    plain = Solver(rules, strain, use_table=False, merge_equivalent=False)
+    plain = Solver(rules, strain, flags=NO_TABLE | NO_MERGE)
     expected = plain.values(hands, trick, leader, left, won)
-    for table, merge in ((True, False), (False, True), (True, True)):
-        solver = Solver(rules, strain, use_table=table, merge_equivalent=merge)
+    for flags in (NO_MERGE, NO_TABLE, 0):
+        solver = Solver(rules, strain, flags=flags)
         assert solver.values(hands, trick, leader, left, won) == expected
+
+
+def test_a_tiny_table_still_gives_the_exact_values() -> None:
+    """A table of 16 slots overwrites entries all the time: a lost entry costs a search
+    again, never a wrong value."""
+    for seed in range(20):
+        rules, strain, hands, trick, leader, left, won = random_position(seed, 5)
+        big = Solver(rules, strain).values(hands, trick, leader, left, won)
+        assert Solver(rules, strain, table_bits=4).values(hands, trick, leader, left, won) == big
+
+
+def test_the_table_saves_work_on_whole_deals() -> None:
+    rules = RULESETS["classic"]
+    rng = random.Random(3)
+    deck = list(range(32))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * 6 : (s + 1) * 6]) for s in range(4)]
+    with_table = Solver(rules, Strain.HEARTS)
+    without = Solver(rules, Strain.HEARTS, flags=NO_TABLE)
+    assert with_table.values(hands, [], 0, 6, 0) == without.values(hands, [], 0, 6, 0)
+    assert with_table.nodes * 2 < without.nodes
 
 
 def test_equivalent_cards_are_pointless_neighbours_in_the_order() -> None:
@@ -129,15 +194,42 @@ def test_equivalent_cards_are_pointless_neighbours_in_the_order() -> None:
     assert reduce_equivalent(mask("7H 8H 9H"), 0, Strain.HEARTS) == mask("8H 9H")
 
 
+@settings(max_examples=200, deadline=None)
+@given(moves=st.integers(0, 2**32 - 1), others=st.integers(0, 2**32 - 1), strain=st.integers(0, 6))
+def test_the_compiled_merge_is_the_rules(moves: int, others: int, strain: int) -> None:
+    others &= ~moves
+    assert _reduce(moves, others, strain) == reduce_equivalent(moves, others, strain)
+
+
 def test_a_node_limit_stops_the_solve() -> None:
     rules, strain, hands, trick, leader, left, won = random_position(7, 5)
-    with pytest.raises(NodeLimit):
-        Solver(rules, strain, node_limit=50).values(hands, trick, leader, left, won)
+    solver = Solver(rules, strain)
+    assert solver.values(hands, trick, leader, left, won, node_limit=50) is None
+    assert solver.value(hands, trick, leader, left, won, node_limit=50) is None
+    # The same solver answers once given the room (the aborted solve left no harm).
+    assert solver.values(hands, trick, leader, left, won) == Solver(rules, strain).values(
+        hands, trick, leader, left, won
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 3))
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 5))
 def test_one_search_gives_the_best_cards_value(seed: int, cards: int) -> None:
     rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
-    best = max(Solver(rules, strain).values(hands, trick, leader, left, won).values())
-    assert Solver(rules, strain).value(hands, trick, leader, left, won) == best
+    values = Solver(rules, strain).values(hands, trick, leader, left, won)
+    assert values is not None
+    assert Solver(rules, strain).value(hands, trick, leader, left, won) == max(values.values())
+
+
+def test_one_solver_serves_many_worlds() -> None:
+    """A decision's solver keeps one table for all its worlds (a generation each): each
+    world's values are those of a fresh solver."""
+    rules = RULESETS["club"]
+    shared = Solver(rules, Strain.SPADES)
+    for seed in range(12):
+        rng = random.Random(seed)
+        deck = list(range(32))
+        rng.shuffle(deck)
+        hands = [sum(1 << c for c in deck[s * 5 : (s + 1) * 5]) for s in range(4)]
+        fresh = Solver(rules, Strain.SPADES).values(hands, [], seed % 4, 5, 0)
+        assert shared.values(hands, [], seed % 4, 5, 0) == fresh

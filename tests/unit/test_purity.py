@@ -34,6 +34,10 @@ ALLOWED = {
     # the one third-party package of a pure core: tournament pairs Swiss rounds with
     # its blossom maximum-weight matching (no I/O)
     "networkx",
+    # the hard bot's exact solver, compiled (belot/bots/solver.py): numba and the NumPy
+    # arrays it works on; pure computation (numba's cache of machine code is its own)
+    "numba",
+    "numpy",
     # the transparency log's signed notes: base64 text, and Ed25519 from pyca cryptography
     # (OpenSSL's signatures; no curve code of our own, no I/O)
     "base64",

@@ -1,9 +1,10 @@
-"""Exact (double-dummy) solves of the rest of a deal with every hand known.
+"""Exact (double-dummy) solves of the rest of a deal with every hand known, in machine
+code.
 
-The hard bot samples worlds (:mod:`belot.bots.worlds`) and, where the time allows, asks
-this module for the exact value of each legal card in each world: the best result both
-sides can force from here, seeing all the cards. It is what double-dummy engines for
-bridge and belote do, in plain Python over 32-bit masks:
+The hard bot samples worlds (:mod:`belot.bots.worlds`) and asks this module for the
+exact value of each card it may play in each world: the best result both sides can
+force from there, seeing all the cards. It is what double-dummy engines for bridge and
+belote do, over 32-bit masks:
 
 - **Alpha-beta on card points.** A position's value is the points its side to play will
   take from here minus the points the other side will take: the cards of the trick on
@@ -16,121 +17,681 @@ bridge and belote do, in plain Python over 32-bit masks:
   what makes the transposition table work.
 - **Transposition table.** At the start of a trick the value depends only on which seat
   holds which of the remaining cards, who leads, and (for capot) which sides have taken
-  a trick: the key is those, the entry a lower and an upper bound and the best lead.
-  Different orders of the same tricks meet there. Only trick starts are stored: inside
-  a trick positions rarely repeat.
-- **Equivalent cards.** Two cards of one hand in one suit with no card of another hand,
-  nor of the trick on the table, between them in the trick-taking order, and worth the
-  same points, are one move: the deal after either is the same up to swapping them. In
-  belote points differ along the order (a king is not a queen), so only the pointless
-  low cards merge: 9 8 7 of a plain suit, 8 7 of a trump suit.
+  a trick. Within one world each card belongs to one seat, so the key is the set of
+  cards still out, the seat to lead and those sides; the entry holds a lower and an
+  upper bound and the best lead. Different orders of the same tricks meet there. Only
+  trick starts are stored: storing every position was measured (some 4% fewer
+  positions for a whole deal, each dearer) and dropped. The table is a fixed array
+  (open addressing, a few probes, a new entry taking the place of one from an older
+  world or the first probed): a lost entry costs a search again, never a wrong value,
+  since an entry holds bounds proven for its exact key. A new world starts a new
+  generation instead of clearing it.
+- **Equivalent cards** are one move (:mod:`belot.bots.equivalent`).
 - **Zero windows.** Each card's exact value is found by MTD(f): zero-window searches
   from a first guess (the previous card's value) until the bounds meet, the table
-  keeping what each pass learnt. Measured against one full-window search per card, it
-  searches 1-5% fewer positions from four cards on, 20% more at three.
+  keeping what each pass learnt. Measured on whole deals (eight cards a hand, every
+  card of the leader), it searches a fifth fewer positions than one full-window
+  alpha-beta a card.
 - **Move ordering.** The table's best lead first; then a lead that cannot be beaten in
   its suit, with the most points; a seat whose side holds the trick adds points; a seat
   that can take it takes it as cheaply as it can; otherwise it throws its least.
-- **The rules of the trick are the ruleset's own**: legal cards come from
-  :func:`belot.play.playable` and the winner from :func:`belot.play.power_table`, so the
-  solver plays club, classic, french and gambler exactly as the engine does.
+- **The rules of the trick are the ruleset's own**: :func:`playable` is
+  :func:`belot.play.playable` with the ruleset's three trick parameters (partner
+  exception, overtrumping a ruff, raising when trumps are led) as numbers, and the
+  winner comes from :func:`belot.play.power_table`. ``tests/unit/test_bot_solver.py``
+  holds the port to the original over random hands and tricks in every ruleset and
+  strain, and the solver's values to a brute-force minimax.
 
-A solve may be given a node budget; past it :class:`NodeLimit` is raised and the caller
-falls back to cheaper play-outs for that world. Node counts, not a clock, keep a solve
-reproducible.
+**Why compiled, and why numba.** A solve of the last four tricks costs a few thousand
+positions; of the last six, some twenty thousand; of a whole deal, some 900,000 (every
+card of the leader). In Python a position costs about 2 µs, here about 60 ns: the
+difference between solving the last four tricks of a handful of worlds and the last six
+of sixty-four (:mod:`belot.bots.hard` says what that bought). The issue that asked for
+exact solves asked for native speed only from a dependency with wheels on PyPI, so that
+``make test`` needs no toolchain: numba (with llvmlite, its LLVM binding, and NumPy)
+ships wheels for every platform the project runs on and compiles the functions below
+on first use. ``cache=True`` keeps the machine code beside this file (``__pycache__``)
+or, where that is read-only, in the directory ``NUMBA_CACHE_DIR`` names (the image sets
+one and fills it at build time), so a process after the first loads it in a fraction of
+a second instead of compiling for some ten. Only the hard bot imports this module, on
+its first solve. The compiled entry points release the GIL (``nogil``), so a table
+worker's event loop runs on while a bot thinks in its thread.
+
+**An explicit stack.** Numba cannot load a cached recursive function (its issue 6061:
+the process crashes), so the search keeps its own stack of frames (:func:`_search`):
+the recursive negamax of the textbook, its calls and returns as pushes and pops.
+
+A solve may be given a node budget; past it the solve stops and says so (``None``),
+and the caller falls back to cheaper play-outs for that world. Node counts, not a
+clock, keep a solve reproducible.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
-from belot.cards import LAST_TRICK_POINTS, PLAIN_ABOVE, SUIT_MASKS, TRUMP_ABOVE, Mask
-from belot.play import CARD_POINTS, MISERE, playable, power_table
-from belot.ruleset import Ruleset, Strain
+import numpy as np
+from numba import njit
+
+from belot.bots.equivalent import MERGE
+from belot.cards import PLAIN_ABOVE, SUIT_MASKS, TRUMP_ABOVE, Mask
+from belot.play import CARD_POINTS, MISERE, power_table
+from belot.ruleset import PartnerException, Ruleset, Strain
+
+def _compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit`` with its machine code cached on disk, or without a cache where no
+    directory for one is writable (numba refuses to decorate then): such a process
+    compiles on its first solve, some ten seconds."""
+
+    def wrap(function: Callable[..., Any]) -> Any:
+        try:
+            return njit(cache=True, **options)(function)
+        except RuntimeError:
+            return njit(**options)(function)
+
+    return wrap
+
 
 #: Larger than any value (252 cards and capot, doubled in no trump, fits easily).
 INF: Final = 1 << 20
+#: No node limit.
+UNLIMITED: Final = 1 << 40
+
+_PARTNER: Final = {
+    PartnerException.NONE: 0,
+    PartnerException.PARTNER_WINNING: 1,
+    PartnerException.PARTNER_LED: 2,
+}
+
+# Indices into a rules vector (see rules_vector).
+_N, _STRAIN, _PARTNER_RULE, _OVERTRUMP, _RAISE, _GAIN, _CAPOT, _LAST, _LIMIT, _FLAGS = range(10)
+#: Flags (tests only): no table, no merging of equivalent cards.
+NO_TABLE: Final = 1
+NO_MERGE: Final = 2
+
+_KEYS: Final = np.array(
+    [[power_table(s, led) for led in range(4)] for s in range(7)], dtype=np.int64
+)
+_PTS: Final = np.array(CARD_POINTS, dtype=np.int64)
+_SUIT: Final = np.array(SUIT_MASKS, dtype=np.int64)
+_TRUMP_ABOVE: Final = np.array(TRUMP_ABOVE, dtype=np.int64)
+#: ``_ABOVE[strain][card]``: the cards of its suit that beat it, in that suit's order.
+_ABOVE: Final = np.array(
+    [
+        [
+            (TRUMP_ABOVE if s == Strain.ALL_TRUMPS or c >> 3 == s else PLAIN_ABOVE)[c]
+            for c in range(32)
+        ]
+        for s in range(7)
+    ],
+    dtype=np.int64,
+)
+#: ``_TRUMPS[strain]``: the trump suit's cards (none in all-trumps: only ordering uses it).
+_TRUMPS: Final = np.array([SUIT_MASKS[s] if s <= 3 else 0 for s in range(7)], dtype=np.int64)
+#: The pointless low cards that may merge, by strain (see belot.bots.equivalent).
+_LOWS: Final = np.array(
+    [
+        sum((3 if s == Strain.ALL_TRUMPS or suit == s else 7) << (8 * suit) for suit in range(4))
+        for s in range(7)
+    ],
+    dtype=np.int64,
+)
+_MERGE: Final = np.array(MERGE, dtype=np.int64)
+
+#: Transposition table slots (a power of two) and probes per lookup.
+TABLE_BITS: Final = 16
+_PROBES: Final = 4
 
 
-class NodeLimit(Exception):
-    """The solve went past its node budget (the caller falls back)."""
+def rules_vector(
+    ruleset: Ruleset, strain: int, node_limit: int = UNLIMITED, flags: int = 0
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """A ruleset's trick rules and a strain, as the compiled functions read them."""
+    misere = strain == MISERE
+    return np.array(
+        [
+            ruleset.players,
+            strain,
+            _PARTNER[ruleset.partner_exception],
+            int(ruleset.overtrump_a_ruff),
+            int(ruleset.raise_when_trump_led),
+            -1 if misere else 1,
+            0 if misere else ruleset.capot_bonus,
+            -10 if misere else 10,
+            node_limit,
+            flags,
+        ],
+        dtype=np.int64,
+    )
 
 
-def _low_merge(lows: int) -> tuple[tuple[int, ...], ...]:
-    """``[hand][others]`` over the ``lows`` lowest ranks (bits 0.., rank 7 first, which is
-    also their order of power): the hand's cards to keep, one per run of hand cards with
-    no card of ``others`` between them."""
-    table = []
-    for hand in range(8):
-        row = []
-        for others in range(8):
-            keep = 0
-            top = -1
-            for b in range(lows):
-                if hand >> b & 1:
-                    if top >= 0:
-                        keep &= ~(1 << top)
-                    keep |= 1 << b
-                    top = b
-                elif others >> b & 1:
-                    top = -1
-            row.append(keep | (hand & ~((1 << lows) - 1) & 7))
-        table.append(tuple(row))
-    return tuple(table)
+@_compiled(inline="always")
+def _best_of_suit(tricks: Any, left: int, tlen: int, suit: int) -> int:
+    """The highest card of ``suit`` in the trick ``tricks[left][:tlen]`` by trump order,
+    or -1."""
+    best = -1
+    strength = -1
+    for i in range(tlen):
+        c = tricks[left, i]
+        if c >> 3 == suit:
+            k = _KEYS[suit, suit, c]
+            if k > strength:
+                best, strength = c, k
+    return best
 
 
-#: Pointless low cards merge: 7 8 9 of a plain suit, 7 8 of a trump suit.
-_PLAIN_MERGE: Final = _low_merge(3)
-_TRUMP_MERGE: Final = _low_merge(2)
+@_compiled(inline="always")
+def _playable(
+    rules: Any, hand: int, tricks: Any, left: int, tlen: int, bseat: int, seat: int
+) -> int:
+    """:func:`belot.play.playable` for the seat to play to ``tricks[left][:tlen]``
+    (``bseat`` holds the trick)."""
+    if tlen == 0:
+        return hand
+    strain = rules[_STRAIN]
+    led = tricks[left, 0] >> 3
+    follow = hand & _SUIT[led]
+    if strain >= 5:
+        return follow if follow else hand
+    if strain == 4 or led == strain:
+        if follow and rules[_RAISE]:
+            up = follow & _TRUMP_ABOVE[_best_of_suit(tricks, left, tlen, led)]
+            return up if up else follow
+        return follow if follow else hand
+    if follow:
+        return follow
+    trumps = hand & _SUIT[strain]
+    if not trumps:
+        return hand
+    n = rules[_N]
+    partner = rules[_PARTNER_RULE]
+    excused = False
+    if n == 4 and tlen >= 2:
+        if partner == 1:
+            excused = bseat == seat ^ 2
+        elif partner == 2:
+            excused = tlen == 2
+    best = -1
+    if rules[_OVERTRUMP] and not (excused and partner != 2):
+        best = _best_of_suit(tricks, left, tlen, strain)
+    if best >= 0:
+        up = trumps & _TRUMP_ABOVE[best]
+        if up:
+            return up
+    return hand if excused else trumps
 
 
-def reduce_equivalent(moves: Mask, others: Mask, strain: int) -> Mask:
-    """``moves`` with each run of equivalent cards cut to its top card (see module
-    docstring); ``others``: the cards of the other hands and of the trick on the table."""
+@_compiled()
+def playable(rules: Any, hand: int, trick: Any, leader: int) -> int:
+    """:func:`belot.play.playable` as the search computes it, from a trick alone (the
+    tests hold the two equal)."""
+    tlen = len(trick)
+    n = rules[_N]
+    seat = (leader + tlen) % n
+    bseat = leader
+    bkey = -2
+    if tlen:
+        led = trick[0] >> 3
+        for i in range(tlen):
+            k = _KEYS[rules[_STRAIN], led, trick[i]]
+            if k > bkey:
+                bkey, bseat = k, (leader + i) % n
+    rows = np.zeros((1, 4), dtype=np.int64)
+    for i in range(tlen):
+        rows[0, i] = trick[i]
+    return _playable(rules, hand, rows, 0, tlen, bseat, seat)
+
+
+@_compiled(inline="always")
+def _reduce(moves: int, others: int, strain: int) -> int:
+    """:func:`belot.bots.equivalent.reduce_equivalent`, compiled."""
     out = moves
     for suit in range(4):
         shift = 8 * suit
         byte = (moves >> shift) & 0xFF
         if byte & (byte - 1) and byte & 7:
-            trump = strain == Strain.ALL_TRUMPS or suit == strain
-            table = _TRUMP_MERGE if trump else _PLAIN_MERGE
-            low = table[byte & 7][(others >> shift) & 7]
-            out = out & ~(7 << shift) | low << shift
+            trump = 1 if (strain == 4 or suit == strain) else 0
+            low = _MERGE[trump, byte & 7, (others >> shift) & 7]
+            out = (out & ~(7 << shift)) | (low << shift)
     return out
 
 
-class Solver:
-    """Exact values of positions of one deal (one strain, one ruleset), all hands known.
+#: Bit index from an isolated bit by a de Bruijn multiply (numba has no count of zeros).
+_BIT: Final = np.zeros(32, dtype=np.int64)
+for _i in range(32):
+    _BIT[(((1 << _i) * 0x077CB531) & 0xFFFFFFFF) >> 27] = _i
 
-    One solver per world: its transposition table is keyed on the cards of that world.
-    ``use_table`` and ``merge_equivalent`` exist so that tests can check that neither
-    changes a value.
-    """
+
+@_compiled(inline="always")
+def _top(mask: int) -> int:
+    """The highest card of a non-empty mask."""
+    c = 0
+    while mask > 1:
+        mask >>= 1
+        c += 1
+    return c
+
+
+@_compiled(inline="always")
+def _slot(key: int, bits: int) -> int:
+    h = (key * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    return (h >> (64 - bits)) & ((1 << bits) - 1)
+
+
+# Frame fields of the explicit stack (numba cannot cache a recursive function: its
+# issue 6061, a crash when the cached code is loaded, so the search keeps its own stack).
+(_SEAT, _ALPHA, _BETA, _LEFT, _WON, _TLEN, _BKEY, _BSEAT, _TPTS, _HAND, _COUNT, _IDX,
+ _BEST, _BEST_CARD, _A0, _KEY, _SLOT, _LO, _HI, _SIGN, _OFF) = range(21)  # fmt: skip
+_FIELDS: Final = 21
+#: Frames: a trick's start and each card of it, 9 tricks at most, and the root.
+_DEPTH: Final = 40
+
+
+@_compiled(inline="always")
+def _enter(
+    rules: Any,
+    hands: Any,
+    tricks: Any,
+    tt: Any,
+    stats: Any,
+    frames: Any,
+    moves: Any,
+    d: int,
+    seat: int,
+    alpha: int,
+    beta: int,
+    left: int,
+    won: int,
+    tlen: int,
+    bkey: int,
+    bseat: int,
+    tpts: int,
+) -> tuple[int, bool]:
+    """Open the node at depth ``d`` (a negamax search up to its loop over moves): either
+    its value at once, ``(value, True)`` (the last trick, a table entry that settles
+    it, the node limit), or its frame and ordered moves, ``(0, False)``. The trick on
+    the table is ``tricks[left][:tlen]``."""
+    stats[0] += 1
+    if stats[0] > rules[_LIMIT]:
+        stats[1] = 1
+        return 0, True
+    n = rules[_N]
+    strain = rules[_STRAIN]
+    hand = hands[seat]
+    if left == 1:
+        # The last trick plays itself: one card in each hand still to play.
+        p = tpts
+        s = seat
+        led = tricks[left, 0] >> 3 if tlen else -1
+        for i in range(tlen, n):
+            c = _top(hands[s])
+            p += _PTS[strain, c]
+            if i == 0:
+                led = c >> 3
+                bkey, bseat = _KEYS[strain, led, c], s
+            else:
+                k = _KEYS[strain, led, c]
+                if k > bkey:
+                    bkey, bseat = k, s
+            s = s + 1 if s + 1 < n else 0
+        p = rules[_GAIN] * p + rules[_LAST]
+        if (won | (1 << (bseat & 1))) != 3:
+            p += rules[_CAPOT]
+        return (p if (bseat & 1) == (seat & 1) else -p), True
+    everyone = hands[0] | hands[1]
+    if n == 4:
+        everyone |= hands[2] | hands[3]
+    others = everyone & ~hand
+    best_move = -1
+    lo = -INF
+    hi = INF
+    slot = -1
+    key = 0
+    if tlen == 0 and not rules[_FLAGS] & NO_TABLE:
+        gen = stats[2]
+        key = everyone | (seat << 32) | (won << 34)
+        bits = stats[3]
+        size = 1 << bits
+        base = _slot(key, bits)
+        free = -1
+        for j in range(_PROBES):
+            i = (base + j) & (size - 1)
+            if tt[i, 4] == gen and tt[i, 0] == key:
+                slot = i
+                break
+            if free < 0 and tt[i, 4] != gen:
+                free = i
+        if slot >= 0:
+            lo = tt[slot, 1]
+            hi = tt[slot, 2]
+            best_move = tt[slot, 3]
+            if lo >= beta:
+                return lo, True
+            if hi <= alpha or lo == hi:
+                return hi, True
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        else:
+            slot = free if free >= 0 else base
+        legal = hand
+    else:
+        legal = _playable(rules, hand, tricks, left, tlen, bseat, seat)
+    if legal & (legal - 1) and legal & _LOWS[strain] and not rules[_FLAGS] & NO_MERGE:
+        on_table = others
+        for i in range(tlen):
+            on_table |= 1 << tricks[left, i]
+        legal = _reduce(legal, on_table, strain)
+    count = 0
+    side = seat & 1
+    led = tricks[left, 0] >> 3 if tlen else 0
+    m = legal
+    while m:
+        low = m & -m
+        m ^= low
+        c = _BIT[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
+        if tlen == 0:
+            k = _PTS[strain, c] if others & _ABOVE[strain, c] else -_PTS[strain, c] - 100
+        elif (bseat & 1) == side:
+            k = (100 if (1 << c) & _TRUMPS[strain] else 0) - _PTS[strain, c]
+        else:
+            kc = _KEYS[strain, led, c]
+            k = kc - 64 if kc > bkey else _PTS[strain, c]
+        # Insertion by key, stable: among equal keys, the lower card first.
+        j = count
+        while j > 0 and moves[_DEPTH + d, j - 1] > k:
+            moves[d, j] = moves[d, j - 1]
+            moves[_DEPTH + d, j] = moves[_DEPTH + d, j - 1]
+            j -= 1
+        moves[d, j] = c
+        moves[_DEPTH + d, j] = k
+        count += 1
+    if best_move >= 0:
+        for j in range(count):
+            if moves[d, j] == best_move:
+                while j > 0:
+                    moves[d, j] = moves[d, j - 1]
+                    j -= 1
+                moves[d, 0] = best_move
+                break
+    frames[d, _SEAT] = seat
+    frames[d, _ALPHA] = alpha
+    frames[d, _BETA] = beta
+    frames[d, _LEFT] = left
+    frames[d, _WON] = won
+    frames[d, _TLEN] = tlen
+    frames[d, _BKEY] = bkey
+    frames[d, _BSEAT] = bseat
+    frames[d, _TPTS] = tpts
+    frames[d, _HAND] = hand
+    frames[d, _COUNT] = count
+    frames[d, _IDX] = 0
+    frames[d, _BEST] = -INF
+    frames[d, _BEST_CARD] = -1
+    frames[d, _A0] = alpha
+    frames[d, _KEY] = key
+    frames[d, _SLOT] = slot
+    frames[d, _LO] = lo
+    frames[d, _HI] = hi
+    return 0, False
+
+
+@_compiled()
+def _search(
+    rules: Any,
+    hands: Any,
+    tricks: Any,
+    tt: Any,
+    stats: Any,
+    frames: Any,
+    moves: Any,
+    root: int,
+    forced: int,
+    alpha: int,
+    beta: int,
+    left: int,
+    won: int,
+    tlen: int,
+    leader: int,
+) -> int:
+    """The value for ``root``'s side of playing ``forced`` now (exact inside
+    (``alpha``, ``beta``), else a bound on the side it fell), the trick on the table
+    being ``tricks[left][:tlen]`` led by ``leader``; with ``forced`` -1, the position's
+    value. The root is a frame whose one move is ``forced``, or an ordinary node; the
+    loop below is a recursive negamax, its calls and returns as pushes and pops of
+    ``frames`` (see the module docstring)."""
+    n = rules[_N]
+    strain = rules[_STRAIN]
+    bkey, bseat, tpts = -2, leader, 0
+    for i in range(tlen):
+        c = tricks[left, i]
+        tpts += _PTS[strain, c]
+        k = _KEYS[strain, tricks[left, 0] >> 3, c]
+        if k > bkey:
+            bkey, bseat = k, (leader + i) % n
+    if forced < 0:
+        # No card given: the root is an ordinary node.
+        ret, done = _enter(rules, hands, tricks, tt, stats, frames, moves, 0, root, alpha,
+                           beta, left, won, tlen, bkey, bseat, tpts)  # fmt: skip
+        if done:
+            return ret
+    else:
+        frames[0, _SEAT] = root
+        frames[0, _ALPHA] = alpha
+        frames[0, _BETA] = beta
+        frames[0, _LEFT] = left
+        frames[0, _WON] = won
+        frames[0, _TLEN] = tlen
+        frames[0, _BKEY] = bkey
+        frames[0, _BSEAT] = bseat
+        frames[0, _TPTS] = tpts
+        frames[0, _HAND] = hands[root]
+        frames[0, _COUNT] = 1
+        frames[0, _IDX] = 0
+        frames[0, _BEST] = -INF
+        frames[0, _BEST_CARD] = -1
+        frames[0, _SLOT] = -1
+        moves[0, 0] = forced
+    d = 0
+    ret = 0
+    done = False
+    while True:
+        if done:
+            # A child returned ``ret``: fold it into its parent ``f``.
+            hands[frames[d, _SEAT]] = frames[d, _HAND]
+            if stats[1]:
+                return 0
+            v = frames[d, _SIGN] * (ret + frames[d, _OFF])
+            done = False
+            if v > frames[d, _BEST]:
+                frames[d, _BEST] = v
+                frames[d, _BEST_CARD] = moves[d, frames[d, _IDX] - 1]
+                if v > frames[d, _ALPHA]:
+                    frames[d, _ALPHA] = v
+                    if v >= frames[d, _BETA]:
+                        frames[d, _IDX] = frames[d, _COUNT]  # a cut: no more moves
+        if frames[d, _IDX] >= frames[d, _COUNT]:
+            # The node is done: store its bounds at a trick's start, return its value.
+            best = frames[d, _BEST]
+            slot = frames[d, _SLOT]
+            if slot >= 0:
+                if best <= frames[d, _A0]:
+                    lo2, hi2 = frames[d, _LO], best
+                elif best >= frames[d, _BETA]:
+                    lo2, hi2 = best, frames[d, _HI]
+                else:
+                    lo2, hi2 = best, best
+                tt[slot, 0] = frames[d, _KEY]
+                tt[slot, 1] = lo2
+                tt[slot, 2] = hi2
+                tt[slot, 3] = frames[d, _BEST_CARD]
+                tt[slot, 4] = stats[2]
+            if d == 0:
+                return best
+            ret = best
+            done = True
+            d -= 1
+            continue
+        # The next move of ``f``: play it and open the child.
+        c = moves[d, frames[d, _IDX]]
+        frames[d, _IDX] += 1
+        seat = frames[d, _SEAT]
+        ftlen = frames[d, _TLEN]
+        fleft = frames[d, _LEFT]
+        hands[seat] = frames[d, _HAND] ^ (1 << c)
+        p = frames[d, _TPTS] + _PTS[strain, c]
+        if ftlen == 0:
+            nb, ns = _KEYS[strain, c >> 3, c], seat
+        else:
+            kc = _KEYS[strain, tricks[fleft, 0] >> 3, c]
+            if kc > frames[d, _BKEY]:
+                nb, ns = kc, seat
+            else:
+                nb, ns = frames[d, _BKEY], frames[d, _BSEAT]
+        a = frames[d, _ALPHA]
+        b = frames[d, _BETA]
+        if ftlen == n - 1:
+            # The trick is complete: ``ns`` took it and leads the next.
+            ws = ns & 1
+            w2 = frames[d, _WON] | (1 << ws)
+            p *= rules[_GAIN]
+            if fleft == 1:
+                p += rules[_LAST]
+                if w2 != 3:
+                    p += rules[_CAPOT]
+                # Only the root can be on the last trick: the move's value, folded
+                # into ``f`` itself at the loop's top.
+                ret = p if ws == (seat & 1) else -p
+                frames[d, _SIGN] = 1
+                frames[d, _OFF] = 0
+                done = True
+                continue
+            sign = 1 if ws == (seat & 1) else -1
+            frames[d, _SIGN] = sign
+            frames[d, _OFF] = p
+            ca, cb = (a - p, b - p) if sign == 1 else (-b - p, -a - p)
+            ret, done = _enter(rules, hands, tricks, tt, stats, frames, moves, d + 1, ns,
+                               ca, cb, fleft - 1, w2, 0, 0, 0, 0)  # fmt: skip
+        else:
+            tricks[fleft, ftlen] = c
+            frames[d, _SIGN] = -1
+            frames[d, _OFF] = 0
+            after = seat + 1 if seat + 1 < n else 0
+            ret, done = _enter(rules, hands, tricks, tt, stats, frames, moves, d + 1, after,
+                               -b, -a, fleft, frames[d, _WON], ftlen + 1, nb, ns, p)  # fmt: skip
+        if not done:
+            d += 1
+
+
+@_compiled(nogil=True)
+def _values(
+    rules: Any,
+    hands: Any,
+    trick: Any,
+    leader: int,
+    left: int,
+    won: int,
+    cards: Any,
+    tt: Any,
+    stats: Any,
+    out: Any,
+) -> None:
+    """MTD(f) for each of ``cards`` in turn, into ``out``: each search starts from the
+    card before's value."""
+    n = rules[_N]
+    tricks = np.zeros((left + 1, 4), dtype=np.int64)
+    frames = np.zeros((_DEPTH, _FIELDS), dtype=np.int64)
+    moves = np.zeros((2 * _DEPTH, 10), dtype=np.int64)
+    tlen = len(trick)
+    for i in range(tlen):
+        tricks[left, i] = trick[i]
+    seat = (leader + tlen) % n
+    guess = 0
+    for m in range(len(cards)):
+        lo, hi = -INF, INF
+        f = guess
+        while lo < hi:
+            beta = f + 1 if f == lo else f
+            f = _search(rules, hands, tricks, tt, stats, frames, moves, seat, cards[m],
+                        beta - 1, beta, left, won, tlen, leader)  # fmt: skip
+            if stats[1]:
+                return
+            if f < beta:
+                hi = f
+            else:
+                lo = f
+        out[m] = f
+        guess = f
+
+
+@_compiled(nogil=True)
+def _value(
+    rules: Any,
+    hands: Any,
+    trick: Any,
+    leader: int,
+    left: int,
+    won: int,
+    tt: Any,
+    stats: Any,
+) -> int:
+    """MTD(f) for the position's value."""
+    n = rules[_N]
+    tricks = np.zeros((left + 1, 4), dtype=np.int64)
+    frames = np.zeros((_DEPTH, _FIELDS), dtype=np.int64)
+    moves = np.zeros((2 * _DEPTH, 10), dtype=np.int64)
+    tlen = len(trick)
+    for i in range(tlen):
+        tricks[left, i] = trick[i]
+    seat = (leader + tlen) % n
+    lo, hi = -INF, INF
+    f = 0
+    while lo < hi:
+        beta = f + 1 if f == lo else f
+        f = _search(rules, hands, tricks, tt, stats, frames, moves, seat, -1, beta - 1, beta,
+                    left, won, tlen, leader)  # fmt: skip
+        if stats[1]:
+            return 0
+        if f < beta:
+            hi = f
+        else:
+            lo = f
+    return f
+
+
+class Solver:
+    """Exact values of positions of one deal (one ruleset, one strain), all hands known.
+
+    One per decision: its table serves every world of it, each solve a generation of its
+    own. ``flags`` (:data:`NO_TABLE`, :data:`NO_MERGE`) exist so that tests can check
+    that neither the table nor merging equivalent cards changes a value."""
 
     def __init__(
-        self,
-        ruleset: Ruleset,
-        strain: int,
-        node_limit: int | None = None,
-        *,
-        use_table: bool = True,
-        merge_equivalent: bool = True,
+        self, ruleset: Ruleset, strain: int, *, table_bits: int = TABLE_BITS, flags: int = 0
     ) -> None:
         self.ruleset = ruleset
         self.strain = strain
-        self.table: dict[int, tuple[int, int, int]] = {}
-        self._limit = INF * INF if node_limit is None else node_limit
-        self._use_table = use_table
-        self._merge = merge_equivalent
-        self._hands: list[Mask] = []
-        self._count: Callable[[], int] = lambda: 0
-        self._search = self._make_search()
+        self.flags = flags
+        self._tt = np.zeros((1 << table_bits, 5), dtype=np.int64)
+        self._tt[:, 4] = -1  # generation -1: no entry
+        # nodes, aborted, generation, table bits
+        self._stats = np.array([0, 0, 0, table_bits], dtype=np.int64)
+        #: Positions searched by every solve so far.
+        self.nodes = 0
 
-    @property
-    def nodes(self) -> int:
-        """Positions searched so far (what ``node_limit`` bounds)."""
-        return int(self._count())
+    def _start(self, node_limit: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+        stats = self._stats
+        stats[0] = 0
+        stats[1] = 0
+        stats[2] += 1
+        return rules_vector(self.ruleset, self.strain, node_limit, self.flags)
+
+    def _done(self) -> bool:
+        """Count the solve's positions; False if it went past its limit."""
+        self.nodes += int(self._stats[0])
+        return not self._stats[1]
 
     def values(
         self,
@@ -139,306 +700,61 @@ class Solver:
         leader: int,
         tricks_left: int,
         won: int,
-        moves: Iterable[int] | None = None,
-    ) -> dict[int, int]:
-        """The value of each of ``moves`` (default: every legal card) for the side to play.
+        moves: Sequence[int] | None = None,
+        node_limit: int = UNLIMITED,
+    ) -> dict[int, int] | None:
+        """The value of each of ``moves`` (default: every legal card) for the side to
+        play, or None past ``node_limit`` positions.
 
         ``hands``: every seat's cards now; ``trick``: the cards on the table, led by
         ``leader``; ``tricks_left``: counting the one on the table; ``won``: bit ``s`` set
-        if side ``s`` has taken a trick this deal (for capot). Raises :class:`NodeLimit`.
-        """
-        n = self.ruleset.players
-        self._hands[:] = hands
-        seat = (leader + len(trick)) % n
+        if side ``s`` has taken a trick this deal (for capot)."""
+        rules = self._start(node_limit)
         if moves is None:
-            legal = playable(hands[seat], tuple(trick), self.strain, self.ruleset)
+            n = self.ruleset.players
+            legal = playable(rules, hands[(leader + len(trick)) % n], _array(trick), leader)
             moves = [c for c in range(32) if legal >> c & 1]
-        out: dict[int, int] = {}
-        guess = 0
-        for card in moves:
-            guess = self._mtdf(seat, card, tuple(trick), leader, tricks_left, won, guess)
-            out[card] = guess
-        return out
-
-    def _mtdf(
-        self,
-        seat: int,
-        card: int,
-        trick: tuple[int, ...],
-        leader: int,
-        left: int,
-        won: int,
-        guess: int,
-    ) -> int:
-        """MTD(f): zero-window searches from ``guess`` until the bounds meet; the table
-        keeps each pass's bounds, so the passes after the first are cheap."""
-        lo, hi = -INF, INF
-        f = guess
-        while lo < hi:
-            beta = f + 1 if f == lo else f
-            f = self._after(seat, card, trick, leader, left, won, beta - 1, beta)
-            if f < beta:
-                hi = f
-            else:
-                lo = f
-        return f
+        out = np.zeros(len(moves), dtype=np.int64)
+        _values(
+            rules, _array(hands, 4), _array(trick), leader, tricks_left, won, _array(moves),
+            self._tt, self._stats, out,
+        )  # fmt: skip
+        if not self._done():
+            return None
+        return {int(c): int(v) for c, v in zip(moves, out, strict=True)}
 
     def value(
-        self, hands: Sequence[Mask], trick: Sequence[int], leader: int, tricks_left: int, won: int
-    ) -> int:
-        """The position's value for the side to play (see :meth:`values`): one search,
-        not one per card. Raises :class:`NodeLimit`."""
-        n = self.ruleset.players
-        self._hands[:] = hands
-        played = tuple(trick)
-        seat = (leader + len(played)) % n
-        if not played:
-            return int(self._search(seat, -INF, INF, tricks_left, won, (), 0, 0, 0))
-        keys = power_table(self.strain, played[0] >> 3)
-        pts = CARD_POINTS[self.strain]
-        best = max(range(len(played)), key=lambda i: keys[played[i]])
-        return int(
-            self._search(
-                seat, -INF, INF, tricks_left, won, played, keys[played[best]],
-                (leader + best) % n, sum(pts[c] for c in played),
-            )
-        )  # fmt: skip
-
-    def _after(
         self,
-        seat: int,
-        card: int,
-        trick: tuple[int, ...],
+        hands: Sequence[Mask],
+        trick: Sequence[int],
         leader: int,
-        left: int,
+        tricks_left: int,
         won: int,
-        alpha: int = -INF,
-        beta: int = INF,
-    ) -> int:
-        """Value for ``seat``'s side of playing ``card`` now: exact if inside
-        (``alpha``, ``beta``), else a bound on the side it fell."""
-        hands = self._hands
-        strain = self.strain
-        n = self.ruleset.players
-        pts = CARD_POINTS[strain]
-        keys = power_table(strain, (trick[0] if trick else card) >> 3)
-        best_seat, best_key = leader, -2
-        for i, c in enumerate(trick):
-            if keys[c] > best_key:
-                best_seat, best_key = (leader + i) % n, keys[c]
-        saved = hands[seat]
-        hands[seat] = saved & ~(1 << card)
-        try:
-            points = sum(pts[c] for c in trick) + pts[card]
-            if keys[card] > best_key:
-                best_seat, best_key = seat, keys[card]
-            if len(trick) + 1 < n:
-                after = (*trick, card)
-                return -self._search(
-                    (seat + 1) % n, -beta, -alpha, left, won, after, best_key, best_seat, points
-                )
-            return self._settle(seat, best_seat, points, left, won, alpha, beta)
-        finally:
-            hands[seat] = saved
+        node_limit: int = UNLIMITED,
+    ) -> int | None:
+        """The position's value for the side to play (one search, not one per card), or
+        None past ``node_limit`` positions; arguments as :meth:`values`."""
+        rules = self._start(node_limit)
+        v = _value(
+            rules, _array(hands, 4), _array(trick), leader, tricks_left, won, self._tt,
+            self._stats,
+        )  # fmt: skip
+        return int(v) if self._done() else None
 
-    def _settle(
-        self, seat: int, winner: int, points: int, left: int, won: int, alpha: int, beta: int
-    ) -> int:
-        """The value for ``seat``'s side once the trick is complete (``winner`` took it)."""
-        gain, capot = self._gain_and_capot()
-        side = seat & 1
-        w = winner & 1
-        won2 = won | (1 << w)
-        p = gain * points
-        if left == 1:
-            p += gain * LAST_TRICK_POINTS
-            if won2 != 3:
-                p += capot
-            vw = p
-        elif w == side:
-            vw = p + self._search(winner, alpha - p, beta - p, left - 1, won2, (), 0, 0, 0)
-        else:
-            vw = p + self._search(winner, -beta - p, -alpha - p, left - 1, won2, (), 0, 0, 0)
-        return vw if w == side else -vw
 
-    def _gain_and_capot(self) -> tuple[int, int]:
-        if self.strain == MISERE:
-            return -1, 0
-        return 1, self.ruleset.capot_bonus
+def _array(xs: Sequence[int], size: int = 0) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """``xs`` as the int64 array the compiled functions take, zero-padded to ``size``."""
+    out = np.zeros(max(size, len(xs)), dtype=np.int64)
+    out[: len(xs)] = xs
+    return out
 
-    def _make_search(self) -> Callable[..., int]:
-        """The negamax search, as a closure over the solver's tables (fast locals)."""
-        ruleset = self.ruleset
-        strain = self.strain
-        n = ruleset.players
-        pts = CARD_POINTS[strain]
-        keys_by_led = tuple(power_table(strain, led) for led in range(4))
-        gain, capot = self._gain_and_capot()
-        last = gain * LAST_TRICK_POINTS
-        above = tuple(
-            (TRUMP_ABOVE if strain == Strain.ALL_TRUMPS or c >> 3 == strain else PLAIN_ABOVE)[c]
-            for c in range(32)
-        )
-        trump_mask = SUIT_MASKS[strain] if 0 <= strain <= 3 else 0
-        #: The pointless low cards that may merge, by suit (see reduce_equivalent).
-        lows = 0
-        for suit in range(4):
-            trump = strain == Strain.ALL_TRUMPS or suit == strain
-            lows |= (3 if trump else 7) << (8 * suit)
-        # Sort keys, precomputed: a lead's richness, a card's points (non-trumps first).
-        lead_rich = tuple(-pts[c] - 100 for c in range(32))
-        smear = tuple(pts[c] - (100 if (1 << c) & trump_mask else 0) for c in range(32))
-        table = self.table
-        use_table = self._use_table
-        merge = self._merge
-        limit = self._limit
-        hands = self._hands
-        nodes = 0
-        four = n == 4
 
-        def search(
-            seat: int,
-            alpha: int,
-            beta: int,
-            left: int,
-            won: int,
-            trick: tuple[int, ...],
-            bkey: int,
-            bseat: int,
-            tpts: int,
-        ) -> int:
-            """Value for ``seat``'s side; ``trick`` on the table (best ``bkey`` by
-            ``bseat``, ``tpts`` points in it); ``left`` tricks to play, this one counted."""
-            nonlocal nodes
-            nodes += 1
-            if nodes > limit:
-                raise NodeLimit
-            hand = hands[seat]
-            pos = len(trick)
-            if left == 1:
-                # The last trick plays itself: one card in each hand still to play.
-                p = tpts
-                s = seat
-                for _ in range(pos, n):
-                    c = hands[s].bit_length() - 1
-                    p += pts[c]
-                    if pos == 0 and s == seat:
-                        bkey, bseat = keys_by_led[c >> 3][c], s
-                        led_keys = keys_by_led[c >> 3]
-                    else:
-                        if s == seat:
-                            led_keys = keys_by_led[trick[0] >> 3]
-                        if led_keys[c] > bkey:
-                            bkey, bseat = led_keys[c], s
-                    s = (s + 1) % n
-                p = gain * p + last
-                if won | 1 << (bseat & 1) != 3:
-                    p += capot
-                return p if bseat & 1 == seat & 1 else -p
-            best_move = -1
-            everyone = hands[0] | hands[1] | hands[2] | hands[3] if four else hands[0] | hands[1]
-            others = everyone & ~hand
-            if pos == 0:
-                if four:
-                    cards = hands[0] | hands[1] << 32 | hands[2] << 64 | hands[3] << 96
-                else:
-                    cards = hands[0] | hands[1] << 32
-                key = cards << 4 | seat << 2 | won
-                if use_table:
-                    entry = table.get(key)
-                    if entry is not None:
-                        lo, hi, best_move = entry
-                        if lo >= beta:
-                            return lo
-                        if hi <= alpha or lo == hi:
-                            return hi
-                        if lo > alpha:
-                            alpha = lo
-                        if hi < beta:
-                            beta = hi
-                    else:
-                        lo, hi = -INF, INF
-                moves = hand
-            else:
-                moves = playable(hand, trick, strain, ruleset)
-            if merge and moves & (moves - 1) and moves & lows:
-                on_table = others
-                for c in trick:
-                    on_table |= 1 << c
-                moves = reduce_equivalent(moves, on_table, strain)
-            ms = []
-            m = moves
-            while m:
-                low = m & -m
-                ms.append(low.bit_length() - 1)
-                m ^= low
-            side = seat & 1
-            if len(ms) > 1:
-                if pos == 0:
-                    # Unbeatable leads first, richest first; then the cheapest.
-                    ms.sort(key=lambda c: pts[c] if others & above[c] else lead_rich[c])
-                    if best_move in ms:
-                        ms.remove(best_move)
-                        ms.insert(0, best_move)
-                elif (bseat & 1) == side:
-                    # The side holds the trick: the most points, sparing trumps.
-                    ms.sort(key=smear.__getitem__, reverse=True)
-                else:
-                    keys = keys_by_led[trick[0] >> 3]
-                    # Take it as cheaply as possible, else throw the least.
-                    ms.sort(key=lambda c: keys[c] - 64 if keys[c] > bkey else pts[c])
-            a0 = alpha
-            best = -INF
-            best_card = -1
-            last_card = pos == n - 1
-            if pos:
-                keys = keys_by_led[trick[0] >> 3]
-            for c in ms:
-                hands[seat] = hand ^ (1 << c)
-                p = tpts + pts[c]
-                if pos == 0:
-                    nb, ns = keys_by_led[c >> 3][c], seat
-                else:
-                    k = keys[c]
-                    if k > bkey:
-                        nb, ns = k, seat
-                    else:
-                        nb, ns = bkey, bseat
-                if last_card:
-                    ws = ns & 1
-                    w2 = won | (1 << ws)
-                    p *= gain
-                    if left == 1:
-                        p += last
-                        if w2 != 3:
-                            p += capot
-                        vw = p
-                    elif ws == side:
-                        vw = p + search(ns, alpha - p, beta - p, left - 1, w2, (), 0, 0, 0)
-                    else:
-                        vw = p + search(ns, -beta - p, -alpha - p, left - 1, w2, (), 0, 0, 0)
-                    v = vw if ws == side else -vw
-                else:
-                    v = -search((seat + 1) % n, -beta, -alpha, left, won, (*trick, c), nb, ns, p)
-                hands[seat] = hand
-                if v > best:
-                    best = v
-                    best_card = c
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
-            if pos == 0 and use_table:
-                if best <= a0:
-                    table[key] = (lo, best, best_card)
-                elif best >= beta:
-                    table[key] = (best, hi, best_card)
-                else:
-                    table[key] = (best, best, best_card)
-            return best
+def prepare() -> None:
+    """Compile the solver, or load its cached machine code, now rather than on a bot's
+    first decision (a table worker calls this at start, the image at build)."""
+    from belot.ruleset import RULESETS
 
-        def count() -> int:
-            return nodes
-
-        self._count = count
-        return search
+    solver = Solver(RULESETS["classic"], Strain.CLUBS, table_bits=4)
+    hands = [1 << 0, 1 << 8, 1 << 16, 1 << 24]
+    solver.values(hands, [], 0, 1, 0)
+    solver.value(hands, [], 0, 1, 0)
