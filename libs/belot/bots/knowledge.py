@@ -130,8 +130,14 @@ def _cards(mask: Mask) -> list[int]:
 
 
 def sample_hands(kn: Knowledge, rng: random.Random, tries: int = 20) -> list[Mask]:
-    """A deal consistent with what the seat knows: every other seat gets its known cards
-    and unknown cards it may hold, up to its hand size; the rest goes out of play.
+    """A deal consistent with what the seat knows (see :class:`Sampler`)."""
+    return Sampler(kn, tries)(rng)
+
+
+class Sampler:
+    """Deals consistent with what the seat knows: every other seat gets its known cards
+    and unknown cards it may hold, up to its hand size; the rest goes out of play. What
+    depends on the knowledge alone is worked out once, here; each call draws one deal.
 
     Cards are placed most-constrained first, each to a seat drawn in proportion to the
     room left among the seats that may hold it. After ``tries`` dead ends the last
@@ -142,55 +148,68 @@ def sample_hands(kn: Knowledge, rng: random.Random, tries: int = 20) -> list[Mas
     When no seat is barred from any unknown card (no void shown yet), the cards are
     simply shuffled and dealt: the same distribution, faster.
     """
-    n = kn.players
-    me = kn.seat
-    others = [s for s in range(n) if s != me]
-    if not any(kn.absent[s] & kn.unknown for s in others):
-        pool = _cards(kn.unknown)
-        rng.shuffle(pool)
-        dealt = list(kn.known)
-        at = 0
-        for s in others:
-            space = kn.sizes[s] - kn.known[s].bit_count()
-            for c in pool[at : at + space]:
-                dealt[s] |= 1 << c
-            at += space
-        return dealt
-    room0 = [0] * n
-    for s in others:
-        room0[s] = kn.sizes[s] - kn.known[s].bit_count()
-    cards = _cards(kn.unknown)
-    holders = {c: [s for s in others if not kn.absent[s] >> c & 1] for c in cards}
-    stock = kn.stock
-    for attempt in range(tries + 1):
-        rng.shuffle(cards)
-        cards.sort(key=lambda c: len(holders[c]))
-        room = list(room0)
-        stock_room = stock
-        hands = list(kn.known)
-        ok = True
-        for c in cards:
-            choices = [s for s in holders[c] if room[s] > 0]
-            weights = [room[s] for s in choices]
-            total = sum(weights) + stock_room
-            if total == 0:
-                if attempt < tries:
-                    ok = False
-                    break
-                choices = [s for s in others if room[s] > 0]
+
+    def __init__(self, kn: Knowledge, tries: int = 20) -> None:
+        n = kn.players
+        self.kn = kn
+        self.tries = tries
+        self.others = [s for s in range(n) if s != kn.seat]
+        self.cards = _cards(kn.unknown)
+        self.free = not any(kn.absent[s] & kn.unknown for s in self.others)
+        self.room = [0] * n
+        for s in self.others:
+            self.room[s] = kn.sizes[s] - kn.known[s].bit_count()
+        self.holders = {
+            c: [s for s in self.others if not kn.absent[s] >> c & 1] for c in self.cards
+        }
+
+    def __call__(self, rng: random.Random) -> list[Mask]:
+        kn = self.kn
+        others = self.others
+        if self.free:
+            pool = list(self.cards)
+            rng.shuffle(pool)
+            dealt = list(kn.known)
+            at = 0
+            for s in others:
+                space = self.room[s]
+                for c in pool[at : at + space]:
+                    dealt[s] |= 1 << c
+                at += space
+            return dealt
+        room0 = self.room
+        cards = list(self.cards)
+        holders = self.holders
+        tries = self.tries
+        for attempt in range(tries + 1):
+            rng.shuffle(cards)
+            cards.sort(key=lambda c: len(holders[c]))
+            room = list(room0)
+            stock_room = kn.stock
+            hands = list(kn.known)
+            ok = True
+            for c in cards:
+                choices = [s for s in holders[c] if room[s] > 0]
                 weights = [room[s] for s in choices]
-                total = sum(weights)
-            x = rng.random() * total
-            placed = False
-            for s, w in zip(choices, weights, strict=True):
-                if x < w:
-                    hands[s] |= 1 << c
-                    room[s] -= 1
-                    placed = True
-                    break
-                x -= w
-            if not placed:
-                stock_room -= 1
-        if ok:
-            return hands
-    raise AssertionError("unreachable: the last attempt always completes")
+                total = sum(weights) + stock_room
+                if total == 0:
+                    if attempt < tries:
+                        ok = False
+                        break
+                    choices = [s for s in others if room[s] > 0]
+                    weights = [room[s] for s in choices]
+                    total = sum(weights)
+                x = rng.random() * total
+                placed = False
+                for s, w in zip(choices, weights, strict=True):
+                    if x < w:
+                        hands[s] |= 1 << c
+                        room[s] -= 1
+                        placed = True
+                        break
+                    x -= w
+                if not placed:
+                    stock_room -= 1
+            if ok:
+                return hands
+        raise AssertionError("unreachable: the last attempt always completes")

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from belot.bots import medium
-from belot.bots.knowledge import Knowledge, sample_hands
+from belot.bots.knowledge import Knowledge, Sampler
 from belot.cards import ACE, TEN, Mask
 from belot.ruleset import AllPass, Strain
 from belot.view import SeatView
@@ -81,30 +81,6 @@ def _turned_at_bidding(view: SeatView) -> int:
     if view.swap is not None:
         return view.swap[2]
     return view.turned
-
-
-def bidding_hands(view: SeatView, hands: Sequence[Mask]) -> list[tuple[Mask, int]]:
-    """By seat, in world ``hands``: the cards it held once dealt (before any swap, the
-    turned card aside) and how many of them it held when it spoke."""
-    ruleset = view.ruleset
-    n = ruleset.players
-    played = [0] * n
-    for trick in view.tricks:
-        for i, card in enumerate(trick.cards):
-            played[(trick.leader + i) % n] |= 1 << card
-    for seat, card in view.trick:
-        played[seat] |= 1 << card
-    first = sum(ruleset.first_packets)
-    out = []
-    for seat in range(n):
-        held = hands[seat] | played[seat]
-        if view.swap is not None and view.swap[0] == seat:
-            _, seven, taken = view.swap
-            held = held & ~(1 << taken) | 1 << seven
-        if ruleset.taker_gets_turned and view.taker == seat and view.turned is not None:
-            held &= ~(1 << _turned_at_bidding(view))
-        out.append((held, first))
-    return out
 
 
 @functools.cache
@@ -191,26 +167,104 @@ def _logistic(x: float) -> float:
 
 def bidding_weight(view: SeatView, calls: Sequence[Call], hands: Sequence[Mask]) -> float:
     """How well world ``hands`` explains the other seats' calls (1 for no evidence)."""
-    if not calls:
-        return 1.0
-    ruleset = view.ruleset
-    threshold = medium.TAKE_AT[ruleset.players]
-    turned = _turned_at_bidding(view)
-    extra = turned if ruleset.taker_gets_turned else None
-    held = bidding_hands(view, hands)
-    weight = 1.0
-    for call in calls:
-        if call.seat == view.seat or call.forced:
-            continue
-        cards, first = held[call.seat]
+    return Bidding(view, calls).weight(hands)
+
+
+class Bidding:
+    """:func:`bidding_weight` with what depends on the view alone (the calls that say
+    something, the threshold, the cards each seat has played) worked out once."""
+
+    def __init__(self, view: SeatView, calls: Sequence[Call]) -> None:
+        ruleset = view.ruleset
+        n = ruleset.players
+        self.calls = [c for c in calls if c.seat != view.seat and not c.forced]
+        self.threshold = medium.TAKE_AT[n]
+        self.extra = None
+        self.first = sum(ruleset.first_packets)
+        # By seat, the cards to add to a world's hand (those it has played, the seven it
+        # swapped away) and to take out (gained after the bidding: the card a swap took,
+        # the turned card a four-player taker received) for the cards it held when it
+        # spoke; of those, ``first`` were dealt before the bidding.
+        self.add = [0] * n
+        self.remove = [0] * n
+        self.known: dict[int, float] = {}
+        if not self.calls:
+            return
+        turned = _turned_at_bidding(view)
+        self.extra = turned if ruleset.taker_gets_turned else None
+        for trick in view.tricks:
+            for i, card in enumerate(trick.cards):
+                self.add[(trick.leader + i) % n] |= 1 << card
+        for seat, card in view.trick:
+            self.add[seat] |= 1 << card
+        if view.swap is not None:
+            swapper, seven, taken = view.swap
+            self.add[swapper] |= 1 << seven
+            self.remove[swapper] |= 1 << taken
+        if ruleset.taker_gets_turned and view.taker is not None:
+            self.remove[view.taker] |= 1 << turned
+
+    def weight(self, hands: Sequence[Mask]) -> float:
+        weight = 1.0
+        known = self.known
+        for i, call in enumerate(self.calls):
+            seat = call.seat
+            cards = (hands[seat] | self.add[seat]) & ~self.remove[seat]
+            # Worlds of one decision often give a seat the same cards: each call's
+            # factor is worked out once per hand.
+            key = cards << 5 | i
+            p = known.get(key)
+            if p is None:
+                p = known[key] = self._factor(call, cards)
+            weight *= p
+        return weight
+
+    def _factor(self, call: Call, cards: Mask) -> float:
+        """How likely ``call`` was from a seat dealt ``cards``."""
+        threshold = self.threshold
         if call.strain is None:
-            best = max(expected_strength(cards, first, extra, s) for s in call.options)
+            best = max(expected_strength(cards, self.first, self.extra, s) for s in call.options)
             p = 1.0 - _logistic((best - threshold) / SOFTNESS)
         else:
-            value = expected_strength(cards, first, extra, call.strain)
+            value = expected_strength(cards, self.first, self.extra, call.strain)
             p = _logistic((value - threshold) / SOFTNESS)
-        weight *= max(FLOOR, p)
-    return weight
+        return max(FLOOR, p)
+
+
+class Drawer:
+    """:func:`draw` for one decision: the sampler and the bidding's weights prepared
+    once, worlds drawn as often as the caller asks."""
+
+    def __init__(self, view: SeatView, kn: Knowledge) -> None:
+        calls = calls_of(view)
+        self.sample = Sampler(kn)
+        self.bidding = Bidding(view, calls) if calls else None
+
+    def draw(self, rng: random.Random, count: int, factor: int = FACTOR) -> list[list[Mask]]:
+        sample = self.sample
+        if self.bidding is None or factor <= 1:
+            return [sample(rng) for _ in range(count)]
+        pool = [sample(rng) for _ in range(count * factor)]
+        weight = self.bidding.weight
+        weights = [weight(hands) for hands in pool]
+        total = sum(weights)
+        if total <= 0:
+            return pool[:count]
+        # Systematic resampling: one random offset, ``count`` evenly spaced pointers.
+        step = total / count
+        x = rng.random() * step
+        out = []
+        acc = 0.0
+        i = 0
+        for hands, w in zip(pool, weights, strict=True):
+            acc += w
+            while i < count and x < acc:
+                out.append(hands)
+                x += step
+                i += 1
+        while len(out) < count:  # rounding at the very end
+            out.append(pool[-1])
+        return out
 
 
 def draw(
@@ -218,26 +272,4 @@ def draw(
 ) -> list[list[Mask]]:
     """``count`` worlds consistent with ``kn`` (every fact), drawn in proportion to
     :func:`bidding_weight` among ``factor * count`` candidates (see module docstring)."""
-    calls = calls_of(view)
-    if not calls or factor <= 1:
-        return [sample_hands(kn, rng) for _ in range(count)]
-    pool = [sample_hands(kn, rng) for _ in range(count * factor)]
-    weights = [bidding_weight(view, calls, hands) for hands in pool]
-    total = sum(weights)
-    if total <= 0:
-        return pool[:count]
-    # Systematic resampling: one random offset, ``count`` evenly spaced pointers.
-    step = total / count
-    x = rng.random() * step
-    out = []
-    acc = 0.0
-    i = 0
-    for hands, w in zip(pool, weights, strict=True):
-        acc += w
-        while i < count and x < acc:
-            out.append(hands)
-            x += step
-            i += 1
-    while len(out) < count:  # rounding at the very end
-        out.append(pool[-1])
-    return out
+    return Drawer(view, kn).draw(rng, count, factor)
