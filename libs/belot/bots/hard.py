@@ -6,33 +6,62 @@ played, voids and trump ceilings, cards known to be in a hand, hand sizes) and a
 weighted by how well they explain the bidding. On each world every legal card gets a
 value, and the card with the best total is played:
 
-- **Exact, late in the deal.** With at most ``EXACT_CARDS`` cards in hand, each world is
-  solved exactly for every legal card (:mod:`belot.bots.solver`: alpha-beta on card
-  points, transposition table, equivalent cards). The points found are added to those
-  already taken and scored as the match would score the deal (contract, capot, belote,
-  melds): the solver's card points decide whether the contract is made.
-- **Play-outs, earlier.** With more cards, an exact solve costs more than the whole
-  decision may take in Python (about 5 times more per card in hand: some 6,000
-  positions at five cards, 35,000 at six), so each world is finished with the fast
-  greedy policy of :mod:`belot.bots.sim` for every seat instead, and scored the same way.
-  Finishing those play-outs exactly once three cards are left (``ENDGAME_CARDS``) was
-  measured and dropped: at four play-outs' cost each it leaves a quarter of the worlds,
-  and lost 5 card points a deal against colver's IS-DD (bench/arena.py, 120 deals).
+- **Exact, from the third trick.** With at most ``EXACT_CARDS`` cards in hand, each
+  world is solved exactly for every legal card (:mod:`belot.bots.solver`: alpha-beta on
+  card points, transposition table, equivalent cards, compiled to machine code). The
+  points found are added to those already taken and scored as the match would score
+  the deal (contract, capot, belote, melds): the solver's card points decide whether
+  the contract is made.
+- **Play-outs, in the first two tricks.** With seven or eight cards an exact solve
+  costs too much for enough worlds (a whole deal, every card of the leader, some
+  900,000 positions: 50 ms of machine code for one world), so each world is finished
+  with the fast greedy policy of :mod:`belot.bots.sim` for every seat instead, and
+  scored the same way.
 
 Cards no unseen card separates in the order, worth the same (low pointless cards),
-are one candidate. The worlds are spent as a race: every ``RACE_EVERY`` worlds a
-candidate whose deficit to the leader, paired over the same worlds, exceeds
-``RACE_Z`` standard errors is dropped, and the worlds still to come go to the cards
-still in question. A card's value is the deal's score plus ``POINTS_WEIGHT`` times its
-card points: a tie-break where the score cannot tell cards apart (without it the bot
-threw points away once the contract was settled), and a smoother signal than the
-contract's all-or-nothing where play-outs are noisy.
+are one candidate (:mod:`belot.bots.equivalent`). The worlds are spent as a race: every
+``RACE_EVERY`` worlds a candidate whose deficit to the leader, paired over the same
+worlds, exceeds ``RACE_Z`` standard errors is dropped, and the worlds still to come go
+to the cards still in question. A card's value is the deal's score plus
+``POINTS_WEIGHT`` times its card points: a tie-break where the score cannot tell cards
+apart (without it the bot threw points away once the contract was settled), and a
+smoother signal than the contract's all-or-nothing where play-outs are noisy.
 
 The first two tricks, where the least is known and the most is still open, get more of
-the budget (``EARLY_BUDGET``). Measured against the true deal's double-dummy values
-(40 arena deals), three times the play-outs at every trick cut the loss per decision
-at the first trick from 5.0 to 4.4 card points, and a game's total from 24 to 20
-(colver's IS-DD: 21-23); the time targets leave room for that only at the first tricks.
+the budget (``EARLY_BUDGET``).
+
+**Measured.** Against colver's IS-DD (``bench/arena.py``, 600 classic deals in
+duplicate, the 50 ms deadline) this version makes +4.96 card points a deal
+[+3.40, +6.51]; the one before it, which solved only the last four tricks, in Python,
++2.74 [+1.16, +4.31] (docs/bench/arena.md has the current run). The choices were made
+on the double-dummy loss of each decision (``bench/arena.py --loss-deals``: what the
+chosen card costs on the true deal against the best card, card points of one side
+minus the other's), over the same 3,174 positions for every variant (150 deals of
+self-play by the bot before, no deadline unless said):
+
+- exact solves from six cards, 48 worlds, instead of four cards and 28: 4.24 to 3.88
+  a decision (paired -0.35, standard error 0.14), the third and fourth tricks 6.4 and
+  5.1 to 5.5 and 3.8;
+- 64 worlds and ``NODES_PER_UNIT`` 3,000 instead of 48 and 2,000: 3.72 (paired -0.16,
+  s.e. 0.08), the third trick 4.6; with the 50 ms deadline 3.81, median decision 19 ms;
+- exact solves at seven cards too: with the same budget (about ten worlds) the second
+  trick's loss rose from 5.6 to 6.5; with 64 worlds it fell to 5.1, at five times the
+  time the targets allow;
+- greedy play-outs finished exactly from four or five cards on (the play-out stopped
+  at that trick's start, the rest solved): the first trick's loss 9.5 to 11.1 at five,
+  the second 5.6 to 6.0 at four: dropped, as it was when the solver was Python's;
+- four times the play-outs in the first two tricks: no better (9.5 to 10.2);
+- a pruning threshold ``RACE_Z`` of 3.5 instead of 2.5: worse in the first two tricks
+  (9.5 and 5.6 to 10.1 and 6.4).
+
+The loss is noisy from one set of deals to another (a capot missed costs some 100):
+on 150 other deals (``--loss-deals 150 --seed dev``, the positions of this version's
+own play) this version lost 4.66 a decision, the constants before it 4.82 on the same
+positions (paired -0.15, s.e. 0.19), colver's IS-DD 4.34: colver's exact solves of
+eight uniform worlds lose less in the first two tricks (7.5 and 6.4 against 9.6 and
+8.4), this bot's solves of 64 worlds drawn to fit the bidding less in the four after
+(5.0 4.1 3.0 2.1 against 5.8 4.6 3.1 2.7). The first two tricks are where it can still
+gain most.
 
 Bidding is medium's hand evaluation: sampled play-outs of whole deals for each
 contract were tried and bid worse against medium than the evaluation does (docs/bots.md).
@@ -46,19 +75,6 @@ spends ``NODES_PER_UNIT`` positions per unit), so a seeded ``random.Random`` mak
 decision reproducible. A caller with a time budget (the table service, the arena) also
 passes ``out_of_time``, asked after each world once ``MIN_SAMPLES`` are done: when it
 answers True the bot plays the best card so far. The bot itself reads no clock.
-
-The clock is not what holds the bot back against colver's IS-DD: with no deadline
-(``bench/arena.py --deadline-ms 0 --seed dev``, 200 deals, the whole budget spent on
-every decision) it made +1.90 card points a deal [-0.78, +4.58], against +2.74
-[+1.16, +4.31] over 600 deals with the 50 ms deadline (docs/bench/arena.md). Where the
-deadline does bind, at the first two tricks (their larger budget took 89 and 54 ms of
-CPU a decision on a loaded 2-core machine whose median decision took 28), the play-outs
-are most of the time: :func:`belot.bots.sim.finish` plays them in
-one loop, the same cards as the greedy policy step by step, in about 0.9 of the time.
-On the same 200 deals without a deadline, half as much budget again (360) made +3.71, a
-paired gain of +1.81 (standard error 1.44), at half as much time again, past the time
-targets; eight candidates per world kept instead of four (``worlds.FACTOR``) made +1.85
-(paired -0.04, standard error 1.54).
 """
 
 from __future__ import annotations
@@ -68,10 +84,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
 from belot.bots import medium, worlds
+from belot.bots.equivalent import reduce_equivalent
 from belot.bots.knowledge import Knowledge, knowledge
-from belot.bots.sim import Position, belote_bonus, finish, greedy_card, outcome, play
-from belot.bots.solver import NodeLimit, Solver, reduce_equivalent
-from belot.cards import FULL_MASK, LAST_TRICK_POINTS, Mask, mask_of
+from belot.bots.sim import Position, belote_bonus, finish, outcome, play
+from belot.cards import FULL_MASK, LAST_TRICK_POINTS, Mask, cards_in, mask_of
 from belot.commands import Bid, Command, PlayCard
 from belot.melds import MeldClaim, MeldKind, best_meld, find_melds, meld_points, winning_claim
 from belot.play import CARD_POINTS, MISERE
@@ -82,21 +98,17 @@ from belot.view import SeatView
 #: Work per card decision, in play-outs (shared among the legal cards).
 DEFAULT_BUDGET: Final = 240
 #: Positions an exact solve may search per unit of budget (a play-out costs about this).
-NODES_PER_UNIT: Final = 40
-#: Play-outs stop at a trick's start with this many cards in each hand, and the rest is
-#: solved exactly (0: greedy to the end); such a play-out costs ENDGAME_UNITS of budget.
-ENDGAME_CARDS: Final = 0
-ENDGAME_UNITS: Final = 4
+NODES_PER_UNIT: Final = 3000
 #: The first tricks' decisions, where the least is known and most is at stake, get
 #: this many quarters of the budget (trick 1, trick 2); the rest get the budget.
 EARLY_BUDGET: Final = (12, 8)
 #: Exact solves when the hand holds at most this many cards (see module docstring).
-EXACT_CARDS: Final = 4
+EXACT_CARDS: Final = 6
 MIN_SAMPLES: Final = 4
 #: Weight of the card points themselves beside the deal's score (see module docstring).
 POINTS_WEIGHT: Final = 1 / 4
 #: At most this many worlds are solved exactly, or played out, for one decision.
-MAX_WORLDS: Final = 28
+MAX_WORLDS: Final = 64
 #: Play-out worlds at most, per unit of budget.
 PLAYOUT_WORLDS_PER_UNIT: Final = 0.28
 #: Every this many worlds, a card whose deficit to the leader over the same worlds is
@@ -302,8 +314,9 @@ class _Race:
 
 def _worlds(view: SeatView, kn: Knowledge, rng: random.Random) -> Iterator[list[Mask]]:
     """Worlds without end, drawn :data:`BATCH` at a time."""
+    drawer = worlds.Drawer(view, kn)
     while True:
-        yield from worlds.draw(view, kn, rng, BATCH)
+        yield from drawer.draw(rng, BATCH)
 
 
 def _playouts(
@@ -330,12 +343,6 @@ def _playouts(
         for card in race.active:
             pos = base.copy()
             play(pos, card)
-            if ENDGAME_CARDS and pos.tricks_left > ENDGAME_CARDS:
-                while pos.tricks_left > ENDGAME_CARDS or pos.trick:
-                    play(pos, greedy_card(pos))
-                values[card] = _solved_end(pos, side)
-                spent += ENDGAME_UNITS
-                continue
             finish(pos)
             points = pos.points[side] - pos.points[1 - side]
             values[card] = outcome(pos, side) + POINTS_WEIGHT * (-points if misere else points)
@@ -353,6 +360,10 @@ def _exact(
 ) -> None:
     """Solve worlds exactly for each card still in the race until ``nodes`` positions
     are spent (a world cut short by the limit is dropped)."""
+    # Imported here: numba and the compiled solver are loaded by a hard bot's first
+    # solve, not by every program that imports the bots.
+    from belot.bots.solver import Solver
+
     ruleset = view.ruleset
     side = side_of(view.seat)
     strain = -1 if view.strain is None else int(view.strain)
@@ -364,6 +375,8 @@ def _exact(
         won |= 1 << side_of(t.winner)
     if strain == MISERE:
         won = 3  # no capot in misère: one table entry whatever was taken
+    solver = Solver(ruleset, strain)
+    left = ruleset.tricks - len(view.tricks)
     for hands in _worlds(view, kn, rng):
         done = race.worlds
         if done >= MIN_SAMPLES and out_of_time is not None and out_of_time():
@@ -376,47 +389,40 @@ def _exact(
             if seat != view.seat:
                 others |= hand
         kept = reduce_equivalent(sum(1 << c for c in cards), others, strain)
-        solver = Solver(ruleset, strain, node_limit=nodes)
-        try:
-            solved = solver.values(
-                hands, trick, leader, ruleset.tricks - len(view.tricks), won,
-                [c for c in cards if kept >> c & 1],
-            )  # fmt: skip
-        except NodeLimit:
+        before = solver.nodes
+        solved = solver.values(
+            hands, trick, leader, left, won, [c for c in cards if kept >> c & 1], nodes
+        )
+        if solved is None:
             break
-        nodes -= solver.nodes
+        nodes -= solver.nodes - before
         base = _position(view, hands)
+        rest = _rest(base)
         values = {}
         for card in cards:
             value = solved.get(card)
             if value is None:  # an equivalent lower card: the value of the one kept
                 value = solved[min(c for c in solved if c > card and c >> 3 == card >> 3)]
-            values[card] = _scored(base, value, side) + POINTS_WEIGHT * value
+            values[card] = _scored(base, value, side, rest) + POINTS_WEIGHT * value
         race.add(values)
 
 
-def _solved_end(pos: Position, side: int) -> float:
-    """The value for ``side`` of ``pos`` (at a trick's start) solved exactly to the end."""
-    won = 3 if pos.strain == MISERE else int(pos.tricks[0] > 0) | int(pos.tricks[1] > 0) << 1
-    solver = Solver(pos.ruleset, pos.strain)
-    value = solver.value(pos.hands, (), pos.leader, pos.tricks_left, won)
-    if pos.leader & 1 != side:
-        value = -value
-    points = pos.points[side] - pos.points[1 - side]
-    if pos.strain == MISERE:
-        points = -points
-    return _scored(pos, value, side) + POINTS_WEIGHT * (points + value)
-
-
-def _scored(base: Position, value: int, side: int) -> int:
-    """The deal's result for ``side`` (ours minus theirs, as :func:`sim.outcome`) when
-    the side to play, ``side``, makes ``value`` from ``base`` on (see the solver)."""
-    strain = base.strain
-    pts = CARD_POINTS[strain]
-    rest = sum(pts[c] for c in base.trick)
+def _rest(base: Position) -> int:
+    """The points still to be taken from ``base`` on: its cards' and the last trick's."""
+    pts = CARD_POINTS[base.strain]
+    cards = 0
+    for c in base.trick:
+        cards |= 1 << c
     for hand in base.hands:
-        rest += sum(pts[c] for c in range(32) if hand >> c & 1)
-    rest += LAST_TRICK_POINTS
+        cards |= hand
+    return sum(pts[c] for c in cards_in(cards)) + LAST_TRICK_POINTS
+
+
+def _scored(base: Position, value: int, side: int, rest: int) -> int:
+    """The deal's result for ``side`` (ours minus theirs, as :func:`sim.outcome`) when
+    the side to play, ``side``, makes ``value`` of the ``rest`` points from ``base`` on
+    (see the solver)."""
+    strain = base.strain
     pos = base.copy()
     pos.tricks_left = 0
     other = 1 - side
