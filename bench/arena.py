@@ -46,11 +46,23 @@ service gives it one.
 **Hard against medium**: ``fairdeal.simulate.simulate`` (what ``belot simulate`` runs),
 club and classic, mirrored pairs, the share of matches the hard bots win.
 
+**Double-dummy loss** (``--loss-deals N``, not part of the default run): a measure of
+card play with far less noise than the margin, for comparing versions of the bot. N
+classic deals (seed ``loss|<seed>``) are played by the hard bot at every seat; at each
+decision with a choice, every legal card is solved exactly on the *true* deal
+(:mod:`belot.bots.solver`), and a player's loss is the best card's value minus its
+card's (card points, its side's minus the other's). The hard bot (with the deadline)
+and colver's IS-DD then choose at each of those same positions (colver's environment
+replayed to it), and the mean loss per decision is printed for each, by trick: the same
+positions for both, so the comparison is paired. A loss is not all a mistake: some is
+the price of not seeing the cards.
+
 Writes docs/bench/arena.md when run at the sizes the targets name (or with
 ``--write``). Exits 1 below a target, 2 if colver is not installed.
 
     python bench/arena.py [--deals 600] [--matches 300] [--rulesets club,classic]
                           [--seed arena] [--deadline-ms 50] [--dump FILE] [--write]
+                          [--loss-deals N]
 
 ``--matches 0`` skips the simulate phase and ``--deals 0`` the colver phase;
 ``--deadline-ms 0`` gives the hard bot no deadline, so that its strength at its budget
@@ -282,6 +294,101 @@ def run_arena(
     return tally
 
 
+@dataclass(frozen=True)
+class Decision:
+    """A position of the double-dummy loss measure: the seat to play and the true value
+    of each of its legal cards."""
+
+    state: Match
+    seat: int
+    values: dict[int, int]
+
+
+def loss_positions(seed: str, deals: int) -> list[Decision]:
+    """The decisions with a choice of ``deals`` classic deals played by hard bots at
+    every seat (no deadline), each with its cards' exact values on the true deal."""
+    from belot.bots.solver import Solver
+
+    out = []
+    for state, k in positions(f"loss|{seed}", deals):
+        rng = random.Random(k)
+        while (d := due(state)).kind is DueKind.CARD:
+            assert d.seat is not None and state.deal is not None
+            deal = state.deal
+            v = view(state, d.seat)
+            cards = sorted({m.card for m in v.legal if isinstance(m, PlayCard)})
+            if len(cards) > 1:
+                won = 0
+                for t in deal.tricks:
+                    won |= 1 << (t.winner & 1)
+                values = Solver(CLASSIC, deal.strain).values(
+                    list(deal.hands), list(deal.trick), deal.leader,
+                    CLASSIC.tricks - len(deal.tricks), won, cards,
+                )  # fmt: skip
+                assert values is not None
+                out.append(Decision(state, d.seat, values))
+            for e in decide(state, choose(v, rng, "hard")):
+                state = evolve(state, e)
+    return out
+
+
+def hard_card(decision: Decision, i: int, deadline_ms: float) -> int:
+    v = view(decision.state, decision.seat)
+    until = time.perf_counter() + deadline_ms / 1000
+    command = choose(
+        v, random.Random(i), "hard", None,
+        (lambda: time.perf_counter() >= until) if deadline_ms > 0 else None,
+    )  # fmt: skip
+    assert isinstance(command, PlayCard)
+    return int(command.card)
+
+
+def colver_card(colver: Any, decision: Decision, i: int) -> int:
+    """Colver's IS-DD at ``decision``, its environment and agent replayed to it."""
+    deal = decision.state.deal
+    assert deal is not None
+    seat = decision.seat
+    dealt = [deal.hands[s] | deal.played[s] for s in range(4)]
+    env = colver.Env.deal_with_hands(
+        deal.dealer, [[TO_COLVER[c] for c in range(32) if h >> c & 1] for h in dealt]
+    )
+    env.set_contract(_SUIT_TO_COLVER[deal.strain], CONTRACT_VALUE, deal.taker & 1, 0)
+    env.set_phase_playing()
+    agent = colver.Agent(COLVER_SPEC, seat=seat, seed=i)
+    agent.init_deal(env)
+    for card in [c for t in deal.tricks for c in t.cards] + list(deal.trick):
+        agent.observe(env, TO_COLVER[card])
+        env.step(TO_COLVER[card])
+    decision_ = agent.decide(env)
+    card = FROM_COLVER[decision_["action"]]
+    allowed = playable(deal.hands[seat], deal.trick, deal.strain, CLASSIC)
+    return card if allowed >> card & 1 else _closest(decision_, allowed, seat)
+
+
+def loss_report(
+    colver: Any, seed: str, deals: int, deadline_ms: float, log: Callable[[str], None]
+) -> None:
+    """Print the double-dummy loss per decision of hard and colver (module docstring)."""
+    decisions = loss_positions(seed, deals)
+    losses: dict[str, dict[int, list[int]]] = {"hard": {}, "colver IS-DD": {}}
+    for i, decision in enumerate(decisions):
+        best = max(decision.values.values())
+        trick = len(decision.state.deal.tricks) if decision.state.deal else 0
+        for name, card in (
+            ("hard", hard_card(decision, i, deadline_ms)),
+            ("colver IS-DD", colver_card(colver, decision, i)),
+        ):
+            losses[name].setdefault(trick, []).append(best - decision.values[card])
+    log(f"double-dummy loss per decision, {len(decisions)} decisions of {deals} deals "
+        f"(seed {seed!r}; card points, side minus side), by trick 1..8:")  # fmt: skip
+    for name, by_trick in losses.items():
+        every = [x for xs in by_trick.values() for x in xs]
+        mean = statistics.fmean(every)
+        se = statistics.stdev(every) / math.sqrt(len(every))
+        tricks = " ".join(f"{statistics.fmean(by_trick[t]):.2f}" for t in sorted(by_trick))
+        log(f"  {name}: {mean:.3f} (s.e. {se:.3f}); {tricks}")
+
+
 def mean_interval(xs: list[float]) -> tuple[float, float]:
     m = statistics.fmean(xs)
     if len(xs) < 2:
@@ -312,6 +419,9 @@ def main() -> int:
     )
     parser.add_argument("--write", action="store_true", help="write docs/bench/arena.md")
     parser.add_argument("--dump", type=Path, help="write each deal's margin to this JSON file")
+    parser.add_argument(
+        "--loss-deals", type=int, default=0, help="first, the double-dummy loss over N deals"
+    )
     args = parser.parse_args()
     try:
         import colver
@@ -322,6 +432,8 @@ def main() -> int:
     def log(line: str) -> None:
         print(line, flush=True)
 
+    if args.loss_deals:
+        loss_report(colver, args.seed, args.loss_deals, args.deadline_ms, log)
     load_before = os.getloadavg()
     lines: list[str] = []
     ok = True
@@ -383,6 +495,8 @@ def main() -> int:
             notes.append(f"{name}: {deals} deals, {draws} drawn matches, {seconds:.0f} s.")
     load_after = os.getloadavg()
     verdict = "PASS" if ok else "FAIL"
+    if not lines:
+        verdict = "nothing judged (--deals 0, --matches 0)"
     notes.append(
         "Load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in load_before)
         + "; after: " + ", ".join(f"{x:.2f}" for x in load_after)
