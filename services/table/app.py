@@ -5,6 +5,7 @@ several workers may run at once. The outbox relay is a service of its own
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from typing import Final
@@ -46,15 +47,26 @@ def create_app(
         )
         app[WORKER] = worker
         await worker.start()
+        # The hard bot's solver compiled, or its machine code loaded from numba's cache,
+        # in a thread now, so that no bot's first decision waits for it.
+        prepared = asyncio.create_task(asyncio.to_thread(_prepare_solver))
         if tune_gc:
             tune_collector()
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
         await worker.stop(handover=True)
         await store.close()
+        await prepared
 
     app.cleanup_ctx.append(service)
     return app
+
+
+def _prepare_solver() -> None:
+    # Imported here: only a process that runs table workers loads numba.
+    from belot.bots.solver import prepare
+
+    prepare()
 
 
 def tune_collector() -> None:

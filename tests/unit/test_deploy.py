@@ -559,3 +559,15 @@ def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_primary_and_verify_r
     assert env["BELOT_PG_DSN"]["value"] == (
         "postgresql://postgres:$(PG_ADMIN_PASSWORD)@belot-pg-rw:5432/belot"
     )
+
+
+def test_the_image_compiles_the_solver_where_its_user_may_write() -> None:
+    """Numba keeps the hard bot's machine code in NUMBA_CACHE_DIR (site-packages is
+    root's); the image compiles it at build, as the service's user, after setting it."""
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    user = dockerfile.index("\nUSER belot\n")
+    cache = re.search(r"NUMBA_CACHE_DIR=(/app/\S+)", dockerfile)
+    assert cache is not None and cache.start() > user  # under /app, the user's home
+    assert re.search(r"useradd [^\n]*--home /app\b", dockerfile)
+    warm = dockerfile.index("from belot.bots.solver import prepare; prepare()")
+    assert warm > cache.start()
