@@ -47,11 +47,7 @@ def create_app(
         )
         app[WORKER] = worker
         await worker.start()
-        # The hard bot's solver compiled, or its machine code loaded from numba's cache,
-        # in a thread now, so that no bot's first decision waits for it.
-        prepared = asyncio.create_task(asyncio.to_thread(_prepare_solver))
-        if tune_gc:
-            tune_collector()
+        prepared = asyncio.create_task(_prepare(tune_gc))
         yield
         # SIGTERM: stop taking tables, finish in-flight commands, hand the leases over.
         await worker.stop(handover=True)
@@ -60,6 +56,15 @@ def create_app(
 
     app.cleanup_ctx.append(service)
     return app
+
+
+async def _prepare(tune_gc: bool) -> None:
+    """The hard bot's solver compiled, or its machine code loaded from numba's cache, in
+    a thread while the worker serves, so that no bot's first decision waits for it; then
+    the collector tuned (numba's objects frozen with the rest of the start's)."""
+    await asyncio.to_thread(_prepare_solver)
+    if tune_gc:
+        tune_collector()
 
 
 def _prepare_solver() -> None:
