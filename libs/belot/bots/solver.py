@@ -79,6 +79,7 @@ from belot.cards import PLAIN_ABOVE, SUIT_MASKS, TRUMP_ABOVE, Mask
 from belot.play import CARD_POINTS, MISERE, power_table
 from belot.ruleset import PartnerException, Ruleset, Strain
 
+
 def _compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     """``numba.njit`` with its machine code cached on disk, or without a cache where no
     directory for one is writable (numba refuses to decorate then): such a process
