@@ -31,7 +31,7 @@ from aiohttp import web
 from nats.aio.client import Client
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 
-from belot_platform import messaging, outage
+from belot_platform import collector, messaging, outage
 from belot_platform.errors import ServiceError, status_of
 from belot_platform.settings import Settings
 from belot_platform.supervise import Supervisor
@@ -243,7 +243,8 @@ async def serve(
 def run_service(name: str, build: Callable[[Settings], web.Application]) -> None:
     """``belot serve <name>``: read the settings, configure logging, resolve the servers
     (``BELOT_PG_DSN`` / ``BELOT_NATS_URL``, else the embedded ones), and serve
-    ``build(settings)`` on the service's port until SIGTERM or SIGINT."""
+    ``build(settings)`` on the service's port until SIGTERM or SIGINT, its garbage
+    collector tuned once it listens (:mod:`belot_platform.collector`)."""
     from belot_platform.embedded import servers
     from belot_platform.logs import configure_logging
 
@@ -256,5 +257,7 @@ def run_service(name: str, build: Callable[[Settings], web.Application]) -> None
                 resolved.http_host,
                 resolved.port(name),
                 shutdown_timeout=resolved.shutdown_timeout,
+                # Started: the process is the service's own, so its collector is tuned.
+                on_listening=lambda _port: collector.tune(),
             )
         )

@@ -6,12 +6,12 @@ several workers may run at once. The outbox relay is a service of its own
 from __future__ import annotations
 
 import asyncio
-import gc
 from collections.abc import AsyncIterator
 from typing import Final
 
 from aiohttp import web
 
+from belot_platform import collector
 from belot_platform.app import NATS, PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
@@ -26,8 +26,9 @@ def create_app(
     settings: Settings, *, worker_id: str | None = None, tune_gc: bool = False
 ) -> web.Application:
     """A table worker's app. ``tune_gc``: the process is the worker's alone (``belot
-    serve table``), so the collector may be tuned for it; a test process or ``belot
-    run``'s in-process use leaves the collector as it is."""
+    serve table``, which tunes the collector once it listens), so what loading the solver
+    makes is frozen too; a test process or ``belot run``'s in-process use leaves the
+    collector as it is."""
     app = create_platform_app(settings, name="table")
 
     async def service(app: web.Application) -> AsyncIterator[None]:
@@ -61,10 +62,10 @@ def create_app(
 async def _prepare(tune_gc: bool) -> None:
     """The hard bot's solver compiled, or its machine code loaded from numba's cache, in
     a thread while the worker serves, so that no bot's first decision waits for it; then
-    the collector tuned (numba's objects frozen with the rest of the start's)."""
+    what that made frozen too (:func:`belot_platform.collector.tune`)."""
     await asyncio.to_thread(_prepare_solver)
     if tune_gc:
-        tune_collector()
+        collector.tune()
 
 
 def _prepare_solver() -> None:
@@ -72,25 +73,6 @@ def _prepare_solver() -> None:
     from belot.bots.solver import prepare
 
     prepare()
-
-
-def tune_collector() -> None:
-    """The collector tuned for a table worker's process, once it has started."""
-    # What exists now (modules, classes, the app) lives as long as the process: out
-    # of the collector's sight, so that its full collections walk only the tables'
-    # objects (under the capacity bench, full collections were some 7% of a worker's
-    # CPU; frozen so, a third of that).
-    gc.collect()
-    gc.freeze()
-    # A deal makes tens of thousands of short-lived objects (the core's states, the
-    # events, their payloads) that die young anyway: a young generation of 700 ran
-    # a pass every few moves. YOUNG_GC_THRESHOLD lets it run one per bot run.
-    gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
-
-
-#: Allocations between young-generation collections in a worker (Python's default is
-#: 700); see :func:`tune_collector`.
-YOUNG_GC_THRESHOLD: Final = 20_000
 
 
 def main() -> None:
