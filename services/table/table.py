@@ -706,10 +706,13 @@ class Table:
         if self.state.server_seed is None:
             reply = await self.worker.randomness("reveal", {"match_id": self.state.match_id})
             async with self.lock:
-                revealed = FairDealRevealed(self.state.match_id, reply["server_seed"], now_ms())
-                await self._append_table([revealed])
+                now = now_ms()
+                # The seed revealed and the table closed in one append: nothing is due
+                # between them.
+                revealed = FairDealRevealed(self.state.match_id, reply["server_seed"], now)
+                await self._append_table([revealed, TableClosed("match_finished", now)])
             return None
-        async with self.lock:
+        async with self.lock:  # revealed by an owner before (a takeover): close it
             await self._append_table([TableClosed("match_finished", now_ms())])
         return None
 

@@ -416,12 +416,10 @@ class TableWorker:
             revision = await self.leases.create(table_id, self.id.encode())
         except KeyWrongLastSequenceError:
             return await self._created_elsewhere(table_id)
+        log_id = log_command_id(table_id, creator, command_id)
         try:
-            await self.store.append(
-                table_stream(table_id),
-                0,
-                table_events(events),
-                command_id=log_command_id(table_id, creator, command_id),
+            appended = await self.store.append(
+                table_stream(table_id), 0, table_events(events), command_id=log_id
             )
         except WrongExpectedVersion:
             with contextlib.suppress(Exception):
@@ -432,7 +430,11 @@ class TableWorker:
                 await self.leases.delete(table_id, last=revision)
             raise
         await self.registry.put(table_id, orjson.dumps(table_state.summary(state)))
-        table = await self._adopt(await load(self.store, table_id), revision)
+        if appended.duplicate:  # a retry of a creation that was written: as written
+            loaded = await load(self.store, table_id)
+        else:  # what was just written, folded here: the log would say the same
+            loaded = Loaded(state, appended.last_version, command_ids={log_id} if log_id else set())
+        table = await self._adopt(loaded, revision)
         await self.publish_state(table)
         CLAIMS.labels("created").inc()
         summary = table_state.summary(table.state)

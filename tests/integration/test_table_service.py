@@ -95,3 +95,28 @@ async def test_the_bots_moves_are_those_a_move_seeded_by_its_version_makes(
             state = evolve(state, e)
         i += len(events)
     assert state.result is not None and moves > 30 and decks >= 1
+
+
+async def test_a_created_table_is_adopted_as_its_log_folds_it(
+    store, pg_pool, nc, js_names
+) -> None:
+    """A creation folds what it appends instead of reading it back from the log: the
+    table it drives is the one a new owner would load, a retry of the creation loads it."""
+    from services.table.store import load
+
+    async with platform(store, pg_pool, nc, js_names) as p:
+        body = {"creator": "ann", "sit": 0, "seats": ["human", "bot", "bot", "bot"],
+                "ruleset": "club", "target": 151, "command_id": "create-once"}  # fmt: skip
+        created = await p.create(**body)
+        table_id = created["table_id"]
+        table = p.workers[0].tables[table_id]
+        loaded = await load(p.worker_store, table_id)
+        assert loaded.table.exists and loaded.table.seats[0].player == "ann"
+        assert table.state == loaded.table
+        assert table.table_version == loaded.table_version == 2
+        assert table.command_ids == loaded.command_ids and len(table.command_ids) == 1
+        assert table.match is None and loaded.match is None
+        # The same command again: the table as written, not a second one.
+        again = await p.create(**body)
+        assert again["table_id"] == table_id
+        assert [e.type for e in await p.table_events(table_id)][:2] == ["TableOpened", "SeatTaken"]
