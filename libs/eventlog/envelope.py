@@ -249,21 +249,19 @@ def canonical_bytes_encoded(
 ) -> bytes:
     """:func:`canonical_bytes` of an event whose payload and metadata are already
     :func:`encode_json`'s output (canonical JSON, so spliced in unchanged: the same
-    bytes), and whose time is :func:`format_time`'s. The store's writer uses it: the
-    payload is not encoded twice."""
-    fragment = orjson.Fragment
-    return orjson.dumps(
-        {
-            "metadata": fragment(metadata_json),
-            "payload": fragment(payload_json),
-            "recorded_at": recorded_at,
-            "stream": stream_id,
-            "type": type_,
-            "version": version,
-            "visibility": visibility,
-        },
-        option=orjson.OPT_SORT_KEYS,
-    )
+    bytes), whose time is :func:`format_time`'s, and whose stream id, type and
+    visibility are valid (:func:`check_stream_id`, :func:`check_event`). The store's
+    writer uses it: the payload is not encoded twice.
+
+    Written out rather than encoded: the keys in their sorted order, and the three
+    names spliced in as they are, since what makes them valid (letters, digits and
+    ``_ - : .``) needs no escaping in JSON. A third of orjson's time for the dict; a
+    property test holds it to :func:`canonical_bytes`."""
+    return (
+        f'{{"metadata":{metadata_json},"payload":{payload_json},"recorded_at":"{recorded_at}",'
+        f'"stream":"{stream_id}","type":"{type_}","version":{version},'
+        f'"visibility":"{visibility}"}}'
+    ).encode()
 
 
 def chain_hash(prev_hash: bytes, canonical: bytes) -> bytes:

@@ -11,7 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from eventlog.envelope import (
+    EVENT_TYPE_RE,
     GENESIS_HASH,
+    STREAM_ID_RE,
+    VISIBILITY_RE,
     canonical_bytes,
     canonical_bytes_encoded,
     chain_hash,
@@ -46,20 +49,34 @@ def test_canonical_bytes_equal_the_standard_json_module(
     assert canonical_bytes("match-1", 7, "Bid", payload, meta, "seat:2", WHEN) == plain.encode()
 
 
-@given(JSON, st.dictionaries(st.text(), st.text(), max_size=3))
+@given(
+    JSON,
+    st.dictionaries(st.text(), st.text(), max_size=3),
+    st.from_regex(STREAM_ID_RE, fullmatch=True),
+    st.from_regex(EVENT_TYPE_RE, fullmatch=True),
+    st.from_regex(VISIBILITY_RE, fullmatch=True),
+    st.integers(1, 2**62),
+    st.datetimes(timezones=st.just(UTC)),
+)
 def test_canonical_bytes_from_encoded_parts_are_the_same_bytes(
-    payload: object, meta: dict[str, str]
+    payload: object,
+    meta: dict[str, str],
+    stream: str,
+    type_: str,
+    visibility: str,
+    version: int,
+    when: datetime,
 ) -> None:
-    # The store's writer hashes the payload and metadata it already encoded.
+    # The store's writer hashes the payload and metadata it already encoded, and writes
+    # the rest out itself: every valid stream id, type and visibility, byte for byte.
     try:
-        p = encode_json(payload, "Bid", "payload").decode()
-        m = encode_json(meta, "Bid", "metadata").decode()
+        p = encode_json(payload, type_, "payload").decode()
+        m = encode_json(meta, type_, "metadata").decode()
     except InvalidEvent:
         return  # a NUL character: never stored, so never hashed
-    expected = canonical_bytes("match-1", 7, "Bid", payload, meta, "seat:2", WHEN)
-    assert canonical_bytes_encoded("match-1", 7, "Bid", p, m, "seat:2", format_time(WHEN)) == (
-        expected
-    )
+    expected = canonical_bytes(stream, version, type_, payload, meta, visibility, when)
+    got = canonical_bytes_encoded(stream, version, type_, p, m, visibility, format_time(when))
+    assert got == expected
 
 
 def test_a_flat_object_is_encoded_and_one_with_a_float_refused() -> None:
