@@ -586,6 +586,55 @@ def _search(
             d += 1
 
 
+@_compiled(inline="always")
+def _buffers(trick: Any, left: int) -> tuple[Any, Any, Any]:
+    """The search's working arrays: a row per trick to come (the one on the table,
+    ``trick``, in row ``left``), the stack of frames, and the frames' moves and keys."""
+    tricks = np.zeros((left + 1, 4), dtype=np.int64)
+    for i in range(len(trick)):
+        tricks[left, i] = trick[i]
+    return (
+        tricks,
+        np.zeros((_DEPTH, _FIELDS), dtype=np.int64),
+        np.zeros((2 * _DEPTH, 10), dtype=np.int64),
+    )
+
+
+@_compiled(inline="always")
+def _mtdf(
+    rules: Any,
+    hands: Any,
+    tricks: Any,
+    tt: Any,
+    stats: Any,
+    frames: Any,
+    moves: Any,
+    forced: int,
+    left: int,
+    won: int,
+    tlen: int,
+    leader: int,
+    guess: int,
+) -> int:
+    """MTD(f): zero-window searches from ``guess`` until the bounds meet, the table
+    keeping each pass's bounds (``forced`` as :func:`_search`); 0 once the node limit is
+    passed (``stats[1]`` says so)."""
+    seat = (leader + tlen) % rules[_N]
+    lo, hi = -INF, INF
+    f = guess
+    while lo < hi:
+        beta = f + 1 if f == lo else f
+        f = _search(rules, hands, tricks, tt, stats, frames, moves, seat, forced, beta - 1,
+                    beta, left, won, tlen, leader)  # fmt: skip
+        if stats[1]:
+            return 0
+        if f < beta:
+            hi = f
+        else:
+            lo = f
+    return f
+
+
 @_compiled(nogil=True)
 def _values(
     rules: Any,
@@ -601,30 +650,14 @@ def _values(
 ) -> None:
     """MTD(f) for each of ``cards`` in turn, into ``out``: each search starts from the
     card before's value."""
-    n = rules[_N]
-    tricks = np.zeros((left + 1, 4), dtype=np.int64)
-    frames = np.zeros((_DEPTH, _FIELDS), dtype=np.int64)
-    moves = np.zeros((2 * _DEPTH, 10), dtype=np.int64)
-    tlen = len(trick)
-    for i in range(tlen):
-        tricks[left, i] = trick[i]
-    seat = (leader + tlen) % n
+    tricks, frames, moves = _buffers(trick, left)
     guess = 0
     for m in range(len(cards)):
-        lo, hi = -INF, INF
-        f = guess
-        while lo < hi:
-            beta = f + 1 if f == lo else f
-            f = _search(rules, hands, tricks, tt, stats, frames, moves, seat, cards[m],
-                        beta - 1, beta, left, won, tlen, leader)  # fmt: skip
-            if stats[1]:
-                return
-            if f < beta:
-                hi = f
-            else:
-                lo = f
-        out[m] = f
-        guess = f
+        guess = _mtdf(rules, hands, tricks, tt, stats, frames, moves, cards[m], left, won,
+                      len(trick), leader, guess)  # fmt: skip
+        if stats[1]:
+            return
+        out[m] = guess
 
 
 @_compiled(nogil=True)
@@ -639,27 +672,9 @@ def _value(
     stats: Any,
 ) -> int:
     """MTD(f) for the position's value."""
-    n = rules[_N]
-    tricks = np.zeros((left + 1, 4), dtype=np.int64)
-    frames = np.zeros((_DEPTH, _FIELDS), dtype=np.int64)
-    moves = np.zeros((2 * _DEPTH, 10), dtype=np.int64)
-    tlen = len(trick)
-    for i in range(tlen):
-        tricks[left, i] = trick[i]
-    seat = (leader + tlen) % n
-    lo, hi = -INF, INF
-    f = 0
-    while lo < hi:
-        beta = f + 1 if f == lo else f
-        f = _search(rules, hands, tricks, tt, stats, frames, moves, seat, -1, beta - 1, beta,
-                    left, won, tlen, leader)  # fmt: skip
-        if stats[1]:
-            return 0
-        if f < beta:
-            hi = f
-        else:
-            lo = f
-    return f
+    tricks, frames, moves = _buffers(trick, left)
+    return _mtdf(rules, hands, tricks, tt, stats, frames, moves, -1, left, won, len(trick),
+                 leader, 0)  # fmt: skip
 
 
 class Solver:
