@@ -21,6 +21,7 @@ from belot.match import (
     replay,
     started_event,
 )
+from belot.play import playable
 from belot.ruleset import Ruleset, Strain
 
 
@@ -31,6 +32,27 @@ def cards(text: str) -> tuple[Card, ...]:
 
 def mask(text: str) -> int:
     return mask_of(cards(text))
+
+
+def random_hands(
+    rng: random.Random, rules: Ruleset, strain: int, size: int, played: int | None = None
+) -> tuple[list[int], int, list[int]]:
+    """Hands of ``size`` cards from a shuffled deck for every seat, a random leader, and
+    ``played`` random legal cards of a trick led by it (None: a random count short of a
+    whole trick), taken from their hands: ``(hands, leader, trick)``."""
+    n = rules.players
+    deck = list(range(32))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[s * size : (s + 1) * size]) for s in range(n)]
+    leader = rng.randrange(n)
+    trick: list[int] = []
+    for i in range(rng.randrange(n) if played is None else played):
+        seat = (leader + i) % n
+        legal = playable(hands[seat], tuple(trick), strain, rules)
+        card = rng.choice([c for c in range(32) if legal >> c & 1])
+        hands[seat] &= ~(1 << card)
+        trick.append(card)
+    return hands, leader, trick
 
 
 def stack(

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from belot.bots.sim import Position, finish, greedy_card, play
 from belot.play import playable
 from belot.ruleset import RULESETS
+from tests.unit.game_support import random_hands
 
 
 def random_position(seed: int) -> Position:
@@ -19,18 +20,8 @@ def random_position(seed: int) -> Position:
     rules = rng.choice(sorted(RULESETS.values(), key=lambda r: r.name))
     n = rules.players
     strain = rng.randrange(7)
-    deck = list(range(32))
-    rng.shuffle(deck)
     k = rng.randrange(1, rules.tricks + 1)
-    hands = [sum(1 << c for c in deck[s * k : (s + 1) * k]) for s in range(n)]
-    leader = rng.randrange(n)
-    trick: list[int] = []
-    for i in range(rng.randrange(n)):
-        seat = (leader + i) % n
-        legal = playable(hands[seat], tuple(trick), strain, rules)
-        card = rng.choice([c for c in range(32) if legal >> c & 1])
-        hands[seat] &= ~(1 << card)
-        trick.append(card)
+    hands, leader, trick = random_hands(rng, rules, strain, k)
     return Position(
         ruleset=rules,
         strain=strain,

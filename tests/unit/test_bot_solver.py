@@ -26,7 +26,7 @@ from belot.bots.solver import (
 )
 from belot.play import MISERE, playable, trick_points, winning_index
 from belot.ruleset import RULESETS, Ruleset, Strain
-from tests.unit.game_support import mask
+from tests.unit.game_support import mask, random_hands
 
 
 def brute_force(
@@ -74,19 +74,8 @@ def random_position(
     """A ruleset, a strain, hands of ``cards`` cards and part of a first trick played."""
     rng = random.Random(seed)
     rules = rng.choice(sorted(RULESETS.values(), key=lambda r: r.name))
-    n = rules.players
-    strain = rng.randrange(7) if n == 2 else rng.randrange(4)
-    deck = list(range(32))
-    rng.shuffle(deck)
-    hands = [sum(1 << c for c in deck[s * cards : (s + 1) * cards]) for s in range(n)]
-    leader = rng.randrange(n)
-    trick: list[int] = []
-    for i in range(rng.randrange(n)):
-        seat = (leader + i) % n
-        legal = playable(hands[seat], tuple(trick), strain, rules)
-        card = rng.choice([c for c in range(32) if legal >> c & 1])
-        hands[seat] &= ~(1 << card)
-        trick.append(card)
+    strain = rng.randrange(7) if rules.players == 2 else rng.randrange(4)
+    hands, leader, trick = random_hands(rng, rules, strain, cards)
     return rules, strain, hands, trick, leader, cards, rng.randrange(4)
 
 
@@ -134,17 +123,7 @@ def test_the_compiled_rules_of_the_trick_are_the_engines(
     rules = rng.choice(sorted(RULESETS.values(), key=lambda r: r.name))
     n = rules.players
     strain = rng.randrange(7)
-    deck = list(range(32))
-    rng.shuffle(deck)
-    hands = [sum(1 << c for c in deck[s * cards : (s + 1) * cards]) for s in range(n)]
-    leader = rng.randrange(n)
-    trick: list[int] = []
-    for i in range(min(played, n - 1)):
-        seat = (leader + i) % n
-        legal = playable(hands[seat], tuple(trick), strain, rules)
-        card = rng.choice([c for c in range(32) if legal >> c & 1])
-        hands[seat] &= ~(1 << card)
-        trick.append(card)
+    hands, leader, trick = random_hands(rng, rules, strain, cards, min(played, n - 1))
     seat = (leader + len(trick)) % n
     vector = rules_vector(rules, strain)
     assert compiled_playable(vector, hands[seat], _array(trick), leader) == playable(
