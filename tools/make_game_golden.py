@@ -1,6 +1,7 @@
 """Build tests/data/game-golden.json: whole matches as commands in, events out.
 
-One short match per ruleset (target 300) between medium bots on fair-deal decks. The
+One short match per ruleset (target 300) between medium bots on fair-deal decks, with
+the fair deal's salts of the hidden events (belot.salts). The
 test feeds every command back through ``decide`` and compares the events exactly, so a
 change in any rule shows up as a diff in this file. Rebuild only on purpose:
 
@@ -22,7 +23,8 @@ from belot.bots import choose
 from belot.codec import command_to_payload, to_payload
 from belot.commands import SupplyDeck
 from belot.match import DueKind
-from fairdeal import DeckInputs, Shuffler
+from belot.salts import salt_count
+from fairdeal import DeckInputs, Shuffler, deal_salts
 
 TARGET = 300
 
@@ -38,7 +40,8 @@ def record(name: str) -> dict[str, object]:
     steps = []
     while (d := due(state)).kind is not DueKind.NOTHING:
         if d.kind is DueKind.DECK:
-            command = SupplyDeck(d.deal_number, shuffler.deck(d.deal_number))
+            k = d.deal_number
+            command = SupplyDeck(k, shuffler.deck(k), deal_salts(seed, k, salt_count(n)))
         else:
             assert d.seat is not None
             command = choose(view(state, d.seat), rng, levels[d.seat])

@@ -129,6 +129,9 @@ class MatchSpec:
     #: Every n-th seat move is marked as made by the timer (metadata only); 0: none.
     timer_every: int = 7
     target: int | None = None
+    #: The salts of the hidden events (belot.salts); False: a record of the rule before
+    #: them (no salts promised, none in the events).
+    salted: bool = True
 
     def seats(self) -> tuple[str | None, ...]:
         if self.players is not None:
@@ -203,6 +206,7 @@ def generate(spec: MatchSpec) -> list[Append]:
             spec.window_ms,
             now,
             spec.round_lead_ms,
+            spec.salted,
         )
     )
     for spec_seat in seats:
@@ -281,7 +285,8 @@ def generate(spec: MatchSpec) -> list[Append]:
         if d.kind is DueKind.DECK:
             now += 200
             fapply(issue_deck(fair, d.deal_number, rules.deck_size, now))
-            command = SupplyDeck(d.deal_number, shuffler.deck(d.deal_number, rules.deck_size))
+            k = d.deal_number
+            command = SupplyDeck(k, shuffler.deck(k, rules.deck_size), fair.salts(seed, k))
         else:
             assert d.seat is not None
             command = choose(view(state, d.seat), rng, spec.level)

@@ -3,12 +3,13 @@
 An event's payload is a flat JSON object: ``"type"`` (the event's fixed name),
 ``"schema"`` (its schema number), then its fields. Cards are codes (``"TS"``), strains
 lower-case names (``"hearts"``, ``"all_trumps"``), melds ``{"kind", "cards"}``, meld
-claims ``{"kind", "rank", "length", "trump"}``. Commands have the same shape with the
-command's class name as ``"type"``.
+claims ``{"kind", "rank", "length", "trump"}``, bytes (the salts of hidden events)
+lower-case hex. Commands have the same shape with the command's class name as
+``"type"``.
 
 Decoding checks the type and the schema and raises :class:`CodecError` for anything
-else; an older schema would be upcast here when one exists. Everything but the four
-converters below (cards, strains, melds, claims) is the event kit's one codec
+else; an older schema would be upcast here when one exists. Everything but the five
+converters below (cards, strains, melds, claims, bytes) is the event kit's one codec
 (:mod:`eventkit.codec`), which derives the rest from the fields' types.
 """
 
@@ -80,12 +81,20 @@ def _refused(code: str, message: str) -> CodecError:
     return CodecError(message)
 
 
+def _bytes_in(v: Any) -> bytes:
+    # Only the form the writer gives (lower-case hex, nothing else): one value, one text.
+    if not isinstance(v, str) or len(v) % 2 or v.strip("0123456789abcdef"):
+        raise CodecError(f"bytes are lower-case hex text, not {v!r}")
+    return bytes.fromhex(v)
+
+
 _CONVERTERS: Final[dict[Any, Converter]] = {
     # Tables: the compiled writers index them inline (eventkit.codec).
     Card: (CARD_CODES, parse_card),
     Strain: (_STRAIN_NAMES, _strain_in),
     MeldClaim: (_claim_out, _claim_in),
     Meld: (_meld_out, _meld_in),
+    bytes: (bytes.hex, _bytes_in),  # the salts of hidden events (belot.salts)
 }
 #: The events: ``{"type", "schema", ...fields}``.
 EVENTS: Final = Codec(

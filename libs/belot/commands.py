@@ -20,10 +20,12 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class SupplyDeck(Command):
-    """The table hands in deal ``deal_number``'s deck (``fairdeal``'s, top card first)."""
+    """The table hands in deal ``deal_number``'s deck (``fairdeal``'s, top card first)
+    and the salts of the deal's hidden events (:mod:`belot.salts`; empty: none)."""
 
     deal_number: int
     cards: tuple[Card, ...]
+    salts: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,7 @@ from belot.melds import (
 )
 from belot.play import playable, trick_points, why_illegal, winning_index
 from belot.ruleset import AllPass, BeloteAnnounce, BothReach, Strain
+from belot.salts import COMPLETION, FIRST, salt_index, salt_of, salts_problem
 from belot.scoring import Tally, score_deal
 from belot.seats import side_of
 from belot.state import NO_SEAT, Deal, Match, Phase
@@ -120,14 +121,22 @@ def _decide_deck(state: Match, cmd: SupplyDeck) -> list[Event]:
     rules = state.ruleset
     if sorted(cmd.cards) != list(range(rules.deck_size)):
         raise WrongDeck(f"a deck holds each of the {rules.deck_size} cards exactly once")
+    problem = salts_problem(rules.players, cmd.salts)
+    if problem is not None:
+        raise WrongDeck(problem)
     cards = tuple(Card(c) for c in cmd.cards)
+    salts = tuple(cmd.salts)
     hands = first_hands(rules, cards, state.dealer)
     turned = cards[deal_pattern(rules).turned]
     events: list[Event] = [
-        DeckSupplied(state.deal_number, cards),
+        DeckSupplied(state.deal_number, cards, salts),
         DealStarted(state.deal_number, state.dealer, turned),
     ]
-    events.extend(CardsDealt(seat, hands[seat]) for seat in _dealing_order(state))
+    n = rules.players
+    events.extend(
+        CardsDealt(seat, hands[seat], salt_of(salts, salt_index(n, seat, FIRST)))
+        for seat in _dealing_order(state)
+    )
     return events
 
 
@@ -139,7 +148,11 @@ def _dealing_order(state: Match) -> list[int]:
 def _completion(state: Match, deal: Deal, taker: int | None) -> list[Event]:
     rules = state.ruleset
     hands = completion_hands(rules, deal.deck, deal.dealer, taker)
-    events: list[Event] = [CardsDealt(seat, hands[seat]) for seat in _dealing_order(state)]
+    n = rules.players
+    events: list[Event] = [
+        CardsDealt(seat, hands[seat], salt_of(deal.salts, salt_index(n, seat, COMPLETION)))
+        for seat in _dealing_order(state)
+    ]
     shown = deal_pattern(rules).shown
     if shown is not None:
         events.append(BottomCardShown(deal.deck[shown]))

@@ -56,12 +56,14 @@ class MatchStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class DeckSupplied(Event):
-    """Deal ``deal_number``'s deck, top card first, as the fair-deal recipe made it."""
+    """Deal ``deal_number``'s deck, top card first, as the fair-deal recipe made it, and
+    the salts of the deal's hidden events (:mod:`belot.salts`: this event's own first)."""
 
     TYPE = "DeckSupplied"
     VISIBILITY = Visibility.SECRET
     deal_number: int
     cards: tuple[Card, ...]
+    salts: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +78,14 @@ class DealStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class CardsDealt(Event):
-    """Cards dealt to ``seat`` (first distribution or completion), in dealing order."""
+    """Cards dealt to ``seat`` (first distribution or completion), in dealing order, with
+    the salt that keeps their hash from being searched (:mod:`belot.salts`)."""
 
     TYPE = "CardsDealt"
     VISIBILITY = Visibility.SEAT
     seat: int
     cards: tuple[Card, ...]
+    salt: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,6 +126,7 @@ def _set_hands(deal: Deal, hands: BySeat[Mask]) -> Deal:
         deal.shown,
         deal.bottom,
         deal.swapped_by,
+        deal.salts,
     )
 
 
@@ -159,6 +160,7 @@ def _evolve_deck(state: Match, e: DeckSupplied) -> Match:
         shown=(),
         bottom=None,
         swapped_by=NO_SEAT,
+        salts=e.salts,
     )
     return _with_deal(state, deal)
 
@@ -291,6 +293,7 @@ def _evolve_card(state: Match, e: CardPlayed) -> Match:
         deal.shown,
         deal.bottom,
         deal.swapped_by,
+        deal.salts,
     )
     return _with_deal(state, deal)
 
@@ -320,6 +323,7 @@ def _evolve_trick(state: Match, e: TrickTaken) -> Match:
         deal.shown,
         deal.bottom,
         deal.swapped_by,
+        deal.salts,
     )
     return _with_deal(state, deal)
 

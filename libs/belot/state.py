@@ -78,6 +78,8 @@ class Deal(NamedTuple):
     bottom: Card | None
     #: The seat that swapped the trump seven, or NO_SEAT.
     swapped_by: int
+    #: The salts of the deal's hidden events (:mod:`belot.salts`; empty: none).
+    salts: tuple[bytes, ...]
 
 
 @dataclass(frozen=True, slots=True)

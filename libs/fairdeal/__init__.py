@@ -1,4 +1,5 @@
-"""Fair deal: the server-seed commitment and the exact deck recipe (docs/specification.md §6).
+"""Fair deal: the server-seed commitment, the exact deck recipe (docs/specification.md §6)
+and the salts of a deal's hidden events.
 
 Pure functions and values, standard library only, no I/O.
 """
@@ -22,6 +23,7 @@ from fairdeal.recipe import (
     ServerSeedError,
     Shuffler,
     commitment,
+    deal_salts,
     deck,
 )
 
@@ -44,5 +46,6 @@ __all__ = [
     "ServerSeedError",
     "Shuffler",
     "commitment",
+    "deal_salts",
     "deck",
 ]

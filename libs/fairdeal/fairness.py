@@ -38,6 +38,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Final
 
+from belot.salts import salt_count
 from eventkit import SEAT, Codec, visibility_of
 from eventkit.streams import MATCH_ENDINGS, drand_stream
 from fairdeal.chains import CHAINS
@@ -49,6 +50,7 @@ from fairdeal.recipe import (
     SERVER_SEED_SIZE,
     DeckInputs,
     Drand,
+    deal_salts,
 )
 
 #: docs/specification.md §6.4: the match falls back when drand's value is this late.
@@ -120,6 +122,12 @@ class ServerSeedCommitted:
     #: like the window, and a short one only leaves the witnesses no time, which
     #: ``log_timing`` then shows; naming an earlier round than it says fails the verifier.
     round_lead_ms: int = 0
+    #: Every hidden event of the match (a deck, a seat's cards) carries a salt made from
+    #: the server seed (:mod:`belot.salts`, :func:`fairdeal.recipe.deal_salts`), which the
+    #: verifier recomputes once the seed is revealed. Promised here, before any seed, as
+    #: the lead is: a record says which rule it was made under (false in records made
+    #: before salts), and the player's tab refuses a match that does not promise them.
+    salted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +335,7 @@ class Fairness:
     window_closes_at_ms: int = 0
     last_round: int = 0
     round_lead_ms: int = 0
+    salted: bool = False
     received: dict[int, bytes] = field(default_factory=dict)
     seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
     seeds_in_at_ms: int | None = None
@@ -361,6 +370,13 @@ class Fairness:
             raise FairnessError("inputs_not_fixed", "the seeds or the drand value are not in yet")
         return DeckInputs(server_seed, self.seat_seeds, self.drand)
 
+    def salts(self, server_seed: bytes, deal: int) -> tuple[bytes, ...]:
+        """Deal ``deal``'s salts of its hidden events (none for a match that did not
+        promise them); the caller brings the server seed."""
+        if not self.salted:
+            return ()
+        return deal_salts(server_seed, deal, salt_count(len(self.seats)))
+
 
 def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
     match event:
@@ -374,6 +390,7 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
                 window_closes_at_ms=event.window_closes_at_ms,
                 last_round=event.last_round,
                 round_lead_ms=event.round_lead_ms,
+                salted=event.salted,
             )
         case SeatSeedReceived():
             return replace(state, received={**state.received, event.seat: event.seed})
@@ -417,9 +434,12 @@ def open_match(
     window_ms: int,
     now_ms: int,
     round_lead_ms: int = ROUND_LEAD_MS,
+    salted: bool = True,
 ) -> list[FairnessEvent]:
-    """Commit to the server seed, with the window's end, the lead of the round to name and
-    the last round it allows. When no seat is human the window closes at once."""
+    """Commit to the server seed, with the window's end, the lead of the round to name,
+    the last round it allows, and the salts of the hidden events (``salted``: False only
+    to make a record of the rule before them). When no seat is human the window closes
+    at once."""
     if state.is_open:
         raise FairnessError("match_exists", f"match {state.match_id} is already open")
     if len(commitment) != 32:
@@ -446,6 +466,7 @@ def open_match(
         last_round_for(chain, closes, round_lead_ms),
         now_ms,
         round_lead_ms,
+        salted,
     )
     events: list[FairnessEvent] = [opened]
     if not any(s.is_human for s in seats):

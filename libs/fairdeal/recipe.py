@@ -17,6 +17,13 @@ position ``i`` from 31 down to 1: take the next byte ``x``; while
 equally likely); swap positions ``i`` and ``x % (i + 1)``. The 24-card deck then drops
 the sevens and eights, the others keeping their order.
 
+The salts of deal ``k``'s hidden events (:mod:`belot.salts` says which is whose and why
+they exist): salt ``i`` is the first 16 bytes of
+``HMAC-SHA256(key=server_seed, b"belot.club/salt/v1" + k.to_bytes(4, "big") +
+i.to_bytes(4, "big"))``. They are the server seed's alone, so nobody else knows one before
+the seed is revealed, and everybody can recompute every one after; the domain text keeps
+them apart from the deck's blocks (a different message under the same key).
+
 Everything here is pure: no I/O, no clock, no randomness.
 """
 
@@ -29,8 +36,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from belot.cards import FULL_DECK, NINE, Card
+from belot.salts import SALT_SIZE
 
 DOMAIN: Final = b"belot.club/deal/v1"
+SALT_DOMAIN: Final = b"belot.club/salt/v1"
 SERVER_SEED_SIZE: Final = 32
 SEAT_SEED_SIZE: Final = 16
 DRAND_VALUE_SIZE: Final = 32
@@ -259,3 +268,20 @@ def deck(
     For many deals of one match, build one :class:`Shuffler` and call ``deck(k)``.
     """
     return Shuffler(DeckInputs(server_seed, tuple(seat_seeds), drand)).deck(k, cards)
+
+
+def deal_salts(server_seed: bytes, k: int, count: int) -> tuple[bytes, ...]:
+    """The ``count`` salts of deal ``k``'s hidden events (module docstring), index 0
+    first. Raises :class:`ServerSeedError`, :class:`DealNumberError`, or RecipeError for a
+    count outside 0..2^32-1."""
+    _check_server_seed(server_seed)
+    _check_deal(k)
+    if not 0 <= count <= MAX_BLOCK + 1:
+        raise RecipeError(f"{count} salts: a deal takes 0 to 2^32")
+    keyed = hmac.new(server_seed, SALT_DOMAIN + k.to_bytes(4, "big"), digestmod=hashlib.sha256)
+    out = []
+    for i in range(count):
+        mac = keyed.copy()
+        mac.update(i.to_bytes(4, "big"))
+        out.append(mac.digest()[:SALT_SIZE])
+    return tuple(out)

@@ -347,6 +347,9 @@ class RandomnessService:
             "match_id": match_id,
             "deal": deal,
             "cards": to_codes(list(deck)),
+            # The salts of the deal's hidden events, the table's to put in them (none for
+            # a match that did not promise them: belot.salts).
+            "salts": [s.hex() for s in state.salts(seed, deal)],
             "drand_round": state.drand.round if state.drand else None,
             "fallback": state.fallback,
         }

@@ -45,7 +45,6 @@ from belot import (
     view,
 )
 from belot.bots import choose
-from belot.cards import Card
 from belot.events import DealScored, Event, MatchEnded
 from belot_platform import fields
 from belot_platform.messaging import BAD_REQUEST, ServiceError
@@ -542,7 +541,7 @@ class Table:
             await self._append_table([opened])
         await self.worker.publish_summary(self)
 
-    async def _deck(self, deal: int, wait_ms: int) -> tuple[Card, ...]:
+    async def _deck(self, deal: int, wait_ms: int) -> SupplyDeck:
         assert self.state.options is not None
         reply = await self.worker.randomness(
             "deck",
@@ -554,11 +553,13 @@ class Table:
             },
             timeout=wait_ms / 1000 + self.worker.timeout,
         )
-        return tuple(parse_card(c) for c in reply["cards"])
+        cards = tuple(parse_card(c) for c in reply["cards"])
+        # A reply without salts is a randomness service from before them (belot.salts).
+        return SupplyDeck(deal, cards, tuple(bytes.fromhex(x) for x in reply.get("salts", ())))
 
     async def _first_deck(self) -> float | None:
         try:
-            cards = await self._deck(0, DECK_WAIT_MS)
+            supply = await self._deck(0, DECK_WAIT_MS)
         except ServiceError as exc:
             if exc.code == "inputs_not_fixed":
                 return 0.0  # still waiting for seeds or drand: ask again
@@ -569,10 +570,10 @@ class Table:
                 return None
             st = self.state
             assert st.options is not None
-            first = first_dealer(st.ruleset, cards)
+            first = first_dealer(st.ruleset, supply.cards)
             start = new_match(st.ruleset, st.match_id, target=st.options.target,
                               first_dealer=first)  # fmt: skip
-            events = [started_event(start), *decide(start, SupplyDeck(0, cards))]
+            events = [started_event(start), *decide(start, supply)]
             run = self._deck_run(start, self.match_version, events)
             self.match = start
             try:
@@ -585,14 +586,14 @@ class Table:
         return None
 
     async def _next_deck(self, deal: int) -> float | None:
-        cards = await self._deck(deal, DECK_WAIT_MS)
+        supply = await self._deck(deal, DECK_WAIT_MS)
         started = time.perf_counter()
         async with self.lock:
             if self.match is None or self.ending is not None:
                 return None
             if not _same_deck_due(self.match, deal):
                 return None
-            events = decide(self.match, SupplyDeck(deal, cards))
+            events = decide(self.match, supply)
             run = self._deck_run(self.match, self.match_version, events)
             await self._append_match(run.events, run=run)
         COMMANDS.labels("deck").observe(time.perf_counter() - started)

@@ -70,8 +70,9 @@ async def test_the_bots_moves_are_those_a_move_seeded_by_its_version_makes(
     while i < len(rows):
         r = rows[i]
         if r.type == "DeckSupplied":
-            events = decide(state, SupplyDeck(r.payload["deal_number"],
-                                              from_payload(r.payload).cards))  # fmt: skip
+            deck = from_payload(r.payload)
+            assert len(deck.salts) == 9  # the randomness service's (belot.salts)
+            events = decide(state, SupplyDeck(deck.deal_number, deck.cards, deck.salts))
             after = state
             for e in events:
                 after = evolve(after, e)

@@ -20,8 +20,9 @@ from belot.commands import Bid, DeclareMelds, DemandRedeal, PlayCard, SupplyDeck
 from belot.deal import completion_hands, first_hands
 from belot.errors import MatchOver, NotExpected, RulesError, UnknownSeat, WrongDeck
 from belot.events import CardsDealt, DeckSupplied, Visibility
-from belot.match import Phase, decide
+from belot.match import Phase, decide, evolve, legal_moves, replay, started_event
 from belot.ruleset import Strain
+from belot.salts import COMPLETION, DECK, FIRST, SALT_SIZE, salt_count, salt_index
 from fairdeal import DeckInputs, Shuffler
 from tests.unit.game_support import Table
 
@@ -106,6 +107,7 @@ def test_every_event_and_command_round_trips_through_json() -> None:
             assert from_payload(json.loads(json.dumps(payload))) == e
     for cmd in (
         SupplyDeck(3, FULL_DECK),
+        SupplyDeck(3, FULL_DECK, (bytes(16),) * 9),
         Bid(1, None),
         Bid(0, Strain.ALL_TRUMPS),
         PlayCard(2, Card(31), True),
@@ -114,12 +116,20 @@ def test_every_event_and_command_round_trips_through_json() -> None:
         DemandRedeal(1),
     ):
         assert command_from_payload(json.loads(json.dumps(command_to_payload(cmd)))) == cmd
-    assert to_payload(CardsDealt(2, (Card(0), Card(31)))) == {
+    salt = bytes(range(16))
+    assert to_payload(CardsDealt(2, (Card(0), Card(31)), salt)) == {
         "type": "CardsDealt",
         "schema": 1,
         "seat": 2,
         "cards": ["7C", "AS"],
+        "salt": "000102030405060708090a0b0c0d0e0f",
     }
+    # A payload written before salts (every match then) reads as an empty salt.
+    old = {"type": "CardsDealt", "schema": 1, "seat": 2, "cards": ["7C", "AS"]}
+    assert from_payload(old) == CardsDealt(2, (Card(0), Card(31)), b"")
+    for bad in ("0G", "ABCD", "abc", 12):  # only the writer's form: lower-case hex
+        with pytest.raises(CodecError):
+            from_payload({**old, "salt": bad})
 
 
 def test_codec_refuses_unknown_types_and_schemas() -> None:
@@ -231,3 +241,47 @@ def test_the_first_dealer_follows_the_published_rule(ruleset: str, rule: str) ->
         assert dealers == [int(d[-1]) % rules.players for d in decks]
         assert set(dealers) == {0, 1}, "the draw gives either seat the deal"
     assert deal_pattern(rules).to_payload()["first_dealer_from"] == index
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_hidden_event_carries_its_own_salt(name: str) -> None:
+    """docs/threat-model.md, "Hidden cards stay hidden": the deck's event carries every
+    salt of its deal, each seat's cards the salt belot.salts gives them, first
+    distribution and completion apart, and a new owner replaying the log deals the
+    completion with the same salts."""
+    ruleset = RULESETS[name]
+    n = ruleset.players
+    rng = random.Random(11)
+    deck = list(FULL_DECK[: ruleset.deck_size])
+    rng.shuffle(deck)
+    salts = tuple(bytes([i]) * SALT_SIZE for i in range(salt_count(n)))
+    state = new_match(ruleset)
+    events = decide(state, SupplyDeck(0, tuple(deck), salts))
+    for e in events:
+        state = evolve(state, e)
+    assert [e.salts for e in events if isinstance(e, DeckSupplied)] == [salts]
+    first = {e.seat: e.salt for e in events if isinstance(e, CardsDealt)}
+    assert first == {s: salts[salt_index(n, s, FIRST)] for s in range(n)}
+    # The first seat able to take takes: then check its salts, on the replayed state too.
+    replayed = replay(ruleset, [started_event(new_match(ruleset)), *events])
+    completion: dict[int, bytes] = {}
+    while not completion:
+        moves = legal_moves(state)
+        move = next((m for m in moves if getattr(m, "strain", None) is not None), moves[0])
+        out = decide(state, move)
+        assert decide(replayed, move) == out
+        for e in out:
+            state, replayed = evolve(state, e), evolve(replayed, e)
+        completion = {e.seat: e.salt for e in out if isinstance(e, CardsDealt)}
+    assert completion == {s: salts[salt_index(n, s, COMPLETION)] for s in range(n)}
+    assert len({*first.values(), *completion.values(), salts[DECK]}) == salt_count(n)
+
+
+def test_a_deal_takes_all_its_salts_or_none() -> None:
+    state = new_match(RULESETS["club"])
+    good = tuple(bytes([i]) * SALT_SIZE for i in range(salt_count(4)))
+    for bad in (good[:-1], (*good, bytes(16)), (*good[:-1], bytes(15))):
+        with pytest.raises(WrongDeck):
+            decide(state, SupplyDeck(0, FULL_DECK, bad))
+    unsalted = decide(state, SupplyDeck(0, FULL_DECK))  # a match from before salts
+    assert all(e.salt == b"" for e in unsalted if isinstance(e, CardsDealt))

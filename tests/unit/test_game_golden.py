@@ -3,8 +3,8 @@
 ``tests/data/game-golden.json`` (built by ``tools/make_game_golden.py``) holds one short
 match per ruleset as the commands that went in and the events that came out; every
 command is fed back through ``decide`` and must give exactly those events. Its decks are
-``fairdeal``'s, and the test recomputes them from the recorded server seed, as a
-verifier would.
+``fairdeal``'s, and the test recomputes them (and the salts of the hidden events) from the
+recorded server seed, as a verifier would.
 
 Perft, after python-chess: the number of legal move sequences of a given length from a
 fixed position (optional actions such as belote or melds count as moves). The counts
@@ -23,7 +23,8 @@ from belot import RULESETS, Bid, Strain, decide, evolve, legal_moves, new_match
 from belot.codec import command_from_payload, from_payload, to_payload
 from belot.commands import SupplyDeck
 from belot.match import Match, replay
-from fairdeal import DeckInputs, Shuffler
+from belot.salts import salt_count
+from fairdeal import DeckInputs, Shuffler, deal_salts
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "data/game-golden.json").read_text())
 
@@ -34,13 +35,13 @@ def test_golden_match(match: dict) -> None:
     started = from_payload(match["started"])
     state = replay(ruleset, [started])
     log = [started]
-    shuffler = Shuffler(
-        DeckInputs(bytes.fromhex(match["server_seed"]), (b"",) * ruleset.players, None)
-    )
+    seed, players = bytes.fromhex(match["server_seed"]), ruleset.players
+    shuffler = Shuffler(DeckInputs(seed, (b"",) * players, None))
     for step in match["steps"]:
         command = command_from_payload(step["command"])
         if isinstance(command, SupplyDeck):
             assert command.cards == shuffler.deck(command.deal_number)
+            assert command.salts == deal_salts(seed, command.deal_number, salt_count(players))
         events = decide(state, command)
         assert [to_payload(e) for e in events] == step["events"]
         for e in events:

@@ -11,8 +11,14 @@ so the dealing was not chosen either.
 ``decks``   each ``DeckSupplied`` deck equals the recipe's deck for its deal number; deal
             numbers run 0, 1, 2, ...; the randomness service issued each (``DeckIssued``,
             at the ruleset's size) after the inputs were fixed, and issued none for a
-            deal that was never dealt (a look at cards nobody played). Leaves the
-            recomputed decks on the context for ``deals``.
+            deal that was never dealt (a look at cards nobody played). Its salts, the
+            salts of the deal's hidden events, are the recipe's from the revealed seed
+            when the commitment promised them (``ServerSeedCommitted.salted``), and there
+            are none when it did not: a salt the server chose (zeros, a short or a
+            repeated one) would let a seat search another's cards by their hash, so it
+            must be the one nobody could know (:mod:`belot.salts`); each ``CardsDealt``
+            carrying its own salt of that list is the replay's to check (``play``).
+            Leaves the recomputed decks on the context for ``deals``.
 ``deals``   the record's pattern is the ruleset's published one; each recomputed deck,
             through it, gives exactly each seat's first cards, its completion cards
             (by the taker, or gambler's misère), the turned card and gambler's bottom
@@ -38,8 +44,15 @@ from belot.events import (
     MatchStarted,
     MisereStarted,
 )
-from fairdeal.fairness import DeckIssued, DrandBeaconVerified, DrandFallback, SeedWindowClosed
-from fairdeal.recipe import DeckInputs, Drand, RecipeError, Shuffler
+from belot.salts import salt_count
+from fairdeal.fairness import (
+    DeckIssued,
+    DrandBeaconVerified,
+    DrandFallback,
+    SeedWindowClosed,
+    ServerSeedCommitted,
+)
+from fairdeal.recipe import DeckInputs, Drand, RecipeError, Shuffler, deal_salts
 from fairdeal.record import Envelope
 from fairdeal.verifier.context import Context, card_codes, where_of
 from fairdeal.verifier.report import (
@@ -89,13 +102,28 @@ def check_decks(ctx: Context) -> Check:
     issued = {e.deal: e for e in ctx.all(DeckIssued)}
     problems: list[Difference] = []
     decks: dict[int, tuple[int, ...]] = {}
+    commit = ctx.one(ServerSeedCommitted)
+    salted = commit is not None and commit.salted
+    salts = salt_count(ctx.ruleset.players) if salted else 0
     for env, e in supplied:
         where = f"{where_of(env)} (deal {e.deal_number})"
         try:
             deck = tuple(shuffler.deck(e.deal_number, size))
+            want = deal_salts(inputs.server_seed, e.deal_number, salts)
         except RecipeError as exc:
             problems.append(Difference(where, f"the recipe refuses deal {e.deal_number}: {exc}"))
             continue
+        if tuple(e.salts) != want:
+            problems.append(
+                Difference(
+                    where,
+                    "the salts of the deal's hidden events are not the recipe's"
+                    if salted
+                    else "the deal's hidden events carry salts the commitment did not promise",
+                    [x.hex() for x in e.salts],
+                    [x.hex() for x in want],
+                )
+            )
         decks[e.deal_number] = deck
         if tuple(e.cards) != deck:
             at = next(
@@ -155,7 +183,8 @@ def check_decks(ctx: Context) -> Check:
         "decks",
         problems,
         f"{len(supplied)} decks recomputed from the revealed server seed, "
-        f"{len(inputs.seat_seeds)} seat seeds and {source}: each equals the deck dealt",
+        f"{len(inputs.seat_seeds)} seat seeds and {source}: each equals the deck dealt"
+        + (", and its salts the recipe's" if salted else " (a match made before salts)"),
         "a deck differs from the recipe's",
     )
 

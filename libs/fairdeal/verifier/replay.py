@@ -89,7 +89,7 @@ def _command_at(items: Sequence[MatchItem], i: int) -> Command | None:
     """The command whose events start at ``items[i]``, read back from its first event."""
     e = items[i]
     if isinstance(e, DeckSupplied):
-        return SupplyDeck(e.deal_number, e.cards)
+        return SupplyDeck(e.deal_number, e.cards, e.salts)
     if isinstance(e, Passed):
         return Bid(e.seat, None)
     if isinstance(e, ContractTaken):
