@@ -30,6 +30,21 @@ RATING: Final = "rating-"
 #: and the table's ``MatchForfeited`` (a seat left) and ``MatchAborted``. Its server seed
 #: may be revealed then, and every private event of it is shown.
 MATCH_ENDINGS: Final = frozenset({"MatchEnded", "MatchForfeited", "MatchAborted"})
+#: The event after which ``randomness-<match id>`` hides nothing: the window's close shows
+#: every seat's seed (docs/specification.md §6.2), so each seat's own receipt of its seed
+#: is no longer private either.
+SEEDS_SHOWN: Final = frozenset({"SeedWindowClosed"})
+
+
+def opened_by(stream: str) -> frozenset[str]:
+    """The public events after which ``stream`` hides nothing from anyone (its private
+    and secret events shown, their hashes served: :meth:`eventlog.EventStore.read_stream_as`);
+    none for a stream that hides nothing."""
+    if stream.startswith(MATCH):
+        return MATCH_ENDINGS
+    if stream.startswith(RANDOMNESS):
+        return SEEDS_SHOWN
+    return frozenset()
 
 
 def table_stream(table_id: str) -> str:

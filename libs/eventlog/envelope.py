@@ -34,6 +34,9 @@ from eventlog.errors import InvalidEvent
 HASH_SIZE: Final = 32
 GENESIS_HASH: Final = bytes(HASH_SIZE)
 """The ``prev_hash`` of a stream's first event (version 1): 32 zero bytes."""
+WITHHELD: Final = b""
+"""The hash of an event read by a viewer while its stream still hides something
+(:meth:`eventlog.EventStore.read_stream_as`): not served, ``null`` in JSON."""
 
 PUBLIC: Final = "public"
 SECRET: Final = "secret"
@@ -114,7 +117,8 @@ class RecordedEvent:
         )
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The envelope as plain JSON values (hash in hex, time as in the hash chain)."""
+        """The envelope as plain JSON values (hash in hex, or null when withheld; time as
+        in the hash chain)."""
         return {
             "position": self.position,
             "stream": self.stream_id,
@@ -124,7 +128,7 @@ class RecordedEvent:
             "metadata": self.metadata,
             "visibility": self.visibility,
             "recorded_at": format_time(self.recorded_at),
-            "hash": self.hash.hex(),
+            "hash": self.hash.hex() if self.hash else None,  # None: WITHHELD
         }
 
 

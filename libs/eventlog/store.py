@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections import OrderedDict, deque
@@ -53,6 +54,7 @@ from eventlog.envelope import (
     GENESIS_HASH,
     PUBLIC,
     SEAT_PREFIX,
+    WITHHELD,
     NewEvent,
     RecordedEvent,
     canonical_bytes_encoded,
@@ -289,6 +291,9 @@ WHERE e.stream_id = $1 AND e.version >= $2
                   WHERE x.stream_id = $1 AND x.type = ANY($4::text[])
                     AND x.visibility = 'public'))
 ORDER BY e.version"""
+        self._sql_stream_ended = f"""
+SELECT EXISTS (SELECT 1 FROM {s}.events WHERE stream_id = $1 AND type = ANY($2::text[])
+               AND visibility = 'public')"""
         self._sql_all = f"""
 SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 ORDER BY position LIMIT $2"""
         self._sql_all_stream = f"""
@@ -842,12 +847,30 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
 
         ``ended_by``: the event types that end the stream's match (e.g. ``MatchEnded``);
         once one of them is in the stream, as a public event, nothing is hidden.
+
+        Until then no event read here carries its hash (each is :data:`WITHHELD`): a
+        stream's chain runs through its hidden events, so the hash of a public event
+        after one is a test of every guess at it (docs/threat-model.md, "Hidden cards
+        stay hidden"), and a reader's own seat's hash no less. The salts of the hidden
+        events (:mod:`belot.salts`) already make such a search hopeless; not serving the
+        hashes at all makes what a reader gets the same, byte for byte, whatever the
+        hidden events hold, which a test can check and a salt alone could not show.
         """
         own = None if viewer.seat is None else f"{SEAT_PREFIX}{viewer.seat}"
+        ends = list(ended_by)
         rows = await self._pool.fetch(
-            self._sql_stream_as, stream_id, from_version, own or PUBLIC, list(ended_by)
+            self._sql_stream_as, stream_id, from_version, own or PUBLIC, ends
         )
-        return [_record(r) for r in rows]
+        events = [_record(r) for r in rows]
+        if from_version == 1 and any(
+            e.type in ended_by and e.visibility == PUBLIC for e in events
+        ):
+            return events
+        if from_version > 1 and await self._pool.fetchval(
+            self._sql_stream_ended, stream_id, ends
+        ):
+            return events
+        return [dataclasses.replace(e, hash=WITHHELD) for e in events]
 
     async def read_all(
         self, after_position: int = 0, limit: int = 1000, *, stream_id: str | None = None

@@ -136,7 +136,9 @@ class Envelope:
     metadata: Any
     visibility: str
     recorded_at: str
-    hash: str
+    #: The stream's hash chain at this event; None in a match that has not ended, whose
+    #: hashes are not served (``eventlog.WITHHELD``: docs/threat-model.md).
+    hash: str | None
 
     @classmethod
     def from_json(cls, doc: Any, where: str) -> Envelope:
@@ -149,9 +151,11 @@ class Envelope:
         for name in ("position", "version"):
             if type(doc[name]) is not int:
                 raise RecordError(f"{where}.{name} is not a whole number")
-        for name in ("stream", "type", "visibility", "recorded_at", "hash"):
+        for name in ("stream", "type", "visibility", "recorded_at"):
             if not isinstance(doc[name], str):
                 raise RecordError(f"{where}.{name} is not a string")
+        if doc["hash"] is not None and not isinstance(doc["hash"], str):
+            raise RecordError(f"{where}.hash is not a string or null")
         if not isinstance(doc["metadata"], dict):
             raise RecordError(f"{where}.metadata is not a JSON object")
         return cls(*(doc[k] for k in ENVELOPE_KEYS))
@@ -294,6 +298,8 @@ def _field_ok(annotation: str, v: Any) -> bool:
         return _is_int(v)
     if annotation == "str":
         return isinstance(v, str)
+    if annotation == "bool":
+        return isinstance(v, bool)
     if annotation == "bytes":
         return isinstance(v, bytes)
     if annotation == "bytes | None":

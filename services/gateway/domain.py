@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from eventkit.streams import MATCH_ENDINGS, RANDOMNESS
+from eventkit.streams import MATCH_ENDINGS, RANDOMNESS, SEEDS_SHOWN
 
 SALT: Final = "belot.gateway.session"
 SECRET_FILE: Final = "gateway-token-secret"
@@ -29,7 +29,7 @@ SECRET_FILE: Final = "gateway-token-secret"
 #: Match streams end with one of these (public): everything is visible after.
 MATCH_ENDING: Final = MATCH_ENDINGS
 #: A randomness stream shows every seat's seed once its window closed.
-RANDOMNESS_OPENED_BY: Final = frozenset({"SeedWindowClosed"})
+RANDOMNESS_OPENED_BY: Final = SEEDS_SHOWN
 
 
 class TokenError(Exception):

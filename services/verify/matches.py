@@ -1,9 +1,12 @@
 """Reading a match's record from the event log, as the public may see it.
 
 Until the match's own stream holds a public ending event (``MatchEnded``,
-``MatchForfeited``, ``MatchAborted``), only public events are read from either stream:
-no deck, no seat's cards, no seat's seed before the window closes, no server seed (it is
-not in the log yet anyway). Once it has ended, both streams are read whole. The round
+``MatchForfeited``, ``MatchAborted``), only public events are read from its stream, and
+from the fair deal's the public ones until the seed window's close shows every seat's
+seed: no deck, no seat's cards, no seat's seed before the window closes, no server seed
+(it is not in the log yet anyway), and no hash of either stream while it hides something
+(``EventStore.read_stream_as``: the hashes are a test of every guess at what is hidden).
+Once it has ended, both streams are read whole. The round
 the match named has its own public stream (``drand-<chain>-<round>``, shared by every
 match that named it), read whole: its one fact is public from the start.
 """
@@ -14,6 +17,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Final
 
+from eventkit.streams import SEEDS_SHOWN
 from eventlog import EventStore, Viewer
 from fairdeal.record import (
     ENDING_EVENTS,
@@ -70,7 +74,9 @@ async def load_match(store: EventStore, match_id: str) -> LoadedMatch | None:
     if ended:
         fair = await store.read_stream(randomness_stream(match_id))
     else:
-        fair = await store.read_stream_as(randomness_stream(match_id), Viewer.public(), ended_by=())
+        fair = await store.read_stream_as(
+            randomness_stream(match_id), Viewer.public(), ended_by=SEEDS_SHOWN
+        )
     fair_json = [e.to_json_dict() for e in fair]
     drand = drand_stream_of(fair_json)
     round_events = [] if drand is None else await store.read_stream(drand)

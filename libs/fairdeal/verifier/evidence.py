@@ -85,6 +85,11 @@ def _chain_problems(stream: StreamRecord, expected_id: str) -> list[Difference]:
                 Difference(where, "positions do not increase", e.position, f"> {last_position}")
             )
         last_position = e.position
+        if e.hash is None:
+            problems.append(
+                Difference(where, "no hash: the hashes of a match in progress are not served")
+            )
+            return problems
         try:
             recomputed = chain_hash(prev, e.canonical_bytes()).hex()
         except (TypeError, ValueError, RecursionError) as exc:
