@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -41,8 +42,10 @@ from belot import (
     view,
 )
 from belot.bots import choose
+from belot.cards import Card
 from belot.codec import to_payload as belot_payload
 from belot.commands import Command
+from belot.errors import RulesError
 from belot.events import CardPlayed, DealScored, Event
 from belot.match import DueKind, Phase
 from belot.seats import side_of
@@ -165,8 +168,29 @@ def _started(state: Any) -> tuple[str, dict[str, Any], str]:
     return e.TYPE, belot_payload(e), visibility_of(e)
 
 
-def generate(spec: MatchSpec) -> list[Append]:
-    """Both streams' appends, in log order (see the module docstring)."""
+class Diverged(Exception):
+    """A move of ``moves`` that the rules refuse in the match being made: its appends up
+    to there are ``appends``."""
+
+    def __init__(self, appends: list[Append]) -> None:
+        super().__init__(f"a move is refused after {len(appends)} appends")
+        self.appends = appends
+
+
+def generate(
+    spec: MatchSpec,
+    *,
+    moves: Sequence[Command] | None = None,
+    deck_of: Callable[[int, tuple[Card, ...]], tuple[Card, ...]] | None = None,
+    made: list[Command] | None = None,
+) -> list[Append]:
+    """Both streams' appends, in log order (see the module docstring).
+
+    For a twin of a match (the same public moves, other hidden cards): ``made`` collects
+    the seats' moves as they are made; ``moves`` plays those instead of the bots, and
+    ``deck_of(k, deck)`` deals another deck in their place (its salts stay the recipe's);
+    a move the rules then refuse raises :class:`Diverged`."""
+    played = iter(moves) if moves is not None else None
     rules = RULESETS[spec.ruleset]
     n = rules.players
     players = spec.seats()
@@ -286,14 +310,29 @@ def generate(spec: MatchSpec) -> list[Append]:
             now += 200
             fapply(issue_deck(fair, d.deal_number, rules.deck_size, now))
             k = d.deal_number
-            command = SupplyDeck(k, shuffler.deck(k, rules.deck_size), fair.salts(seed, k))
+            deck = shuffler.deck(k, rules.deck_size)
+            if deck_of is not None:
+                deck = deck_of(k, deck)
+            command = SupplyDeck(k, deck, fair.salts(seed, k))
         else:
             assert d.seat is not None
-            command = choose(view(state, d.seat), rng, spec.level)
+            if played is not None:
+                command = next(played, None)  # type: ignore[arg-type]
+                if command is None:
+                    raise Diverged(appends)
+            else:
+                command = choose(view(state, d.seat), rng, spec.level)
+            if made is not None:
+                made.append(command)
             moves += 1
             if spec.timer_every and moves % spec.timer_every == 0:
                 metadata = {"acted_by": "timer"}
-        events = decide(state, command)
+        try:
+            events = decide(state, command)
+        except RulesError:
+            if played is None:
+                raise
+            raise Diverged(appends) from None
         now += 400
         mapply(events, metadata)
         for e in events:

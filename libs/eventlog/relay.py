@@ -8,13 +8,16 @@ in position order. Consumers key on ``Belot-Position`` (and the stream and versi
 never on ``Nats-Msg-Id``, and ignore a message without the relay's headers.
 
 The body (:func:`message_body`) is the envelope as JSON (``RecordedEvent.to_json_dict``)
-for public and seat-private events. A secret event travels as a stub: the same subject,
-headers and envelope, except ``"payload": null``, ``"hash": null`` and ``"withheld":
-true`` (a key no full envelope has). Its content stays in the log: the relay's subjects
-are read by the gateway's NATS user, which must not see a deck (nor its chain hash, which
-checks a guess: the cards still to be dealt are few enough to try every order of them),
-and no one consumes secret events from NATS (the table workers, verify, rating and
-tournament read the log). Seat-private events (``seat:<n>``) travel whole: the gateway
+for public and seat-private events, without its hash (``"hash": null``): a stream's hash
+chain runs through its hidden events, so the hash of a public event after a deck or a
+seat's cards is a test of every guess at them (docs/threat-model.md, "Hidden cards stay
+hidden"; the salts of :mod:`belot.salts` defeat that test, and nothing that reads these
+subjects needs the hash: it is the log's, served once the match has ended). A secret
+event travels as a stub: the same subject, headers and envelope, except ``"payload":
+null`` and ``"withheld": true`` (a key no full envelope has). Its content stays in the
+log: the relay's subjects are read by the gateway's NATS user, which must not see a
+deck, and no one consumes secret events from NATS (the table workers, verify, rating
+and tournament read the log). Seat-private events (``seat:<n>``) travel whole: the gateway
 exists to deliver each one to its seat as it happens, and reads them in the log anyway,
 so withholding them would hide nothing from it and would stop live play. A stub keeps
 its stream's versions contiguous on NATS, so a consumer tells a withheld event from a
@@ -196,11 +199,12 @@ def withheld(event: RecordedEvent) -> bool:
 
 
 def message_body(event: RecordedEvent) -> dict[str, Any]:
-    """The JSON body of ``event``'s message: its envelope, or its stub if withheld."""
+    """The JSON body of ``event``'s message: its envelope without its hash, or its stub if
+    withheld (the module docstring says why neither carries a hash)."""
     body = event.to_json_dict()
+    body["hash"] = None
     if withheld(event):
         body["payload"] = None
-        body["hash"] = None
         body["withheld"] = True
     return body
 

@@ -39,7 +39,7 @@ import dataclasses
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
@@ -199,6 +199,10 @@ def _resolve(fut: asyncio.Future[AppendResult], result: AppendResult | BaseExcep
         fut.set_result(result)
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 class EventStore:
     """An append-only event log in one PostgreSQL schema.
 
@@ -217,8 +221,13 @@ class EventStore:
         writers: int = 2,
         head_cache_size: int = 100_000,
         entries: EntrySource | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
+        """``clock``: the recorded time of each batch (default: now, in UTC); a test that
+        needs two logs alike to the byte (the twins of tests/integration/
+        test_information_flow.py) gives one of its own."""
         self._pool = pool
+        self._now = clock or _utc_now
         self._entries = entries
         self._tree = TreeSql(schema)
         # The transparency log's tree as this store last committed or read it (None:
@@ -440,7 +449,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         item = _Append(stream_id, expected_version, encoded, command_id, fut)
         if not conn.is_in_transaction():
             raise EventLogError("append_in needs a connection inside a transaction")
-        await self._write_batch(conn, [item], datetime.now(UTC), cache=False)
+        await self._write_batch(conn, [item], self._now(), cache=False)
         if any(e.entry is not None for e in encoded):
             # Committed or not, that is the caller's: read the tree again next time.
             self._frontier = None
@@ -534,7 +543,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 conn = kept if _attached(kept) else None
             if conn is None:
                 conn = await self._pool.acquire()
-            await self._write_batch(conn, batch, datetime.now(UTC), cache=True)
+            await self._write_batch(conn, batch, self._now(), cache=True)
         except asyncio.CancelledError:
             for item in batch:
                 _resolve(item.future, StoreClosed("the event store closed during the append"))

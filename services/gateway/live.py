@@ -75,7 +75,7 @@ from nats.aio.subscription import Subscription
 
 from belot_platform.supervise import Supervised
 from eventkit import streams
-from eventlog import EventStore, RecordedEvent, relay
+from eventlog import WITHHELD, EventStore, RecordedEvent, relay
 from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see, table_line
 
@@ -439,7 +439,7 @@ class Hub:
                     metadata=d.get("metadata") or {},
                     visibility=d["visibility"],
                     recorded_at=_parse_time(d["recorded_at"]),
-                    hash=bytes.fromhex(d["hash"]),
+                    hash=WITHHELD,  # the relay sends none (eventlog.relay)
                 )
         except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
             log.warning("an event message that is not an envelope on %s", msg.subject)

@@ -609,6 +609,10 @@ async def test_the_gateway_user_reads_no_secret_event_of_a_match(
         body = orjson.loads(stubs[0])
         assert body["payload"] is None and body["hash"] is None
     assert heard.leaks() == []
+    # Nor the hash of any event: the chain runs through the decks and the seats' cards,
+    # so a public event's hash would test every guess at them (docs/threat-model.md).
+    hashes = [e.hash.hex().encode() for e in await store.read_all(0, 100_000)]
+    assert hashes and not [h for h in hashes for _, data in heard.messages if h in data]
     assert violations(caplog) == [], violations(caplog)
 
 
@@ -620,8 +624,9 @@ async def test_the_gateway_user_would_read_every_deck_if_the_relay_sent_it_whole
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The control: the relay as it was before secret events were withheld (every body
-    whole). The same client, listening the same way, reads every deck and its hash: the
-    test above would see a deck if one travelled."""
+    whole). The same client, listening the same way, reads every deck: the test above
+    would see a deck if one travelled. Its hash it does not read even then: no message
+    carries a hash (eventlog.relay; the test above checks every event's)."""
     monkeypatch.setattr("eventlog.relay.withheld", lambda e: False)
     heard = await overhear_a_match(servers, nats_auth, schemas, store)
     decks = [e for e in heard.secret if e.type == "DeckSupplied"]
@@ -629,5 +634,6 @@ async def test_the_gateway_user_would_read_every_deck_if_the_relay_sent_it_whole
     leaks = heard.leaks()
     for e in decks:
         subject = f"{EVENTS_SUBJECT}.match.{e.stream_id}"
-        for what in ("cards", "payload", "hash"):
+        for what in ("cards", "payload"):
             assert f"DeckSupplied {what} on {subject}" in leaks, (e.position, what)
+        assert f"DeckSupplied hash on {subject}" not in leaks

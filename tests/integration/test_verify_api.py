@@ -202,8 +202,20 @@ async def test_a_match_in_progress_shows_only_public_events_and_cannot_be_verifi
     resp = await api.get("/v1/matches/running-1/record")
     assert resp.headers["Cache-Control"] == "no-cache"
     record = await resp.json()
-    for stream in ("match", "randomness"):
-        assert {e["visibility"] for e in record["streams"][stream]["events"]} == {"public"}
+    match, fair = record["streams"]["match"], record["streams"]["randomness"]
+    assert {e["visibility"] for e in match["events"]} == {"public"}
+    # The window's close showed every seat's seed (docs/specification.md §6.2): the seats'
+    # own receipts of theirs hide nothing since, and are shown with it.
+    assert {e["type"] for e in fair["events"] if e["visibility"] != "public"} == {
+        "SeatSeedReceived"
+    }
+    assert any(e["type"] == "SeedWindowClosed" for e in fair["events"])
+    # No hash of the match's stream while it runs (docs/threat-model.md): its chain runs
+    # through the hidden cards. The fair deal's hides nothing now, and has its hashes.
+    assert match["head"] is None and {e["hash"] for e in match["events"]} == {None}
+    assert fair["head"] == fair["events"][-1]["hash"] and None not in {
+        e["hash"] for e in fair["events"]
+    }
     body = await get_json(api, "/v1/matches/running-1/verification", 409)
     assert body["error"] == "match_not_ended"
 

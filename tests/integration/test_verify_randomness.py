@@ -22,6 +22,7 @@ from eventkit import visibility_of
 from eventlog import EventStore, NewEvent
 from fairdeal.verifier import verify_record
 from tests.integration.test_randomness import rig
+from tests.tamper import tampered
 from tools.matchgen import stored_record
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -52,7 +53,9 @@ async def play_bot_match(r: Any, store: EventStore, match_id: str) -> None:
             deck = await r.ask(
                 "deck", {"match_id": match_id, "deal": d.deal_number, "wait_ms": 15_000}
             )
-            command = SupplyDeck(d.deal_number, tuple(parse_card(c) for c in deck["cards"]))
+            cards = tuple(parse_card(c) for c in deck["cards"])
+            salts = tuple(bytes.fromhex(x) for x in deck["salts"])
+            command = SupplyDeck(d.deal_number, cards, salts)
         else:
             assert d.seat is not None
             command = choose(view(state, d.seat), rng, "medium")
@@ -66,6 +69,14 @@ async def play_bot_match(r: Any, store: EventStore, match_id: str) -> None:
         version = result.last_version
         for e in events:
             state = evolve(state, e)
+
+
+def _drop_salts(record: dict[str, Any]) -> None:
+    for e in record["streams"]["match"]["events"]:
+        if e["type"] == "DeckSupplied":
+            e["payload"]["salts"] = []
+        elif e["type"] == "CardsDealt":
+            e["payload"]["salt"] = ""
 
 
 @pytest.mark.parametrize("mode", ["ok", "down"])
@@ -82,6 +93,11 @@ async def test_a_match_dealt_by_the_randomness_service_verifies(
     record = await stored_record(store, match_id)
     report = verify_record(record, bls=drand.verify)
     assert report.ok, [(c.name, c.detail) for c in report.checks if not c.passed]
+    # A table that left the salts out (belot.salts) would not have passed.
+    unsalted = tampered(record, lambda r: _drop_salts(r))
+    assert [c.name for c in verify_record(unsalted, bls=drand.verify).checks if not c.passed] == [
+        "decks"
+    ]
     # The rule's round for when the window closed (the drand_round check holds it to
     # the rule): 1001 when the seeds arrive within 0.25 s of the rig's start, 1002 on a
     # slower machine.

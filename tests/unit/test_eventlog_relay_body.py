@@ -1,4 +1,5 @@
-"""What the outbox relay puts in a message's body: the envelope, or a secret event's stub."""
+"""What the outbox relay puts in a message's body: the envelope without its hash, or a secret
+event's stub."""
 
 from __future__ import annotations
 
@@ -50,11 +51,14 @@ def test_a_secret_event_travels_as_a_stub_without_payload_or_hash() -> None:
 
 
 @pytest.mark.parametrize("visibility", ["public", "seat:0", "seat:3"])
-def test_public_and_seat_private_events_travel_whole(visibility: str) -> None:
+def test_public_and_seat_private_events_travel_whole_but_their_hash(visibility: str) -> None:
+    """The hash chain runs through the hidden events: no message carries a hash, which
+    would test every guess at them (docs/threat-model.md, "Hidden cards stay hidden")."""
     e = event(visibility, {"seat": 0, "cards": DECK[:5]})
     assert not withheld(e)
-    assert message_body(e) == e.to_json_dict()
+    assert message_body(e) == {**e.to_json_dict(), "hash": None}
     assert "withheld" not in message_body(e)
+    assert e.hash.hex().encode() not in orjson.dumps(message_body(e))
 
 
 def test_the_stub_does_not_change_the_event() -> None:
