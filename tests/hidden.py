@@ -136,13 +136,11 @@ def _search(
         for extra in extras:
             tried += 1
             payload = {"type": "CardsDealt", "schema": 1, "seat": target, "cards": codes, **extra}
-            guessed = hashlib.sha256(
-                prev
-                + canonical_bytes(
-                    trigger["stream"], version, "CardsDealt", payload, trigger["metadata"],
-                    f"seat:{target}", trigger["recorded_at"],
-                )  # fmt: skip
-            ).digest()
+            body = canonical_bytes(
+                trigger["stream"], version, "CardsDealt", payload, trigger["metadata"],
+                f"seat:{target}", trigger["recorded_at"],
+            )  # fmt: skip
+            guessed = hashlib.sha256(prev + body).digest()
             if hashlib.sha256(guessed + tail).digest() == want:
                 found.append(tuple(codes))
     return Search(version, target, tried, tuple(found))

@@ -871,13 +871,9 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
             self._sql_stream_as, stream_id, from_version, own or PUBLIC, ends
         )
         events = [_record(r) for r in rows]
-        if from_version == 1 and any(
-            e.type in ended_by and e.visibility == PUBLIC for e in events
-        ):
+        if from_version == 1 and any(e.type in ended_by and e.visibility == PUBLIC for e in events):
             return events
-        if from_version > 1 and await self._pool.fetchval(
-            self._sql_stream_ended, stream_id, ends
-        ):
+        if from_version > 1 and await self._pool.fetchval(self._sql_stream_ended, stream_id, ends):
             return events
         return [dataclasses.replace(e, hash=WITHHELD) for e in events]
 
