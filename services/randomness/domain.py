@@ -30,6 +30,7 @@ def public_view(state: Fairness) -> dict[str, Any]:
         "window_closes_at_ms": state.window_closes_at_ms,
         "last_round": state.last_round,
         "round_lead_ms": state.round_lead_ms,
+        "salted": state.salted,
         "seats": [
             {
                 "seat": s.seat,

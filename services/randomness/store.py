@@ -33,6 +33,18 @@ CREATE INDEX IF NOT EXISTS server_seeds_pending ON {s}.server_seeds (match_id)
     WHERE pending;
 """,
         ),
+        # A seed is one match's: once revealed, whoever saw it could compute every deck
+        # of a second match that used it, from that match's public events, while it
+        # runs (docs/threat-model.md). Drawn from the OS's CSPRNG, two never meet; this
+        # makes a code path that would reuse one fail instead (the verify API's
+        # commitment_unique and the player's tab check it from outside).
+        Migration(
+            2,
+            "one match per server seed",
+            """
+CREATE UNIQUE INDEX IF NOT EXISTS server_seeds_seed ON {s}.server_seeds (seed);
+""",
+        ),
     ),
 )
 

@@ -391,3 +391,16 @@ async def test_a_round_fact_already_in_the_log_is_followed_not_decided_again(
     named = next(e.payload["round"] for e in events if e.type == "DrandRoundNamed")
     assert named in (1001, 1002)
     assert len(await store.read_stream(f"drand-quicknet-{named}")) == 1
+
+
+async def test_a_server_seed_is_never_kept_for_two_matches(store, pg_pool) -> None:
+    """Once revealed, a seed used again would let whoever saw it compute every deck of the
+    second match from its public events while it runs (docs/threat-model.md)."""
+    seeds = SeedStore(pg_pool, store.schema)
+    await seeds.migrate()
+    seed = bytes(range(32))
+    assert await seeds.put("reuse-1", seed) == seed
+    assert await seeds.put("reuse-1", bytes(32)) == seed  # a retried open keeps the first
+    with pytest.raises(asyncpg.UniqueViolationError):
+        await seeds.put("reuse-2", seed)
+    assert await seeds.get("reuse-2") is None
