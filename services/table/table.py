@@ -604,8 +604,9 @@ class Table:
         assert match is not None
         version = self.match_version
         if level == "hard":
-            # Seeded by the match and its version: a new owner makes the same choice.
-            rng = random.Random(f"{self.state.match_id}:{version}")
+            # Seeded by the match, its version and the deal's secret: a new owner makes
+            # the same choice (bot_seed).
+            rng = random.Random(bot_seed(match, self.state.match_id, version))
             # Reproducible play-outs, cut short when the decision's time is up.
             until = time.monotonic() + HARD_BOT_SECONDS
             command = await asyncio.to_thread(
@@ -653,8 +654,9 @@ class Table:
         is asked for (``bot_delay_ms`` 0, not the timer's move) the moves of the bots due
         after it, up to a human's turn, a deck, a hard bot or the match's end, at most
         ``MAX_BOT_RUN`` events. Each move is the one a single move would be (its random
-        generator is seeded by the match and the version it is decided at, so a new
-        owner makes the same choice); they are appended together, one round trip to the
+        generator is seeded by the match, the version it is decided at and the deal's
+        secret, :func:`bot_seed`, so a new owner makes the same choice); they are
+        appended together, one round trip to the
         log for the run. Nothing is awaited here, so no command comes in between.
         ``run``: moves already decided that these follow (a deck's: :meth:`_deck_run`)."""
         st = self.state
@@ -664,7 +666,7 @@ class Table:
             run = BotRun([], [], match)
         metadata: dict[str, dict[str, Any]] = {}  # one object per level: encoded once
         while True:
-            rng = cast(random.Random, SeededOnUse(f"{st.match_id}:{version}"))
+            rng = cast(random.Random, SeededOnUse(bot_seed(match, st.match_id, version)))
             events = decide(match, choose(view(match, seat), rng, level))
             meta = metadata.setdefault(level, {ACTED_BY: by, "bot_level": level})
             run.encoded += core_events(events, meta)
@@ -750,6 +752,19 @@ class SeededOnUse:
         if rng is None:
             rng = self._rng = random.Random(self._seed)
         return getattr(rng, name)
+
+
+def bot_seed(match: Match, match_id: str, version: int) -> str:
+    """What a bot's move at ``version`` seeds its random generator with: the match, the
+    version, and the deal's own salt (belot.salts), which is in the log (a new owner
+    replays it and makes the same move) but hidden until the match ends. Without it a
+    player could replay the hard bot's draws for each hand it might hold and keep the
+    hands whose move is the one made (docs/threat-model.md); a deal without salts (a
+    match from before them) seeds as before."""
+    deal = match.deal
+    if deal is None or not deal.salts:
+        return f"{match_id}:{version}"
+    return f"{match_id}:{version}:{deal.salts[0].hex()}"
 
 
 def _same_deck_due(match: Match, deal: int) -> bool:

@@ -11,6 +11,7 @@ from belot import RULESETS as CORE_RULESETS
 from belot import SupplyDeck, decide, due, evolve, replay, view
 from belot.bots import choose
 from belot.codec import from_payload, to_payload
+from services.table.table import bot_seed
 from tests.integration.table_support import check_decks, platform, replay_match
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -54,7 +55,7 @@ async def test_the_bots_moves_are_those_a_move_seeded_by_its_version_makes(
 ) -> None:
     # The worker decides a run of bots' moves ahead, the deck's with them, and appends
     # them together: each move must still be the one the core's bot makes for that
-    # seat's view with the generator a single move gets ("<match>:<version>"), with the
+    # seat's view with the generator a single move gets (table.bot_seed), with the
     # metadata of its level, and a deck followed by a bot's turn is one append with it.
     seats = ["bot", "bot:easy", "bot", "bot:easy"]
     async with platform(store, pg_pool, nc, js_names) as p:
@@ -86,7 +87,7 @@ async def test_the_bots_moves_are_those_a_move_seeded_by_its_version_makes(
             assert seat is not None
             level = levels[seat]
             assert r.metadata == {"acted_by": "bot", "bot_level": level, "producer": "table"}
-            rng = random.Random(f"{match_id}:{r.version - 1}")
+            rng = random.Random(bot_seed(state, match_id, r.version - 1))
             events = decide(state, choose(view(state, seat), rng, level))
             moves += 1
         got = rows[i : i + len(events)]
