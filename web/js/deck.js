@@ -5,11 +5,21 @@
 //   | for each seat: seed length (0 or 16), seed | drand round (8 bytes BE) | drand value (32)
 // Then, for i from 31 down to 1: next byte x; while x >= 256 - 256 % (i + 1) take another;
 // swap positions i and x % (i + 1). The 24-card deck drops the sevens and eights.
+//
+// The salts of deal k's hidden events (libs/belot/salts.py): salt i is the first 16 bytes of
+// HMAC-SHA256(key = server seed, "belot.club/salt/v1" | k (4 bytes BE) | i (4 bytes BE)):
+// index 0 the deck's, 1 + s seat s's first cards, 1 + n + s its completion (n players).
 
 export const RANKS = "789TJQKA";
 export const SUITS = "CDHS";
 export const CARD_CODES = Array.from(SUITS).flatMap((s) => Array.from(RANKS).map((r) => r + s));
 const DOMAIN = new TextEncoder().encode("belot.club/deal/v1");
+const SALT_DOMAIN = new TextEncoder().encode("belot.club/salt/v1");
+/** Bytes of one salt. */
+export const SALT_SIZE = 16;
+/** The parts of a deal in which a seat is dealt cards (saltIndex). */
+export const FIRST = 0;
+export const COMPLETION = 1;
 
 export class RecipeError extends Error {}
 
@@ -108,4 +118,33 @@ export async function deck(serverSeed, seatSeeds, k, drand = null, cards = 32) {
     [d[i], d[j]] = [d[j], d[i]];
   }
   return cards === 24 ? d.filter((c) => c[0] !== "7" && c[0] !== "8") : d;
+}
+
+/** The index of the salt of ``seat``'s cards in ``part`` (FIRST or COMPLETION) at
+ * ``players`` seats: 1 + part × players + seat (index 0 is the deck's). */
+export function saltIndex(players, seat, part) {
+  return 1 + part * players + seat;
+}
+
+/**
+ * Deal k's salts at ``indices`` (saltIndex), as lower-case hex, in the order asked.
+ * serverSeed: Uint8Array(32).
+ */
+export async function dealSalts(serverSeed, k, indices) {
+  if (serverSeed.length !== 32) throw new RecipeError("the server seed must be 32 bytes");
+  if (!Number.isInteger(k) || k < 0 || k > 0xffffffff) throw new RecipeError("deal outside 0..2^32-1");
+  for (const i of indices) {
+    if (!Number.isInteger(i) || i < 0 || i > 0xffffffff) throw new RecipeError("salt index outside 0..2^32-1");
+  }
+  const key = await subtle().importKey("raw", serverSeed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const message = new Uint8Array(SALT_DOMAIN.length + 8);
+  message.set(SALT_DOMAIN, 0);
+  const view = new DataView(message.buffer);
+  view.setUint32(SALT_DOMAIN.length, k);
+  const out = [];
+  for (const i of indices) {
+    view.setUint32(SALT_DOMAIN.length + 4, i);
+    out.push(toHex(new Uint8Array(await subtle().sign("HMAC", key, message)).subarray(0, SALT_SIZE)));
+  }
+  return out;
 }
