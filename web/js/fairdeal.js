@@ -10,6 +10,10 @@
 //   commitment bounds  the last round the commitment allows follows from its window and
 //                      its lead, the round named is no later, and it was not yet out
 //                      when the commitment was shown;
+//   commitment new     the verify API lists no other match under the commitment: a
+//                      server seed used twice is known, once revealed, to whoever saw it;
+//   salts              the commitment promises a salt in every hidden event (a match
+//                      without them lets whoever holds a hash search it for your cards);
 //   your seed          the seed the decks used at this seat is the one this tab made, as
 //                      the server's receipt for it promised;
 //   drand round        the round named is the rule's for the window's close and the
@@ -21,6 +25,9 @@
 //                      time (a false fallback is a second deck for the server to choose);
 //   dealer             the first dealer is the published rule's, from deal 0's deck;
 //   deal N             each deck recomputed here (deck.js) gives this seat's cards;
+//   your salts         each of this seat's cards came with its own salt, the recipe's;
+//   hashes             nothing this tab was served before the end carried a hash of the
+//                      match's events;
 //   abort              an abort after a deck went out, who asked and why;
 //   log ...            with options.log, the transparency log's checks (logcheck.js): the
 //                      checkpoint pinned at the open is extended, the match's entries are
@@ -29,8 +36,9 @@
 
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { CARD_CODES, deck, fromHex, sha256Hex } from "./deck.js";
+import { CARD_CODES, COMPLETION, FIRST, dealSalts, deck, fromHex, saltIndex, sha256Hex } from "./deck.js";
 import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
+import { BEFORE_SALTS } from "./keeper.js";
 import { LOG_CHECKS, checkLog } from "./logcheck.js";
 
 /**
@@ -406,24 +414,201 @@ function checkAbort(kept) {
   return info("abort", `the match was aborted ${after ? "after a deck went out (its cards were known when it was thrown away)" : "before any card was dealt"}, ${who}: ${e.reason ?? "no reason given"}`);
 }
 
+// --- the salts, the hashes, the commitment's other uses
+
+const SALT_HEX = /^[0-9a-f]{32}$/;
+const older = (kept) => BEFORE_SALTS.includes(kept.format);
+const short = (hex) => `${String(hex).slice(0, 16)}…`;
+
+function checkSalts(kept, { final }) {
+  const name = "salts";
+  if (!kept.commitment) return null; // the commitment check says so
+  if (kept.salted === false) {
+    return fail(name, "the commitment does not promise salts: the match's hidden events (the deck, each seat's cards) are hashed without one, and whoever has one of its hashes can search it for your cards (every match of today promises them)");
+  }
+  if (!final) return null;
+  if (kept.salted !== true) {
+    return unchecked(name, older(kept) ? "could not check: this tab's record of the match was begun by an older page, which did not keep the salts" : "could not check: this tab was not shown the fair deal's commitment (ServerSeedCommitted), which promises the salts");
+  }
+  return pass(name, "the commitment promises a salt in every hidden event (the deck, each seat's cards), made from the server seed: a hash of the match's events cannot be searched for your cards");
+}
+
+/** This seat's cards, deal by deal: [{deal, part, salt, has (false: kept before salts)}]. */
+function yourParts(kept) {
+  const out = [];
+  for (const k of Object.keys(kept.deals ?? {}).map(Number).sort((a, b) => a - b)) {
+    const d = kept.deals[String(k)];
+    for (const part of ["first", "completion"]) {
+      if (d[part]) out.push({ deal: k, part, salt: d[part].salt ?? null, has: "salt" in d[part] });
+    }
+  }
+  return out;
+}
+
+const cardsOf = (x) => `your ${x.part} cards of deal ${x.deal + 1}`;
+
+/** A promised salt missing, not 32 lower-case hex, or carried by two of this seat's
+ * events: what can be told without the server seed. */
+function saltProblems(parts) {
+  const problems = [];
+  const seen = new Map();
+  for (const x of parts) {
+    if (!x.has) continue;
+    if (x.salt === null || x.salt === "") problems.push(`${cardsOf(x)} came without a salt`);
+    else if (typeof x.salt !== "string" || !SALT_HEX.test(x.salt)) problems.push(`the salt of ${cardsOf(x)}, ${JSON.stringify(x.salt)}, is not 32 lower-case hexadecimal digits`);
+    else if (seen.has(x.salt)) problems.push(`${cardsOf(x)} came with the salt of ${cardsOf(seen.get(x.salt))}, ${x.salt}: two events, one salt`);
+    else seen.set(x.salt, x);
+  }
+  return problems;
+}
+
+const SALTS_WHY = "a hidden event without its own salt can be searched, from its hash, for your cards";
+
+function checkYourSaltsLive(kept) {
+  if (kept.seat === null || kept.salted !== true) return null;
+  const problems = saltProblems(yourParts(kept));
+  return problems.length ? fail("your salts", `${problems.join("; ")} (${SALTS_WHY})`) : null;
+}
+
+/** At the end: the live problems, then each salt recomputed from the revealed seed
+ * (deck.js dealSalts), its index 1 + seat for the first cards, 1 + players + seat for the
+ * completion. ``seedOk``: the revealed seed is the committed one. */
+async function checkYourSalts(kept, { serverSeed, seedOk }) {
+  const name = "your salts";
+  if (kept.seat === null || kept.salted !== true) return null;
+  const parts = yourParts(kept);
+  if (!parts.length) return null;
+  const problems = saltProblems(parts);
+  const notKept = parts.find((x) => !x.has);
+  const n = kept.pattern?.players;
+  const wellFormed = parts.filter((x) => x.has && typeof x.salt === "string" && SALT_HEX.test(x.salt));
+  const chosen = [];
+  if (seedOk && Number.isInteger(n)) {
+    for (const x of wellFormed) {
+      const index = saltIndex(n, kept.seat, x.part === "first" ? FIRST : COMPLETION);
+      const [want] = await dealSalts(serverSeed, x.deal, [index]);
+      if (x.salt !== want) chosen.push(`the salt of ${cardsOf(x)} is ${x.salt}, the recipe gives ${want} (salt ${index} of deck k=${x.deal})`);
+    }
+  }
+  if (problems.length || chosen.length) {
+    const said = [];
+    if (problems.length) said.push(`${problems.join("; ")} (${SALTS_WHY})`);
+    if (chosen.length) said.push(`${chosen.join("; ")}: the server chose it, not the recipe from the seed it committed to`);
+    return fail(name, said.join("; "));
+  }
+  if (notKept) return unchecked(name, `could not check: this tab kept ${cardsOf(notKept)} before it kept their salts (an older page)`);
+  if (!seedOk) return unchecked(name, "could not check that the salts are the recipe's: the revealed seed is not the one committed to");
+  if (!Number.isInteger(n)) return unchecked(name, "could not check that the salts are the recipe's: this tab kept no deal pattern, which gives the number of seats");
+  return pass(name, `each of the ${parts.length} events that dealt you cards came with its own salt, the recipe's from the revealed seed`);
+}
+
+function checkHashes(kept, { final }) {
+  const name = "hashes";
+  const h = kept.hash_served;
+  if (h) {
+    const where =
+      h.via === "record"
+        ? `the verify API's record of the match, not ended, holds ${h.version === null ? "its stream's head" : `the hash of event ${h.version} (${h.event})`}, ${short(h.hash)}`
+        : `event ${h.version} of ${h.stream} (${h.event}) came on the WebSocket with its hash, ${short(h.hash)}, before the match ended`;
+    return fail(name, `the server serves the hashes of a running match: another seat can search your cards with them (${where})`);
+  }
+  if (!final) return null;
+  if (older(kept)) return unchecked(name, "could not check: this tab's record of the match was begun by an older page, which did not look for hashes");
+  return pass(name, "nothing this tab was served before the match ended carried a hash of the match's events");
+}
+
+/** How long the check waits for the verify API to list this match under its commitment
+ * (it indexes the commitment as the match opens: this only covers a projection behind). */
+export const COMMITMENT_WAIT = Object.freeze({ everyMs: 500, tries: 10 });
+
+/** Ask the verify API which matches used ``commitment`` (GET /v1/commitments/{c}):
+ * {matches, used_twice}, or {error} when it does not answer, or answers otherwise. */
+export async function askCommitment(verifyApi, commitment, { fetchImpl = (...args) => fetch(...args) } = {}) {
+  const path = `/v1/commitments/${encodeURIComponent(commitment)}`;
+  let r;
+  try {
+    r = await fetchImpl(`${String(verifyApi).replace(/\/$/, "")}${path}`, { cache: "no-store" });
+  } catch (e) {
+    return { error: `the verify API did not answer (${e.message})` };
+  }
+  if (!r.ok) return { error: `the verify API answered ${r.status} to ${path}` };
+  let body;
+  try {
+    body = await r.json();
+  } catch (e) {
+    return { error: `the verify API's answer to ${path} is not JSON (${e.message})` };
+  }
+  if (!body || body.commitment !== commitment || !Array.isArray(body.matches) || !body.matches.every((m) => typeof m === "string")) {
+    return { error: `the verify API's answer to ${path} does not list the commitment's matches` };
+  }
+  return { matches: body.matches, used_twice: body.used_twice === true };
+}
+
+function reused(kept, answer, when) {
+  const others = answer.matches.filter((m) => m !== kept.match_id);
+  if (!others.length && !answer.used_twice) return null;
+  const which = others.length ? `match${others.length > 1 ? "es" : ""} ${others.join(", ")}` : "another match";
+  return fail("commitment new", `the verify API lists ${which} under this match's commitment too${when}: a server seed used twice lets whoever saw it revealed after the first match compute every deck of the other from its public events while it runs`);
+}
+
+function checkCommitmentLive(kept) {
+  const u = kept.commitment_uses;
+  return kept.commitment && Array.isArray(u?.matches) ? reused(kept, u, " (asked when this tab saw the commitment)") : null;
+}
+
+async function checkCommitmentNew(kept, options) {
+  const name = "commitment new";
+  if (!kept.commitment) return null;
+  const early = checkCommitmentLive(kept);
+  if (early) return early;
+  if (!options.verifyApi) return unchecked(name, "could not check: this tab was not told the verify API's address, which says which matches used a commitment");
+  const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const wait = options.commitmentWait ?? COMMITMENT_WAIT;
+  let got;
+  for (let i = 1; ; i++) {
+    got = await askCommitment(options.verifyApi, kept.commitment, { fetchImpl: options.fetchImpl });
+    if (got.error) return unchecked(name, `could not check: ${got.error}`);
+    const r = reused(kept, got, "");
+    if (r) return r;
+    if (got.matches.includes(kept.match_id) || i >= wait.tries) break;
+    await sleep(wait.everyMs);
+  }
+  if (!got.matches.includes(kept.match_id)) return unchecked(name, `could not check: the verify API does not list this match under its commitment ${short(kept.commitment)}`);
+  return pass(name, `the verify API lists this match alone under its commitment ${short(kept.commitment)}: its server seed was used once`);
+}
+
 /** What can already be known to have failed, during the match: a conflict, a bounds
- * violation, a receipt dishonoured at the window's close, a round already out when
- * named, a value that is not drand's, a false fallback. ``now``: the tab's clock (a
+ * violation, a commitment another match used (the verify API's answer when it was seen),
+ * salts not promised, a receipt dishonoured at the window's close, a round already out
+ * when named, a value that is not drand's, a false fallback, a salt of this seat's cards
+ * missing, malformed or repeated, a hash served. ``now``: the tab's clock (a
  * naming the tab's own relays could not cover is judged by the clock once they had
  * clockMs to answer). Synchronous and cheap (BLS is checked once per value): table.js
  * runs it on every event and every quarter second. Returns {failed: [checks], at}. */
 export function checkLive(kept, now = Date.now()) {
   if (!kept) return { failed: [], at: now };
   const live = { final: false, now };
-  const checks = [...checkConsistency(kept), checkBounds(kept, live), checkSeed(kept, live), checkRound(kept, live), checkValue(kept, live), checkFallback(kept, live)];
+  const checks = [
+    ...checkConsistency(kept),
+    checkBounds(kept, live),
+    checkCommitmentLive(kept),
+    checkSalts(kept, live),
+    checkSeed(kept, live),
+    checkRound(kept, live),
+    checkValue(kept, live),
+    checkFallback(kept, live),
+    checkYourSaltsLive(kept),
+    checkHashes(kept, live),
+  ];
   return { failed: checks.filter((c) => c && c.status === "fail"), at: now };
 }
 
 /**
  * Check what the tab kept. options: {relays: [{url, source}] or addresses (drand.js
  * relayList: the tab's own first), fetchImpl, now (the tab's clock), verifyApi (its
- * address, for the fallback rate), log (logcheck.js checkLog's options: the log's checks
- * are made only when it is given)}. Returns
+ * address: the fallback rate, the commitment's other matches), sleep and commitmentWait
+ * (COMMITMENT_WAIT: while the verify API does not list the match yet), log (logcheck.js
+ * checkLog's options: the log's checks are made only when it is given)}. Returns
  *   {ok, failed, unchecked: [names], complete, checks: [{name, status, detail}], at}.
  * ok only when the check is complete (the server seed is revealed), nothing failed,
  * nothing could not be checked, and the commitment and every deal passed.
@@ -458,10 +643,12 @@ export async function checkKept(kept, options = {}) {
   }
 
   // The commitment, shown before this tab sent its seed, and what it fixed.
+  let seedOk = false;
   if (!kept.commitment) {
     checks.push(fail("commitment", "this tab was never shown a commitment"));
   } else {
     const hash = await sha256Hex(serverSeed);
+    seedOk = hash === kept.commitment;
     if (hash !== kept.commitment) {
       checks.push(fail("commitment", `SHA-256 of the revealed seed is ${hash}, but the commitment shown at the start was ${kept.commitment}`));
     } else if (kept.my_seed_sent_at !== null && kept.commitment_seen_at > kept.my_seed_sent_at) {
@@ -471,6 +658,8 @@ export async function checkKept(kept, options = {}) {
     }
   }
   add(checkBounds(kept, final));
+  add(await checkCommitmentNew(kept, options));
+  add(checkSalts(kept, final));
   add(checkSeed(kept, final));
   add(checkRound(kept, final));
   add(checkValue(kept, final));
@@ -492,6 +681,8 @@ export async function checkKept(kept, options = {}) {
     for (const k of dealNumbers) checks.push(await checkDeal(kept, kept.deals[String(k)], inputs));
     if (dealNumbers.length === 0 && !kept.ended) checks.push(unchecked("deals", "could not check: no deal was dealt while this tab watched"));
   }
+  add(await checkYourSalts(kept, { serverSeed, seedOk }));
+  add(checkHashes(kept, final));
   add(checkAbort(kept));
   if (options.log) checks.push(...(await logChecks(kept, options)));
   return done(checks, true);

@@ -15,8 +15,17 @@
 
 // Format 3 added ``log`` (the transparency log's checkpoint pinned at the open): a record
 // of format 2 or 1 is read with the fields it lacks as "not seen" (fill), so its log
-// checks say this tab pinned nothing, and could not check.
-export const FORMAT = "belot-tab-kept/3";
+// checks say this tab pinned nothing, and could not check. Format 4 added the salts
+// (``salted``, and each of this seat's cards with its ``salt``), a hash served while the
+// match ran (``hash_served``) and the verify API's answer on the commitment
+// (``commitment_uses``): an older record's checks of them could not check.
+export const FORMAT = "belot-tab-kept/4";
+/** The formats before the salts were kept (fairdeal.js: their salts and hashes checks
+ * could not check). */
+export const BEFORE_SALTS = Object.freeze(["belot-tab-kept/1", "belot-tab-kept/2", "belot-tab-kept/3"]);
+/** The match's events that end it: a hash served from the ending on is not one of a
+ * running match. */
+const ENDINGS = Object.freeze(["MatchEnded", "MatchForfeited", "MatchAborted"]);
 /** Rounds of the tab's own drand observations kept at most (a watch sees a few). */
 export const MAX_SEEN = 64;
 
@@ -40,6 +49,11 @@ export function newKept(matchId, tableId, player) {
     window_closes_at_ms: null, // the commitment's facts: the seed window's end, server time
     last_round: null, // and the last drand round the match may name
     round_lead_ms: null, // and the lead of the round it names (0: a commitment made before the lead)
+    salted: null, // and whether it promises a salt in every hidden event (false: not promised; null: not seen)
+    // The verify API's answer, when the commitment was seen, on which matches used it
+    // (GET /v1/commitments/{commitment}): {matches, used_twice, at}, or {error, at} (asked
+    // again on a later event, at most every 2 s, until it answers).
+    commitment_uses: null,
     my_seed: null, // the 16 bytes this tab made and sent, hex
     my_seed_sent_at: null,
     receipt: null, // the seed reply's receipt: {match_id, seat, seed_sha256, stream, version, at_ms}
@@ -65,10 +79,17 @@ export function newKept(matchId, tableId, player) {
     //  signature, previous_signature?, randomness}
     drand_seen: {},
     decks_issued: [], // deal numbers whose deck went out (DeckIssued, public)
-    deals: {}, // by deal number k: {deal, dealer, turned, first, completion, taker, ...}
+    // By deal number k: {deal, dealer, turned, first, completion, taker, ...}; this seat's
+    // cards, first and completion, as {version, cards, salt} (the event's salt as shown,
+    // null when it carries none).
+    deals: {},
     current_deal: null,
     ended: null, // {event, version, by?, reason?}
     reveal: null, // {server_seed, via, seen_at}
+    // The first hash of the match's stream this tab was served before the match ended
+    // (nobody is served one while it runs: with it, another seat can search your cards):
+    // {via ("socket" | "record"), stream, version, event, hash, at}.
+    hash_served: null,
     // The transparency log when the match opened (keepLogOpen, logcheck.js): {vkey (the
     // pinned key it was checked with), told (the key the page was told, if another),
     // open: {origin, size, root, note, seen_at} (the checkpoint pinned, first sight wins),
@@ -119,6 +140,16 @@ function deal(kept) {
  */
 export function keep(kept, msg, rulesets = {}, now = Date.now()) {
   fill(kept);
+  // A hash of the match's stream, served before the match ended (as this tab saw it):
+  // the WebSocket never carries one; a server that sends it, sends it to other seats too.
+  let served = false;
+  if (msg.hash !== null && msg.hash !== undefined && msg.stream === `match-${kept.match_id}` && kept.ended === null && !ENDINGS.includes(msg.event)) {
+    served = keepHashServed(kept, { via: "socket", stream: msg.stream, version: msg.version ?? null, event: msg.event ?? null, hash: msg.hash, at: now });
+  }
+  return keepEvent(kept, msg, rulesets, now) || served;
+}
+
+function keepEvent(kept, msg, rulesets, now) {
   const p = msg.payload ?? {};
   const live = msg.replay !== true;
   const mine = (player) => player !== null && player !== undefined && player === kept.player;
@@ -167,7 +198,9 @@ export function keep(kept, msg, rulesets = {}, now = Date.now()) {
     // --- the fair deal's stream
     case "ServerSeedCommitted":
       changed = learnSeat(p.seats);
-      // The fair deal's own commitment: one without a lead was made before the lead (0).
+      // The fair deal's own commitment: one without a lead was made before the lead (0);
+      // one without ``salted`` promises no salts.
+      changed = fix(kept, "salted", p.salted === true, "whether the commitment promises salts") || changed;
       return fixCommitment(kept, { round_lead_ms: 0, ...p }, now, live) || changed;
     case "SeatSeedReceived":
       if (kept.seat !== null && p.seat === kept.seat && msg.visibility === `seat:${kept.seat}`) {
@@ -221,15 +254,25 @@ export function keep(kept, msg, rulesets = {}, now = Date.now()) {
       // visible: they are not what this tab was dealt).
       const d = deal(kept);
       if (!d || kept.seat === null || p.seat !== kept.seat || msg.visibility !== `seat:${kept.seat}`) return false;
-      const shown = { version: msg.version, cards: p.cards };
+      const salt = typeof p.salt === "string" ? p.salt : null;
+      const shown = { version: msg.version, cards: p.cards, salt };
       for (const part of ["first", "completion"]) {
         if (d[part] && d[part].version === msg.version) {
-          return same(d[part].cards, p.cards) ? false : conflict(kept, `your cards of deal ${d.deal} were shown as ${d[part].cards.join(" ")}, later as ${p.cards.join(" ")}`);
+          if (!same(d[part].cards, p.cards)) return conflict(kept, `your cards of deal ${d.deal} were shown as ${d[part].cards.join(" ")}, later as ${p.cards.join(" ")}`);
+          if (!("salt" in d[part])) {
+            d[part].salt = salt; // kept by an older page, before the salts
+            return true;
+          }
+          if (d[part].salt !== salt) return conflict(kept, `the salt of your ${part} cards of deal ${d.deal} was shown as ${JSON.stringify(d[part].salt)}, later as ${JSON.stringify(salt)}`);
+          return false;
         }
       }
-      if (d.first === null) d.first = shown;
-      else if (d.completion === null) d.completion = shown;
-      else return conflict(kept, `deal ${d.deal}: a third set of cards was dealt to your seat`);
+      // The part (its salt's index depends on it): the first cards until the bidding is
+      // over, the completion once a contract (or a misère) is taken.
+      const over = d.taker !== null || d.misere;
+      const part = d.first === null && !over ? "first" : "completion";
+      if (d[part] !== null) return conflict(kept, `deal ${d.deal}: a third set of cards was dealt to your seat`);
+      d[part] = shown;
       return true;
     }
     case "ContractTaken": {
@@ -392,5 +435,38 @@ export function keepLogOpen(kept, { vkey, told = null, got, at }) {
   } else {
     log.error = { message: got.error ?? "no answer", at };
   }
+  return true;
+}
+
+/** A hash of the match's stream this tab was served before the match ended (``via``:
+ * "socket", a WebSocket message; "record", the verify API's record of the match, read by
+ * the replay page): {via, stream, version, event, hash, at}. The first one is kept. */
+export function keepHashServed(kept, served) {
+  fill(kept);
+  if (kept.hash_served !== null) return false;
+  kept.hash_served = { via: served.via, stream: served.stream ?? null, version: served.version ?? null, event: served.event ?? null, hash: String(served.hash), at: served.at };
+  return true;
+}
+
+/** The first hash a match record (the verify API's, docs/verifying.md) serves of a match
+ * that has not ended, as keepHashServed takes it, or null: an ended match's hashes are
+ * everyone's; a running one's must be null, and its stream's head too. */
+export function recordHash(record, at) {
+  const m = record?.streams?.match;
+  if (!m || !Array.isArray(m.events)) return null;
+  if (m.events.some((e) => ENDINGS.includes(e?.type))) return null;
+  const e = m.events.find((x) => x && x.hash !== null && x.hash !== undefined);
+  if (e) return { via: "record", stream: e.stream ?? m.id ?? null, version: e.version ?? null, event: e.type ?? null, hash: e.hash, at };
+  if (m.head !== null && m.head !== undefined) return { via: "record", stream: m.id ?? null, version: null, event: null, hash: m.head, at };
+  return null;
+}
+
+/** The verify API's answer, when the commitment was seen, on which matches used it
+ * (fairdeal.js askCommitment: {matches, used_twice} or {error}), at ``at`` on the tab's
+ * clock. The first answer is kept; an error only says none came yet (asked again). */
+export function keepCommitmentUses(kept, got, at) {
+  fill(kept);
+  if (kept.commitment_uses?.matches) return false;
+  kept.commitment_uses = Array.isArray(got?.matches) ? { matches: got.matches, used_twice: got.used_twice === true, at } : { error: got?.error ?? "no answer", at };
   return true;
 }

@@ -2,10 +2,15 @@
 // tab (deck.js) and compared with the record's and with what this tab kept if it played
 // there, each deal step by step from the record's own events, and the verify service's
 // report. The record and the report come from the verify API (another origin, CORS).
+// A record of a match not yet ended that serves a hash of its events (nobody is served
+// one while it runs) is kept against the match, if this tab played it (keeper.js
+// recordHash, keepHashServed): its check at the table then fails "hashes".
 
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
+import { now } from "./clock.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
+import { keepHashServed, recordHash } from "./keeper.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, sayError } from "./ui.js";
 
@@ -82,6 +87,8 @@ export function renderReplay(root, ctx, matchId) {
       replace(root, h("p", {}, `The record of match ${matchId} cannot be loaded.`));
       return;
     }
+    const served = recordHash(record, now());
+    if (served && ctx.store.kept(matchId)) ctx.store.updateKept(matchId, () => null, (k) => keepHashServed(k, served));
     try {
       report = await ctx.verify.verification(matchId);
     } catch (e) {
@@ -228,6 +235,7 @@ function keptSection(record, kept, inputs) {
     const fromDeck = recomputed ? [...recomputed.first, ...(d.taker !== null || d.misere ? recomputed.completion ?? [] : [])].join(" ") : "";
     check(mine === recorded && mine === fromDeck, `deal ${Number(k) + 1}: your cards as dealt to this tab (${mine.split(" ").filter(Boolean).map(cardLabel).join(" ")}) ${mine === recorded && mine === fromDeck ? "are" : "are NOT"} the record's and the recomputed deck's`);
   }
+  if (kept.hash_served) check(false, "the server serves the hashes of a running match: another seat can search your cards with them");
   const c = kept.check;
   return h(
     "section",

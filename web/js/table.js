@@ -4,7 +4,8 @@
 // (keeper.js, in localStorage), watches drand itself from the commitment until the named
 // round is settled (watch.js), says at once what can already be known to have failed
 // (fairdeal.js checkLive: a red banner beside the board), pins the transparency log's
-// checkpoint when the match opens (logcheck.js) and checks the whole match when the
+// checkpoint when the match opens (logcheck.js), asks the verify API then which matches
+// used the commitment (fairdeal.js askCommitment) and checks the whole match when the
 // server reveals its seed (checkKept, the log's checks with it). Every time it keeps is
 // its own clock's (clock.js).
 //
@@ -18,8 +19,8 @@ import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
-import { checkKept, checkLive, drandPage } from "./fairdeal.js";
-import { keep, keepDrandSeen, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
+import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
+import { keep, keepCommitmentUses, keepDrandSeen, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, logKeyOf } from "./logcheck.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
@@ -219,6 +220,28 @@ class TablePage {
     }
   }
 
+  /** When the match opens (the tab has its commitment): ask the verify API which matches
+   * used it (GET /v1/commitments/{c}) and keep the answer (keeper.js keepCommitmentUses):
+   * another match there fails "commitment new" at once. No answer: asked again on a later
+   * event, at most every LOG_RETRY_MS, until the reveal. The end of the match asks again. */
+  async maybeAskCommitment(kept) {
+    if (this.stopped || this.askingCommitment || !kept || !kept.commitment || kept.reveal) return;
+    const u = kept.commitment_uses;
+    if (u?.matches || (u?.error && now() - u.at < LOG_RETRY_MS)) return;
+    const api = this.ctx.config?.verify_url;
+    if (!api) return;
+    this.askingCommitment = true;
+    try {
+      const got = await askCommitment(api, kept.commitment);
+      if (!this.stopped) this.updateLive(this.updateKept((k) => keepCommitmentUses(k, got, now())));
+    } catch (e) {
+      console.error("asking the verify API about the commitment failed", e);
+    } finally {
+      this.askingCommitment = false;
+      this.queueRender();
+    }
+  }
+
   /** What can already be known to have failed: said at once, by the banner beside the
    * board (role "alert"), not the message line, which answers the player's own moves. */
   updateLive(kept) {
@@ -300,6 +323,7 @@ class TablePage {
     // The watch first: its first answer should come before the round is named.
     this.maybeWatch(kept);
     this.maybePinLog(kept);
+    this.maybeAskCommitment(kept);
     this.maybeSendSeed(kept);
     this.updateLive(kept);
     if (kept.reveal) this.scheduleCheck();

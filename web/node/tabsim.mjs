@@ -1,15 +1,17 @@
 // A player's tab in Node, on a virtual clock, for the web client's tests: the table's
 // messages arrive at the times a case gives (the tab's clock), the tab keeps them
 // (keeper.js), sends its seed right after the commitment and keeps the seed reply's
-// receipt, watches drand itself (watch.js) on fake relays that produce rounds at given
-// times, says what already failed (fairdeal.js checkLive) and checks the match at the end
-// (checkKept): the same code table.js runs, with the DOM, the socket and fetch replaced.
+// receipt, asks the verify API which matches used the commitment when it sees it (a fake
+// one: the case's answer), watches drand itself (watch.js) on fake relays that produce
+// rounds at given times, says what already failed (fairdeal.js checkLive) and checks the
+// match at the end (checkKept): the same code table.js runs, with the DOM, the socket and
+// fetch replaced.
 //
 // Import web/node/importmap.mjs first (the modules reach the vendored noble by its
 // import map). Not a test file itself: node --test runs every .mjs under a test/ folder.
 
-import { checkKept, checkLive } from "../js/fairdeal.js";
-import { keep, keepDrandSeen, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
+import { askCommitment, checkKept, checkLive } from "../js/fairdeal.js";
+import { keep, keepCommitmentUses, keepDrandSeen, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
 import { DrandWatch, nextAsk } from "../js/watch.js";
 import { CHAINS } from "../js/drand.js";
 
@@ -102,16 +104,38 @@ export function relayNetwork(relays, beacons, sim) {
 }
 
 /**
+ * fetch for a fake verify API at ``api`` in front of ``inner`` (any other address):
+ * GET /v1/commitments/{c} answers with ``matches`` (the matches that used it, earliest
+ * first) as the verify service does, or nothing when ``down``. Every request is logged.
+ */
+export function verifyNetwork(api, { matches, down = false }, inner, log = []) {
+  const fetchImpl = (url, init) => {
+    if (!url.startsWith(`${api}/`)) return inner(url, init);
+    log.push({ url });
+    if (down) return Promise.reject(new TypeError("Failed to fetch"));
+    const m = /\/v1\/commitments\/([0-9a-f]{64})$/.exec(url);
+    if (!m) return Promise.resolve({ ok: false, status: 404, json: async () => ({ error: "not_found", message: "no such route" }) });
+    const body = { commitment: m[1], matches: [...matches], used_twice: matches.length > 1 };
+    return Promise.resolve({ ok: true, status: 200, json: async () => structuredClone(body) });
+  };
+  return { fetchImpl, log };
+}
+
+/**
  * Play a case: {name, match_id, player, seat, my_seed, receipt?, receipt_at?,
- * refused?: {code, at}, feed: [{msg, at}], relays, end_at}, with ``beacons`` for the
- * relays. Returns {kept, live: [{name, at, detail}] (when each check first failed during
- * the match), result: checkKept's, requests: the relays' log}.
+ * refused?: {code, at}, feed: [{msg, at}], relays, end_at, commitment_matches? (the
+ * verify API's matches for the commitment; default: this match alone), verify_down?},
+ * with ``beacons`` for the relays. Returns {kept, live: [{name, at, detail}] (when each
+ * check first failed during the match), result: checkKept's, requests: the relays' log,
+ * verifyRequests: the verify API's}.
  */
 export async function playTab(c, { rulesets, beacons, verifyApi = "https://verify.test" }) {
   const start = c.start_at ?? c.feed[0].at - 1000;
   const sim = new Sim(start);
   const kept = newKept(c.match_id, `t-${c.name}`, c.player);
-  const net = relayNetwork(c.relays, beacons, sim);
+  const relayNet = relayNetwork(c.relays, beacons, sim);
+  const verify = verifyNetwork(verifyApi, { matches: c.commitment_matches ?? [c.match_id], down: c.verify_down === true }, relayNet.fetchImpl);
+  const net = { fetchImpl: verify.fetchImpl, log: relayNet.log };
   const relays = c.relays.map((r) => ({ url: r.url, source: r.source }));
   const live = [];
   const look = () => {
@@ -140,6 +164,19 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
       if (watch === w) watch = null;
     });
   };
+  // As table.js does: the verify API asked once the commitment is seen (asked again, at
+  // most every 2 s, while it does not answer).
+  let asking = false;
+  const askUses = () => {
+    const u = kept.commitment_uses;
+    if (asking || !kept.commitment || kept.reveal || u?.matches || (u?.error && sim.now() - u.at < 2000)) return;
+    asking = true;
+    askCommitment(verifyApi, kept.commitment, { fetchImpl: verify.fetchImpl }).then((got) => {
+      keepCommitmentUses(kept, got, sim.now());
+      asking = false;
+      look();
+    });
+  };
   // As table.js does, checkLive also every quarter second.
   for (let t = start; t <= c.end_at; t += 250) sim.at(t, look);
   for (const { msg, at } of c.feed) {
@@ -151,14 +188,15 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
         if (c.refused) sim.at(c.refused.at, () => (keepSeedRefused(kept, c.refused.code, sim.now()), look()));
       }
       startWatch();
+      askUses();
       look();
     });
   }
   await sim.run(c.end_at);
   watch?.stop();
   await settle();
-  const result = await checkKept(kept, { relays, fetchImpl: net.fetchImpl, now: sim.now, verifyApi });
-  return { kept, live, result, requests: net.log };
+  const result = await checkKept(kept, { relays, fetchImpl: net.fetchImpl, now: sim.now, verifyApi, sleep: async () => {} });
+  return { kept, live, result, requests: net.log, verifyRequests: verify.log };
 }
 
 export const statusOf = (result, name) => result.checks.filter((x) => x.name === name).map((x) => x.status);

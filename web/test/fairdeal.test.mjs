@@ -10,10 +10,11 @@ import { readFileSync } from "node:fs";
 import "../node/importmap.mjs";
 
 const { keep, newKept } = await import("../js/keeper.js");
-const { checkKept, seatCards, drandPage } = await import("../js/fairdeal.js");
+const { checkKept, checkLive, seatCards, drandPage } = await import("../js/fairdeal.js");
 const { makeStore } = await import("../js/store.js");
 const { keepMySeed } = await import("../js/keeper.js");
-const { playTab, statusOf, failedNames } = await import("../node/tabsim.mjs");
+const { playTab, statusOf, failedNames, verifyNetwork } = await import("../node/tabsim.mjs");
+const { dealSalts, fromHex, saltIndex, FIRST, COMPLETION } = await import("../js/deck.js");
 
 const path = process.env.BELOT_WEB_FIXTURES;
 const fixtures = path ? JSON.parse(readFileSync(path, "utf8")) : null;
@@ -30,6 +31,7 @@ async function play(c) {
 }
 
 const clone = (x) => JSON.parse(JSON.stringify(x));
+const VERIFY = "https://verify.test";
 const relayDown = async () => {
   throw new TypeError("Failed to fetch");
 };
@@ -55,6 +57,14 @@ for (const c of cases) {
       assert.deepEqual(d.first.cards, e.first, `deal ${e.deal} first cards`);
       assert.deepEqual(d.completion?.cards ?? null, e.completion && e.completion.length ? e.completion : null);
     }
+    // Each of its cards with the salt its event carried, as the feed showed them.
+    const mine = c.feed.map((x) => x.msg).filter((m) => m.event === "CardsDealt" && m.visibility === `seat:${c.seat}`);
+    const keptParts = Object.values(kept.deals).flatMap((d) => [d.first, d.completion].filter(Boolean));
+    assert.deepEqual(keptParts.map((x) => x.salt).sort(), mine.map((m) => m.payload.salt).sort());
+    assert.ok(keptParts.every((x) => /^[0-9a-f]{32}$/.test(x.salt)));
+    assert.equal(kept.salted, true);
+    assert.equal(kept.hash_served, null);
+    assert.deepEqual(kept.commitment_uses.matches, [c.match_id]);
     // Nothing of another seat's hand is kept, though the feed shows them after the end.
     const kept_text = JSON.stringify(kept.deals);
     assert.ok(!kept_text.includes('"DeckSupplied"'));
@@ -70,6 +80,7 @@ for (const c of cases) {
     assert.deepEqual(statusOf(result, "your seed"), ["pass"]);
     assert.deepEqual(statusOf(result, "drand round"), ["pass"], said);
     assert.deepEqual(statusOf(result, "dealer"), ["pass"], said);
+    for (const name of ["commitment new", "salts", "your salts", "hashes"]) assert.deepEqual(statusOf(result, name), ["pass"], said);
     if (c.drand) {
       assert.equal(result.ok, true, said);
       assert.deepEqual(statusOf(result, "drand value"), ["pass"]);
@@ -105,6 +116,43 @@ test("a card altered in what the tab was shown fails that deal only", { skip }, 
   assert.match(result.checks.find((x) => x.name === "deal 1").detail, /deck k=0: your first cards were/);
 });
 
+test("your salts: each is the recipe's at the seat's index; one altered, another seat's or repeated fails", { skip }, async () => {
+  const c = cases.find((x) => x.name.startsWith("classic-drand"));
+  const { kept } = await play(c);
+  const n = rulesets.classic.players;
+  const seed = fromHex(kept.reveal.server_seed);
+  // What the tab kept is the recipe's, part by part.
+  for (const d of Object.values(kept.deals)) {
+    const [first, completion] = await dealSalts(seed, d.deal, [saltIndex(n, c.seat, FIRST), saltIndex(n, c.seat, COMPLETION)]);
+    assert.equal(d.first.salt, first);
+    if (d.completion) assert.equal(d.completion.salt, completion);
+  }
+  const verify = verifyNetwork(VERIFY, { matches: [c.match_id] }, relayDown).fetchImpl;
+  const run = (k) => checkKept(k, { relays: [], fetchImpl: verify, verifyApi: VERIFY });
+  // Another salt (well formed, not the recipe's): found only with the seed.
+  const altered = clone(kept);
+  altered.deals["0"].first.salt = "5a".repeat(16);
+  let result = await run(altered);
+  assert.deepEqual(failedNames(result), ["your salts"]);
+  assert.match(result.checks.find((x) => x.name === "your salts").detail, /^the salt of your first cards of deal 1 is (5a){16}, the recipe gives [0-9a-f]{32} \(salt \d of deck k=0\): the server chose it/);
+  // Another seat's salt of the same deal (the recipe's, at another index) is not yours.
+  const [other] = await dealSalts(seed, 0, [saltIndex(n, (c.seat + 1) % n, FIRST)]);
+  const swapped = clone(kept);
+  swapped.deals["0"].first.salt = other;
+  result = await run(swapped);
+  assert.deepEqual(failedNames(result), ["your salts"]);
+  // The completion with the first cards' salt: two events, one salt (said during the match too).
+  const repeated = clone(kept);
+  const d = Object.values(repeated.deals).find((x) => x.completion);
+  d.completion.salt = d.first.salt;
+  result = await run(repeated);
+  assert.deepEqual(failedNames(result), ["your salts"]);
+  const said = `your completion cards of deal ${d.deal + 1} came with the salt of your first cards of deal ${d.deal + 1}, ${d.first.salt}: two events, one salt`;
+  assert.ok(result.checks.find((x) => x.name === "your salts").detail.includes(said));
+  assert.deepEqual(checkLive(repeated).failed.map((x) => x.name), ["your salts"]);
+  assert.deepEqual(checkLive(altered).failed, [], "a salt that is not the recipe's is found only with the seed");
+});
+
 test("the table dealing from another seed for this seat fails", { skip }, async () => {
   const c = cases.find((x) => x.name.startsWith("club-drand"));
   const { kept } = await play(c);
@@ -119,7 +167,7 @@ test("drand: another value fails; a relay asked now that is down is 'could not c
   const { kept } = await play(c);
   const own = clone(kept);
   delete own.drand_seen[String(c.drand.round)]; // as if the tab's watch had not had it
-  let result = await checkKept(own, { relays: ["https://relay.test"], fetchImpl: relayDown });
+  let result = await checkKept(own, { relays: ["https://relay.test"], fetchImpl: verifyNetwork(VERIFY, { matches: [c.match_id] }, relayDown).fetchImpl, verifyApi: VERIFY });
   const relayCheck = result.checks.find((x) => x.name === "drand relay");
   assert.equal(relayCheck.status, "unchecked");
   assert.ok(relayCheck.detail.startsWith("could not check: "), relayCheck.detail);

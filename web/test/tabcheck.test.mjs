@@ -11,11 +11,11 @@ import "../node/importmap.mjs";
 const { sha256 } = await import("@noble/hashes/sha2.js");
 const { bytesToHex, hexToBytes } = await import("@noble/hashes/utils.js");
 const { roundAt, roundTime } = await import("../js/drand.js");
-const { TOLERANCE, checkKept, checkLive, firstDealer, hadAt } = await import("../js/fairdeal.js");
-const { CARD_CODES } = await import("../js/deck.js");
-const { keep, keepDrandSeen, keepMySeed, keepReceipt, newKept } = await import("../js/keeper.js");
+const { COMMITMENT_WAIT, TOLERANCE, askCommitment, checkKept, checkLive, firstDealer, hadAt } = await import("../js/fairdeal.js");
+const { CARD_CODES, COMPLETION, FIRST, dealSalts, saltIndex } = await import("../js/deck.js");
+const { keep, keepCommitmentUses, keepDrandSeen, keepHashServed, keepMySeed, keepReceipt, newKept, recordHash } = await import("../js/keeper.js");
 const { WATCH, DrandWatch, nextAsk } = await import("../js/watch.js");
-const { Sim, relayNetwork, failedNames } = await import("../node/tabsim.mjs");
+const { Sim, relayNetwork, verifyNetwork, failedNames } = await import("../node/tabsim.mjs");
 
 const data = JSON.parse(readFileSync(new URL("../../tests/data/drand-quicknet.json", import.meta.url), "utf8"));
 const BEACONS = Object.fromEntries([...data.quicknet.beacons, ...data.quicknet.signature_only_beacons].map((b) => [String(b.round), { round: b.round, signature: b.signature }]));
@@ -43,6 +43,7 @@ function base() {
     window_closes_at_ms: T0 + 20_000,
     last_round: roundAt("quicknet", T0 + 20_000) + 1,
     round_lead_ms: 0,
+    salted: true,
     my_seed: MY_SEED,
     my_seed_sent_at: T0,
     receipt: { match_id: "m-1", seat: 0, seed_sha256: bytesToHex(sha256(hexToBytes(MY_SEED))), stream: "randomness-m-1", version: 2, at_ms: T0 },
@@ -95,9 +96,15 @@ function leadBase() {
 const down = async () => {
   throw new TypeError("Failed to fetch");
 };
-const check = async (k, options = {}) => checkKept(k, { relays: ["https://relay.drand.test"], fetchImpl: down, verifyApi: "https://verify.test", ...options });
-const one = async (k, name, options) => {
-  const result = await check(k, options);
+const VERIFY = "https://verify.test";
+/** The check at the end, the relays down (unless ``options.fetchImpl`` says otherwise) and
+ * the verify API listing this match alone under its commitment (unless ``uses`` says). */
+const check = async (k, options = {}, uses = { matches: [k.match_id] }) => {
+  const fetchImpl = verifyNetwork(VERIFY, uses, options.fetchImpl ?? down).fetchImpl;
+  return checkKept(k, { relays: ["https://relay.drand.test"], verifyApi: VERIFY, sleep: async () => {}, ...options, fetchImpl });
+};
+const one = async (k, name, options, uses) => {
+  const result = await check(k, options, uses);
   const found = result.checks.filter((c) => c.name === name);
   assert.equal(found.length, 1, `${name}: ${JSON.stringify(result.checks)}`);
   return { ...found[0], result };
@@ -112,10 +119,13 @@ test("the honest match kept by hand passes every check, and is ok", async () => 
     [
       ["commitment", "pass"],
       ["commitment bounds", "pass"],
+      ["commitment new", "pass"],
+      ["salts", "pass"],
       ["your seed", "pass"],
       ["drand round", "pass"],
       ["drand value", "pass"],
       ["drand relay", "pass"],
+      ["hashes", "pass"],
     ],
   );
   assert.deepEqual([result.ok, result.failed, result.unchecked, result.complete], [true, false, [], true]);
@@ -505,6 +515,253 @@ test("drand fallback: no observation is 'could not check', never ok; another rou
   c = await one(k, "drand fallback");
   assert.equal(c.status, "fail");
   assert.match(c.detail, /names round 1002, but round 1001 was named/);
+});
+
+// --- the salts, the hashes, the commitment's other uses
+
+/** base() with this seat's cards of deal 0 (first and completion) and deal 1 (first),
+ * each with the recipe's salt at seat 0's index at 4 seats. (The cards are made up: only
+ * the salts' checks are read here.) */
+async function withCards(k = base()) {
+  const seed = hexToBytes(SERVER_SEED);
+  const [f0, c0] = await dealSalts(seed, 0, [saltIndex(4, 0, FIRST), saltIndex(4, 0, COMPLETION)]);
+  const [f1] = await dealSalts(seed, 1, [saltIndex(4, 0, FIRST)]);
+  // A pattern of the right shape: the deals' own checks fail on these cards, but run.
+  k.pattern = { players: 4, deck_size: 32, first_dealer_from: null, first: [[0], [1], [2], [3]], completion: Array.from({ length: 4 }, () => [[4], [5], [6], [7]]), turned: 20, shown: null };
+  const deal = (n, first, completion) => ({ deal: n, dealer: 3, turned: "JH", first, completion, taker: completion ? 1 : null, strain: null, misere: false, bottom: null, abandoned: null, version: 1 });
+  k.deals = { 0: deal(0, { version: 3, cards: ["AS"], salt: f0 }, { version: 9, cards: ["KS"], salt: c0 }), 1: deal(1, { version: 12, cards: ["QS"], salt: f1 }, null) };
+  return k;
+}
+
+test("salts: the commitment must promise them, failed from the moment it is seen", async () => {
+  const k = base();
+  let c = await one(k, "salts");
+  assert.equal(c.status, "pass");
+  k.salted = false;
+  c = await one(k, "salts");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /^the commitment does not promise salts: the match's hidden events \(the deck, each seat's cards\) are hashed without one/);
+  assert.equal(c.result.ok, false);
+  assert.deepEqual(liveNames(k, T0), ["salts"]);
+  k.salted = null; // the fair deal's commitment was not shown: only the table's copy
+  c = await one(k, "salts");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: this tab was not shown the fair deal's commitment \(ServerSeedCommitted\)/);
+  assert.deepEqual(liveNames(k), []);
+  k.format = "belot-tab-kept/3";
+  assert.match((await one(k, "salts")).detail, /^could not check: this tab's record of the match was begun by an older page/);
+});
+
+test("the keeper keeps whether the commitment promises salts; another answer later is a conflict", () => {
+  const commit = { commitment: "ab".repeat(32), chain: "quicknet", window_closes_at_ms: T0 + 20_000, last_round: 1009, round_lead_ms: 0, seats: [{ seat: 0, player: "ann" }], at_ms: 1 };
+  const msg = (payload) => ({ type: "event", stream: "randomness-m-1", version: 1, event: "ServerSeedCommitted", payload, visibility: "public" });
+  let k = newKept("m-1", "t-1", "ann");
+  keep(k, msg({ ...commit, salted: true }), {}, T0);
+  assert.equal(k.salted, true);
+  keep(k, msg({ ...commit, salted: true }), {}, T0 + 1);
+  assert.deepEqual(k.conflicts, []);
+  keep(k, msg(commit), {}, T0 + 2); // shown again without the promise
+  assert.match(k.conflicts.at(-1), /whether the commitment promises salts was shown as true, later as false/);
+  k = newKept("m-1", "t-1", "ann");
+  keep(k, msg(commit), {}, T0); // a commitment without the field promises none
+  assert.equal(k.salted, false);
+  assert.ok(liveNames(k, T0).includes("salts"));
+});
+
+test("the keeper keeps each of the seat's cards with its salt, its part by the bidding", () => {
+  const k = newKept("m-1", "t-1", "ann");
+  let v = 0;
+  const ev = (event, payload, visibility = "public") => ({ type: "event", stream: "match-m-1", version: ++v, event, payload, visibility });
+  const commit = { commitment: "ab".repeat(32), chain: "quicknet", window_closes_at_ms: 1, last_round: 2, round_lead_ms: 0, seats: [{ seat: 0, player: "ann" }], salted: true };
+  keep(k, { type: "event", stream: "randomness-m-1", version: 1, event: "ServerSeedCommitted", payload: commit, visibility: "public" });
+  const S = (n) => String(n).repeat(32);
+  keep(k, ev("DealStarted", { deal_number: 0, dealer: 3, turned: "JH" }));
+  const first = ev("CardsDealt", { seat: 0, cards: ["AS", "KS"], salt: S(1) }, "seat:0");
+  keep(k, first);
+  keep(k, ev("CardsDealt", { seat: 1, cards: ["QS"], salt: S(2) }, "seat:1")); // another seat's: not kept
+  keep(k, ev("ContractTaken", { seat: 1, strain: "S" }));
+  keep(k, ev("CardsDealt", { seat: 0, cards: ["9S"], salt: S(3) }, "seat:0"));
+  assert.deepEqual([k.deals["0"].first.salt, k.deals["0"].completion.salt], [S(1), S(3)]);
+  // Shown again (a reconnection): the same is nothing new; another salt is a conflict.
+  assert.equal(keep(k, first), false);
+  keep(k, { ...first, payload: { ...first.payload, salt: S(4) } });
+  assert.match(k.conflicts.at(-1), /^the salt of your first cards of deal 0 was shown as "1{32}", later as "4{32}"$/);
+  // The first cards not seen, the contract taken: what comes is the completion.
+  keep(k, ev("DealStarted", { deal_number: 1, dealer: 0, turned: "TH" }));
+  keep(k, ev("MisereStarted", {}));
+  keep(k, ev("CardsDealt", { seat: 0, cards: ["7H"], salt: S(5) }, "seat:0"));
+  assert.deepEqual([k.deals["1"].first, k.deals["1"].completion.salt], [null, S(5)]);
+  // An event without a salt (a match before them) is kept with none.
+  keep(k, ev("DealStarted", { deal_number: 2, dealer: 1, turned: "TC" }));
+  keep(k, ev("CardsDealt", { seat: 0, cards: ["8H"] }, "seat:0"));
+  assert.equal(k.deals["2"].first.salt, null);
+  // Cards kept by an older page, before the salts: the salt shown again fills them in.
+  keep(k, ev("DealStarted", { deal_number: 3, dealer: 2, turned: "TD" }));
+  const older = ev("CardsDealt", { seat: 0, cards: ["8D"], salt: S(6) }, "seat:0");
+  keep(k, older);
+  delete k.deals["3"].first.salt;
+  const conflicts = k.conflicts.length;
+  assert.equal(keep(k, older), true);
+  assert.equal(k.deals["3"].first.salt, S(6));
+  assert.equal(k.conflicts.length, conflicts);
+});
+
+test("your salts: each its own and well formed, at once; the recipe's once the seed is revealed", async () => {
+  let k = await withCards();
+  let c = await one(k, "your salts");
+  assert.equal(c.status, "pass", c.detail);
+  assert.equal(c.detail, "each of the 3 events that dealt you cards came with its own salt, the recipe's from the revealed seed");
+  assert.deepEqual(liveNames(k), []);
+  const failsAtOnce = async (edit, said) => {
+    const x = await withCards();
+    edit(x);
+    const got = await one(x, "your salts");
+    assert.equal(got.status, "fail");
+    assert.match(got.detail, said);
+    assert.match(got.detail, /a hidden event without its own salt can be searched, from its hash, for your cards/);
+    assert.deepEqual(liveNames(x), ["your salts"]);
+  };
+  await failsAtOnce((x) => (x.deals[1].first.salt = ""), /^your first cards of deal 2 came without a salt/);
+  await failsAtOnce((x) => (x.deals[1].first.salt = null), /^your first cards of deal 2 came without a salt/);
+  await failsAtOnce((x) => (x.deals[1].first.salt = "AB".repeat(16)), /^the salt of your first cards of deal 2, "(AB){16}", is not 32 lower-case hexadecimal digits/);
+  await failsAtOnce((x) => (x.deals[1].first.salt = "ab".repeat(15)), /is not 32 lower-case hexadecimal digits/);
+  await failsAtOnce((x) => (x.deals[1].first.salt = x.deals[0].completion.salt), /^your first cards of deal 2 came with the salt of your completion cards of deal 1, [0-9a-f]{32}: two events, one salt/);
+  // Zeros: well formed, and the seat's only such salt: only the recipe tells it, at the end.
+  k = await withCards();
+  k.deals[0].completion.salt = "00".repeat(16);
+  assert.deepEqual(liveNames(k), []);
+  c = await one(k, "your salts");
+  assert.equal(c.status, "fail");
+  const [want] = await dealSalts(hexToBytes(SERVER_SEED), 0, [5]);
+  assert.equal(c.detail, `the salt of your completion cards of deal 1 is ${"00".repeat(16)}, the recipe gives ${want} (salt 5 of deck k=0): the server chose it, not the recipe from the seed it committed to`);
+  // The seat's index: seat 0's salt where seat 1's is expected is not the recipe's.
+  k = await withCards();
+  k.seat = 1;
+  assert.equal((await one(k, "your salts")).status, "fail");
+  // The revealed seed is not the committed one: the commitment fails; the salts cannot be checked.
+  k = await withCards();
+  k.reveal.server_seed = "08".repeat(32);
+  c = await one(k, "your salts");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check that the salts are the recipe's: the revealed seed is not the one committed to/);
+  // Salts not promised: "salts" fails; nothing is said of the seat's own.
+  k = await withCards();
+  k.salted = false;
+  for (const d of Object.values(k.deals)) for (const part of [d.first, d.completion]) if (part) part.salt = "";
+  const result = await check(k);
+  assert.deepEqual(result.checks.filter((x) => x.name === "your salts"), []);
+  assert.ok(failedNames(result).includes("salts"));
+  // Cards kept by an older page, without their salts: could not check.
+  k = await withCards();
+  delete k.deals[1].first.salt;
+  c = await one(k, "your salts");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: this tab kept your first cards of deal 2 before it kept their salts/);
+  // No seat: nothing to say.
+  k = await withCards();
+  k.seat = null;
+  assert.deepEqual((await check(k)).checks.filter((x) => x.name === "your salts"), []);
+});
+
+test("hashes: a hash of the match's stream served before the end fails, at once", async () => {
+  let k = base();
+  assert.equal((await one(k, "hashes")).status, "pass");
+  k.ended = null;
+  const msg = (extra) => ({ type: "event", stream: "match-m-1", version: 5, event: "CardPlayed", payload: { seat: 1, card: "AS" }, visibility: "public", ...extra });
+  // None: no hash, a null one, another stream's.
+  keep(k, msg({}), {}, T0);
+  keep(k, msg({ hash: null }), {}, T0);
+  keep(k, msg({ stream: "randomness-m-1", hash: "ee".repeat(32) }), {}, T0);
+  assert.equal(k.hash_served, null);
+  assert.equal(keep(k, msg({ hash: "cd".repeat(32) }), {}, T0 + 7), true);
+  assert.deepEqual(k.hash_served, { via: "socket", stream: "match-m-1", version: 5, event: "CardPlayed", hash: "cd".repeat(32), at: T0 + 7 });
+  assert.deepEqual(liveNames(k), ["hashes"]);
+  k.ended = { event: "MatchEnded", version: 99 };
+  const c = await one(k, "hashes");
+  assert.equal(c.status, "fail");
+  assert.equal(c.detail, `the server serves the hashes of a running match: another seat can search your cards with them (event 5 of match-m-1 (CardPlayed) came on the WebSocket with its hash, ${"cd".repeat(8)}…, before the match ended)`);
+  // From the ending on, the hashes are everyone's.
+  k = base();
+  k.ended = null;
+  keep(k, msg({ event: "MatchEnded", version: 98, payload: { scores: [1, 2] }, hash: "cd".repeat(32) }), {}, T0);
+  keep(k, msg({ version: 99, hash: "cd".repeat(32) }), {}, T0);
+  assert.equal(k.hash_served, null);
+  // An older page did not look.
+  k = base();
+  k.format = "belot-tab-kept/3";
+  assert.match((await one(k, "hashes")).detail, /^could not check: this tab's record of the match was begun by an older page, which did not look for hashes/);
+});
+
+test("hashes: the verify API's record of a running match must hold none (the replay page)", async () => {
+  const ev = (version, type, hash) => ({ stream: "match-m-1", version, type, payload: {}, visibility: "public", hash });
+  const record = (events, head = null) => ({ match_id: "m-1", streams: { match: { id: "match-m-1", head, events } } });
+  assert.equal(recordHash(record([ev(1, "MatchStarted", null), ev(2, "DealStarted", null)]), 5), null);
+  const running = record([ev(1, "MatchStarted", null), ev(2, "DealStarted", null), ev(3, "CardsDealt", "ab".repeat(32))]);
+  assert.deepEqual(recordHash(running, 5), { via: "record", stream: "match-m-1", version: 3, event: "CardsDealt", hash: "ab".repeat(32), at: 5 });
+  assert.deepEqual(recordHash(record([ev(1, "MatchStarted", null)], "ef".repeat(32)), 6), { via: "record", stream: "match-m-1", version: null, event: null, hash: "ef".repeat(32), at: 6 });
+  // Ended: every hash is everyone's.
+  assert.equal(recordHash(record([ev(1, "MatchStarted", "01".repeat(32)), ev(2, "MatchEnded", "02".repeat(32))], "02".repeat(32)), 7), null);
+  assert.equal(recordHash({}, 1), null);
+  const k = base();
+  assert.equal(keepHashServed(k, recordHash(running, T0)), true);
+  assert.equal(keepHashServed(k, recordHash(record([ev(1, "MatchStarted", null)], "ef".repeat(32)), T0 + 1)), false, "the first one is kept");
+  const c = await one(k, "hashes");
+  assert.equal(c.status, "fail");
+  assert.equal(c.detail, `the server serves the hashes of a running match: another seat can search your cards with them (the verify API's record of the match, not ended, holds the hash of event 3 (CardsDealt), ${"ab".repeat(8)}…)`);
+});
+
+test("commitment new: another match under the commitment fails; no answer is 'could not check'", async () => {
+  const k = base();
+  let c = await one(k, "commitment new");
+  assert.equal(c.status, "pass");
+  assert.equal(c.detail, `the verify API lists this match alone under its commitment ${k.commitment.slice(0, 16)}…: its server seed was used once`);
+  c = await one(k, "commitment new", {}, { matches: ["m-0", "m-1"] });
+  assert.equal(c.status, "fail");
+  assert.equal(c.detail, "the verify API lists match m-0 under this match's commitment too: a server seed used twice lets whoever saw it revealed after the first match compute every deck of the other from its public events while it runs");
+  assert.equal(c.result.ok, false);
+  c = await one(k, "commitment new", {}, { matches: ["m-1", "m-2", "m-3"] });
+  assert.match(c.detail, /^the verify API lists matches m-2, m-3 under/);
+  c = await one(k, "commitment new", {}, { matches: ["m-1"], down: true });
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: the verify API did not answer \(Failed to fetch\)/);
+  assert.equal(c.result.ok, false, "what could not be checked is never ok");
+  c = await one(k, "commitment new", { verifyApi: null });
+  assert.deepEqual([c.status, c.detail], ["unchecked", "could not check: this tab was not told the verify API's address, which says which matches used a commitment"]);
+  // Answers that are not the commitment's list, or errors.
+  const answering = (status, body) => async () => ({ ok: status === 200, status, json: async () => body });
+  const at = (fetchImpl) => checkKept(k, { relays: [], fetchImpl, verifyApi: VERIFY, sleep: async () => {} });
+  const said = async (fetchImpl) => (await at(fetchImpl)).checks.find((x) => x.name === "commitment new");
+  c = await said(answering(500, { error: "unavailable" }));
+  assert.deepEqual([c.status, c.detail], ["unchecked", `could not check: the verify API answered 500 to /v1/commitments/${k.commitment}`]);
+  c = await said(answering(200, { commitment: "00".repeat(32), matches: ["m-1"] }));
+  assert.match(c.detail, /^could not check: the verify API's answer to \/v1\/commitments\/[0-9a-f]{64} does not list the commitment's matches$/);
+  c = await said(answering(200, { commitment: k.commitment, matches: ["m-1"], used_twice: true }));
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /^the verify API lists another match under this match's commitment too/);
+  // A verify API behind (the match not listed yet) is asked again; never listed: could not check.
+  let asked = 0;
+  c = await said(async () => ({ ok: true, status: 200, json: async () => ({ commitment: k.commitment, matches: ++asked < 3 ? [] : ["m-1"] }) }));
+  assert.deepEqual([c.status, asked], ["pass", 3]);
+  asked = 0;
+  c = await said(async () => (asked++, { ok: true, status: 200, json: async () => ({ commitment: k.commitment, matches: [] }) }));
+  assert.deepEqual([c.status, asked], ["unchecked", COMMITMENT_WAIT.tries]);
+  assert.match(c.detail, /^could not check: the verify API does not list this match under its commitment/);
+});
+
+test("commitment new: the answer when the commitment was seen fails at once, and at the end", async () => {
+  const k = base();
+  const asked = await askCommitment(VERIFY, k.commitment, { fetchImpl: verifyNetwork(VERIFY, { matches: ["m-0", "m-1"] }, down).fetchImpl });
+  assert.deepEqual(asked, { matches: ["m-0", "m-1"], used_twice: true });
+  assert.equal(keepCommitmentUses(k, { error: "the verify API did not answer" }, T0), true);
+  assert.deepEqual(liveNames(k), []);
+  assert.equal(keepCommitmentUses(k, asked, T0 + 5), true);
+  assert.equal(keepCommitmentUses(k, { matches: ["m-1"], used_twice: false }, T0 + 9), false, "the first answer is kept");
+  assert.deepEqual(k.commitment_uses, { matches: ["m-0", "m-1"], used_twice: true, at: T0 + 5 });
+  assert.deepEqual(liveNames(k, T0), ["commitment new"]);
+  // The verify API answering otherwise at the end does not undo what it said then.
+  const c = await one(k, "commitment new");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /^the verify API lists match m-0 under this match's commitment too \(asked when this tab saw the commitment\)/);
 });
 
 // --- dealer, abort, the result
