@@ -3,20 +3,25 @@
 
 Each case is built with the project's own tools: the match played by bots from the
 forged inputs where the attack needs it (``tools.matchgen``: a round named late, a
-sock puppet's seed, a fallback, a dropped seed, a chosen dealer, a made-up beacon), so
-that the record itself is consistent, as a careful operator would make it; then what the
-seat's tab receives (``tests.webfeed``: the WebSocket's messages, when the tab got each
-one on its own clock, the seed reply's receipt) and fake drand relays that produce the
-rounds at given times, answer, lie or are down. web/test/attacks.test.mjs plays every
-case against the tab's own code (web/node/tabsim.mjs: keeper.js, watch.js, fairdeal.js)
-and asserts that the named check fails (an honest case: ok, or "could not check" and not
-ok where the tab cannot know), that ``ok`` is false for every attack, and, where the
-failure can be known during the match, that checkLive says so at once. Node runs once;
-this test then asserts that every case was run and what it found.
+sock puppet's seed, a fallback, a dropped seed, a chosen dealer, a made-up beacon, no
+salts promised), or a record forged and re-chained (``tests.tamper``: a salt chosen by the
+server, in its event and in the deck's list alike), so that the record itself is
+consistent, as a careful operator would make it; then what the seat's tab receives
+(``tests.webfeed``: the WebSocket's messages, when the tab got each one on its own clock,
+the seed reply's receipt), fake drand relays that produce the rounds at given times,
+answer, lie or are down, and the verify API's answer on the commitment's matches (by
+default this match alone; another match generated with the same server seed; or down).
+web/test/attacks.test.mjs plays every case against the tab's own code
+(web/node/tabsim.mjs: keeper.js, watch.js, fairdeal.js) and asserts that the named check
+fails (an honest case: ok, or "could not check" and not ok where the tab cannot know),
+that ``ok`` is false for every attack, and, where the failure can be known during the
+match, that checkLive says so at once. Node runs once; this test then asserts that every
+case was run and what it found.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -30,7 +35,8 @@ from typing import Any
 import pytest
 
 from belot import RULESETS, deal_pattern, first_dealer
-from fairdeal import DeckInputs, Drand, Shuffler
+from belot.salts import COMPLETION, FIRST, salt_index
+from fairdeal import DeckInputs, Drand, Shuffler, deal_salts
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
     MAX_ROUND_LEAD_MS,
@@ -39,6 +45,7 @@ from fairdeal.fairness import (
     last_round_for,
 )
 from services.gateway.web import rulesets_json
+from tests.tamper import events, rechain, tampered
 from tests.webfeed import beacons, due_ms, receipt_of, relay, timed_feed
 from tools.matchgen import MatchSpec, offline_record, seat_seed_of, server_seed_of
 
@@ -71,8 +78,8 @@ def record_of(spec: MatchSpec) -> dict[str, Any]:
     return result
 
 
-def at_of(feed: Feed, event: str) -> int:
-    return next(m["at"] for m in feed if m["msg"]["event"] == event)
+def at_of(feed: Feed, event: str, nth: int = 0) -> int:
+    return [m["at"] for m in feed if m["msg"]["event"] == event][nth]
 
 
 def delay_from(feed: Feed, event: str, at: int) -> Feed:
@@ -110,17 +117,26 @@ class Case:
     #: The receipt the server gave, when it is not the record's (a dropped seed).
     receipt_version: int | None = None
     edit: Any = None  # Feed -> Feed
-    #: checkLive must report ``check`` by the time of this event (+ 200 ms); None: only
-    #: the final check can tell.
+    #: The record forged (Record -> None, in place), then re-chained (tests/tamper.py).
+    forge: Any = None
+    #: checkLive must report ``check`` by the time of this event (its ``live_nth``-th in
+    #: the feed; + 200 ms); None: only the final check can tell.
     live_by: str | None = None
+    live_nth: int = 0
     live_after_ms: int = 0
     #: What the failing check must say (a regular expression).
     detail: str | None = None
     info: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def build(self) -> dict[str, Any]:
+    def record(self) -> dict[str, Any]:
         record = record_of(self.spec)
+        if self.forge is not None:
+            record = json.loads(json.dumps(tampered(record, self.forge)))
+        return record
+
+    def build(self) -> dict[str, Any]:
+        record = self.record()
         s = record["seats"][self.seat]
         feed = timed_feed(record, self.seat)
         if self.edit is not None:
@@ -144,7 +160,9 @@ class Case:
         live_at = (
             None
             if self.live_by is None
-            else at_of(feed, self.live_by) + self.live_after_ms + 300  # a tick, and margin
+            else at_of(feed, self.live_by, self.live_nth)
+            + self.live_after_ms
+            + 300  # a tick, and margin
         )
         return {
             "name": self.name,
@@ -212,6 +230,64 @@ def other_dealer(ruleset: str, label: str) -> int:
     )
     return (first_dealer(rules, deck0) + 1) % rules.players
 
+
+def hidden_of(record: dict[str, Any], seat: int) -> list[tuple[int, int, dict[str, Any]]]:
+    """The seat's hidden events (its CardsDealt) in the match stream, in order, each with
+    its deal number and part (FIRST until the bidding is over, then COMPLETION)."""
+    out = []
+    deal, over = -1, False
+    for e in events(record, "match"):
+        if e["type"] == "DealStarted":
+            deal, over = e["payload"]["deal_number"], False
+        elif e["type"] in ("ContractTaken", "MisereStarted"):
+            over = True
+        elif e["type"] == "CardsDealt" and e["payload"]["seat"] == seat:
+            out.append((deal, COMPLETION if over else FIRST, e))
+    return out
+
+
+def salt_forged(nth: int, salt: bytes | int, seat: int = 0) -> Any:
+    """A forge: the salt of ``seat``'s ``nth`` hidden event becomes ``salt`` (an int: the
+    salt of its hidden event of that index), in the event and in its deck's list of salts
+    (DeckSupplied), as a server that chose it would write both."""
+
+    def forge(record: dict[str, Any]) -> None:
+        hidden = hidden_of(record, seat)
+        deal, part, event = hidden[nth]
+        new = hidden[salt][2]["payload"]["salt"] if isinstance(salt, int) else salt.hex()
+        event["payload"]["salt"] = new
+        players = len(record["seats"])
+        deck = next(
+            e
+            for e in events(record, "match")
+            if e["type"] == "DeckSupplied" and e["payload"]["deal_number"] == deal
+        )
+        deck["payload"]["salts"][salt_index(players, seat, part)] = new
+
+    return forge
+
+
+def with_hashes(spec: MatchSpec) -> Any:
+    """An edit: every message of the match's stream comes with its hash, as the log has
+    it (a gateway serving the hashes while the match runs)."""
+
+    def edit(feed: Feed) -> Feed:
+        record = record_of(spec)
+        hashes = {e["version"]: e["hash"] for e in events(record, "match")}
+        stream = f"match-{record['match_id']}"
+        return [
+            {**m, "msg": {**m["msg"], "hash": hashes[m["msg"]["version"]]}}
+            if m["msg"]["stream"] == stream
+            else m
+            for m in feed
+        ]
+
+    return edit
+
+
+#: A match played with the same server seed as "9 a commitment used by another match"
+#: (the same label, another match id): the verify API lists it first.
+REUSED_BEFORE = MatchSpec(match_id="tab-reused-before", ruleset="club", label="tab-reused")
 
 #: Made-up quicknet "signatures", 48 bytes nobody signed: as test_operator_attacks.py
 #: makes one, and, more careful, a point of G1's subgroup (its generator times
@@ -380,6 +456,77 @@ CASES = [
         live_by="DrandBeaconVerified",
         detail="is not a point of G1's prime-order subgroup",
     ),
+    # --- 7. the salts: without them (or with the server's own) a hash of a hidden event
+    # can be searched for the seat's cards
+    Case(
+        "7 no salts promised: the commitment turns them off",
+        "salts",
+        club("unsalted", salted=False),
+        honest_relays(),
+        live_by="ServerSeedCommitted",
+        detail="^the commitment does not promise salts",
+    ),
+    Case(
+        "7 a salt of zeros: the seat's first cards of deal 1",
+        "your salts",
+        club("salt-zeros"),
+        honest_relays(),
+        forge=salt_forged(0, bytes(16)),
+        detail=r"^the salt of your first cards of deal 1 is 0{32}, the recipe gives [0-9a-f]{32}"
+        r" \(salt 1 of deck k=0\): the server chose it",
+    ),
+    Case(
+        "7 a salt repeated: the seat's second cards with the salt of its first",
+        "your salts",
+        club("salt-repeat"),
+        honest_relays(),
+        forge=salt_forged(1, 0),
+        live_by="CardsDealt",
+        live_nth=1,
+        detail=r"came with the salt of your first cards of deal 1, [0-9a-f]{32}: two events,"
+        r" one salt",
+    ),
+    Case(
+        "7 a salt the server chose: well formed, its own, not the recipe's",
+        "your salts",
+        club("salt-chosen"),
+        honest_relays(),
+        forge=salt_forged(2, hashlib.sha256(b"the server's salt").digest()[:16]),
+        detail=r"is [0-9a-f]{32}, the recipe gives [0-9a-f]{32} \(salt \d of deck k=\d+\): the"
+        r" server chose it",
+    ),
+    # --- 8. the hashes served while the match runs: another seat searches them
+    Case(
+        "8 hashes served: the WebSocket's messages of the match come with their hashes",
+        "hashes",
+        club("hashes"),
+        honest_relays(),
+        edit=with_hashes(club("hashes")),
+        live_by="MatchStarted",
+        detail=r"^the server serves the hashes of a running match: another seat can search"
+        r" your cards with them \(event 1 of match-tab-hashes \(MatchStarted\) came on the"
+        r" WebSocket",
+    ),
+    # --- 9. a server seed used twice: the first match's reveal gives the second's decks
+    Case(
+        "9 a commitment used by another match: the same server seed as an earlier one",
+        "commitment new",
+        club("reused", players=("ann", None, "bob", None)),
+        honest_relays(),
+        live_by="ServerSeedCommitted",
+        extra={"commitment_matches": [REUSED_BEFORE.match_id, "tab-reused"]},
+        detail=r"^the verify API lists match tab-reused-before under this match's commitment"
+        r" too \(asked when this tab saw the commitment\)",
+    ),
+    Case(
+        "honest, the verify API down: could not check the commitment's other matches",
+        None,
+        club("honest-noverify"),
+        honest_relays(),
+        expect="unchecked",
+        unchecked=("commitment new",),
+        extra={"verify_down": True},
+    ),
 ]
 
 
@@ -409,6 +556,44 @@ def test_the_cases_are_what_they_say() -> None:
         m["msg"]["event"] == "SeatSeedReceived" and m["msg"]["payload"]["seat"] == 0
         for m in dropped["feed"]
     )
+    by_name = {c.name: c for c in CASES}
+    # The salts: the forged records are chained over what they say (a careful forger),
+    # the deck's list of salts saying the same as the seat's event.
+    zeros = by_name["7 a salt of zeros: the seat's first cards of deal 1"].record()
+    assert [e["hash"] for e in events(copy.deepcopy(zeros), "match")] == [
+        e["hash"] for e in events(rechain(copy.deepcopy(zeros)), "match")
+    ]
+    deal, part, event = hidden_of(zeros, 0)[0]
+    assert (deal, part, event["payload"]["salt"]) == (0, FIRST, "00" * 16)
+    deck = next(e for e in events(zeros, "match") if e["type"] == "DeckSupplied")
+    assert deck["payload"]["salts"][salt_index(4, 0, FIRST)] == "00" * 16
+    repeated = by_name["7 a salt repeated: the seat's second cards with the salt of its first"]
+    repeat = hidden_of(repeated.record(), 0)
+    assert repeat[1][2]["payload"]["salt"] == repeat[0][2]["payload"]["salt"]
+    chosen_case = by_name["7 a salt the server chose: well formed, its own, not the recipe's"]
+    deal, part, event = hidden_of(chosen_case.record(), 0)[2]
+    recipe = deal_salts(server_seed_of(chosen_case.spec), deal, 9)[salt_index(4, 0, part)]
+    assert event["payload"]["salt"] != recipe.hex()
+    assert len({e["payload"]["salt"] for _, _, e in hidden_of(chosen_case.record(), 0)}) == len(
+        hidden_of(chosen_case.record(), 0)
+    )
+    # No salts promised: the commitment says so, and the hidden events carry none.
+    unsalted = record_of(club("unsalted", salted=False))
+    commit = next(e for e in events(unsalted, "randomness") if e["type"] == "ServerSeedCommitted")
+    assert not commit["payload"].get("salted")
+    assert {e["payload"]["salt"] for _, _, e in hidden_of(unsalted, 0)} == {""}
+    # The hashes served: every message of the match's stream before its end carries one.
+    served = cases["8 hashes served: the WebSocket's messages of the match come with their hashes"]
+    match_msgs = [m["msg"] for m in served["feed"] if m["msg"]["stream"] == "match-tab-hashes"]
+    assert match_msgs and all(len(m["hash"]) == 64 for m in match_msgs)
+    assert not any("hash" in m["msg"] for m in cases["honest club with drand"]["feed"])
+    # The commitment used twice: the earlier match was dealt from the same server seed.
+    reused = cases["9 a commitment used by another match: the same server seed as an earlier one"]
+    assert (
+        record_of(REUSED_BEFORE)["fair_deal"]["commitment"]
+        == (record_of(by_name[reused["name"]].spec)["fair_deal"]["commitment"])
+    )
+    assert reused["commitment_matches"] == ["tab-reused-before", reused["match_id"]]
     fake = cases["6 fake beacon, the relays down: a curve point nobody signed"]
     beacon = next(m for m in fake["feed"] if m["msg"]["event"] == "DrandBeaconVerified")
     assert beacon["msg"]["payload"]["signature"] == FAKE_POINT.hex()
