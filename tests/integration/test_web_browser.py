@@ -727,14 +727,14 @@ async def drand_match(
         assert kept["receipt"]["version"] == kept["seed_received"]["version"], kept["receipt"]
         # The whole check again, in the page, on what the tab kept: how long it takes.
         again = await page.evaluate(
-            """(async (id) => {
+            """(async (id, api) => {
               const f = await import('/js/fairdeal.js');
               const kept = JSON.parse(localStorage.getItem('belot.kept.' + id));
               const t = performance.now();
-              const r = await f.checkKept(kept, {relays: []});
+              const r = await f.checkKept(kept, {relays: [], verifyApi: api});
               return [performance.now() - t, r.ok, r.checks.length];
             })"""
-            f"({json.dumps(kept['match_id'])})"
+            f"({json.dumps(kept['match_id'])}, {json.dumps(web.verify_url)})"
         )
         assert again[1] is True, again
         print(
