@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: table.
 LAYERS: tuple[tuple[int, str, str], ...] = (
     (0, "eventkit", "events declared one way, and the one codec that stores them"),
+    (0, "fairdeal.chains", "the pinned drand chains and their round/time arithmetic"),
     (1, "belot", "the game: rulesets, rules, scoring, the match, views, codec, bots"),
+    (1, "fairdeal.draw", "a tournament's draw: the seed order from a drand value, the round"),
     (2, "fairdeal", "the recipe, commitments, fairness windows, the event chain"),
     (2, "table", "a table's events and the state they fold into, seat views as JSON"),
     (2, "rating", "ratings: OpenSkill, eligibility, leaderboards"),
