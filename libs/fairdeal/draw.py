@@ -89,9 +89,7 @@ def stream(randomness: bytes, tournament_id: str) -> Iterator[int]:
         yield from mac.digest()
 
 
-def draw_order(
-    randomness: bytes, tournament_id: str, entrants: Sequence[str]
-) -> tuple[str, ...]:
+def draw_order(randomness: bytes, tournament_id: str, entrants: Sequence[str]) -> tuple[str, ...]:
     """The seed order (seed 1 first) of ``entrants`` (as named: entry order).
 
     Raises DrawError for a value that is not 32 bytes, an empty or repeated entrant, or

@@ -92,9 +92,7 @@ def test_the_new_draw_leaves_the_start_time_nothing_to_choose() -> None:
         assert due_at_ms(DRAW_CHAIN, round_) > now + DRAW_ROUND_LEAD_MS
         # Nothing else of the moment enters the draw: it is the recipe of the round's
         # value, the tournament and the entrants.
-        assert draws[now][1] == draw_order(
-            randomness_of(SIGNATURES[round_]), TID, ENTRY_ORDER
-        )
+        assert draws[now][1] == draw_order(randomness_of(SIGNATURES[round_]), TID, ENTRY_ORDER)
     # Whether p is favoured is drand's to say: all of a round's milliseconds, or none.
     for round_ in rounds:
         verdicts = {wanted(order) for r, order in draws.values() if r == round_}
