@@ -224,6 +224,10 @@ class Commands:
             actor.require_organiser(loaded)
             if loaded.state.is_finished:
                 raise Refused("already_finished", "the tournament has finished")
+            if loaded.state.is_draw_pending:
+                # Round 1 is paired with the draw, from the pairs kept apart then: a
+                # change now could steer it once the round's value is out.
+                raise Refused("draw_named", "the draw's round is named: the pairs wait for it")
             known = set(loaded.state.entered) | set(loaded.state.order)
             strangers = sorted({x for p in pairs for x in p} - known)
             if strangers:
