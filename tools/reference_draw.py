@@ -1,5 +1,5 @@
 """A plain, line-by-line transcription of the draw (``fairdeal.draw``'s docstring and
-docs/tournaments.md, "The draw"), kept deliberately naive.
+docs/tournaments.md, "The draw (random seeding)"), kept deliberately naive.
 
 It is the independent second implementation ``fairdeal.draw`` is checked against, and the
 one ``tools/make_draw_vectors.py`` builds the published vectors with.

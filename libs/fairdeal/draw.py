@@ -1,5 +1,5 @@
 """A tournament's draw: the entrants' seed order from a drand round's value, exactly, and
-the rule that names the round (docs/tournaments.md, "The draw").
+the rule that names the round (docs/tournaments.md, "The draw (random seeding)").
 
 The draw reads a byte stream made of 32-byte blocks. Block ``b`` is
 ``HMAC-SHA256(key=randomness, msg)``, ``randomness`` being the named drand round's
