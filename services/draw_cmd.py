@@ -99,7 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=(
             "Recompute a tournament's random seeding from its public events: the drand round "
             "named when entries closed is the rule's, the beacon is drand's (BLS), and the "
-            "seed order is the draw recipe's from it (docs/tournaments.md, 'The draw (random seeding)'). "
+            "seed order is the draw recipe's from it (docs/tournaments.md, 'The draw "
+            "(random seeding)'). "
             "SOURCE: a draw document file, '-', a URL (an API's /v1/tournaments/ID or "
             "/v1/tournaments/ID/draw), or a tournament id with --api. Exit 0 only when every "
             "check passes, 1 when one does not, 2 for input that is not a draw document."
