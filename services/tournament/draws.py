@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Final
 
 from prometheus_client import Counter
@@ -76,7 +77,9 @@ class Draws:
 
     async def _draw(self, tid: str, named: DrawRoundNamed) -> None:
         try:
-            beacon = await self.beacon(named)
+            beacon = await self.beacon(named, lambda: self._pending(tid))
+            if beacon is None:
+                return  # called off meanwhile: nothing to draw
             while self.seq.clock() < named.due_at_ms:  # the core refuses a draw before
                 await asyncio.sleep(min(CATCH_UP_S, (named.due_at_ms - self.seq.clock()) / 1000))
 
@@ -105,8 +108,16 @@ class Draws:
             # The effects' sweep calls ensure() again within its period.
             retried(log, DRAW_TASK, "tournament draw failed", tournament_id=tid)
 
-    async def beacon(self, named: DrawRoundNamed) -> Beacon:
-        """The named round's verified beacon, however long it takes."""
+    def _pending(self, tid: str) -> bool:
+        loaded = self.seq.cache.get(tid)
+        return loaded is None or loaded.state.is_draw_pending
+
+    async def beacon(
+        self, named: DrawRoundNamed, pending: Callable[[], bool] = lambda: True
+    ) -> Beacon | None:
+        """The named round's verified beacon, however long it takes; None once
+        ``pending()`` says the draw is no longer awaited (the tournament was called off
+        before its round was due)."""
         if named.chain != self.drand.chain.name:
             raise RuntimeError(
                 f"the draw named {named.chain} round {named.round}; this service's drand "
@@ -117,6 +128,8 @@ class Draws:
             beacon = await self.drand.beacon_by(named.round, start + FETCH_WINDOW_S)
             if beacon is not None:
                 return beacon
+            if not pending():
+                return None
             WAITS.inc()
             log.warning(
                 "drand round %s of %s not had yet: the draw waits for it",
