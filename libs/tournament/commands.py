@@ -10,10 +10,11 @@ Nothing here reads a clock or draws randomness: ``now_ms`` is the service's time
 unix milliseconds), ratings come through a port (a mapping; 1500 for the unknown), and a
 random seeding is drawn from a drand round named when entries close: ``start`` names
 the round (``DrawRoundNamed``), and ``make_draw`` takes the round's beacon, which the
-caller fetched and checked, and orders the field with ``fairdeal.draw``. Repeating a command that
-already took effect appends nothing where the repeat is harmless (pairing a round already
-paired, a result already recorded, a no-show already recorded, a withdrawal already
-made); otherwise the command raises a TournamentError subclass with a stable code.
+caller fetched and checked, and orders the field with ``fairdeal.draw``. Repeating a
+command that already took effect appends nothing where the repeat is harmless (pairing a
+round already paired, a result already recorded, a no-show already recorded, a
+withdrawal already made, the same draw); otherwise the command raises a TournamentError
+subclass with a stable code.
 """
 
 from __future__ import annotations
