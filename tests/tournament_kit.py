@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fairdeal.chains import QUICKNET
+from fairdeal.draw import DRAW_ROUND_LEAD_MS
+from tools.drand_vectors import QUICKNET_BEACONS
 from tournament import commands as c
 from tournament.settings import Format, Outcome, Settings
 from tournament.state import Match, Tournament, evolve
@@ -12,6 +15,11 @@ from tournament.state import Match, Tournament, evolve
 W, D, L = Outcome.WIN, Outcome.DRAW, Outcome.LOSS
 T0 = 1_700_000_000_000  # unix milliseconds
 SECOND = 1000
+#: Real quicknet signatures by round (tests/data/drand-quicknet.json).
+SIGNATURES = {int(b["round"]): bytes.fromhex(b["signature"]) for b in QUICKNET_BEACONS}
+#: A time to name a draw at whose round is a recorded one (1001, the first due more
+#: than the lead after it).
+DRAW_T0 = QUICKNET.time_of_round(1000) * 1000 - DRAW_ROUND_LEAD_MS + 500
 
 
 class Run:
@@ -31,6 +39,15 @@ class Run:
 
     def pair(self, **kw) -> list:
         return self.do(c.pair_next_round(self.state, len(self.state.rounds) + 1, self.now_ms, **kw))
+
+    def draw(self, **kw) -> list:
+        """The named round's real beacon comes in (the clock moves to its due time)."""
+        named = self.state.naming
+        assert named is not None, "no draw named"
+        self.now_ms = max(self.now_ms, named.due_at_ms)
+        return self.do(
+            c.make_draw(self.state, named.round, SIGNATURES[named.round], self.now_ms, **kw)
+        )
 
     def pairs(self, round_no: int | None = None) -> list[tuple[str, ...]]:
         """Round ``round_no``'s (default: the current) pairings as ('a', 'b') or ('a',)."""

@@ -82,9 +82,14 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "BELOT_DRAND_URLS",
         "the League of Entropy relays",
         "comma-separated drand HTTP relays (api.drand.sh, api2/api3.drand.sh, "
-        "drand.cloudflare.com, api.drand.secureweb3.com:6875)",
+        "drand.cloudflare.com, api.drand.secureweb3.com:6875), for the decks and the "
+        "tournaments' draws",
     ),
-    ("BELOT_DRAND_CHAIN", "quicknet", "drand chain the decks use: quicknet or default"),
+    (
+        "BELOT_DRAND_CHAIN",
+        "quicknet",
+        "drand chain the decks use: quicknet or default (draws use quicknet)",
+    ),
     ("BELOT_SEED_WINDOW", "20", "seconds the seats have to send their seeds (at most 600)"),
     (
         "BELOT_RANDOMNESS_SCHEMA",

@@ -2,9 +2,9 @@
 
 A payload is ``{"schema": n, ...}`` and the event's fields as the event kit's one codec
 writes them (:mod:`eventkit.codec`: nested values as objects, tuples as lists, enums as
-their text). Stored type names are never reused; when an event's shape changes, its
-SCHEMA goes up and an upcaster registered in ``UPCASTERS`` turns the old payload into the
-new one on read.
+their text, bytes as lower-case hex: a draw's drand signature and value). Stored type
+names are never reused; when an event's shape changes, its SCHEMA goes up and an
+upcaster registered in ``UPCASTERS`` turns the old payload into the new one on read.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _refused(code: str, message: str) -> TournamentError:
     return BadPayload(message)
 
 
-CODEC: Final = Codec(EVENT_CLASSES, error=_refused)
+CODEC: Final = Codec(EVENT_CLASSES, converters={bytes: (bytes.hex, bytes.fromhex)}, error=_refused)
 EVENT_TYPES: Final[dict[str, type[TournamentEvent]]] = CODEC.types
 #: (type name, old schema) -> a function making the payload of schema + 1. None yet.
 UPCASTERS: Final = CODEC.upcasters

@@ -2,32 +2,47 @@
 append (``decide``); the state follows by ``state.evolve``. This is the API the
 tournament service calls, one function per command:
 
-    create, edit, enter, withdraw, start, pair_next_round, record_result, no_show,
-    round_timeout, record_ladder_match, finish_if_due, cancel, terminate
-    (and the query deadlines)
+    create, edit, enter, withdraw, start, name_draw_round, make_draw, pair_next_round,
+    record_result, no_show, round_timeout, record_ladder_match, finish_if_due, cancel,
+    terminate (and the query deadlines)
 
 Nothing here reads a clock or draws randomness: ``now_ms`` is the service's time (whole
 unix milliseconds), ratings come through a port (a mapping; 1500 for the unknown), and a
-random seeding uses the ``random.Random`` the caller seeded. Repeating a command that
-already took effect appends nothing where the repeat is harmless (pairing a round already
-paired, a result already recorded, a no-show already recorded, a withdrawal already
-made); otherwise the command raises a TournamentError subclass with a stable code.
+random seeding is drawn from a drand round named when entries close: ``start`` names
+the round (``DrawRoundNamed``), and ``make_draw`` takes the round's beacon, which the
+caller fetched and checked, and orders the field with ``fairdeal.draw``. Repeating a
+command that already took effect appends nothing where the repeat is harmless (pairing a
+round already paired, a result already recorded, a no-show already recorded, a
+withdrawal already made, the same draw); otherwise the command raises a TournamentError
+subclass with a stable code.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from fairdeal.draw import (
+    DRAW_CHAIN,
+    DRAW_ROUND_LEAD_MS,
+    DrawError,
+    draw_order,
+    draw_round_for,
+    due_at_ms,
+    randomness_of,
+)
 from tournament import elimination, ladder, roundrobin, swiss
 from tournament.errors import (
     AlreadyEntered,
     AlreadyFinished,
     AlreadyStarted,
     BadResult,
+    BadSeeding,
     BadSettings,
     CorrectionTooLate,
+    DrawNamed,
+    DrawNotNamed,
+    DrawPending,
     MatchDecided,
     NotEnoughEntrants,
     NotEntered,
@@ -43,6 +58,7 @@ from tournament.errors import (
     TournamentFull,
     UnknownMatch,
     UnknownTournament,
+    WrongDrawRound,
     WrongFormat,
     WrongRound,
 )
@@ -56,6 +72,8 @@ from tournament.events import (
     NO_VALID_PAIRING,
     TERMINATED,
     TOO_FEW_TO_PAIR,
+    DrawMade,
+    DrawRoundNamed,
     Entered,
     LadderMatchReported,
     LadderScore,
@@ -74,7 +92,7 @@ from tournament.events import (
     Withdrew,
 )
 from tournament.seeding import Ratings, form_teams, rating, seed_order
-from tournament.settings import Format, Outcome, Settings
+from tournament.settings import Format, Outcome, Seeding, Settings
 from tournament.standings import standings
 from tournament.state import Status, Tournament, evolve
 
@@ -105,6 +123,8 @@ def edit(state: Tournament, settings: Settings, now_ms: int) -> list[TournamentE
     _require_open(state)
     if state.is_started:
         raise AlreadyStarted("the tournament has started: its numbers are fixed")
+    if state.naming is not None:  # a change now would be a second draw to choose from
+        raise DrawNamed("the draw's round is named: the tournament's numbers are fixed")
     settings = settings.validated()
     if settings.format is not state.settings.format:
         raise BadSettings("the format is chosen at creation; create another tournament")
@@ -116,11 +136,20 @@ def edit(state: Tournament, settings: Settings, now_ms: int) -> list[TournamentE
 
 
 def cancel(state: Tournament, now_ms: int, detail: str = "") -> list[TournamentEvent]:
-    """Call the tournament off before it starts: it finishes with nobody placed.
-    Raises AlreadyStarted (terminate a running one), AlreadyFinished."""
+    """Call the tournament off before it starts: it finishes with nobody placed. A
+    random draw's tournament can be called off until its round is due, not after.
+    Raises AlreadyStarted (terminate a running one), DrawNamed, AlreadyFinished."""
     _require_open(state)
     if state.is_started:
         raise AlreadyStarted("the tournament has started: terminate it instead")
+    named = state.naming
+    if named is not None and now_ms >= named.due_at_ms:
+        # Its value may be out: calling it off now, and starting another, would be a
+        # second draw for whoever did not like the first.
+        raise DrawNamed(
+            f"drand round {named.round} is out: the draw stands; terminate the tournament "
+            "once it is made"
+        )
     return [TournamentFinished(CANCELLED, detail or "cancelled by the organiser", (), now_ms)]
 
 
@@ -146,6 +175,8 @@ def enter(
     s = state.settings
     if state.is_started and (s.has_rounds or _ladder_over(state, now_ms)):
         raise RegistrationClosed("registration closed when the tournament started")
+    if state.naming is not None:
+        raise RegistrationClosed("registration closed when the draw's round was named")
     if not player or (s.table_size == 4 and player.startswith(TEAM_PREFIX)):
         raise NotEntered(f"{player!r} cannot be an entrant's id")
     if player in state.entered or player in state.status:
@@ -196,14 +227,16 @@ def start(
     state: Tournament,
     now_ms: int,
     ratings: Ratings | None = None,
-    rng: random.Random | None = None,
     manual: Sequence[str] | None = None,
     forbidden: Collection[frozenset[str]] = (),
 ) -> list[TournamentEvent]:
     """Fix the seeding (and teams, and a round-robin's schedule); for formats with rounds
-    also pair round 1 (the same as ``pair_next_round(state, 1, …)``).
+    also pair round 1 (the same as ``pair_next_round(state, 1, …)``). A random seeding
+    is not drawn now: entries close and the draw's round is named (:func:`name_draw_round`);
+    :func:`make_draw` starts the tournament once the round's value is in.
 
-    Raises AlreadyStarted, NotEnoughEntrants, OddPlayersForTeams, BadSeeding.
+    Raises AlreadyStarted, NotEnoughEntrants, OddPlayersForTeams, BadSeeding,
+    DrawPending (the named round's value is awaited).
     """
     _require_open(state)
     if state.is_started:
@@ -212,14 +245,42 @@ def start(
     if s.format is Format.LADDER:  # no seeding: the order of entry breaks the last ties
         ends_ms = ladder.window_end(now_ms, s.ladder_days)
         return [Started(state.entered, (), (), ends_ms, now_ms)]
-    players = seed_order(state.entered, s.seeding, ratings or {}, rng, manual)
+    named = state.naming
+    if named is not None:
+        raise DrawPending(
+            f"the draw waits for {named.chain} round {named.round}, due at {named.due_at_ms} ms"
+        )
+    if s.seeding is Seeding.RANDOM:
+        return name_draw_round(state, now_ms)
+    players = seed_order(state.entered, s.seeding, ratings or {}, manual)
+    return _start_with(state, players, now_ms, ratings, forbidden)
+
+
+def _check_field(state: Tournament, players: Sequence[str]) -> None:
+    """Can these players start the tournament? Raises NotEnoughEntrants,
+    OddPlayersForTeams."""
+    s = state.settings
     needed = 4 if s.table_size == 4 else 2
     if len(players) < needed:
         raise NotEnoughEntrants(f"{len(players)} entered; this format needs at least {needed}")
     if s.rotate_partners and len(players) != 4:
         raise NotEnoughEntrants("rotating partners is for exactly one table of four")
+    if s.is_teams:
+        form_teams(players)
+
+
+def _start_with(
+    state: Tournament,
+    players: Sequence[str],
+    now_ms: int,
+    ratings: Ratings | None,
+    forbidden: Collection[frozenset[str]],
+) -> list[TournamentEvent]:
+    """``Started`` from the players in seed order, and round 1's pairing."""
+    _check_field(state, players)
+    s = state.settings
     teams: tuple[Team, ...] = form_teams(players) if s.is_teams else ()
-    order = tuple(t.id for t in teams) if teams else players
+    order = tuple(t.id for t in teams) if teams else tuple(players)
     schedule: tuple[tuple[Pairing, ...], ...] = ()
     if s.format is Format.ROUND_ROBIN:
         schedule = (
@@ -232,23 +293,85 @@ def start(
     ]
 
 
+def name_draw_round(state: Tournament, now_ms: int) -> list[TournamentEvent]:
+    """Close entries for a random draw: the entrants as they stand (entry order) are the
+    field, and the round named is the first of ``DRAW_CHAIN`` due more than
+    ``DRAW_ROUND_LEAD_MS`` after ``now_ms``, so that nobody knows its value now.
+    Entries close; a withdrawal until the draw is kept and applied after it.
+
+    Raises DrawNamed (there is one naming per tournament), BadSeeding (not a random
+    seeding), WrongFormat (a ladder), NotEnoughEntrants, OddPlayersForTeams,
+    AlreadyStarted, AlreadyFinished."""
+    _require_open(state)
+    if state.is_started:
+        raise AlreadyStarted("the tournament has already started")
+    if state.naming is not None:
+        raise DrawNamed(f"the draw's round was named already: round {state.naming.round}")
+    s = state.settings
+    if s.format is Format.LADDER:
+        raise WrongFormat("a ladder is not seeded")
+    if s.seeding is not Seeding.RANDOM:
+        raise BadSeeding(f"the seeding is {s.seeding.value}: nothing is drawn")
+    _check_field(state, state.entered)
+    round_ = draw_round_for(DRAW_CHAIN, now_ms, DRAW_ROUND_LEAD_MS)
+    due = due_at_ms(DRAW_CHAIN, round_)
+    return [DrawRoundNamed(state.entered, DRAW_CHAIN, round_, due, DRAW_ROUND_LEAD_MS, now_ms)]
+
+
+def make_draw(
+    state: Tournament,
+    round_: int,
+    signature: bytes,
+    now_ms: int,
+    ratings: Ratings | None = None,
+    forbidden: Collection[frozenset[str]] = (),
+) -> list[TournamentEvent]:
+    """The draw, from the named round's beacon: its value is SHA-256 of ``signature``
+    (the caller checked the signature against the chain's pinned key: BLS is not the
+    core's), the seed order is the recipe's (``fairdeal.draw.draw_order``) over the
+    named entrants, then ``Started`` and round 1 as :func:`start` makes them. Whoever
+    withdrew since the naming is withdrawn then. The same beacon again appends nothing.
+
+    Raises DrawNotNamed, WrongDrawRound, DrawPending (before the round is due),
+    AlreadyStarted (a draw made with another beacon), AlreadyFinished."""
+    _require_open(state)
+    named = state.naming
+    if named is None:
+        raise DrawNotNamed("no draw has been named")
+    if state.draw is not None:
+        if (state.draw.round, state.draw.signature) == (round_, signature):
+            return []
+        raise AlreadyStarted("the draw is made")
+    if round_ != named.round:
+        raise WrongDrawRound(f"the draw named round {named.round}, not round {round_}")
+    if now_ms < named.due_at_ms:
+        raise DrawPending(f"round {round_} is not due until {named.due_at_ms} ms")
+    randomness = randomness_of(signature)
+    try:
+        order = draw_order(randomness, state.id, named.entrants)
+    except DrawError as exc:
+        raise BadSeeding(exc.message) from None
+    made = DrawMade(named.chain, round_, signature, randomness, order, now_ms)
+    return [made, *_start_with(evolve(state, made), order, now_ms, ratings, forbidden)]
+
+
 def pair_next_round(
     state: Tournament,
     round_no: int,
     now_ms: int,
     ratings: Ratings | None = None,
-    rng: random.Random | None = None,
     manual: Sequence[str] | None = None,
     forbidden: Collection[frozenset[str]] = (),
 ) -> list[TournamentEvent]:
     """Pair round ``round_no`` once the previous round is complete, or finish the
-    tournament when there is no next round (rounds done, final decided, nobody left to
-    pair, no valid Swiss pairing: TournamentFinished says which).
+        tournament when there is no next round (rounds done, final decided, nobody left to
+        pair, no valid Swiss pairing: TournamentFinished says which).
 
-    Pairing a round that is already paired appends nothing. Round 1 of a tournament not
-    yet started starts it (``rng``/``manual``: the seeding's inputs). ``forbidden``:
-    Swiss pairs the organiser keeps apart. Raises WrongFormat, WrongRound,
-    RoundInProgress, and start's errors for round 1.
+        Pairing a round that is already paired appends nothing. Round 1 of a tournament not
+        yet started starts it (``manual``: the organiser's order; a random seeding names its
+    draw's round instead, :func:`start`). ``forbidden``:
+        Swiss pairs the organiser keeps apart. Raises WrongFormat, WrongRound,
+        RoundInProgress, and start's errors for round 1.
     """
     if not state.is_created:
         raise UnknownTournament("no such tournament")
@@ -262,7 +385,7 @@ def pair_next_round(
     if round_no != len(state.rounds) + 1:
         raise WrongRound(f"the next round is round {len(state.rounds) + 1}")
     if not state.is_started:
-        return start(state, now_ms, ratings, rng, manual, forbidden)
+        return start(state, now_ms, ratings, manual, forbidden)
     current = state.current
     if current is not None and not state.is_round_complete(current):
         raise RoundInProgress(f"round {current.number} is still being played")

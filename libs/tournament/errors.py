@@ -63,6 +63,27 @@ class BadSeeding(TournamentError):
     code = "bad_seeding"
 
 
+class DrawNamed(TournamentError):
+    """The draw's round is named: the field and the numbers are fixed, and there is no
+    second naming (a second would be a second draw to choose from)."""
+
+    code = "draw_named"
+
+
+class DrawPending(TournamentError):
+    """The draw waits for its named round's value."""
+
+    code = "draw_pending"
+
+
+class DrawNotNamed(TournamentError):
+    code = "draw_not_named"
+
+
+class WrongDrawRound(TournamentError):
+    code = "wrong_draw_round"
+
+
 class NotStarted(TournamentError):
     code = "not_started"
 

@@ -5,6 +5,11 @@ A tournament's stream, in order::
     TournamentCreated                 the settings
     SettingsChanged*                  the organiser's edits, before the start only
     Entered* / Withdrew*              registration (withdrawing later is allowed too)
+    DrawRoundNamed                    random seeding: entries closed, the entrants fixed,
+                                      the drand round that will order them named
+    Withdrew*                         (random seeding) withdrawals while the round is
+                                      awaited: kept, applied after the draw
+    DrawMade                          random seeding: the round's value, the order it gives
     Started                           seeding fixed; teams formed; round-robin schedule
                                       drawn; ladder window opened
     RoundPaired                       a round's matches (byes: a side with nobody)
@@ -120,6 +125,40 @@ class Started:
 
 
 @dataclass(frozen=True, slots=True)
+class DrawRoundNamed:
+    """A random seeding's entries close: ``entrants`` (entry order) are the field, fixed,
+    and the draw will order them with the value of drand round ``round`` of ``chain``:
+    the first due more than ``round_lead_ms`` after ``at_ms`` (``fairdeal.draw``), whose
+    value nobody knows now. Once per tournament."""
+
+    TYPE: ClassVar[str] = "DrawRoundNamed"
+    SCHEMA: ClassVar[int] = 1
+    entrants: tuple[str, ...]
+    chain: str
+    round: int
+    due_at_ms: int
+    round_lead_ms: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawMade:
+    """The named round's beacon (its BLS ``signature``, checked by the service against
+    the chain's pinned key, and ``randomness`` = SHA-256 of it) and the seed order the
+    recipe gives from it: the named entrants, seed 1 first (``fairdeal.draw.draw_order``).
+    ``Started`` follows in the same append, from this order."""
+
+    TYPE: ClassVar[str] = "DrawMade"
+    SCHEMA: ClassVar[int] = 1
+    chain: str
+    round: int
+    signature: bytes
+    randomness: bytes
+    order: tuple[str, ...]
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class RoundPaired:
     """A round's matches; every table opens now_ms, and the round ends at ``ends_at_ms``."""
 
@@ -229,6 +268,8 @@ TournamentEvent = (
     | SettingsChanged
     | Entered
     | Withdrew
+    | DrawRoundNamed
+    | DrawMade
     | Started
     | RoundPaired
     | MatchReported
@@ -244,6 +285,8 @@ EVENT_CLASSES: tuple[type[TournamentEvent], ...] = (
     SettingsChanged,
     Entered,
     Withdrew,
+    DrawRoundNamed,
+    DrawMade,
     Started,
     RoundPaired,
     MatchReported,

@@ -11,7 +11,6 @@ with the one before last, and so on, so that teams come out balanced; the team o
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 
 from tournament.errors import BadSeeding, OddPlayersForTeams
@@ -33,15 +32,15 @@ def seed_order(
     players: Sequence[str],
     how: Seeding,
     ratings: Ratings,
-    rng: random.Random | None = None,
     manual: Sequence[str] | None = None,
 ) -> tuple[str, ...]:
     """The players, seed 1 first.
 
     RATING: highest first; equal ratings keep entry order. MANUAL: exactly the players,
-    in the organiser's order. RANDOM: shuffled by ``rng`` (the caller seeds it and
-    records nothing else: the order itself goes into the Started event).
-    Raises BadSeeding when the order or the generator needed is missing or wrong.
+    in the organiser's order. RANDOM is not ordered here: it is drawn from a drand
+    round named when entries close (``commands.name_draw_round``, ``commands.make_draw``),
+    so that nobody, the operator included, chooses it.
+    Raises BadSeeding when the order needed is missing or wrong, and for RANDOM.
     """
     if how is Seeding.RATING:
         entry = {p: i for i, p in enumerate(players)}
@@ -50,11 +49,7 @@ def seed_order(
         if manual is None or sorted(manual) != sorted(players):
             raise BadSeeding("a manual seeding lists every entrant exactly once")
         return tuple(manual)
-    if rng is None:
-        raise BadSeeding("a random seeding needs a seeded random.Random from the caller")
-    shuffled = list(players)
-    rng.shuffle(shuffled)
-    return tuple(shuffled)
+    raise BadSeeding("a random seeding is drawn from a named drand round, not ordered here")
 
 
 def form_teams(players_in_seed_order: Sequence[str]) -> tuple[Team, ...]:

@@ -31,7 +31,7 @@ class Seeding(StrEnum):
 
     RATING = "rating"  # highest rating first (ratings port; 1500 for the unknown)
     MANUAL = "manual"  # the order the organiser gives
-    RANDOM = "random"  # shuffled by a random.Random the caller seeds
+    RANDOM = "random"  # drawn from a named drand round's value (fairdeal.draw)
 
 
 class Outcome(StrEnum):

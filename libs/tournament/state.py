@@ -17,6 +17,8 @@ from tournament import elimination
 from tournament.elimination import Meeting
 from tournament.errors import UnknownEvent
 from tournament.events import (
+    DrawMade,
+    DrawRoundNamed,
     Entered,
     LadderMatchReported,
     MatchReported,
@@ -107,6 +109,10 @@ class Tournament:
     ladder_ends_at_ms: int | None = None
     ladder: tuple[LadderMatchReported, ...] = ()
     finished: TournamentFinished | None = None
+    #: Random seeding: every naming of the draw's round in the stream (the commands
+    #: append one; a stream with two is one the draw's check refuses), and the draw.
+    draw_namings: tuple[DrawRoundNamed, ...] = ()
+    draw: DrawMade | None = None
 
     # --- where it stands -----------------------------------------------------------
 
@@ -121,6 +127,16 @@ class Tournament:
     @property
     def is_finished(self) -> bool:
         return self.finished is not None
+
+    @property
+    def naming(self) -> DrawRoundNamed | None:
+        """The draw's round as named (random seeding), once entries closed."""
+        return self.draw_namings[0] if self.draw_namings else None
+
+    @property
+    def is_draw_pending(self) -> bool:
+        """Entries closed for a draw whose round's value has not come in yet."""
+        return bool(self.draw_namings) and self.draw is None and not self.is_finished
 
     @property
     def current(self) -> Round | None:
@@ -226,15 +242,34 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
             )
         case Withdrew():
             if not state.is_started:
-                return replace(state, entered=tuple(e for e in state.entered if e != event.entrant))
+                entered = tuple(e for e in state.entered if e != event.entrant)
+                if state.draw_namings:  # kept: applied once the draw is made (Started)
+                    at = {**state.withdrawn_at_ms, event.entrant: event.at_ms}
+                    return replace(state, entered=entered, withdrawn_at_ms=at)
+                return replace(state, entered=entered)
             state = _forfeit(state, event.entrant, event.at_ms)
             return replace(
                 state,
                 status={**state.status, event.entrant: Status.WITHDRAWN},
                 withdrawn_at_ms={**state.withdrawn_at_ms, event.entrant: event.at_ms},
             )
+        case DrawRoundNamed():
+            return replace(state, draw_namings=(*state.draw_namings, event))
+        case DrawMade():
+            return replace(state, draw=event)
         case Started():
             team_of = {p: t.id for t in event.teams for p in t.players}
+            status = dict.fromkeys(event.order, Status.ACTIVE)
+            withdrawn_at: dict[str, int] = {}
+            if state.draw is not None:
+                # The draw ordered the field as named; whoever withdrew while its round
+                # was awaited is withdrawn now (their team, where teams play), which
+                # leaves the draw as it came out.
+                for player, since in state.withdrawn_at_ms.items():
+                    entrant = team_of.get(player, player)
+                    if entrant in status:
+                        status[entrant] = Status.WITHDRAWN
+                        withdrawn_at.setdefault(entrant, since)
             return replace(
                 state,
                 started_at_ms=event.at_ms,
@@ -242,7 +277,8 @@ def evolve(state: Tournament, event: TournamentEvent) -> Tournament:
                 teams={t.id: t.players for t in event.teams},
                 team_of=team_of,
                 schedule=event.schedule,
-                status=dict.fromkeys(event.order, Status.ACTIVE),
+                status=status,
+                withdrawn_at_ms=withdrawn_at,
                 ladder_ends_at_ms=event.ends_at_ms,
             )
         case RoundPaired():

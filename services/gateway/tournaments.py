@@ -1,7 +1,8 @@
 """The gateway's tournament routes: HTTP in, the tournament service's NATS API out
 (``<prefix>.tournament.<verb>``), with the caller as ``actor``.
 
-Who may do what. Reading (list, a tournament, standings, exports) needs no token.
+Who may do what. Reading (list, a tournament, its draw, standings, exports) needs no
+token.
 Entering and withdrawing oneself need an account's token. The organiser's actions
 (edit, cancel, seeding, forbidden pairs, start, next round, pause, resume, terminate,
 corrections, entering a bot or another account, withdrawing someone else) need the
@@ -95,6 +96,7 @@ class Tournaments:
             web.delete(one + "/entrants/{entrant}", self.withdraw_entrant),
             web.put(one + "/seeding", self.seeding),
             web.put(one + "/forbidden-pairs", self.forbidden),
+            web.get(one + "/draw", self.draw),
             web.get(one + "/standings", self.standings),
             web.get(one + "/export", self.export),
             web.post(one + "/{action}", self.action),
@@ -147,6 +149,12 @@ class Tournaments:
 
     async def forbidden(self, request: web.Request) -> web.Response:
         return web.json_response(await self._command(request, "forbid"))
+
+    async def draw(self, request: web.Request) -> web.Response:
+        """The draw document: the tournament's public core events, from which
+        ``belot verify-draw`` recomputes a random seeding (docs/tournaments.md)."""
+        tid = request.match_info["tournament_id"]
+        return web.json_response(await self.ask("draw", {"tournament_id": tid}))
 
     async def standings(self, request: web.Request) -> web.Response:
         tid = request.match_info["tournament_id"]

@@ -23,7 +23,10 @@ from belot_platform import messaging
 from belot_platform.app import NATS, PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
+from drand.chain import CHAINS
+from drand.client import DrandClient
 from eventlog import EventStore
+from fairdeal.draw import DRAW_CHAIN
 from services.tournament.engine import Clock, Engine, wall_clock
 from services.tournament.handlers import QUEUE, Handlers
 from services.tournament.store import TournamentStore
@@ -38,10 +41,13 @@ def create_app(
     clock: Clock = wall_clock,
     tick: float = 1.0,
     hasher: PasswordHasher | None = None,
+    drand: DrandClient | None = None,
 ) -> web.Application:
     """The tournament service. ``settings`` must have its server URLs resolved;
     ``clock`` (unix milliseconds) and ``tick`` (the clock loop's longest sleep) are for
-    tests that move time themselves."""
+    tests that move time themselves; ``drand``, the client the draws ask for their named
+    round (default: ``settings.drand_urls`` on the draw's chain, quicknet), for tests
+    that serve recorded beacons."""
     holder: dict[str, Engine] = {}
 
     async def consumer_ready(app: web.Application) -> None:
@@ -59,9 +65,11 @@ def create_app(
         )
         store = TournamentStore(log_store, app[PG_POOL], settings.tournament_schema)
         await store.migrate()
+        client = drand or DrandClient(settings.drand_urls, CHAINS[DRAW_CHAIN])
         engine = Engine(
             store,
             app[NATS],
+            client,
             prefix=settings.subject_prefix,
             clock=clock,
             timeout=settings.nats_timeout,
@@ -85,6 +93,8 @@ def create_app(
                 with contextlib.suppress(Exception):
                     await sub.unsubscribe()
             await engine.shutdown()
+            if drand is None:
+                await client.close()
             await log_store.close()
 
     app.cleanup_ctx.append(service)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -90,15 +89,15 @@ async def pair(seq: Sequencer, loaded: Loaded, round_no: int, now: int) -> list[
     """The events that pair round ``round_no`` (none if the core pairs nothing)."""
     state = loaded.state
     ratings = await seq.players_ratings(state)
-    rng = random.Random(f"{state.id}:{now}")  # the order it gives is in Started
     started = time.perf_counter()
+    # A random seeding is not drawn here: round 1 of one names the draw's round, and
+    # the draws (services.tournament.draws) make it when the round's value is in.
     events = core(
         lambda: commands.pair_next_round(
             state,
             round_no,
             now,
             ratings,
-            rng,
             loaded.config.manual_order,
             loaded.config.forbidden_pairs,
         )
@@ -225,6 +224,10 @@ class Commands:
             actor.require_organiser(loaded)
             if loaded.state.is_finished:
                 raise Refused("already_finished", "the tournament has finished")
+            if loaded.state.is_draw_pending:
+                # Round 1 is paired with the draw, from the pairs kept apart then: a
+                # change now could steer it once the round's value is out.
+                raise Refused("draw_named", "the draw's round is named: the pairs wait for it")
             known = set(loaded.state.entered) | set(loaded.state.order)
             strangers = sorted({x for p in pairs for x in p} - known)
             if strangers:

@@ -611,6 +611,50 @@ def current_tables(loaded: Loaded) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: The draw document's format (``GET /v1/tournaments/{id}/draw``): what
+#: ``fairdeal.drawcheck.verify_draw`` and ``belot verify-draw`` read.
+DRAW_DOCUMENT: Final = "belot-tournament-draw/1"
+
+
+def draw_json(state: Tournament) -> dict[str, Any] | None:
+    """A random seeding's draw as the tournament shows it: the round named and, once it
+    is made, the beacon and the order (None: nothing is drawn)."""
+    named = state.naming
+    if named is None:
+        return None
+    made = state.draw
+    return {
+        "status": "awaiting_round" if made is None else "made",
+        "chain": named.chain,
+        "round": named.round,
+        "due_at_ms": named.due_at_ms,
+        "round_lead_ms": named.round_lead_ms,
+        "named_at_ms": named.at_ms,
+        "entrants": list(named.entrants),
+        "namings": len(state.draw_namings),
+        "signature": None if made is None else made.signature.hex(),
+        "randomness": None if made is None else made.randomness.hex(),
+        "order": None if made is None else list(made.order),
+        "made_at_ms": None if made is None else made.at_ms,
+    }
+
+
+def draw_document(
+    tournament_id: str, events: Iterable[tuple[int, str, Mapping[str, Any]]]
+) -> dict[str, Any]:
+    """The tournament's public draw document: its core events (version, type, payload)
+    in order, from which anyone recomputes the draw (``belot verify-draw``). The
+    service's own events are left out: ``TournamentConfigured`` is secret (the password's
+    hash), and none of them enters the draw."""
+    return {
+        "format": DRAW_DOCUMENT,
+        "tournament_id": tournament_id,
+        "events": [
+            {"version": v, "type": t, "payload": dict(p)} for v, t, p in events if is_core(t)
+        ],
+    }
+
+
 def tournament_json(loaded: Loaded, *, detail: bool = True) -> dict[str, Any]:
     state, config = loaded.state, loaded.config
     out: dict[str, Any] = {
@@ -645,6 +689,7 @@ def tournament_json(loaded: Loaded, *, detail: bool = True) -> dict[str, Any]:
             "teams": {t: list(p) for t, p in state.teams.items()},
             "statuses": {e: s.value for e, s in state.status.items()},
             "ladder_ends_at_ms": state.ladder_ends_at_ms,
+            "draw": draw_json(state),
             "rounds": [round_json(loaded, r) for r in state.rounds],
             "tables": current_tables(loaded),
         }

@@ -2,13 +2,15 @@
 table service.
 
 After every change (:meth:`Effects.kick`), one task per tournament looks at it and does
-what is due: pair the next round once the current one is complete (unless paused, or
-the organiser pairs by hand), open a table for each undecided game of the round that has
-none (``belot.table.create`` with a command id, so a retry names the same table; then
-``TableAssigned``), and abort the tables whose match the tournament decided otherwise (a
-no-show, a withdrawal, the round's clock, the end). Every ``SWEEP_S`` the sweep kicks
-every live tournament again, which retries what failed (a table the table service could
-not open, an abort that found nobody), and counts the tournaments by status.
+what is due: see that a random draw whose round is named gets drawn
+(:mod:`services.tournament.draws`), pair the next round once the current one is
+complete (unless paused, or the organiser pairs by hand), open a table for each
+undecided game of the round that has none (``belot.table.create`` with a command id, so
+a retry names the same table; then ``TableAssigned``), and abort the tables whose match
+the tournament decided otherwise (a no-show, a withdrawal, the round's clock, the end).
+Every ``SWEEP_S`` the sweep kicks every live tournament again, which retries what failed
+(a table the table service could not open, an abort that found nobody, a draw that
+failed), and counts the tournaments by status.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from eventlog import NewEvent
 from services.tournament import domain
 from services.tournament.commands import pair
 from services.tournament.domain import Assigned, Loaded, Refused
+from services.tournament.draws import Draws
 from services.tournament.sequencer import Sequencer
 
 log = logging.getLogger(__name__)
@@ -43,8 +46,9 @@ TABLES = Counter("belot_tournament_tables_total", "Tables opened and aborted.", 
 
 
 class Effects:
-    def __init__(self, seq: Sequencer) -> None:
+    def __init__(self, seq: Sequencer, draws: Draws) -> None:
         self.seq = seq
+        self.draws = draws
         self._advancing: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         #: Tables finished or aborted: never aborted (again).
@@ -86,6 +90,8 @@ class Effects:
     async def advance(self, tid: str) -> None:
         loaded = await self.seq.get(tid)
         state = loaded.state
+        if state.is_draw_pending:
+            self.draws.ensure(loaded)
         if state.is_started and not state.is_finished and not loaded.paused:
             current = state.current
             if (

@@ -3,6 +3,7 @@
 - :mod:`services.tournament.sequencer`: every change, serialised per tournament;
 - :mod:`services.tournament.commands`: what organisers and players ask;
 - :mod:`services.tournament.effects`: the tables a change makes due, and the sweep;
+- :mod:`services.tournament.draws`: random seedings drawn from their named drand round;
 - :mod:`services.tournament.clocks`: the deadlines the events set;
 - :mod:`services.tournament.results`: the matches played, followed in the log.
 
@@ -15,14 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from argon2 import PasswordHasher
 from nats.aio.client import Client
 
 from belot_platform.supervise import Supervised, Supervisor
+from drand.client import DrandClient
+from eventkit import PUBLIC
+from services.tournament import domain
 from services.tournament.clocks import CLOCK_TASK, Clocks
 from services.tournament.commands import Commands
 from services.tournament.domain import Loaded, Refused
+from services.tournament.draws import Draws
 from services.tournament.effects import SWEEP_TASK, Effects
 from services.tournament.results import RESULTS_TASK, Results
 from services.tournament.sequencer import Clock, Sequencer, wall_clock
@@ -37,6 +43,7 @@ class Engine:
         self,
         store: TournamentStore,
         nc: Client,
+        drand: DrandClient,
         *,
         prefix: str = "belot",
         clock: Clock = wall_clock,
@@ -49,7 +56,8 @@ class Engine:
             store, nc, prefix=prefix, clock=clock, timeout=timeout, on_change=self._changed
         )
         self.commands = Commands(self.seq, hasher)
-        self.effects = Effects(self.seq)
+        self.draws = Draws(self.seq, drand)
+        self.effects = Effects(self.seq, self.draws)
         self.clocks = Clocks(self.seq, tick)
         self.results = Results(self.seq, self.effects)
         self.store = store
@@ -78,6 +86,7 @@ class Engine:
         self.seq.changed.set()
         await asyncio.gather(*(t.stop() for t in self._tasks))
         await self.effects.stop()
+        await self.draws.stop()
         await self.clocks.stop()
         self._tasks.clear()
 
@@ -86,6 +95,14 @@ class Engine:
     async def get(self, tid: str) -> Loaded:
         """The tournament as its stream stands now; raises Refused (unknown)."""
         return await self.seq.get(tid)
+
+    async def draw_document(self, tid: str) -> dict[str, Any]:
+        """The tournament's public draw document (its core events; raises Refused)."""
+        loaded = await self.seq.get(tid)
+        events = await self.seq.log.read_stream(domain.stream_of(loaded.id))
+        return domain.draw_document(
+            loaded.id, ((e.version, e.type, e.payload) for e in events if e.visibility == PUBLIC)
+        )
 
     async def standings(self, tid: str) -> tuple[Loaded, list[Standing], dict[str, float]]:
         """The live standings, with the ratings they were ordered by."""

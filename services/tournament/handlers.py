@@ -17,6 +17,7 @@ text}``. The gateway is its one client: it checks the caller's token and sends
 | ``start`` / ``next_round`` / ``pause`` / ``resume`` | ``{tournament_id}`` | the tournament |
 | ``correct`` | ``{tournament_id, round, match, game?, a, b, a_points?, b_points?,`` |
 | | ``reason}`` | the tournament |
+| ``draw`` | ``{tournament_id}`` | the draw document: its core events |
 | ``standings`` | ``{tournament_id}`` | the live table |
 | ``export`` | ``{tournament_id, format: json | ndjson | csv}`` | |
 | | | ``{content_type, filename, body}`` |
@@ -124,6 +125,7 @@ class Handlers:
             "pause": command(e.pause),
             "resume": command(resume),
             "correct": command(e.correct),
+            "draw": self.draw,
             "standings": self.standings,
             "export": self.export,
         }
@@ -165,6 +167,9 @@ class Handlers:
         b = _body(body)
         loaded, entrant = await self.engine.commands.enter(_tid(b), b)
         return {"entrant": entrant, "tournament": domain.tournament_json(loaded)}
+
+    async def draw(self, body: Any) -> Any:
+        return await self.engine.draw_document(_tid(_body(body)))
 
     async def standings(self, body: Any) -> Any:
         return standings_json(await self.engine.standings(_tid(_body(body))))

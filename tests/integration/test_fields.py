@@ -521,6 +521,11 @@ GATEWAY: list[Route] = [
         _forbid,
     ),
     Route(
+        "GET /v1/tournaments/{tournament_id}/draw",
+        ("/tournament_id",),
+        _one_tournament("/draw"),
+    ),
+    Route(
         "GET /v1/tournaments/{tournament_id}/standings",
         ("/tournament_id",),
         _one_tournament("/standings"),
@@ -704,6 +709,11 @@ NATS: list[Route] = [
         (*T, *CORRECTION_FIELDS),
         tsubject("correct", on_tid(CORRECTION)),
         None,
+    ),
+    Route(
+        "tournament.draw",
+        ("tournament_id",),
+        subject("tournament.draw", lambda c: {"tournament_id": c.tid}),
     ),
     Route(
         "tournament.standings",

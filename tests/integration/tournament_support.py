@@ -15,6 +15,7 @@ import aiohttp
 from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
+from drand.client import DrandClient
 from services.tournament.app import ENGINE, create_app
 from services.tournament.engine import Engine
 from tests.integration import roles
@@ -26,13 +27,34 @@ ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 class Clock:
-    """The wall clock plus an offset the test can push forward (unix ms)."""
+    """The wall clock plus an offset the test can push forward (unix ms).
+
+    After :meth:`jump` it reads a virtual time instead, running ``speed`` times real
+    time from where it jumped to: a draw's test puts the service at recorded drand
+    rounds. It is also a drand clock (:class:`drand.clock.Clock`: ``now()`` in seconds,
+    ``sleep``), so the service's drand client and a local relay can run on it."""
 
     def __init__(self) -> None:
         self.offset_ms = 0
+        self._jumped: tuple[float, float, float] | None = None
+
+    def jump(self, to_s: float, speed: float = 1.0) -> None:
+        self._jumped = (to_s, time.monotonic(), speed)
+
+    def now(self) -> float:
+        if self._jumped is None:
+            return time.time() + self.offset_ms / 1000
+        to_s, since, speed = self._jumped
+        return to_s + (time.monotonic() - since) * speed + self.offset_ms / 1000
+
+    async def sleep(self, seconds: float) -> None:
+        speed = 1.0 if self._jumped is None else self._jumped[2]
+        await asyncio.sleep(max(0.0, seconds) / speed)
 
     def __call__(self) -> int:
-        return time.time_ns() // 1_000_000 + self.offset_ms
+        if self._jumped is None:
+            return time.time_ns() // 1_000_000 + self.offset_ms
+        return int(self.now() * 1000)
 
 
 @dataclass
@@ -42,6 +64,8 @@ class Harness:
     settings: Settings
     clock: Clock
     service: TestServer | None = None
+    #: The drand client the service's draws use (None: the public relays).
+    drand: DrandClient | None = None
     services: list[TestServer] = field(default_factory=list)
 
     @property
@@ -50,7 +74,9 @@ class Harness:
         return self.service.app[ENGINE]
 
     async def start_service(self) -> None:
-        app = create_app(self.settings, clock=self.clock, tick=0.1, hasher=TEST_HASHER)
+        app = create_app(
+            self.settings, clock=self.clock, tick=0.1, hasher=TEST_HASHER, drand=self.drand
+        )
         self.service = TestServer(app)
         await self.service.start_server()
         # Until /readyz says so, the server may not hold the service's subscriptions yet
@@ -127,7 +153,15 @@ class Harness:
 
 @contextlib.asynccontextmanager
 async def harness(
-    servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any, **options: Any
+    servers: Any,
+    store: Any,
+    pg_pool: Any,
+    nc: Any,
+    js_names: Any,
+    *,
+    clock: Clock | None = None,
+    drand: DrandClient | None = None,
+    **options: Any,
 ) -> AsyncIterator[Harness]:
     # No lead for the round the matches name (the rule before it, which the verifier and
     # the tabs still take): a tournament starts its matches round after round, and the
@@ -147,7 +181,7 @@ async def harness(
             events_stream=js_names.stream,
             events_subject=js_names.subject_prefix,
         )
-        h = Harness(p, http, settings, Clock())
+        h = Harness(p, http, settings, clock or Clock(), drand=drand)
         await h.start_service()
         try:
             yield h

@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: table.
 LAYERS: tuple[tuple[int, str, str], ...] = (
     (0, "eventkit", "events declared one way, and the one codec that stores them"),
+    (0, "fairdeal.chains", "the pinned drand chains and their round/time arithmetic"),
     (1, "belot", "the game: rulesets, rules, scoring, the match, views, codec, bots"),
+    (1, "fairdeal.draw", "a tournament's draw: the seed order from a drand value, the round"),
     (2, "fairdeal", "the recipe, commitments, fairness windows, the event chain"),
     (2, "table", "a table's events and the state they fold into, seat views as JSON"),
     (2, "rating", "ratings: OpenSkill, eligibility, leaderboards"),
@@ -49,6 +51,7 @@ LAYERS: tuple[tuple[int, str, str], ...] = (
     (4, "fairdeal.verifier.report", "the verifier's report: checks, differences, verdicts"),
     (4, "fairdeal.logentries", "the transparency log's entries, read from the log's events"),
     (5, "fairdeal.verifier.context", "one verification: the record decoded once, for every check"),
+    (5, "fairdeal.drawcheck", "a tournament's draw checked from its public events"),
     (6, "fairdeal.verifier.evidence", "checks: the hash chains, the events, the summary"),
     (6, "fairdeal.verifier.seeds", "checks: the commitment, the seats' seeds, the reveal"),
     (6, "fairdeal.verifier.beacon", "checks: drand's round, value or fallback, and signature"),
@@ -69,6 +72,7 @@ LAYERS: tuple[tuple[int, str, str], ...] = (
     (13, "services.witness_cmd", "`belot witness`: a witness of the transparency log"),
     (13, "services.log_audit", "`belot log audit`: the transparency log's monitor"),
     (14, "services.demo", "the demo's bots"),
+    (14, "services.draw_cmd", "`belot verify-draw`: a tournament's draw checked"),
     (15, "services.run", "`belot run`: the supervisor"),
     (16, "services.cli", "the `belot` command"),
     (16, "services", "the package itself"),

@@ -11,11 +11,24 @@ import pytest
 
 import tournament.elimination
 import tournament.roundrobin
-from tests.tournament_kit import SECOND, T0, D, L, Run, W, knockout, ladder, robin, swiss
+from tests.tournament_kit import (
+    DRAW_T0,
+    SECOND,
+    T0,
+    D,
+    L,
+    Run,
+    W,
+    knockout,
+    ladder,
+    robin,
+    swiss,
+)
 from tournament import codec, export
 from tournament import commands as c
 from tournament.errors import TournamentError
 from tournament.events import EVENT_CLASSES, Entered
+from tournament.settings import Seeding
 from tournament.standings import TIE_BREAKS, standings
 from tournament.state import replay
 
@@ -36,6 +49,11 @@ def every_event() -> list:
     run.do(c.correct_result(run.state, 1, 1, 1, W, L, T0, 91, 72, reason="typo"))
     run.do(c.round_timeout(run.state, T0 + 3600 * SECOND, never_seated=["d"]))
     run.pair()
+    events += run.events
+    run = Run(swiss(rounds=1, seeding=Seeding.RANDOM), "abcd", now_ms=DRAW_T0)
+    run.pair()
+    run.do(c.withdraw(run.state, "c", run.now_ms + SECOND))
+    run.draw()
     events += run.events
     run = Run(ladder(), "ab")
     run.do(c.start(run.state, T0))

@@ -156,6 +156,10 @@ export const ERROR_WORDS = Object.freeze({
   not_in_play: "That match is not being played",
   seat_window_open: "Players may still take their seats",
   no_valid_pairing: "No pairing fits the rules",
+  draw_named: "The draw's round is named: the field and the settings are fixed",
+  draw_pending: "The draw is waiting for its drand round",
+  draw_not_named: "No draw has been named",
+  wrong_draw_round: "That is not the draw's round",
   conflict: "The tournament changed meanwhile: try again",
   // The transparency log's public API.
   no_checkpoint: "The log has not signed a checkpoint yet",
