@@ -139,6 +139,11 @@ def running() -> Iterator[Running]:
     # wait for a finished match of each ruleset.
     r = start(data_dir, embedded, "--demo-bot-delay-ms", "50")
     try:
+        # Every test gets a platform that answers (none may rely on another having waited).
+        wait_until(
+            lambda: all(get(f"{r.url(s)}/healthz")[0] == 200 for s in SERVICES),
+            120, "every /healthz", r,
+        )  # fmt: skip
         yield r
     finally:
         kill_everything(r)
@@ -332,7 +337,9 @@ def test_every_dashboard_panel_queries_an_exported_metric(running: Running) -> N
 
 
 def test_status_page_summarises_the_metrics(running: Running) -> None:
-    status, body = get_json(f"{running.url('gateway')}/status?format=json")
+    url = f"{running.url('gateway')}/status?format=json"
+    wait_until(lambda: get_json(url)[1].get("deals", 0) > 0, 120, "the demo's first deal", running)
+    status, body = get_json(url)
     assert status == 200
     assert body["deals"] > 0 and body["events_appended"] > 0
     assert all(body["services"].values()), body["services"]
