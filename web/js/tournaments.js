@@ -4,6 +4,7 @@
 // elimination, the ladder's table, and for a player in a running tournament the next
 // table to take. Everything comes from the gateway's tournament API (docs/tournaments.md).
 
+import { now } from "./clock.js";
 import { errorText, formatTime, h, replace, say, sayError } from "./ui.js";
 
 const REFRESH_MS = 4000;
@@ -26,6 +27,37 @@ const COLUMN_WORDS = {
 };
 
 const path = (id) => `/v1/tournaments/${encodeURIComponent(id)}`;
+
+// When this page first saw each tournament's draw round named (its own clock, never the
+// server's time): an entrant watching when entries close can say the round was named
+// before its value existed, which the draw's check cannot (docs/threat-model.md, 11).
+const namingSeen = new Map();
+
+/** The draw of a random seeding: the round named, when, and the order once made. */
+export function drawSection(t, name, seenAt = namingSeen, clock = now) {
+  const d = t.draw;
+  if (!d) return null;
+  const key = `${t.tournament_id}:${d.round}`;
+  if (!seenAt.has(key)) seenAt.set(key, { at: clock(), pending: d.status !== "made" });
+  const seen = seenAt.get(key);
+  const lines = [
+    h("p", { id: "draw-round" }, `drand round ${d.round} of ${d.chain}, named ${formatTime(d.named_at_ms)} for the seed order, due ${formatTime(d.due_at_ms)}.`),
+  ];
+  if (seen.pending) {
+    const early = d.due_at_ms - seen.at;
+    lines.push(h("p", { id: "draw-seen", class: early > 0 ? "ok" : "warn" }, early > 0
+      ? `This page saw it named ${Math.round(early / 1000)} s before the round was due: nobody could know the order then.`
+      : "This page saw it named only after the round was due: it cannot say the order was not known then."));
+  }
+  if (d.namings > 1) lines.push(h("p", { class: "warn" }, `${d.namings} rounds were named for this draw: only one may be.`));
+  if (d.order) {
+    lines.push(h("ol", { id: "draw-order" }, d.order.map((p) => h("li", {}, name(p)))));
+    lines.push(h("p", {}, "Anyone can recompute it: ", h("code", {}, `belot verify-draw ${t.tournament_id} --api <this site>`)));
+  } else {
+    lines.push(h("p", {}, "The order is drawn from the round's value once drand publishes it."));
+  }
+  return [h("h2", {}, "Draw"), ...lines];
+}
 
 /** Refresh ``draw`` every few seconds until the page is left; returns the stop. */
 function every(draw) {
@@ -169,6 +201,7 @@ function drawTournament(el, ctx, t, standings) {
     h("p", { id: "tournament-about" }, about, " — ", h("b", { id: "tournament-status" }, t.status), t.round ? `, round ${t.round}` : "", t.finished ? ` (${t.finished.reason.replaceAll("_", " ")})` : ""),
     next ? nextTable(ctx, next) : null,
     h("div", { class: "buttons" }, buttons),
+    drawSection(t, name),
     h("h2", {}, s.format === "ladder" ? "Ladder" : "Standings"),
     standingsTable(standings, name, me),
     s.format === "elimination" && t.rounds?.length ? [h("h2", {}, "Bracket"), bracket(t, name)] : null,
