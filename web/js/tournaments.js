@@ -52,7 +52,8 @@ export function drawSection(t, name, seenAt = namingSeen, clock = now) {
   if (d.namings > 1) lines.push(h("p", { class: "warn" }, `${d.namings} rounds were named for this draw: only one may be.`));
   if (d.order) {
     lines.push(h("ol", { id: "draw-order" }, d.order.map((p) => h("li", {}, name(p)))));
-    lines.push(h("p", {}, "Anyone can recompute it: ", h("code", {}, `belot verify-draw ${t.tournament_id} --api <this site>`)));
+    const site = globalThis.location?.origin ?? "<this site>";
+    lines.push(h("p", {}, "Anyone can recompute it: ", h("code", { class: "command" }, `belot verify-draw ${t.tournament_id} --api ${site}`)));
   } else {
     lines.push(h("p", {}, "The order is drawn from the round's value once drand publishes it."));
   }
