@@ -16,19 +16,15 @@ import sys
 from typing import Final
 from urllib.parse import urlsplit
 
-import orjson
-
 from belot_platform.errors import EXIT_USAGE, UsageError
 from drand import verify as bls_verify
 from fairdeal.drawcheck import DrawDocumentError, DrawReport, verify_draw
-from fairdeal.verifier.report import FAIL, PASS, SKIP
-from services.verify_cmd import read_source
+from services.verify_cmd import print_report, read_source, render_checks
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 #: A tournament id as the service makes and accepts them.
 TOURNAMENT_ID: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
-_MARK: Final = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIP"}
 
 
 def _is_url(text: str) -> bool:
@@ -53,26 +49,12 @@ def document_url(source: str, api: str | None) -> str:
 
 def render(report: DrawReport) -> str:
     where = "" if report.round is None else f": drawn from drand round {report.round}"
-    lines = [f"tournament {report.tournament_id}{where}"]
-    for c in report.checks:
-        lines.append(f"  {_MARK.get(c.status, c.status.upper())}  {c.name:<16} {c.detail}")
-        for d in c.differences:
-            extra = ""
-            if d.recorded is not None or d.expected is not None:
-                extra = f" (recorded {d.recorded!r}, expected {d.expected!r})"
-            lines.append(f"          - {d.where}: {d.what}{extra}")
-    if report.ok:
-        lines.append(
-            f"VERIFIED: the seed order is the recipe's from drand round {report.round}'s "
-            "value, named before it existed (by the service's clock: docs/tournaments.md)."
-        )
-    else:
-        bad = [c.name for c in report.checks if not c.passed]
-        lines.append(
-            f"NOT VERIFIED: {len(bad)} of {len(report.checks)} checks did not pass: "
-            + ", ".join(bad)
-        )
-    return "\n".join(lines) + "\n"
+    return render_checks(
+        f"tournament {report.tournament_id}{where}",
+        report,
+        f"VERIFIED: the seed order is the recipe's from drand round {report.round}'s "
+        "value, named before it existed (by the service's clock: docs/tournaments.md).",
+    )
 
 
 def cmd_verify_draw(args: argparse.Namespace) -> int:
@@ -85,11 +67,7 @@ def cmd_verify_draw(args: argparse.Namespace) -> int:
     except UsageError as exc:
         sys.stderr.write(f"belot verify-draw: error: {exc}\n")
         return EXIT_USAGE
-    if args.json:
-        sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
-    else:
-        sys.stdout.write(render(report))
-    return EXIT_OK if report.ok else EXIT_FAILED
+    return print_report(report, render(report), as_json=args.json)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -29,7 +29,7 @@ from drand.client import DrandClient
 from fairdeal.chains import CHAINS
 from fairdeal.record import RecordError
 from fairdeal.verifier import verify_record
-from fairdeal.verifier.report import FAIL, PASS, SKIP, Check, Difference, Report
+from fairdeal.verifier.report import FAIL, PASS, SKIP, Check, Checked, Difference, Report
 from fairdeal.verifier.wholelog import commitment_check, round_check
 
 EXIT_OK: Final = 0
@@ -210,8 +210,11 @@ def relay_check(report: Report, record: Any, url: str) -> Check:
 _MARK: Final = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIP"}
 
 
-def render(report: Report) -> str:
-    lines = [f"match {report.match_id}"]
+def render_checks(head: str, report: Checked, verified: str) -> str:
+    """A report of named checks as text: ``head``, each check with what differs, then
+    ``verified`` when every check passed, else which did not (``belot verify`` and
+    ``belot verify-draw``)."""
+    lines = [head]
     for c in report.checks:
         lines.append(f"  {_MARK.get(c.status, c.status.upper())}  {c.name:<16} {c.detail}")
         for d in c.differences:
@@ -220,12 +223,7 @@ def render(report: Report) -> str:
                 extra = f" (recorded {d.recorded!r}, expected {d.expected!r})"
             lines.append(f"          - {d.where}: {d.what}{extra}")
     if report.ok:
-        how = (
-            f"with drand round {report.drand_round}"
-            if report.dealt_with_drand
-            else f"without drand ({report.fallback_reason})"
-        )
-        lines.append(f"VERIFIED: every check passed; the match was dealt fairly {how}.")
+        lines.append(verified)
     else:
         bad = [c.name for c in report.checks if not c.passed]
         lines.append(
@@ -233,6 +231,19 @@ def render(report: Report) -> str:
             + ", ".join(bad)
         )
     return "\n".join(lines) + "\n"
+
+
+def render(report: Report) -> str:
+    how = (
+        f"with drand round {report.drand_round}"
+        if report.dealt_with_drand
+        else f"without drand ({report.fallback_reason})"
+    )
+    return render_checks(
+        f"match {report.match_id}",
+        report,
+        f"VERIFIED: every check passed; the match was dealt fairly {how}.",
+    )
 
 
 def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> list[Check]:
@@ -299,10 +310,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         for check in checks:
             report = report.with_check(check)
-    if args.json:
+    return print_report(report, render(report), as_json=args.json)
+
+
+def print_report(report: Checked, text: str, *, as_json: bool) -> int:
+    """Print a report (its JSON, or ``text``) and return the exit status: 0 when every
+    check passed, 1 otherwise."""
+    if as_json:
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
     else:
-        sys.stdout.write(render(report))
+        sys.stdout.write(text)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 

@@ -61,8 +61,8 @@ from fairdeal.draw import (
 from fairdeal.verifier.report import (
     FAIL,
     PASS,
-    SKIP,
     Check,
+    Checked,
     Difference,
     pass_check,
     skip_check,
@@ -102,7 +102,7 @@ class DrawDocumentError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class DrawReport:
+class DrawReport(Checked):
     tournament_id: str
     checks: tuple[Check, ...]
     #: The named round (None: nothing named).
@@ -111,24 +111,6 @@ class DrawReport:
     order: tuple[str, ...] | None
     bls_checked: bool
 
-    @property
-    def ok(self) -> bool:
-        """Every check passed (a skipped check is not a pass)."""
-        return all(c.passed for c in self.checks)
-
-    @property
-    def failed(self) -> tuple[str, ...]:
-        return tuple(c.name for c in self.checks if c.status == FAIL)
-
-    @property
-    def skipped(self) -> tuple[str, ...]:
-        return tuple(c.name for c in self.checks if c.status == SKIP)
-
-    def check(self, name: str) -> Check:
-        for c in self.checks:
-            if c.name == name:
-                return c
-        raise KeyError(name)
 
     def to_json(self) -> dict[str, Any]:
         return {

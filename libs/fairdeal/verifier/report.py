@@ -70,16 +70,12 @@ class Check:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
-    match_id: str
+class Checked:
+    """What a report of named checks answers (a match's, :class:`Report`; a tournament
+    draw's, ``fairdeal.drawcheck.DrawReport``): the class has a ``checks`` tuple."""
+
+    __slots__ = ()
     checks: tuple[Check, ...]
-    #: True: dealt with a verified drand value; False: dealt without drand (fallback);
-    #: None: the record does not say.
-    dealt_with_drand: bool | None
-    drand_round: int | None
-    fallback_reason: str | None
-    bls_checked: bool
 
     @property
     def ok(self) -> bool:
@@ -99,6 +95,22 @@ class Report:
             if c.name == name:
                 return c
         raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError  # each report says what it holds
+
+
+@dataclass(frozen=True, slots=True)
+class Report(Checked):
+    match_id: str
+    checks: tuple[Check, ...]
+    #: True: dealt with a verified drand value; False: dealt without drand (fallback);
+    #: None: the record does not say.
+    dealt_with_drand: bool | None
+    drand_round: int | None
+    fallback_reason: str | None
+    bls_checked: bool
+
 
     def with_check(self, check: Check) -> Report:
         """This report with one more check (``belot verify --drand-url`` adds one)."""
