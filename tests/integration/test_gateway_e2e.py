@@ -53,7 +53,15 @@ async def test_humans_play_a_whole_match(servers, store, pg_pool, nc, js_names, 
         created = await seat_players(players, ruleset, ["human"] * n)  # the full target
         table_id, match_id = created["table_id"], created["match_id"]
         await asyncio.gather(*(pl.play(table_id) for pl in players))
-        status, lobby = await players[0].call("GET", "/v1/lobby")
+
+        # The worker takes the closed table off the lobby after it appended TableClosed,
+        # which the players may hear first: it is gone soon after, not necessarily at once.
+        async def off_the_lobby() -> bool:
+            status, lobby = await players[0].call("GET", "/v1/lobby")
+            assert status == 200, lobby
+            return all(t["table_id"] != table_id for t in lobby["tables"])
+
+        await eventually(off_the_lobby)
     match = await store.read_stream(f"match-{match_id}")
     state, tail = replay_match(match)
     assert not tail and state.result is not None
@@ -71,7 +79,6 @@ async def test_humans_play_a_whole_match(servers, store, pg_pool, nc, js_names, 
     closed = next(e.payload for e in fair if e.type == "SeedWindowClosed")
     assert closed["seat_seeds"] == [pl.seed for pl in players]
     assert await check_decks(store, match_id) >= 1
-    assert status == 200 and all(t["table_id"] != table_id for t in lobby["tables"])
 
 
 async def test_mixed_human_and_bot_table(servers, store, pg_pool, nc, js_names) -> None:
