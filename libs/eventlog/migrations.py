@@ -29,6 +29,9 @@ APPEND_ONLY_SQLSTATE: Final = "EL001"
 ENTRY_MISSING_SQLSTATE: Final = "EL002"
 """SQLSTATE raised by the trigger that refuses a logged event without its transparency-log
 entry (migration 5); the store raises it as :class:`~eventlog.errors.EntryMissing`."""
+ENTRY_MISMATCH_SQLSTATE: Final = "EL003"
+"""SQLSTATE raised by the trigger that refuses a transparency-log entry that does not stand
+for the event it names (migration 6): never from the store, which writes them right."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +237,88 @@ CREATE CONSTRAINT TRIGGER events_logged_have_entries AFTER INSERT ON {s}.events
           OR (starts_with(NEW.stream_id, 'match-')
               AND NEW.type IN ('MatchEnded', 'MatchForfeited', 'MatchAborted')))
     EXECUTE FUNCTION {s}.refuse_unlogged();
+""",
+    ),
+    Migration(
+        6,
+        "a transparency-log entry stands for the event it names",
+        """
+-- Migration 4 let an appender insert any bytes as an entry, naming any event: a service
+-- role (the table's, say) could log a second `round_named` for an honest match, hung on
+-- one of its card plays, and the signer signed what the tree held. Now an entry is
+-- refused unless it is what fairdeal/logentries.py would write for the event at its
+-- `event_position`: JSON of format version 1 whose `event` names that event's stream,
+-- version, chain hash and recorded time; whose `kind` is the one its event's type gets
+-- in its kind of stream (the list written out, as in migration 5); whose `match` (every
+-- kind but a round's fact) is the stream's match, and an ending's `ending` its type; and
+-- whose leaf, the tree node (0, index) written by the same statement, is
+-- SHA-256(0x00 || entry). The entries' other fields (a commitment's seats, a named
+-- round's number) are the event's payload seen through the format: the verifier and the
+-- audit compare them with the record; this check ties the bytes to their event, which
+-- nothing but the database can do before the signer signs them.
+--
+-- A constraint trigger, after the statement (the store inserts the event, its entry and
+-- the tree's nodes in one statement of three CTEs), immediate as migration 5's is.
+-- Entries inserted before this migration are not checked again. The owner can disable
+-- it, as any trigger; no service role can (docs/database-roles.md).
+CREATE FUNCTION {s}.refuse_false_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    e jsonb;
+    ev record;
+    kind text;
+    prefix text;
+    types text[];
+    leaf bytea;
+BEGIN
+    BEGIN
+        e := convert_from(NEW.entry, 'UTF8')::jsonb;
+    EXCEPTION WHEN others THEN
+        RAISE EXCEPTION 'transparency-log entry % is not JSON text: refused', NEW.index
+            USING ERRCODE = 'EL003';
+    END;
+    SELECT stream_id, version, type, hash, recorded_at INTO ev
+        FROM {s}.events WHERE position = NEW.event_position;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'transparency-log entry % names position %, which holds no event: '
+            'refused', NEW.index, NEW.event_position USING ERRCODE = 'EL003';
+    END IF;
+    kind := e->>'kind';
+    CASE kind
+        WHEN 'commitment' THEN prefix := 'randomness-'; types := ARRAY['ServerSeedCommitted'];
+        WHEN 'round_named' THEN prefix := 'randomness-'; types := ARRAY['DrandRoundNamed'];
+        WHEN 'fallback' THEN prefix := 'randomness-'; types := ARRAY['DrandFallback'];
+        WHEN 'reveal' THEN prefix := 'randomness-'; types := ARRAY['ServerSeedRevealed'];
+        WHEN 'round_missed' THEN prefix := 'drand-'; types := ARRAY['DrandRoundMissed'];
+        WHEN 'ending' THEN
+            prefix := 'match-'; types := ARRAY['MatchEnded', 'MatchForfeited', 'MatchAborted'];
+        ELSE prefix := NULL;
+    END CASE;
+    IF e->'v' IS DISTINCT FROM '1'::jsonb OR prefix IS NULL
+       OR NOT starts_with(ev.stream_id, prefix) OR NOT ev.type = ANY (types)
+       OR e->'event'->>'stream' IS DISTINCT FROM ev.stream_id
+       OR e->'event'->'version' IS DISTINCT FROM to_jsonb(ev.version)
+       OR e->'event'->>'hash' IS DISTINCT FROM encode(ev.hash, 'hex')
+       OR e->'event'->>'recorded_at' IS DISTINCT FROM
+          to_char(ev.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+       OR (kind <> 'round_missed'
+           AND e->>'match' IS DISTINCT FROM substr(ev.stream_id, length(prefix) + 1))
+       OR (kind = 'ending' AND e->>'ending' IS DISTINCT FROM ev.type) THEN
+        RAISE EXCEPTION 'transparency-log entry % (%) does not stand for % at version % of %: '
+            'refused', NEW.index, coalesce(kind, 'no kind'), ev.type, ev.version, ev.stream_id
+            USING ERRCODE = 'EL003';
+    END IF;
+    SELECT hash INTO leaf FROM {s}.translog_nodes WHERE level = 0 AND index = NEW.index;
+    IF leaf IS DISTINCT FROM sha256('\\x00'::bytea || NEW.entry) THEN
+        RAISE EXCEPTION 'transparency-log entry %: its leaf is not SHA-256(0x00 || entry): '
+            'refused', NEW.index USING ERRCODE = 'EL003';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE CONSTRAINT TRIGGER translog_entries_stand_for_their_events
+    AFTER INSERT ON {s}.translog_entries DEFERRABLE INITIALLY IMMEDIATE FOR EACH ROW
+    EXECUTE FUNCTION {s}.refuse_false_entry();
 """,
     ),
 )

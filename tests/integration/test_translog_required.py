@@ -26,6 +26,7 @@ from eventlog.migrations import (
 )
 from fairdeal import logentries
 from tests.integration import roles
+from translog import leaf_hash
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -147,8 +148,12 @@ async def test_an_entry_written_later_in_the_transaction_may_be_deferred(
     insert_event = (
         f"INSERT INTO {s}.events (position, stream_id, version, type, payload, metadata,"
         " visibility, recorded_at, hash) VALUES ($1, $2, 1, 'MatchEnded', '{}', '{}',"
-        " 'public', now(), $3)"
+        " 'public', '2026-01-01T00:00:00Z', $3)"
     )
+    # The entry that stands for it, and its leaf (migration 6 checks both).
+    pending = logentries.prepare("match-late", "MatchEnded", {})
+    assert pending is not None
+    entry = pending.encode(1, bytes(32), "2026-01-01T00:00:00.000000Z", {})
     async with pg_pool.acquire() as conn:
         position = int(await conn.fetchval(f"SELECT position FROM {s}.log_head")) + 1
         # Checked at the statement's end, by default: the entry must come with it.
@@ -159,9 +164,17 @@ async def test_an_entry_written_later_in_the_transaction_may_be_deferred(
             await conn.execute(f"SET CONSTRAINTS {s}.events_logged_have_entries DEFERRED")
             await conn.execute(f"UPDATE {s}.log_head SET position = $1", position)
             await conn.execute(insert_event, position, "match-late", bytes(32))
+            index = await conn.fetchval(f"SELECT count(*) FROM {s}.translog_entries")
+            await conn.execute(
+                f"INSERT INTO {s}.translog_nodes (level, index, hash) VALUES (0, $1, $2)",
+                index,
+                leaf_hash(entry),
+            )
             await conn.execute(
                 f"INSERT INTO {s}.translog_entries (index, entry, event_position)"
-                f" VALUES ((SELECT count(*) FROM {s}.translog_entries), 'x', $1)",
+                " VALUES ($1, $2, $3)",
+                index,
+                entry,
                 position,
             )
         assert (
@@ -189,7 +202,7 @@ async def test_migration_5_goes_onto_a_log_with_events(pg_pool: asyncpg.Pool) ->
         await old.append("match-old", 0, [NewEvent("MatchStarted", {}), ENDED])
         await old.close()
         async with pg_pool.acquire() as conn:
-            assert await migrate(conn, schema) == [5]
+            assert await migrate(conn, schema) == [5, 6]
         store = EventStore(pg_pool, schema, producer="tests")
         try:
             assert [e.type for e in await store.read_stream("match-old")] == [
