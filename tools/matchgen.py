@@ -48,6 +48,7 @@ from belot.commands import Command
 from belot.errors import RulesError
 from belot.events import CardPlayed, DealScored, Event
 from belot.match import DueKind, Phase
+from belot.ruleset import Ruleset
 from belot.seats import side_of
 from eventkit import visibility_of
 from eventlog import EventStore, NewEvent
@@ -124,7 +125,10 @@ class MatchSpec:
     #: The lead of the round the commitment records (0: as a match before the lead).
     round_lead_ms: int = ROUND_LEAD_MS
     #: "natural" (MatchEnded), "forfeit" (MatchForfeited), "abort" (MatchAborted a few
-    #: cards into a deal) or "abort_early" (MatchAborted before the first deck went out).
+    #: cards into a deal), "abort_early" (MatchAborted while the seed window is open,
+    #: before the round is named: the last human seat's seed comes after it, as a tab
+    #: still sends it) or "abort_after_value" (an attack: MatchAborted once drand's value
+    #: is in, before the first deck went out, when the server could compute every deck).
     end: str = "natural"
     #: Forfeit or abort a few cards into the deal after this many deals were scored.
     after_deals: int = 2
@@ -233,9 +237,13 @@ def generate(
             spec.salted,
         )
     )
+    humans = [s.seat for s in seats if s.player is not None]
     for spec_seat in seats:
         if spec_seat.player is not None:
             now += 400
+            if spec.end == "abort_early" and spec_seat.seat == humans[-1]:
+                _abort_at_once(appends, spec, rules, mstream, now)
+                now += 400
             if spec_seat.seat in spec.dropped_seeds:
                 continue  # taken (and acknowledged) by the server, never recorded
             seat_seed = dict(spec.seat_seeds).get(spec_seat.seat) or seat_seed_of(
@@ -284,15 +292,10 @@ def generate(
             )
         )
 
-    if spec.end == "abort_early":
-        # As the table does when asked to abort before its first deck: the match stream
-        # opens (seat 0 deals: no card was dealt) and ends at once.
-        now += 1_000
-        empty = new_match(rules, spec.match_id, target=spec.target)
-        abort = {"reason": "the table was closed by an operator", "by": spec.aborted_by}
-        appends.append(
-            Append(mstream, (NewEvent(*_started(empty)), NewEvent("MatchAborted", abort)), now)
-        )
+    if spec.end in ("abort_early", "abort_after_value"):
+        if spec.end == "abort_after_value":
+            now += 1_000
+            _abort_at_once(appends, spec, rules, mstream, now)
         now += 1_000
         fapply(reveal(fair, seed, True, now))
         return appends
@@ -367,6 +370,18 @@ def generate(
     now += 1_000
     fapply(reveal(fair, seed, True, now))
     return appends
+
+
+def _abort_at_once(
+    appends: list[Append], spec: MatchSpec, rules: Ruleset, mstream: str, now: int
+) -> None:
+    """As the table does when asked to abort before its first deck: the match stream
+    opens (seat 0 deals: no card was dealt) and ends at once."""
+    empty = new_match(rules, spec.match_id, target=spec.target)
+    abort = {"reason": "the table was closed by an operator", "by": spec.aborted_by}
+    appends.append(
+        Append(mstream, (NewEvent(*_started(empty)), NewEvent("MatchAborted", abort)), now)
+    )
 
 
 # --- offline: envelopes in memory -------------------------------------------------------------

@@ -235,8 +235,15 @@ class Facts:
                 f" count(*) FILTER (WHERE ended_by = 'MatchForfeited') AS forfeited,"
                 f" count(*) FILTER (WHERE ended_by = 'MatchAborted') AS aborted,"
                 f" count(*) FILTER (WHERE ended_by = 'MatchAborted' AND decks_issued > 0)"
-                f" AS aborted_after_deck"
-                f" FROM {s}.verify_endings {since}"
+                f" AS aborted_after_deck,"
+                # After the round was named, its value is out within seconds and every
+                # deck can be computed: the verifier's ``ending`` fails such an abort,
+                # deck or no deck, and this is how often it happens.
+                f" count(*) FILTER (WHERE ended_by = 'MatchAborted' AND (decks_issued > 0"
+                f" OR EXISTS (SELECT 1 FROM {s}.verify_named_rounds n"
+                f" WHERE n.match_id = e.match_id AND n.recorded_at <= e.recorded_at)))"
+                f" AS aborted_after_round"
+                f" FROM {s}.verify_endings e {since}"
             )
             seeds = await self._reads.fetchrow(
                 f"SELECT coalesce(sum(humans), 0) AS humans,"
@@ -261,6 +268,8 @@ class Facts:
                     "aborted": ends["aborted"],
                     "aborted_after_deck": ends["aborted_after_deck"],
                     "abort_after_deck_rate": _rate(ends["aborted_after_deck"], ends["ended"]),
+                    "aborted_after_round": ends["aborted_after_round"],
+                    "abort_after_round_rate": _rate(ends["aborted_after_round"], ends["ended"]),
                 },
                 "seats": {
                     "human": int(seeds["humans"]),

@@ -319,6 +319,7 @@ class Api:
         doc["platform"] = {
             "fallback_rate": rates["matches"]["fallback_rate"],
             "abort_after_deck_rate": rates["matches"]["abort_after_deck_rate"],
+            "abort_after_round_rate": rates["matches"]["abort_after_round_rate"],
             "missing_seed_rate": rates["seats"]["missing_seed_rate"],
             "rounds_missed_rate": rates["rounds"]["missed_rate"],
             "see": "/v1/stats",

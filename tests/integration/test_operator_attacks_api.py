@@ -43,6 +43,14 @@ MISSED = MatchSpec(match_id="missed-1", ruleset="club", drand="fallback", label=
 #: ... while this match was dealt from round 1002's real value.
 DEALT_1002 = "dealt-1002"
 ABORTED = MatchSpec(match_id="aborted-1", ruleset="classic", end="abort", label="api-abort")
+#: A free reroll: thrown away once drand's value was in, before deck 0 went out.
+REROLLED = MatchSpec(
+    match_id="rerolled-1", ruleset="classic", end="abort_after_value", label="api-reroll"
+)
+#: An honest abort, while the seed window was open.
+ABORTED_EARLY = MatchSpec(
+    match_id="early-1", ruleset="classic", end="abort_early", label="api-early"
+)
 #: Fell back on round 1001, whose value came in time for honest-1.
 FELL_BACK_1001 = "fellback-1001"
 
@@ -102,7 +110,7 @@ class World:
 async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     schema = f"t_{uuid.uuid4().hex[:12]}"
     store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
-    for spec in (HONEST, REUSED, MISSED, ABORTED):
+    for spec in (HONEST, REUSED, MISSED, ABORTED, REROLLED, ABORTED_EARLY):
         await write(store, generate(spec))
     await write_randomness_only(store, DEALT_1002, 1002, with_drand=True)
     await write_randomness_only(store, FELL_BACK_1001, 1001, with_drand=False)
@@ -113,7 +121,7 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     for _ in range(400):
         body = await (await client.get("/v1/matches")).json()
         round_ = await (await client.get("/v1/rounds/quicknet/1001")).json()
-        if len(body["matches"]) >= 4 and len(round_["matches"]) >= 3:
+        if len(body["matches"]) >= 6 and len(round_["matches"]) >= 5:
             break
         await asyncio.sleep(0.05)
     yield World(client, str(client.make_url("")).rstrip("/"))
@@ -179,12 +187,16 @@ async def test_the_figures_anyone_can_watch(world: World) -> None:
         assert w["commitments_used_twice"] == 1
         # Rounds 1001 (came) and 1002 (declared missed).
         assert w["rounds"] == {"facts": 2, "missed": 1, "missed_rate": 0.5}
-        # Dealt: honest, reused, missed, aborted, dealt-1002, fellback-1001; two without.
-        assert w["matches"]["dealt"] == 6 and w["matches"]["without_drand"] == 2
-        assert w["matches"]["fallback_rate"] == round(2 / 6, 6)
-        assert w["matches"]["aborted_after_deck"] == 1 and w["matches"]["ended"] == 4
-        assert w["matches"]["abort_after_deck_rate"] == 0.25
-        assert w["seats"]["human"] == 4 * 2 and w["seats"]["missing_seed"] == 0
+        # Dealt: honest, reused, missed, aborted, rerolled, early, dealt-1002,
+        # fellback-1001 (each named a round that resolved); two without drand.
+        assert w["matches"]["dealt"] == 8 and w["matches"]["without_drand"] == 2
+        assert w["matches"]["fallback_rate"] == 0.25
+        assert w["matches"]["aborted_after_deck"] == 1 and w["matches"]["ended"] == 6
+        assert w["matches"]["abort_after_deck_rate"] == round(1 / 6, 6)
+        # The reroll threw no deck away, and counts: after the round was named.
+        assert w["matches"]["aborted"] == 3 and w["matches"]["aborted_after_round"] == 2
+        assert w["matches"]["abort_after_round_rate"] == round(2 / 6, 6)
+        assert w["seats"]["human"] == 6 * 2 and w["seats"]["missing_seed"] == 0
 
 
 async def test_bad_paths_get_clear_errors(world: World) -> None:
@@ -207,5 +219,15 @@ async def test_an_abort_after_a_deck_is_refused_beside_the_platforms_abort_rate(
     rep = await report(world, "aborted-1")
     assert rep["failed"] == ["ending"]
     assert "aborted by operator:ops" in check(rep, "ending")["detail"]
-    assert rep["platform"]["abort_after_deck_rate"] == 0.25
+    assert rep["platform"]["abort_after_deck_rate"] == round(1 / 6, 6)
+    assert rep["platform"]["abort_after_round_rate"] == round(2 / 6, 6)
     assert rep["platform"]["see"] == "/v1/stats"
+
+
+async def test_a_free_reroll_is_refused_and_an_early_abort_is_not(world: World) -> None:
+    rep = await report(world, REROLLED.match_id)
+    assert rep["failed"] == ["ending"]
+    assert "after round 1001 was named" in check(rep, "ending")["detail"]
+    rep = await report(world, ABORTED_EARLY.match_id)
+    assert rep["ok"] is True, rep["failed"]
+    assert "before the round was named" in check(rep, "ending")["detail"]

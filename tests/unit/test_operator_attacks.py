@@ -235,9 +235,9 @@ def other_dealers() -> list[tuple[str, int]]:
         )
         beacon = json.loads(_honest(MatchSpec(ruleset=ruleset, label=spec.label)))
         value = bytes.fromhex(beacon["fair_deal"]["deck_inputs"]["drand_value"])
-        deck0 = Shuffler(
-            DeckInputs(server_seed_of(spec), seeds, Drand(BEACON_ROUND, value))
-        ).deck(0, rules.deck_size)
+        deck0 = Shuffler(DeckInputs(server_seed_of(spec), seeds, Drand(BEACON_ROUND, value))).deck(
+            0, rules.deck_size
+        )
         rule = first_dealer(rules, deck0)
         out += [(ruleset, d) for d in range(rules.players) if d != rule]
     return out
@@ -288,6 +288,9 @@ class Attack:
 
 ABORTED = MatchSpec(ruleset="classic", end="abort", label="attack-ab")
 ABORTED_EARLY = MatchSpec(ruleset="classic", end="abort_early", label="attack-abe")
+#: Thrown away once drand's value was in and before deck 0 went out: the randomness
+#: service could compute every deck by then (a free reroll).
+ABORTED_AFTER_VALUE = MatchSpec(ruleset="classic", end="abort_after_value", label="attack-abv")
 
 ATTACKS = [
     Attack("1 a round past the commitment's last", "drand_round", round_past_the_last),
@@ -328,6 +331,7 @@ ATTACKS = [
     Attack("6 a made-up 48-byte signature", "drand_signature", fake_beacon),
     Attack("9 aborted after a deck went out", "ending", spec=ABORTED),
     Attack("9 an abort naming nobody", "ending", abort_naming_nobody, ABORTED_EARLY),
+    Attack("9 an abort after the value, before deck 0", "ending", None, ABORTED_AFTER_VALUE),
     Attack("9 a deck issued for a deal never dealt", "decks", peeked_deck),
 ]
 
@@ -338,7 +342,7 @@ def test_belot_verify_refuses_the_forgery_naming_the_check(
 ) -> None:
     path = tmp_path / "record.json"
     path.write_text(json.dumps(attack.build()))
-    assert belot(["verify", str(path)]) == 1
+    assert belot(["verify", "--no-log", str(path)]) == 1
     out = capsys.readouterr().out
     assert f"FAIL  {attack.check}" in out, out
     assert out.splitlines()[-1].startswith("NOT VERIFIED")
@@ -353,7 +357,7 @@ def test_belot_verify_refuses_the_forgery_naming_the_check(
 def test_honest_matches_still_verify(spec: MatchSpec, tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "record.json"
     path.write_text(json.dumps(honest(spec)))
-    assert belot(["verify", str(path)]) == 0
+    assert belot(["verify", "--no-log", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("VERIFIED")
 
 
@@ -368,7 +372,7 @@ def test_a_record_made_before_the_lead_still_verifies(tmp_path: Path, capsys: An
     assert 0 < named["due_at_ms"] - closed["at_ms"] < QUICKNET.period * 1000
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
-    assert belot(["verify", str(path)]) == 0
+    assert belot(["verify", "--no-log", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1].startswith("VERIFIED")
     assert "a commitment with no lead: the rule before the lead" in out
@@ -392,6 +396,23 @@ def test_a_careful_false_fallback_is_a_claim_a_relay_cannot_confirm(
     # serves the round, so `belot verify --drand-url` will not call the fallback good.
     path = tmp_path / "record.json"
     path.write_text(json.dumps(honest(FALLBACK)))
-    assert belot(["verify", str(path), "--drand-url", drand_relay]) == 1
+    assert belot(["verify", "--no-log", str(path), "--drand-url", drand_relay]) == 1
     out = capsys.readouterr().out
     assert "SKIP  drand_relay" in out and "cannot confirm the fallback" in out
+
+
+def test_a_free_reroll_is_refused_by_ending_alone() -> None:
+    """The reroll as the randomness service could make it: the round's value in, every
+    deck computable, the match thrown away before deck 0 went out. Every other check
+    passes (the forgery is consistent; before the naming rule ``ending`` passed it too:
+    no deck had gone out), and ``ending`` fails it by the log's order; the same abort
+    before the round was named, a moment earlier in the window, still verifies."""
+    report = verify_record(offline_record(ABORTED_AFTER_VALUE))
+    failed = {c.name for c in report.checks if c.status == "fail"}
+    assert failed == {"ending"}
+    (check,) = [c for c in report.checks if c.name == "ending"]
+    assert "after round 1001 was named" in check.detail
+    early = verify_record(offline_record(ABORTED_EARLY))
+    assert {c.name for c in early.checks if c.status == "fail"} == set()
+    (check,) = [c for c in early.checks if c.name == "ending"]
+    assert "before the round was named" in check.detail

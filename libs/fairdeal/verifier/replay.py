@@ -52,7 +52,7 @@ from belot.events import (
 from belot.match import Phase, decide, evolve, new_match
 from belot.seats import side_of
 from eventkit import streams
-from fairdeal.fairness import DeckIssued
+from fairdeal.fairness import DeckIssued, DrandRoundNamed
 from fairdeal.record import MATCH_FORFEITED, MatchItem, TableEnd
 from fairdeal.verifier.context import Context, card_codes, where_of
 from fairdeal.verifier.report import (
@@ -289,14 +289,18 @@ def check_score(ctx: Context) -> Check:
 
 
 def check_ending(ctx: Context) -> Check:
-    """An abort after a deck went out is a match thrown away by someone who could know
-    its cards (the server can compute every deck once drand is in): the record cannot
-    show the abort was not chosen, so it does not verify. Who asked and why are shown,
-    and the verify API publishes the platform's abort rate."""
-    ends = [e for e in ctx.items if isinstance(e, MatchEnded | TableEnd)]
+    """An abort once the cards could be known is a match thrown away by someone who could
+    know them: the record cannot show the abort was not chosen, so it does not verify.
+    The cards could be known from the moment the round was named: its value is public at
+    its due time, a few seconds later, and the server can then compute every deck. The
+    record's times are the server's, so "before the value" is judged by the log's order,
+    which the transparency log's witnesses hold: an abort written after the naming
+    fails, whether or not a deck went out. Who asked and why are shown, and the verify
+    API publishes the platform's abort rate (``abort_after_round_rate``)."""
+    ends = [(env, e) for env, e in ctx.decoded.match if isinstance(e, MatchEnded | TableEnd)]
     if not ends:
         return Check("ending", FAIL, "no event ends the match")
-    end = ends[-1]
+    end_env, end = ends[-1]
     if isinstance(end, MatchEnded):
         return pass_check("ending", "the match was played to its end")
     if end.type == MATCH_FORFEITED:
@@ -305,19 +309,41 @@ def check_ending(ctx: Context) -> Check:
         )
     issued = sorted(e.deal for e in ctx.all(DeckIssued))
     who = end.by if end.by else "nobody named"
-    if not issued:
-        if end.by is None:
-            return Check("ending", FAIL, "aborted, and the record does not say who asked")
-        return pass_check(
+    if end.by is None:
+        return Check("ending", FAIL, "aborted, and the record does not say who asked")
+    named = next(
+        ((env, e) for env, e in ctx.decoded.fairness if isinstance(e, DrandRoundNamed)), None
+    )
+    if issued:
+        return Check(
             "ending",
-            f"aborted by {who} ({end.reason}) before any deck went out: no card was known",
+            FAIL,
+            f"aborted by {who} ({end.reason}) after {len(issued)} deck(s) went out (deals "
+            f"{', '.join(str(k) for k in issued)}): whoever could see those cards could "
+            "throw the match away and deal another, so this record cannot show the abort "
+            "was not chosen (the verify API's /v1/stats gives the platform's abort rate)",
+            (Difference("MatchAborted", "an abort after a deck went out", who, None),),
         )
-    return Check(
+    if named is not None and named[0].position < end_env.position:
+        round_ = named[1].round
+        return Check(
+            "ending",
+            FAIL,
+            f"aborted by {who} ({end.reason}) after round {round_} was named (log "
+            f"position {named[0].position}, the abort at {end_env.position}): the round's "
+            "value is public at its due time, and from it the server computes every deck, "
+            "so an abort written after the naming could have followed the cards (the "
+            "verify API's /v1/stats gives the platform's abort_after_round_rate)",
+            (
+                Difference(
+                    where_of(end_env),
+                    "an abort after the round was named",
+                    end_env.position,
+                    f"< {named[0].position}",
+                ),
+            ),
+        )
+    return pass_check(
         "ending",
-        FAIL,
-        f"aborted by {who} ({end.reason}) after {len(issued)} deck(s) went out (deals "
-        f"{', '.join(str(k) for k in issued)}): whoever could see those cards could "
-        "throw the match away and deal another, so this record cannot show the abort "
-        "was not chosen (the verify API's /v1/stats gives the platform's abort rate)",
-        (Difference("MatchAborted", "an abort after a deck went out", who, None),),
+        f"aborted by {who} ({end.reason}) before the round was named: no card could be known",
     )
