@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import aiohttp
@@ -37,6 +38,8 @@ from services import db
 from services.demo import BOT_DELAY_MS, run_demo
 from services.serve import REGISTRY
 from services.table.domain import MAX_BOT_DELAY_MS
+from services.verify.translog import log_signer
+from translog import Cosigner, parse_skey
 
 #: Start order; the gateway last, so that players only arrive once the rest answers.
 ORDER: Final = ("randomness", "table", "relay", "verify", "rating", "tournament", "gateway")
@@ -44,6 +47,46 @@ ORDER: Final = ("randomness", "table", "relay", "verify", "rating", "tournament"
 #: uses BELOT_TABLE_PORT).
 EXTRA_TABLE_PORT: Final = 8100
 MAX_BACKOFF: Final = 30.0
+
+
+#: The witness ``belot run`` starts keeps its key and state here, under BELOT_DATA_DIR.
+WITNESS_DIR: Final = "witness"
+#: Its name's first part; the log's origin follows (``belot-run-witness/<origin>``).
+WITNESS_NAME: Final = "belot-run-witness"
+
+
+@dataclass(frozen=True)
+class LocalWitness:
+    """The witness ``belot run`` starts, so that the log is watched by default.
+
+    Why one here: a reader's check of when a round was named (``log_timing``) trusts a
+    witness's clock, never the server's, and fails without one (docs/threat-model.md);
+    a platform that ran with none would be one no reader can check. This one stands for
+    a third party as far as one machine can: a process of its own, started with none of
+    the platform's settings (no database, no NATS, no log key), with its own key made
+    here once (mode 0600, never read by a service), reading the log's public API only.
+    It is configured in ``BELOT_TRANSLOG_WITNESSES`` (after any the operator names), so
+    the log lists it as its witness and readers count it; a deployment adds witnesses
+    run by others (docs/transparency-log.md, "Witnesses"), which is what makes the
+    trust more than the operator's word."""
+
+    vkey: str
+    child: Child
+
+
+def _kept_cosigner(path: Path, name: str) -> Cosigner:
+    """The witness key kept at ``path``, made there at the first call (mode 0600)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        signer = parse_skey(path.read_text().strip())
+        if not isinstance(signer, Cosigner):
+            raise RunError(f"{path} holds no witness key (type 0x04): move it away") from None
+        return signer
+    cosigner = Cosigner(name, secrets.token_bytes(32))
+    with os.fdopen(fd, "w") as f:
+        f.write(cosigner.skey + "\n")
+    return cosigner
 
 
 class RunError(Exception):
@@ -164,11 +207,34 @@ class Supervisor:
                 children.append(Child(name, [*belot, "serve", name], env_of(name), s.port(name)))
         # The gateway's /status page scrapes every process, the extra table workers too.
         host = s.http_host if s.http_host not in ("0.0.0.0", "::") else "127.0.0.1"
+        witness = self.witness(belot, f"http://{host}:{s.port('verify')}")
+        for child in children:
+            if child.name == "verify":
+                configured = [*s.translog_witnesses, witness.vkey]
+                child.env["BELOT_TRANSLOG_WITNESSES"] = ",".join(dict.fromkeys(configured))
+        children.append(witness.child)
         targets = ",".join(f"{c.name}={host}:{c.port}" for c in children if c.port)
         for child in children:
             if child.name == "gateway":
                 child.env["BELOT_STATUS_TARGETS"] = targets
         return children
+
+    def witness(self, belot: list[str], api: str) -> LocalWitness:
+        """The witness this run starts (see :class:`LocalWitness`)."""
+        s = self.resolved
+        home = s.data_dir.absolute() / WITNESS_DIR
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        key = home / "key"
+        cosigner = _kept_cosigner(key, f"{WITNESS_NAME}/{s.translog_origin}")
+        log_vkey = log_signer(s).vkey
+        # Nothing of the platform's: no database, no NATS, no secret of the log. What it
+        # knows of the log it reads from the public API, as any witness does.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
+        argv = [
+            *belot, "witness", "run", "--api", api, "--log-key", log_vkey,
+            "--key", str(key), "--state", str(home / "state"),
+        ]  # fmt: skip
+        return LocalWitness(cosigner.vkey, Child("witness", argv, env, None))
 
     async def spawn(self, child: Child) -> None:
         # Each service logs to its own file: the terminal keeps the progress line.
