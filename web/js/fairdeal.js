@@ -64,6 +64,14 @@ export const TOLERANCE = Object.freeze({
    * seen as drand produced them, the one before on time by this tab's clock): it came
    * in time. */
   cadenceMs: 1000,
+  /** The round's naming must reach this tab at least the commitment's lead
+   * (round_lead_ms) less this before the round is due by drand's schedule on this tab's
+   * clock. It covers the device's clock against drand's schedule (clockMs: where this
+   * tab's own relays show its clock further ahead, or behind, that bound replaces it)
+   * and the naming's way to the tab (the randomness service's append, the gateway, the
+   * socket: 500 ms). A naming later than this could have been made once the value was
+   * out, and leaves no witness the time to cosign it before the round is due. */
+  namingMs: 2500,
   /** The longest seed window a commitment may fix (fairness.py MAX_SEED_WINDOW_MS). */
   maxWindowMs: 600_000,
   /** The longest lead of the round a commitment may fix (fairness.py MAX_ROUND_LEAD_MS). */
@@ -124,6 +132,9 @@ const unchecked = (name, detail) => ({ name, status: "unchecked", detail });
 const info = (name, detail) => ({ name, status: "info", detail });
 
 const secs = (ms) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+/** "1.2 s before" when ``ms`` >= 0, "0.3 s after" when it is negative: ``ms`` is how long
+ * the thing said came before the one it is compared with. */
+const apart = (ms) => `${secs(ms)} ${ms >= 0 ? "before" : "after"}`;
 const known = (chain) => Object.hasOwn(CHAINS, chain ?? "");
 const given = (x) => x !== null && x !== undefined;
 
@@ -148,6 +159,50 @@ function watchedBy(kept, t) {
  * latest round was one before ``round``: ``round`` was not out yet then. */
 function notYetAt(kept, round, t) {
   return Object.entries(kept.drand_seen ?? {}).some(([r, s]) => s.source !== "server" && s.how === "latest" && Number(r) < round && s.at >= t - TOLERANCE.seenMs);
+}
+
+/** How far ahead of drand's schedule this tab's clock may run, by its own relays (not the
+ * server's: a relay it runs may be late on purpose): a beacon cannot be had before its
+ * round is due, so round r had at t on this clock shows it at most t - due(r) ahead
+ * (negative: at least that much behind). The least over its observations; null when its
+ * own relays gave it none. */
+export function clockAhead(kept) {
+  if (!known(kept.chain)) return null;
+  let best = null;
+  for (const [key, seen] of Object.entries(kept.drand_seen ?? {})) {
+    if (seen.source === "server" || !Number.isFinite(seen.at)) continue;
+    const by = seen.at - roundTime(kept.chain, Number(key));
+    if (best === null || by < best) best = by;
+  }
+  return best;
+}
+
+/** The naming's lead (TOLERANCE.namingMs): whether the naming of round ``R``, seen at
+ * ``t`` on this tab's clock, came at least the commitment's ``lead`` less the tolerance
+ * before the round was due. Returns null (in time), "wait" (during the match, its own
+ * relays have not answered yet and may still show its clock fast), or the failure's
+ * words. The tolerance's clock part (clockMs) is replaced by what its own relays show:
+ * its clock further ahead than clockMs widens it, behind narrows it. */
+function namingLate(kept, R, t, lead, { final, now }) {
+  const due = roundTime(kept.chain, R);
+  const ahead = clockAhead(kept);
+  if (!final && ahead === null && now < t + TOLERANCE.clockMs) return "wait";
+  const shift = ahead === null ? 0 : ahead > TOLERANCE.clockMs ? ahead - TOLERANCE.clockMs : Math.min(0, ahead);
+  const allowance = TOLERANCE.namingMs + shift;
+  const need = lead - allowance; // the naming must come at least this long before due
+  const came = due - t; // it came this long before due (negative: after)
+  if (came >= need) return null;
+  const when = came < 0 ? `by this tab's clock, round ${R} was due ${secs(came)} before the table named it` : `by this tab's clock, round ${R} was named only ${secs(came)} before it was due`;
+  const rule = need >= 0 ? `at least ${secs(need)} before its round is due` : `no later than ${secs(need)} after its round is due`;
+  const clock = ahead === null ? "" : `; its own drand relays show its clock ${ahead >= 0 ? `at most ${secs(ahead)} ahead` : `at least ${secs(ahead)} behind`}`;
+  return `${when}: a naming must reach this tab ${rule} (the commitment's lead of ${secs(lead)} less ${secs(allowance)} for this tab's clock and the naming's way to it${clock}), and this one came ${secs(need - came)} too late: ${came < 0 ? "the server could have known the value when it named the round" : "short of the lead the commitment promised, it may have been made once the round's value was out"}, and no witness could cosign the naming before the round was due`;
+}
+
+/** When this tab first had the value against when it saw the round named, said the right
+ * way round (within seenMs it may have come first: two messages crossing). */
+function hadThen(had, named) {
+  const d = had.at - named;
+  return d >= 0 ? `${secs(d)} after it saw the round named` : `${secs(d)} before it saw the round named (within the ${TOLERANCE.seenMs / 1000} s two messages may cross)`;
 }
 
 const from = (seen) => `${seen.relay}${seen.source === "server" ? " (a relay the server named)" : ""}`;
@@ -217,7 +272,7 @@ function checkBounds(kept, { final, now = Infinity }) {
     return fail(name, `by this tab's clock, round ${last}, the last the match may name, was due ${secs(c - due)} before the commitment was shown: its value was already out`);
   }
   const named = given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : "";
-  return passed(`the commitment fixes round ${last} as the last the match may name (${rule}), and this tab saw it ${secs(due - c)} before that round was due${named}`);
+  return passed(`the commitment fixes round ${last} as the last the match may name (${rule}), and this tab saw it ${apart(due - c)} that round was due${named}`);
 }
 
 function checkSeed(kept, { final, now = Infinity }) {
@@ -268,7 +323,7 @@ function checkSeed(kept, { final, now = Infinity }) {
   // The close (on the WebSocket) can overtake the reply that carries the receipt.
   const waiting = given(kept.seed_reply_due) && now - kept.seed_reply_due < TOLERANCE.replyMs;
   if (!final && waiting) return null;
-  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${secs(kept.window_closes_at_ms - kept.my_seed_sent_at)} before the window's end)` : "";
+  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${apart(kept.window_closes_at_ms - kept.my_seed_sent_at)} the window's end)` : "";
   return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it`);
 }
 
@@ -291,24 +346,41 @@ function checkRound(kept, { final, now = Infinity }) {
   }
   const named = kept.drand_round_seen_at;
   if (!given(named)) return final ? unchecked(name, "could not check: this tab did not keep when it saw the round named") : null;
+  // The seats' seeds: the window's close lists them, and the log orders it before the
+  // naming, so a naming in time covers them; a close shown after the naming does not.
+  const closed = kept.window_closed_at;
+  if (given(closed) && closed > named + TOLERANCE.seenMs) {
+    return fail(name, `the seats' seeds (the window's close) reached this tab ${secs(closed - named)} after it saw round ${R} named: the log orders them before the naming, and a seed shown after it may have been chosen once the round's value was out`);
+  }
+  const seeds = given(closed) ? `; the seats' seeds, which the window's close listed when this tab saw it (${secs(named - closed)} before the naming), are covered by it` : "";
   const due = roundTime(kept.chain, R);
   const had = hadAt(kept, R);
+  // The naming's lead: it must reach this tab the commitment's lead, less namingMs,
+  // before the round is due (0: a commitment made before the lead).
+  const leadMs = Number.isSafeInteger(lead) && lead >= 0 ? lead : 0;
+  const late = namingLate(kept, R, named, leadMs, { final, now });
+  const inTime = late === null ? `; the naming reached this tab ${apart(due - named)} the round was due by its clock${leadMs > 0 ? ` (the commitment's lead is ${secs(leadMs)})` : ""}` : "";
   // Covered: the tab was watching drand on its own relays when the round was named (so
   // it would have had the value then, had it been out), or they told it, after the
   // naming, that the latest round was an earlier one.
   const covered = had !== null && (watchedBy(kept, named) || notYetAt(kept, R, named));
   if (kept.drand_round_live === false) {
     // Seen in a catch-up: when it was named is unknown, but no later than then.
+    if (late !== null) {
+      return final ? unchecked(name, `could not check: this tab saw round ${R} named only in a catch-up (on connecting), ${apart(due - named)} it was due by its clock, not as it happened`) : null;
+    }
     if (covered && had.at >= named - TOLERANCE.seenMs) {
-      return final ? pass(name, `this tab saw round ${R} named only in a catch-up, and even then it did not have its value yet (it had it ${secs(had.at - named)} later, from ${from(had)})`) : null;
+      return final ? pass(name, `this tab saw round ${R} named only in a catch-up, and even then it did not have its value yet (it first had it ${hadThen(had, named)}, from ${from(had)})${inTime}${seeds}`) : null;
     }
     return final ? unchecked(name, `could not check: this tab saw round ${R} named only in a catch-up (on connecting), not as it happened`) : null;
   }
   if (had && had.at < named - TOLERANCE.seenMs) {
     return fail(name, `this tab had ${roundOf(had, R)} from ${from(had)} ${secs(named - had.at)} before it saw round ${R} named: the server could have known the value when it named the round`);
   }
+  if (late === "wait") return null;
+  if (late !== null) return fail(name, late);
   if (covered) {
-    return final ? pass(name, `round ${R} was named before its value was out: this tab, watching drand on its own relays, first had it ${secs(had.at - named)} after it saw the round named (from ${from(had)})`) : null;
+    return final ? pass(name, `round ${R} was named before its value was out: this tab, watching drand on its own relays, first had it ${hadThen(had, named)} (from ${from(had)})${inTime}${seeds}`) : null;
   }
   // No observation of this tab's own covers the naming: drand's schedule on its clock.
   // While the match runs, only once its own relays have had clockMs to answer: an answer
@@ -379,7 +451,9 @@ function checkFallback(kept, { final, verifyApi }) {
     }
   }
   if (!final) return null;
-  const why = had ? `this tab had round ${R}'s value only ${secs(had.at - kept.fallback_seen_at)} after the table said it was late` : `no drand relay gave this tab round ${R}'s value`;
+  const gap = had ? had.at - kept.fallback_seen_at : 0;
+  const heard = gap >= 0 ? `only ${secs(gap)} after` : `${secs(gap)} before (within the ${TOLERANCE.toldMs / 1000} s the server may take to find it late and tell this tab)`;
+  const why = had ? `this tab had round ${R}'s value ${heard} the table said it was late` : `no drand relay gave this tab round ${R}'s value`;
   const stats = verifyApi ? `${verifyApi.replace(/\/$/, "")}/v1/stats` : "the verify API's /v1/stats";
   return unchecked(name, `could not check that drand was late (${why}); the platform's fallback rate is at ${stats}`);
 }

@@ -133,7 +133,7 @@ test("the honest match kept by hand passes every check, and is ok", async () => 
 });
 
 test("the tolerances are the documented ones", () => {
-  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, maxWindowMs: 600_000, maxLeadMs: 60_000, replyMs: 5000 });
+  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, namingMs: 2500, maxWindowMs: 600_000, maxLeadMs: 60_000, replyMs: 5000 });
   assert.ok(Object.isFrozen(TOLERANCE));
 });
 
@@ -276,6 +276,7 @@ test("drand round: without an observation of its own, drand's schedule on the ta
     const k = base();
     k.drand_seen = seenBy;
     k.drand_round_seen_at = DUE(1001) + namedAfterDue;
+    k.window_closed_at = Math.min(k.window_closed_at, k.drand_round_seen_at); // the close comes first
     return k;
   };
   let c = await one(blind(TOLERANCE.clockMs + 1), "drand round");
@@ -329,6 +330,101 @@ test("drand round: a naming seen only in a catch-up", async () => {
   assert.equal(c.status, "unchecked");
   assert.match(c.detail, /^could not check: this tab saw round 1001 named only in a catch-up/);
   assert.deepEqual(liveNames(k), [], "a catch-up's time is not when it happened");
+});
+
+// --- drand round: the naming must come the commitment's lead before the round is due
+
+test("attack: round 1003 named 0.14 s after this tab had its value (read at due + 0.1 s) fails by the lead", async () => {
+  // The operator reads drand at due + 100 ms, then closes the window and names the round
+  // 140 ms after this tab had the value from its own relay: within the 250 ms two
+  // messages may cross, so "had it before the naming" cannot tell. Its own times are
+  // consistent (the window closed, by them, more than the lead before round 1003).
+  const attack = () => {
+    const k = leadBase();
+    k.window_closed_at = DUE(1003) + 240;
+    k.drand_round_seen_at = DUE(1003) + 240;
+    k.drand_seen_at = DUE(1003) + 400;
+    return k;
+  };
+  const c = await one(attack(), "drand round");
+  assert.equal(c.status, "fail", c.detail);
+  assert.match(c.detail, /^by this tab's clock, round 1003 was due 0\.2 s before the table named it: a naming must reach this tab at least 3\.5 s before its round is due \(the commitment's lead of 6\.0 s less 2\.5 s for this tab's clock and the naming's way to it; its own drand relays show its clock at most 0\.1 s ahead\), and this one came 3\.7 s too late/);
+  assert.equal(c.result.ok, false);
+  // Known as soon as the round is named (its own relays had answered: the bound holds).
+  assert.deepEqual(liveNames(attack(), DUE(1003) + 240), ["drand round"]);
+
+  // Named before it was due, but too late for the lead: 1.0 s before (3.5 s needed).
+  const k = leadBase();
+  k.window_closed_at = k.drand_round_seen_at = DUE(1003) - 1_000;
+  const late = await one(k, "drand round");
+  assert.equal(late.status, "fail");
+  assert.match(late.detail, /^by this tab's clock, round 1003 was named only 1\.0 s before it was due: .* 2\.5 s too late/);
+});
+
+test("drand round: the naming's lead, at the edge of namingMs, with and without an observation of its own", async () => {
+  const need = LEAD - TOLERANCE.namingMs;
+  const named = (before, drandSeen) => {
+    const k = leadBase();
+    k.window_closed_at = k.drand_round_seen_at = DUE(1003) - before;
+    if (drandSeen) k.drand_seen = drandSeen;
+    return k;
+  };
+  // Its own relays answered (its clock at most 0.1 s ahead): the edge is namingMs.
+  assert.equal((await one(named(need), "drand round")).status, "pass");
+  let c = await one(named(need - 1), "drand round");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /0\.0 s too late/);
+  // No relay answered: the same edge on the device's clock (could not check otherwise).
+  assert.equal((await one(named(need, {}), "drand round")).status, "unchecked");
+  assert.equal((await one(named(need - 1, {}), "drand round")).status, "fail");
+  // During the match: by the clock alone only once its own relays had clockMs to answer.
+  const blind = named(need - 1, {});
+  assert.deepEqual(liveNames(blind, blind.drand_round_seen_at + TOLERANCE.clockMs - 1), []);
+  assert.deepEqual(liveNames(blind, blind.drand_round_seen_at + TOLERANCE.clockMs), ["drand round"]);
+  // Its own relays show the device's clock 4 s fast: the naming is judged with it.
+  const skew = 4_000;
+  // (Named 5.6 s before it was due, 1.6 s by the clock: in time for the lead less 0.5 s.)
+  const fast = named(LEAD - 400 - skew, { 1000: seen(1000, DUE(1000) + skew + 40, "latest"), 1003: seen(1003, DUE(1003) + skew + 100) });
+  c = await one(fast, "drand round");
+  assert.equal(c.status, "pass", c.detail);
+  // ... and a clock its relays show 1 s slow gains nothing.
+  const slow = named(need + 500, { 1000: seen(1000, DUE(1000) - 1_000 + 40, "latest"), 1003: seen(1003, DUE(1003) - 1_000 + 100) });
+  c = await one(slow, "drand round");
+  assert.equal(c.status, "fail", c.detail);
+  assert.match(c.detail, /its own drand relays show its clock at least 1\.0 s behind/);
+  // The lead of a commitment made before it (0): the next round, named up to namingMs
+  // after it was due by the clock's rule alone (the old clock rule still fails past clockMs).
+  const old = base();
+  old.drand_round_seen_at = DUE(1001) + 100 + TOLERANCE.seenMs - 1;
+  assert.equal((await one(old, "drand round")).status, "pass");
+});
+
+test("drand round: the seats' seeds come before the naming, and are covered by it", async () => {
+  const k = leadBase();
+  let c = await one(k, "drand round");
+  assert.equal(c.status, "pass");
+  assert.match(c.detail, /the seats' seeds, which the window's close listed when this tab saw it \(0\.0 s before the naming\), are covered by it/);
+  // The close shown after the naming: a seed shown after it is not covered.
+  k.window_closed_at = k.drand_round_seen_at + TOLERANCE.seenMs + 1;
+  c = await one(k, "drand round");
+  assert.equal(c.status, "fail");
+  assert.match(c.detail, /the seats' seeds \(the window's close\) reached this tab 0\.3 s after it saw round 1003 named/);
+  assert.deepEqual(liveNames(k), ["drand round"]);
+});
+
+test("drand round: 'before' and 'after' say which came first (the value 0.14 s before the naming)", async () => {
+  // Within the 250 ms two messages may cross: a pass, but said the right way round.
+  const k = base();
+  k.drand_round_seen_at = DUE(1001) + 100 + 140;
+  k.window_closed_at = k.drand_round_seen_at;
+  const c = await one(k, "drand round");
+  assert.equal(c.status, "pass");
+  assert.match(c.detail, /first had it 0\.1 s before it saw the round named \(within the 0\.25 s two messages may cross\)/);
+  assert.doesNotMatch(c.detail, /s after it saw the round named/);
+  // The same in a catch-up.
+  k.drand_round_live = false;
+  const u = await one(k, "drand round");
+  assert.match(u.detail, /0\.1 s before it saw the round named/);
 });
 
 // --- your seed
