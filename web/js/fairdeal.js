@@ -72,6 +72,12 @@ export const TOLERANCE = Object.freeze({
    * socket: 500 ms). A naming later than this could have been made once the value was
    * out, and leaves no witness the time to cosign it before the round is due. */
   namingMs: 2500,
+  /** A seed refused as late, or missing from the window's close, is this tab's own doing
+   * only if it sent it more than the window's length (ServerSeedCommitted:
+   * window_closes_at_ms - at_ms) less this after it first saw the commitment: the
+   * commitment's way to the tab and the seed's way back to the server. Sooner, the
+   * server kept the seat from its seed (it showed the commitment late). */
+  seedTripMs: 2000,
   /** The longest seed window a commitment may fix (fairness.py MAX_SEED_WINDOW_MS). */
   maxWindowMs: 600_000,
   /** The longest lead of the round a commitment may fix (fairness.py MAX_ROUND_LEAD_MS). */
@@ -312,18 +318,40 @@ function checkSeed(kept, { final, now = Infinity }) {
     return final ? pass(name, `the decks used the seed this tab made, ${mine}`) : null;
   }
   if (shown !== "" && shown !== undefined) return fail(name, `the table dealt from ${shown} for your seat, but this tab sent ${mine}`);
-  // Recorded missing: an honest outcome only when the server refused the seed as late
-  // and this tab itself sent it late, by its own clock (a seed sent in time and refused
-  // once the window's end had come was held back: dropped).
-  const late = kept.seed_refused;
-  const sentLate = given(kept.window_closes_at_ms) && kept.my_seed_sent_at >= kept.window_closes_at_ms - TOLERANCE.clockMs;
-  if (late && late.code === "seed_window_closed" && sentLate) {
+  // Recorded missing (refused as late, or dropped): an honest outcome only when this tab
+  // itself sent its seed late, judged from when it first saw the commitment: it had the
+  // window's length from then (less seedTripMs), whatever the server's clock says.
+  const refused = kept.seed_refused?.code === "seed_window_closed" ? kept.seed_refused : null;
+  const sent = kept.my_seed_sent_at;
+  const seen = kept.commitment_seen_at;
+  const windowMs = given(kept.window_closes_at_ms) && given(kept.commitment_at_ms) ? kept.window_closes_at_ms - kept.commitment_at_ms : null;
+  const outcome = refused ? "the server refused it as late" : "the window closed without it";
+  if (windowMs !== null && given(seen)) {
+    const after = sent - seen;
+    const allowed = `the window's ${secs(windowMs)} less ${secs(TOLERANCE.seedTripMs)}`;
+    if (after > windowMs - TOLERANCE.seedTripMs) {
+      return final ? info(name, `this tab sent your seed ${secs(after)} after it first saw the commitment, more than ${allowed}: late by its own doing (the page asleep, or closed), and ${outcome}: the deals used none for your seat`) : null;
+    }
+    // The close (on the WebSocket) can overtake the reply that carries the receipt.
+    if (!refused && !final && given(kept.seed_reply_due) && now - kept.seed_reply_due < TOLERANCE.replyMs) return null;
+    const when = ` (this tab sent it ${apart(kept.window_closes_at_ms - sent)} the window's end)`;
+    if (kept.commitment_live === false) {
+      return final ? unchecked(name, `could not check: this tab first saw the commitment only in a catch-up (on connecting), and sent your seed then${when}; ${outcome}: whether the server showed it late cannot be told`) : null;
+    }
+    const starved = `though this tab sent it ${secs(after)} after it first saw the commitment, within ${allowed} (the commitment's way to it and the seed's way back): the server showed this tab the commitment late, and your seat was dealt without the seed it made`;
+    if (refused) return fail(name, `the seed this tab sent was not used${when}: the server refused it as late, ${starved}`);
+    return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it, ${starved}`);
+  }
+  // Without the commitment's own time (a record begun by an older page): late by this
+  // tab's clock, as the window closed.
+  const sentLate = given(kept.window_closes_at_ms) && sent >= kept.window_closes_at_ms - TOLERANCE.clockMs;
+  if (refused && sentLate) {
     return final ? info(name, "this tab sent your seed only as the seed window closed, and the server refused it as late: the deals used none for your seat") : null;
   }
   // The close (on the WebSocket) can overtake the reply that carries the receipt.
   const waiting = given(kept.seed_reply_due) && now - kept.seed_reply_due < TOLERANCE.replyMs;
   if (!final && waiting) return null;
-  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${apart(kept.window_closes_at_ms - kept.my_seed_sent_at)} the window's end)` : "";
+  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${apart(kept.window_closes_at_ms - sent)} the window's end)` : "";
   return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it`);
 }
 

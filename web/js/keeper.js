@@ -18,8 +18,11 @@
 // checks say this tab pinned nothing, and could not check. Format 4 added the salts
 // (``salted``, and each of this seat's cards with its ``salt``), a hash served while the
 // match ran (``hash_served``) and the verify API's answer on the commitment
-// (``commitment_uses``): an older record's checks of them could not check.
-export const FORMAT = "belot-tab-kept/4";
+// (``commitment_uses``): an older record's checks of them could not check. Format 5 added
+// the commitment's own time (``commitment_at_ms``: the seed window's length, against
+// which a seed refused as late is judged); an older record is judged as before, by this
+// tab's clock against the window's end.
+export const FORMAT = "belot-tab-kept/5";
 /** The formats before the salts were kept (fairdeal.js: their salts and hashes checks
  * could not check). */
 export const BEFORE_SALTS = Object.freeze(["belot-tab-kept/1", "belot-tab-kept/2", "belot-tab-kept/3"]);
@@ -49,6 +52,7 @@ export function newKept(matchId, tableId, player) {
     window_closes_at_ms: null, // the commitment's facts: the seed window's end, server time
     last_round: null, // and the last drand round the match may name
     round_lead_ms: null, // and the lead of the round it names (0: a commitment made before the lead)
+    commitment_at_ms: null, // and when it was made, by the server's time (ServerSeedCommitted.at_ms): the window's length is window_closes_at_ms - this
     salted: null, // and whether it promises a salt in every hidden event (false: not promised; null: not seen)
     // The verify API's answer, when the commitment was seen, on which matches used it
     // (GET /v1/commitments/{commitment}): {matches, used_twice, at}, or {error, at} (asked
@@ -201,6 +205,8 @@ function keepEvent(kept, msg, rulesets, now) {
       // The fair deal's own commitment: one without a lead was made before the lead (0);
       // one without ``salted`` promises no salts.
       changed = fix(kept, "salted", p.salted === true, "whether the commitment promises salts") || changed;
+      // Its own time (the table's copy has the table's): the seed window's length.
+      if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "commitment_at_ms", p.at_ms, "when the commitment was made") || changed;
       return fixCommitment(kept, { round_lead_ms: 0, ...p }, now, live) || changed;
     case "SeatSeedReceived":
       if (kept.seat !== null && p.seat === kept.seat && msg.visibility === `seat:${kept.seat}`) {

@@ -39,6 +39,7 @@ function base() {
     commitment: bytesToHex(sha256(hexToBytes(SERVER_SEED))),
     commitment_seen_at: T0,
     commitment_live: true,
+    commitment_at_ms: T0 - 40,
     chain: "quicknet",
     window_closes_at_ms: T0 + 20_000,
     last_round: roundAt("quicknet", T0 + 20_000) + 1,
@@ -133,7 +134,7 @@ test("the honest match kept by hand passes every check, and is ok", async () => 
 });
 
 test("the tolerances are the documented ones", () => {
-  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, namingMs: 2500, maxWindowMs: 600_000, maxLeadMs: 60_000, replyMs: 5000 });
+  assert.deepEqual({ ...TOLERANCE }, { graceMs: 5000, seenMs: 250, clockMs: 2000, toldMs: 2000, cadenceMs: 1000, namingMs: 2500, seedTripMs: 2000, maxWindowMs: 600_000, maxLeadMs: 60_000, replyMs: 5000 });
   assert.ok(Object.isFrozen(TOLERANCE));
 });
 
@@ -473,8 +474,11 @@ test("your seed: without a receipt", async () => {
   assert.equal(c.status, "fail");
   assert.match(c.detail, /^the seed this tab sent was not used/);
   assert.deepEqual(liveNames(missing()), ["your seed"]);
-  // Sent as the window closed (on the tab's clock) and refused as late: honest.
+  // Sent as the window closed (on the tab's clock) and refused as late: honest, in a
+  // record without the commitment's own time (an older page; otherwise the window's
+  // length from the commitment's sight decides, below).
   let k = missing();
+  k.commitment_at_ms = null;
   k.my_seed_sent_at = k.window_closes_at_ms - TOLERANCE.clockMs + 10;
   k.seed_refused = { code: "seed_window_closed", at: k.window_closes_at_ms + 50 };
   c = await one(k, "your seed");
@@ -498,6 +502,90 @@ test("your seed: without a receipt", async () => {
   // A spectator has no seed.
   k.seat = null;
   assert.equal((await one(k, "your seed")).status, "info");
+});
+
+test("attack: seed starvation, the commitment shown 18 s late, 1.9 s before the window's end: the refusal as late fails", async () => {
+  // The server commits at T0 with a 20 s window, but shows this tab the commitment only
+  // 18.1 s later; the tab sends its seed at once, and the server refuses it as late: the
+  // deals use none for this seat. Its own times are honest; only when this tab saw the
+  // commitment tells.
+  const starved = () => {
+    const k = base();
+    Object.assign(k, {
+      commitment_at_ms: T0,
+      commitment_seen_at: T0 + 18_100,
+      my_seed_sent_at: T0 + 18_100,
+      receipt: null,
+      receipt_at: null,
+      seed_received: null,
+      seed_refused: { code: "seed_window_closed", at: T0 + 20_050 },
+      seat_seeds: ["", "", "b2".repeat(16), ""],
+      missing_seeds: [0],
+    });
+    return k;
+  };
+  const c = await one(starved(), "your seed");
+  assert.equal(c.status, "fail", c.detail);
+  assert.match(c.detail, /^the seed this tab sent was not used \(this tab sent it 1\.9 s before the window's end\): the server refused it as late, though this tab sent it 0\.0 s after it first saw the commitment, within the window's 20\.0 s less 2\.0 s/);
+  assert.equal(c.result.ok, false);
+  assert.deepEqual(liveNames(starved()), ["your seed"], "known at the window's close");
+  // Recorded missing without a refusal: the same.
+  const silent = starved();
+  silent.seed_refused = null;
+  const s = await one(silent, "your seed");
+  assert.equal(s.status, "fail");
+  assert.match(s.detail, /^the seed this tab sent was not used .*the window closed showing none for your seat/);
+});
+
+test("your seed: lateness is judged from when this tab first saw the commitment (the window's length less seedTripMs)", async () => {
+  const late = (after, { live = true, refused = true } = {}) => {
+    const k = base();
+    Object.assign(k, {
+      commitment_at_ms: T0 - 40,
+      commitment_live: live,
+      my_seed_sent_at: T0 + after,
+      receipt: null,
+      receipt_at: null,
+      seed_received: null,
+      seed_refused: refused ? { code: "seed_window_closed", at: T0 + after + 100 } : null,
+      seat_seeds: ["", "", "b2".repeat(16), ""],
+      missing_seeds: [0],
+    });
+    return k;
+  };
+  const W = 20_040; // window_closes_at_ms - commitment_at_ms
+  // An honest late sender: the page asleep, its seed sent after the whole window.
+  let c = await one(late(W + 500), "your seed");
+  assert.equal(c.status, "info", c.detail);
+  assert.match(c.detail, /^this tab sent your seed 20\.5 s after it first saw the commitment, more than the window's 20\.0 s less 2\.0 s: late by its own doing .*the server refused it as late/);
+  assert.deepEqual(liveNames(late(W + 500)), []);
+  // The edge: more than W - seedTripMs after it is its own doing; not more, the server's.
+  assert.equal((await one(late(W - TOLERANCE.seedTripMs + 1), "your seed")).status, "info");
+  assert.equal((await one(late(W - TOLERANCE.seedTripMs), "your seed")).status, "fail");
+  // Missing without a refusal, sent late by the tab: info too.
+  c = await one(late(W + 500, { refused: false }), "your seed");
+  assert.equal(c.status, "info");
+  assert.match(c.detail, /the window closed without it/);
+  // The commitment seen only in a catch-up (on connecting): the tab could not send before.
+  c = await one(late(0, { live: false }), "your seed");
+  assert.equal(c.status, "unchecked");
+  assert.match(c.detail, /^could not check: this tab first saw the commitment only in a catch-up/);
+  assert.deepEqual(liveNames(late(0, { live: false })), []);
+  // A record without the commitment's own time (an older page): as the window closed,
+  // by the tab's clock, is late.
+  const older = late(20_000 - TOLERANCE.clockMs + 10);
+  older.commitment_at_ms = null;
+  c = await one(older, "your seed");
+  assert.equal(c.status, "info");
+  assert.match(c.detail, /sent your seed only as the seed window closed/);
+  // The keeper keeps the commitment's own time (ServerSeedCommitted.at_ms), first sight wins.
+  const k = newKept("m-1", "t-1", "ann");
+  const msg = (payload) => ({ type: "event", stream: "randomness-m-1", version: 1, event: "ServerSeedCommitted", payload, visibility: "public" });
+  const commit = { commitment: "ab".repeat(32), chain: "quicknet", window_closes_at_ms: T0 + 20_000, last_round: 1009, seats: [{ seat: 0, player: "ann" }], at_ms: T0 - 40 };
+  keep(k, msg(commit), {}, T0);
+  assert.equal(k.commitment_at_ms, T0 - 40);
+  keep(k, msg({ ...commit, at_ms: T0 }), {}, T0 + 1);
+  assert.match(k.conflicts.at(-1), /when the commitment was made/);
 });
 
 test("your seed: the window's close may overtake the reply with the receipt", async () => {
