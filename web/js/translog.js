@@ -8,7 +8,8 @@
 // the RFC leaves open decided as there: between equal sizes the proof is empty and the
 // roots equal; from size 0 the proof is empty and the first root is the empty tree's),
 // and the note parser is as strict as libs/translog/note.py (canonical base64, no control
-// characters, a key name without spaces or '+'). web/test/translog.test.mjs runs the same
+// characters, a key name without spaces or '+'). A witness's cosignature (C2SP
+// tlog-cosignature, cosignature/v1) is libs/translog/cosignature.py's, byte for byte. web/test/translog.test.mjs runs the same
 // published vectors as tests/unit/test_translog_vectors.py against it.
 //
 // Tree sizes and indices are JavaScript numbers, refused past 2^53 (a log that large is
@@ -24,6 +25,12 @@ import { sha256 } from "@noble/hashes/sha2.js";
 export const HASH_SIZE = 32;
 /** Signature types (C2SP signed-note): the log's own Ed25519 signature. */
 export const ED25519_TYPE = 0x01;
+/** A witness's cosignature (C2SP tlog-cosignature, cosignature/v1): Ed25519 over the
+ * cosigned message, with the witness's time. */
+export const COSIGNATURE_TYPE = 0x04;
+/** The spec: a cosignature's time MUST NOT exceed 2^63 - 1. */
+export const MAX_TIMESTAMP = 2n ** 63n - 1n;
+const TIMESTAMP_SIZE = 8;
 export const SIGNATURE_PREFIX = "— ";
 /** Go refuses a note of more than 100 signature lines. */
 export const MAX_SIGNATURES = 100;
@@ -265,6 +272,50 @@ export function logVerifier(vkey) {
   };
 }
 
+/** The bytes a witness signs for checkpoint ``text`` at ``timestamp`` (POSIX seconds,
+ * a number or BigInt), libs/translog/cosignature.py cosigned_message:
+ * "cosignature/v1\ntime <decimal, no leading zeroes>\n" followed by the checkpoint's
+ * whole note text. */
+export function cosignedMessage(text, timestamp) {
+  const t = BigInt(timestamp);
+  if (t < 0n || t > MAX_TIMESTAMP) refuse("note_malformed", `a cosignature time is in [0, 2**63), not ${t}`);
+  return `cosignature/v1\ntime ${t.toString()}\n${text}`;
+}
+
+/** The time a cosignature's bytes (after the key ID) carry: its first 8 bytes, big-endian
+ * POSIX seconds, as a BigInt; null when the bytes are not timestamp || 64-byte signature. */
+export function cosignatureTime(data) {
+  if (!(data instanceof Uint8Array) || data.length !== TIMESTAMP_SIZE + ED25519_SIGNATURE_SIZE) return null;
+  let t = 0n;
+  for (const b of data.subarray(0, TIMESTAMP_SIZE)) t = (t << 8n) | BigInt(b);
+  return t;
+}
+
+/** A witness's key: an Ed25519 cosignature vkey (type 0x04) as a verifier {name, keyId,
+ * vkey, witness: true, verify(text, data)}: ``data`` is timestamp || signature, the
+ * signature Ed25519 over cosignedMessage(text, timestamp) (libs/translog/keys.py
+ * CosignatureVerifier). Throws TranslogError (key_malformed). */
+export function witnessVerifier(vkey) {
+  const key = parseVkey(vkey);
+  if (key.type !== COSIGNATURE_TYPE) refuse("key_malformed", `a witness's key is of type 0x04 (an Ed25519 cosignature key), not 0x${key.type.toString(16).padStart(2, "0")}`);
+  if (key.publicKey.length !== ED25519_KEY_SIZE) refuse("key_malformed", `an Ed25519 public key is ${ED25519_KEY_SIZE} bytes`);
+  return {
+    name: key.name,
+    keyId: key.keyId,
+    vkey: key.vkey,
+    witness: true,
+    verify(text, data) {
+      const t = cosignatureTime(data);
+      if (t === null || t > MAX_TIMESTAMP) return false;
+      try {
+        return ed25519.verify(data.subarray(TIMESTAMP_SIZE), encoder.encode(cosignedMessage(text, t)), key.publicKey, { zip215: false });
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
 // --- notes and checkpoints
 
 function checkText(text) {
@@ -347,7 +398,7 @@ export function parseCheckpoint(text) {
 
 /** A checkpoint note as a reader opens it with the log's key (logVerifier): the log's
  * signature must be there and verify, the origin must be the key's name. Cosignatures
- * of witnesses are ignored (this tab trusts no witness key). Returns {origin, size, root
+ * of witnesses are ignored here (openCosignedCheckpoint reads them). Returns {origin, size, root
  * (bytes), root_b64, text (the note's text), note (the whole note as given)}. Throws
  * TranslogError: note_malformed, checkpoint_malformed, note_bad_signature,
  * note_unknown_key, checkpoint_wrong_origin. */
@@ -356,4 +407,35 @@ export function openCheckpoint(message, log) {
   const checkpoint = parseCheckpoint(opened.text);
   if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", `the checkpoint is of ${JSON.stringify(checkpoint.origin)}, not ${JSON.stringify(log.name)}`);
   return { origin: checkpoint.origin, size: checkpoint.size, root: checkpoint.root, root_b64: toBase64(checkpoint.root), text: opened.text, note: message };
+}
+
+/** A checkpoint note opened with the log's key and the witnesses' keys
+ * (libs/translog/checkpoint.py open_checkpoint): the log's signature must be there and
+ * verify, the origin must be the log key's name, every line of a trusted key must verify
+ * (one that does not refuses the whole note), and lines of keys not given are ignored.
+ * Returns openCheckpoint's fields and ``cosignatures``: [{name, keyId, vkey, timestamp
+ * (seconds, a number)}], the first line of each trusted witness in the note's order.
+ * Throws TranslogError (as openCheckpoint, and key_malformed, key_ambiguous). */
+export function openCosignedCheckpoint(message, log, witnesses = []) {
+  const byKey = new Map();
+  for (const v of [log, ...witnesses]) {
+    const k = `${v.name}+${v.keyId}`;
+    if (byKey.has(k) && byKey.get(k).vkey !== v.vkey) refuse("key_ambiguous", `two keys named ${v.name}+${hex8(v.keyId)}`);
+    byKey.set(k, v);
+  }
+  for (const w of witnesses) if (!w.witness) refuse("key_malformed", `witness key ${w.name} is not a cosignature key (0x04)`);
+  const opened = openNote(message, [...byKey.values()]);
+  const checkpoint = parseCheckpoint(opened.text);
+  if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", `the checkpoint is of ${JSON.stringify(checkpoint.origin)}, not ${JSON.stringify(log.name)}`);
+  if (!opened.verified.some((v) => v.name === log.name && v.keyId === log.keyId)) refuse("note_unknown_key", `the log's key ${log.name}+${hex8(log.keyId)} did not sign the checkpoint`);
+  const cosignatures = [];
+  const seen = new Set();
+  for (const s of opened.signatures) {
+    const k = `${s.name}+${s.keyId}`;
+    const w = byKey.get(k);
+    if (!w || !w.witness || seen.has(k)) continue;
+    seen.add(k);
+    cosignatures.push({ name: w.name, keyId: w.keyId, vkey: w.vkey, timestamp: Number(cosignatureTime(s.data)) });
+  }
+  return { origin: checkpoint.origin, size: checkpoint.size, root: checkpoint.root, root_b64: toBase64(checkpoint.root), text: opened.text, note: message, cosignatures };
 }

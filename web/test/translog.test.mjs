@@ -245,3 +245,78 @@ test("base64 is read in its one canonical spelling", () => {
   assert.deepEqual(T.fromBase64("AQ=="), Uint8Array.of(1));
   for (const text of ["AR==", "AQ", "AQ=", " AQ==", "A-Q="]) assert.equal(T.fromBase64(text), null, text);
 });
+
+// --- witnesses' cosignatures (C2SP tlog-cosignature, cosignature/v1), as libs/translog
+// makes and reads them (tests/unit/test_translog_notes.py): its keys and checkpoint,
+// made there and copied here byte for byte.
+const PY_LOG = "belot.example/log+32336caf+AQOhB7/zzhC+HXDdGOdLwJln5NYwm6UNXx3chmQSVTG4"; // Ed25519Signer("belot.example/log", bytes(range(32)))
+const PY_W1 = "witness.example/w1+20324abe+BCmsuuFBvMrwsi4alNNNC8c2HlJtC/4SyJeUvJMilm3X"; // Cosigner("witness.example/w1", bytes(range(32, 64)))
+const PY_W2 = "witness.example/w2+d8c59cc6+BCVDuS/xCVURR2rcg2nbbdyTNmWhGXjdoUBO4QZsqVWd"; // Cosigner("witness.example/w2", bytes(range(64, 96)))
+// sign_checkpoint(Checkpoint("belot.example/log", 1234, leaf_hash(b"root")), LOG) with
+// WITNESS.sign(body, 1_700_000_000) and OTHER_WITNESS.sign(body, 1_700_000_001).
+const PY_COSIGNED = `belot.example/log
+1234
+PAb5plclr2BSYfY2ZyyWINQJcx2JpFHXRV/pxK4WeCk=
+
+— belot.example/log MjNsr0GKzAX37Q9o3oBUZZdhHtdOuWh6jWrtHl/BA+1qSAapTZYatzJOHOYLLBoa++5uIr/as6zBTkyXIWN4PErgvwo=
+— witness.example/w1 IDJKvgAAAABlU/EAeUNZqXpWtCCK+Z0dmL0NZaXYZ/q/NP+TarTkKpEyw6ejwDsCoAcmp+drAGAadEmRRFa4iAgPMabkvCJNMEh6DA==
+— witness.example/w2 2MWcxgAAAABlU/EBJFddgCA17DpwNchaH3a/RGxqBAjsKsT+y2vaw28hJK5gOF0j8tlGdCp6GGPoBdc11mgo9o2L40hLHmNq4p1CCQ==
+`;
+
+test("the cosigned message is the spec's, byte for byte (C2SP's example)", () => {
+  const c = NOTES.c2sp.checkpoint;
+  const note = T.parseNote(c.note);
+  assert.equal(T.cosignedMessage(note.text, c.cosignature_time), c.cosigned_message);
+  assert.equal(T.cosignedMessage(note.text, BigInt(c.cosignature_time)), c.cosigned_message);
+  const [, witnessLine] = note.signatures;
+  assert.equal(witnessLine.name, c.cosignature_name);
+  assert.equal(T.cosignatureTime(witnessLine.data), BigInt(c.cosignature_time));
+  assert.throws(() => T.cosignedMessage(note.text, -1), refusedWith("note_malformed"));
+  assert.throws(() => T.cosignedMessage(note.text, 2n ** 63n), refusedWith("note_malformed"));
+});
+
+test("witness keys: type 0x04, its key ID over 0x04 || key (a real witness's, libs/translog's)", () => {
+  const remora = T.witnessVerifier(NOTES.formats.cosigner_vkey);
+  assert.deepEqual([remora.name, remora.keyId, remora.witness], ["remora.n621.de", 0xda77ade7, true]);
+  assert.equal(T.cosignatureTime(b64(NOTES.formats.cosignature).slice(4)), BigInt(NOTES.formats.cosignature_time));
+  assert.equal(T.witnessVerifier(PY_W1).keyId, 0x20324abe);
+  // A log key is no witness key, nor the other way round.
+  assert.throws(() => T.witnessVerifier(NOTES.formats.ed25519_vkey), refusedWith("key_malformed"));
+  assert.throws(() => T.logVerifier(PY_W1), refusedWith("key_malformed"));
+});
+
+test("a checkpoint cosigned by libs/translog's witnesses opens with their times; a line altered refuses it", () => {
+  const log = T.logVerifier(PY_LOG);
+  const [w1, w2] = [T.witnessVerifier(PY_W1), T.witnessVerifier(PY_W2)];
+  const cp = T.openCosignedCheckpoint(PY_COSIGNED, log, [w1, w2]);
+  assert.deepEqual([cp.origin, cp.size], ["belot.example/log", 1234]);
+  assert.deepEqual(cp.root, T.leafHash(utf8("root")));
+  assert.deepEqual(cp.cosignatures.map((c) => [c.name, c.timestamp]), [["witness.example/w1", 1_700_000_000], ["witness.example/w2", 1_700_000_001]]);
+  // Only the witnesses given are read; none given: no cosignature, the log's line still checked.
+  assert.deepEqual(T.openCosignedCheckpoint(PY_COSIGNED, log, [w2]).cosignatures.map((c) => c.name), ["witness.example/w2"]);
+  assert.deepEqual(T.openCosignedCheckpoint(PY_COSIGNED, log).cosignatures, []);
+  // The documented checkpoint's witness (docs/transparency-log.md), at 2026-01-01T00:00:00Z.
+  const doc = T.openCosignedCheckpoint(DOC_CHECKPOINT, T.logVerifier(DOC_VKEY), [T.witnessVerifier("witness.example/w1+276eac93+BIunhS26K2w5xCJNsNvolFQG5oq1NCPdWTwRXTXxJ/0R")]);
+  assert.deepEqual(doc.cosignatures.map((c) => c.timestamp), [1767225600]);
+  // Its time rewritten after signing (backdated an hour): the whole note is refused.
+  const line = PY_COSIGNED.split("\n")[5];
+  const raw = b64(line.slice(line.lastIndexOf(" ") + 1));
+  const earlier = raw.slice();
+  earlier.set([0, 0, 0, 0, 0x65, 0x53, 0xe2, 0xf0], 4); // 1_700_000_000 - 3600
+  const backdated = PY_COSIGNED.replace(line, `— witness.example/w1 ${T.toBase64(earlier)}`);
+  assert.throws(() => T.openCosignedCheckpoint(backdated, log, [w1]), refusedWith("note_bad_signature"));
+  assert.equal(T.openCosignedCheckpoint(backdated, log, [w2]).cosignatures.length, 1, "an untrusted line is ignored");
+  // Every bit of the signature after the time.
+  for (let bit = 12 * 8; bit < raw.length * 8; bit += 13) {
+    const forged = PY_COSIGNED.replace(line, `— witness.example/w1 ${T.toBase64(flip(raw, bit))}`);
+    assert.throws(() => T.openCosignedCheckpoint(forged, log, [w1]), T.TranslogError, `bit ${bit}`);
+  }
+  // The witness's line alone: the log did not sign it.
+  const witnessOnly = PY_COSIGNED.split("\n").filter((l) => !l.startsWith("— belot.example/log ")).join("\n");
+  assert.throws(() => T.openCosignedCheckpoint(witnessOnly, log, [w1]), refusedWith("note_unknown_key"));
+  // The cosignature's bytes are no plain Ed25519 note signature of the body.
+  const asNoteKey = T.logVerifier(`witness.example/w1+${T.keyId("witness.example/w1", 0x01, b64("BCmsuuFBvMrwsi4alNNNC8c2HlJtC/4SyJeUvJMilm3X").slice(1)).toString(16).padStart(8, "0")}+${T.toBase64(Uint8Array.of(0x01, ...b64("BCmsuuFBvMrwsi4alNNNC8c2HlJtC/4SyJeUvJMilm3X").slice(1)))}`);
+  assert.equal(asNoteKey.verify(T.parseNote(PY_COSIGNED).text, raw.slice(4)), false);
+  // A witness key where the log's is expected is refused, and two keys of one name and ID.
+  assert.throws(() => T.openCosignedCheckpoint(PY_COSIGNED, log, [log]), refusedWith("key_malformed"));
+});
