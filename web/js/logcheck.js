@@ -10,6 +10,15 @@
 //   log entries      the entries the log holds for the match say what this tab saw: the
 //                    commitment, the round named (or the fallback), the revealed seed,
 //                    the ending (a match missing from the log fails).
+//   log witnesses    a quorum (a majority) of the witnesses this tab pinned cosigned,
+//                    before the named round was due by drand's schedule, a checkpoint
+//                    holding the match's commitment and one holding the round's naming,
+//                    and a checkpoint holding its ending; each checkpoint verified (the
+//                    log's signature, the witness's cosignature), the entry proven in it
+//                    and it proven consistent with the checkpoint now. The witnesses are
+//                    the operator's configured ones (GET /v1/log/witnesses), pinned the
+//                    first time this tab sees them, with the log key (first sight wins:
+//                    witnesses added later are said, as info, and do not count).
 // Each check passes, fails or could not be checked ("unchecked": no log key told, the
 // verify API did not answer), never ok without its proof. A checkpoint whose signature
 // does not verify under the pinned key is refused, never pinned, and fails.
@@ -19,7 +28,8 @@
 // are about), which it parses itself; the JSON the API serves beside them is not read.
 // The pure formats and proofs are translog.js; this module does the asking.
 
-import { TranslogError, fromBase64, leafHash, logVerifier, openCheckpoint, verifyConsistency, verifyInclusion } from "./translog.js";
+import { CHAINS, roundTime } from "./drand.js";
+import { TranslogError, fromBase64, leafHash, logVerifier, openCheckpoint, openCosignedCheckpoint, verifyConsistency, verifyInclusion, witnessVerifier } from "./translog.js";
 
 /** The end checkpoint must hold the match's last entries (the reveal's, written as the
  * match ends): the log signs every BELOT_TRANSLOG_INTERVAL (1 s), so the check asks again
@@ -30,7 +40,10 @@ const pass = (name, detail) => ({ name, status: "pass", detail });
 const fail = (name, detail) => ({ name, status: "fail", detail });
 const unchecked = (name, detail) => ({ name, status: "unchecked", detail });
 
-export const LOG_CHECKS = Object.freeze(["log key", "log consistency", "log inclusion", "log entries"]);
+export const LOG_CHECKS = Object.freeze(["log key", "log consistency", "log inclusion", "log entries", "log witnesses"]);
+/** Said (info) when the platform names witnesses this tab did not pin: they do not count. */
+export const WITNESSES_ADDED = "log witnesses added";
+const info = (name, detail) => ({ name, status: "info", detail });
 
 const base = (api) => String(api ?? "").replace(/\/$/, "");
 const keyName = (vkey) => vkey.split("+").slice(0, 2).join("+");
@@ -102,6 +115,48 @@ export async function fetchCheckpoint(api, vkey, { fetchImpl = fetch } = {}) {
     if (!(e instanceof TranslogError)) throw e;
     return { refused: { code: e.code, message: e.message } };
   }
+}
+
+/**
+ * The witnesses the log takes cosignatures from (GET /v1/log/witnesses): {configured:
+ * [vkey] (the operator's, ``source`` "configured": the ones this tab may pin), registered:
+ * [vkey] (anyone's: they count for nothing here), malformed: [text]}, or {error, down}.
+ * Only Ed25519 cosignature keys (type 0x04) whose key ID is their own are listed.
+ */
+export async function fetchWitnesses(api, { fetchImpl = fetch } = {}) {
+  const got = await ask(fetchImpl, api, "/v1/log/witnesses", "json");
+  if (got.error) return { error: got.error, down: got.down };
+  const list = got.value?.witnesses;
+  if (!Array.isArray(list)) return { error: "the verify API's answer to /v1/log/witnesses lists no witnesses", down: false };
+  const out = { configured: [], registered: [], malformed: [] };
+  for (const w of list) {
+    try {
+      const v = witnessVerifier(w?.vkey);
+      (w.source === "configured" ? out.configured : out.registered).push(v.vkey);
+    } catch (e) {
+      out.malformed.push(`${JSON.stringify(w?.vkey ?? null).slice(0, 80)}: ${e.message}`);
+    }
+  }
+  out.configured = [...new Set(out.configured)].sort();
+  out.registered = [...new Set(out.registered)].sort();
+  return out;
+}
+
+/**
+ * Which witnesses count for this tab: the set it pinned for the log key ``logVkey`` (the
+ * store's, ``pinned``: {log, vkeys, pinned_at}, first sight wins), else the operator's
+ * configured set the page is told now (``told``: fetchWitnesses' answer), pinned now if it
+ * is not empty. Returns {vkeys, pin (the set to pin now, or null), added (configured now,
+ * not pinned: said, not counted), error (why none could be had)}.
+ */
+export function witnessesOf(pinned, told, logVkey) {
+  const now = told && !told.error ? told.configured : null;
+  if (pinned && pinned.log === logVkey && Array.isArray(pinned.vkeys) && pinned.vkeys.length) {
+    const added = (now ?? []).filter((v) => !pinned.vkeys.includes(v));
+    return { vkeys: [...pinned.vkeys], pin: null, added, error: null };
+  }
+  if (now?.length) return { vkeys: [...now], pin: [...now], added: [], error: null };
+  return { vkeys: [], pin: null, added: [], error: told?.error ?? null, down: told?.down ?? false };
 }
 
 /** The entry's own bytes, parsed here: {index, data, entry} or a reason it is not one. */
@@ -183,8 +238,10 @@ function checkEntries(kept, items) {
 /**
  * The log checks at the end of the match (after the reveal). ``kept.log``: what the tab
  * pinned at the open (keeper.js keepLogOpen). options: {verifyApi, key (logKeyOf's
- * answer now), fetchImpl, sleep (real milliseconds), wait (LOG_WAIT)}. Returns the four
- * checks of LOG_CHECKS, in that order.
+ * answer now), witnesses (witnessesOf's answer now; not given: the configured witnesses
+ * the verify API names now, unpinned), fetchImpl, sleep (real milliseconds), wait
+ * (LOG_WAIT)}. Returns the checks of LOG_CHECKS, in that order, and "log witnesses
+ * added" (info) when the platform names witnesses this tab did not pin.
  */
 export async function checkLog(kept, options = {}) {
   const { verifyApi = null, key = { vkey: null, told: null }, fetchImpl = fetch, wait = LOG_WAIT } = options;
@@ -249,7 +306,180 @@ export async function checkLog(kept, options = {}) {
   } else {
     inclusionCheck = await checkInclusion(entries, end.checkpoint, { fetchImpl, verifyApi });
   }
-  return [keyCheck, consistencyCheck, inclusionCheck, entriesCheck];
+
+  // --- the witnesses: a quorum cosigned the commitment and the naming in time, and the ending
+  let set = options.witnesses;
+  if (!set) set = witnessesOf(null, await fetchWitnesses(verifyApi, { fetchImpl }), vkey);
+  const relist = async () => {
+    const again = await ask(fetchImpl, verifyApi, `/v1/log/entries?match=${encodeURIComponent(kept.match_id)}`, "json");
+    return Array.isArray(again.value?.entries) ? again.value.entries : null;
+  };
+  const witnessCheck = await checkWitnesses(kept, {
+    set,
+    vkey,
+    items: Array.isArray(listed.value?.entries) ? listed.value.entries : null,
+    entries,
+    entriesCheck,
+    end,
+    relist,
+    fetchImpl,
+    verifyApi,
+    sleep,
+    wait,
+  });
+  const checks = [keyCheck, consistencyCheck, inclusionCheck, entriesCheck, witnessCheck];
+  if (set.added?.length) {
+    checks.push(info(WITNESSES_ADDED, `the platform now names witnesses this tab did not pin when it first met them (${set.added.map(keyName).join(", ")}): they do not count (an operator may add its own)`));
+  }
+  return checks;
+}
+
+const ISO = (secs) => new Date(secs * 1000).toISOString().replace(".000Z", "Z");
+const apart = (ms) => `${(Math.abs(ms) / 1000).toFixed(1)} s ${ms >= 0 ? "before" : "after"}`;
+const WHAT = { commitment: "the commitment", round_named: "the round's naming", ending: "the ending" };
+
+/**
+ * "log witnesses": for the commitment and the round_named entries, a quorum (a majority)
+ * of the pinned witnesses whose cosigned checkpoint holding the entry verifies (the log's
+ * signature and the witness's cosignature, the entry's inclusion, its consistency with
+ * the checkpoint now) and is timestamped before the named round was due by drand's
+ * schedule; for the ending, a quorum that cosigned a checkpoint holding it. The
+ * checkpoints are the entries' ``witnessed_by`` (each configured witness's first cosigned
+ * checkpoint holding the entry); asked again (``wait``) while a witness has not cosigned
+ * one yet.
+ */
+async function checkWitnesses(kept, o) {
+  const name = "log witnesses";
+  const { set, vkey, end, fetchImpl, verifyApi, sleep, wait } = o;
+  if (!set.vkeys.length) {
+    if (set.error) return (set.down ? unchecked : fail)(name, `${set.down ? "could not check: " : ""}this tab has pinned no witness, and the platform would not say which watch its log: ${set.error}`);
+    return fail(name, "no witness watches this log: the platform names none (GET /v1/log/witnesses), so nobody but the operator vouches for when the round was named or that the log shown to this tab is the one shown to everyone");
+  }
+  if (o.entriesCheck.status === "unchecked" || !o.items) return unchecked(name, "could not check: the log's entries of this match could not be had");
+  if (!end.checkpoint) return end.refused ? fail(name, "no checkpoint of the log's now to hold the witnessed ones to: the one it serves is refused") : unchecked(name, `could not check: ${end.error}`);
+  const log = logVerifier(vkey);
+  const witnesses = [];
+  for (const v of set.vkeys) {
+    try {
+      witnesses.push(witnessVerifier(v));
+    } catch {
+      // not a witness key: pinned by no page of ours (fetchWitnesses lists none such)
+    }
+  }
+  const quorum = Math.floor(set.vkeys.length / 2) + 1;
+  const names = witnesses.map((w) => w.name);
+
+  // What must be witnessed, and by when: the named round's due time (drand's schedule);
+  // without a naming, the last round the commitment allows.
+  const ofMatch = (kind) => o.entries.find((e) => e.entry.kind === kind && e.entry.match === kept.match_id) ?? null;
+  const chain = Object.hasOwn(CHAINS, kept.chain ?? "") ? kept.chain : null;
+  const named = ofMatch("round_named");
+  const round = Number.isSafeInteger(kept.drand_round) ? kept.drand_round : Number.isSafeInteger(named?.entry.round) ? named.entry.round : Number.isSafeInteger(kept.last_round) ? kept.last_round : null;
+  if (!chain || round === null) return unchecked(name, "could not check: this tab knows no drand round (or chain) to hold the witnesses' times to");
+  const due = roundTime(chain, round);
+  const targets = [];
+  const problems = [];
+  for (const kind of ["commitment", "round_named", "ending"]) {
+    const e = ofMatch(kind);
+    if (e) targets.push({ kind, e, by: kind === "ending" ? null : due });
+    else if (kind === "commitment" || (kind === "round_named" && Number.isSafeInteger(kept.drand_round)) || (kind === "ending" && kept.ended)) problems.push(`the log holds no ${WHAT[kind].replace("the ", "")} of this match for a witness to cosign`);
+  }
+
+  const proofs = new Map(); // a checkpoint's verification, by its note text
+  const verify = async (note, e) => {
+    const key = `${e.index}\n${note}`;
+    if (!proofs.has(key)) proofs.set(key, await verifyWitnessed(note, e, { log, witnesses, end: end.checkpoint, fetchImpl, verifyApi }));
+    return proofs.get(key);
+  };
+  let items = o.items;
+  let judged;
+  for (let attempt = 1; ; attempt++) {
+    const byIndex = new Map(items.map((it) => [it?.index, it]));
+    judged = [];
+    for (const t of targets) {
+      const first = new Map(); // witness name -> earliest verified cosignature time
+      const refused = new Map(); // why a checkpoint served as a witness's is refused -> whose
+      for (const w of Array.isArray(byIndex.get(t.e.index)?.witnessed_by) ? byIndex.get(t.e.index).witnessed_by : []) {
+        if (typeof w?.checkpoint !== "string") continue;
+        const got = await verify(w.checkpoint, t.e);
+        if (got.down) return unchecked(name, `could not check: ${got.down}`);
+        if (got.bad) {
+          const size = Number.isSafeInteger(w.size) ? ` of ${w.size} entries` : "";
+          const why = `the checkpoint${size} served as cosigned by WHO is refused: ${got.bad}`;
+          refused.set(why, [...(refused.get(why) ?? []), String(w.witness ?? "a witness")]);
+          continue;
+        }
+        for (const c of got.cosignatures) if (!first.has(c.name) || c.timestamp < first.get(c.name)) first.set(c.name, c.timestamp);
+      }
+      const ok = names.filter((n) => first.has(n) && (t.by === null || first.get(n) * 1000 < t.by));
+      const late = names.filter((n) => first.has(n) && !ok.includes(n));
+      const blamed = new Set([...refused.values()].flat());
+      const none = names.filter((n) => !first.has(n) && !blamed.has(n));
+      const bad = [...refused].map(([why, who]) => why.replace("WHO", who.join(", ")));
+      judged.push({ ...t, first, ok, late, none, bad });
+    }
+    const waiting = judged.some((j) => j.ok.length < quorum && j.none.length && !j.bad.length);
+    if (!waiting || attempt >= Math.max(1, wait.tries)) break;
+    // Listed before the checkpoint now was waited for: asked again at once, then every
+    // wait.everyMs (a witness cosigns within a second of the log's signing).
+    if (attempt > 1) await sleep(wait.everyMs);
+    items = (await o.relist()) ?? items;
+  }
+  for (const j of judged) {
+    if (j.ok.length >= quorum) continue;
+    const said = [...j.bad];
+    for (const n of j.late) said.push(`${n} cosigned it first at ${ISO(j.first.get(n))}, ${apart(j.by - j.first.get(n) * 1000)} round ${round} was due`);
+    if (j.none.length) said.push(`${j.none.join(", ")} cosigned no checkpoint holding it`);
+    const when = j.by === null ? "" : ` before round ${round} was due (${ISO(j.by / 1000)})`;
+    problems.push(`${j.ok.length} of the ${set.vkeys.length} witnesses this tab pinned cosigned ${WHAT[j.kind]} (entry ${j.e.index})${when}, ${quorum} needed: ${said.join("; ")}`);
+  }
+  if (problems.length) {
+    const why = judged.some((j) => j.kind !== "ending" && j.ok.length < quorum) ? ": the round may have been named, or the commitment made, once its value was known" : "";
+    return fail(name, `${problems.join("; ")}${why}`);
+  }
+  const told = judged.map((j) => `${WHAT[j.kind]} by ${j.ok.map((n) => `${n}${j.by === null ? "" : ` ${apart(j.by - j.first.get(n) * 1000)} it was due`}`).join(", ")}`);
+  return pass(name, `a quorum of the ${set.vkeys.length} witness${set.vkeys.length > 1 ? "es" : ""} this tab pinned (${quorum} needed) cosigned checkpoints holding the match's entries, the commitment and the naming before round ${round} was due (${ISO(due / 1000)}): ${told.join("; ")}`);
+}
+
+/** A checkpoint a witness is said to have cosigned, holding entry ``e``: opened with the
+ * log's key and the pinned witnesses' (translog.js openCosignedCheckpoint), the entry
+ * proven in it, and it proven consistent with the checkpoint now (``end``). Returns
+ * {cosignatures} (the pinned witnesses' verified lines), {bad} (why it is refused), or
+ * {down} (the verify API did not answer). */
+async function verifyWitnessed(note, e, { log, witnesses, end, fetchImpl, verifyApi }) {
+  let cp;
+  try {
+    cp = openCosignedCheckpoint(note, log, witnesses);
+  } catch (err) {
+    if (!(err instanceof TranslogError)) throw err;
+    return { bad: err.message };
+  }
+  if (cp.size <= e.index) return { bad: `its tree of ${cp.size} entries does not hold entry ${e.index}` };
+  const inc = await ask(fetchImpl, verifyApi, `/v1/log/proof/inclusion?index=${e.index}&size=${cp.size}`, "json");
+  if (inc.error) return inc.down ? { down: inc.error } : { bad: `the log would not prove entry ${e.index} in it: ${inc.error}` };
+  const incProof = proofOf(inc.value);
+  try {
+    if (incProof === null) throw new TranslogError("proof_invalid", "the inclusion proof is not a list of base64 hashes");
+    verifyInclusion(leafHash(e.data), e.index, cp.size, incProof, cp.root);
+  } catch (err) {
+    if (!(err instanceof TranslogError)) throw err;
+    return { bad: `entry ${e.index} is not in its tree of ${cp.size} entries (${err.message})` };
+  }
+  const [a, b] = cp.size <= end.size ? [cp, { size: end.size, root: fromBase64(end.root) }] : [{ size: end.size, root: fromBase64(end.root) }, cp];
+  let consProof = [];
+  if (a.size !== b.size && a.size !== 0) {
+    const con = await ask(fetchImpl, verifyApi, `/v1/log/proof/consistency?first=${a.size}&second=${b.size}`, "json");
+    if (con.error) return con.down ? { down: con.error } : { bad: `the log would not prove it consistent with its checkpoint of ${end.size} entries now: ${con.error}` };
+    consProof = proofOf(con.value);
+  }
+  try {
+    if (consProof === null) throw new TranslogError("proof_invalid", "the consistency proof is not a list of base64 hashes");
+    verifyConsistency(a.size, b.size, consProof, a.root, b.root);
+  } catch (err) {
+    if (!(err instanceof TranslogError)) throw err;
+    return { bad: `it is not consistent with the log's checkpoint of ${end.size} entries now (${err.message}): the witness was shown another history` };
+  }
+  return { cosignatures: cp.cosignatures };
 }
 
 function proofOf(value) {

@@ -9,6 +9,9 @@ const KEPT_PREFIX = "belot.kept.";
 const DRAND_RELAYS_KEY = "belot.drand.relays";
 /** The transparency log's key, pinned the first time the page is told one (logcheck.js). */
 const LOG_KEY = "belot.translog.key";
+/** The log's witnesses (its operator's configured set), pinned with the log key the first
+ * time the page is told a set that is not empty (logcheck.js witnessesOf). */
+const LOG_WITNESSES_KEY = "belot.translog.witnesses";
 /** Matches kept at most; the oldest are dropped past it. */
 export const MAX_KEPT = 100;
 
@@ -60,6 +63,20 @@ export function makeStore(storage) {
       if (pinned) return pinned;
       write(LOG_KEY, { vkey, pinned_at: now });
       return this.logKey();
+    },
+
+    /** The witnesses this tab pinned ({log (the log's vkey), vkeys, pinned_at}), or null. */
+    logWitnesses() {
+      const w = read(LOG_WITNESSES_KEY);
+      return w && typeof w.log === "string" && Array.isArray(w.vkeys) && w.vkeys.every((v) => typeof v === "string") ? w : null;
+    },
+    /** Pin the witnesses ``vkeys`` of the log ``log`` unless a set is pinned for it already
+     * (first sight wins; an empty set is never pinned); the pinned one. */
+    pinLogWitnesses(log, vkeys, now = Date.now()) {
+      const pinned = this.logWitnesses();
+      if ((pinned && pinned.log === log) || !vkeys?.length) return pinned?.log === log ? pinned : null;
+      write(LOG_WITNESSES_KEY, { log, vkeys: [...vkeys], pinned_at: now });
+      return this.logWitnesses();
     },
 
     /** The record kept for a match, or null. */

@@ -2,8 +2,13 @@
 // entries, their RFC 9162 tree (roots and proofs by the RFC's own recursion, §2.1.3.1 and
 // §2.1.4.1, not by the code under test), checkpoints signed with an Ed25519 key (noble's,
 // as the vendored module gives it), and a fetch that answers the verify API's routes as
-// services/verify/translog.py does. A test makes it lie: rewrite an entry (a fork), sign
-// with another key, drop an entry, serve a proof of its choosing, or be down.
+// services/verify/translog.py does. Witnesses (three configured by default, each an
+// Ed25519 cosignature key) cosign the checkpoint the log signed, at a time a test gives:
+// GET /v1/log/witnesses lists them, and each entry of /v1/log/entries carries, for each
+// configured witness, the first checkpoint holding it that this witness cosigned
+// (``witnessed_by``), with every cosignature it holds. A test makes it lie: rewrite an
+// entry (a fork), sign with another key, drop an entry, serve a proof of its choosing,
+// add witnesses, serve a cosignature it made up, or be down.
 //
 // Import web/node/importmap.mjs first. Not a test file itself.
 
@@ -52,6 +57,28 @@ export function noteKey(name, seed) {
   };
 }
 
+const idBytesOf = (id) => Uint8Array.of(id >>> 24, (id >>> 16) & 0xff, (id >>> 8) & 0xff, id & 0xff);
+
+/** A witness's Ed25519 cosignature key (C2SP tlog-cosignature, type 0x04) from a 32-byte
+ * seed: {name, vkey, keyId, line(text, t) -> its cosignature line of checkpoint ``text``
+ * at ``t`` (POSIX seconds)}. The message is written out here from the spec, not taken
+ * from the code under test. */
+export function witnessKey(name, seed) {
+  const pub = ed25519.getPublicKey(seed);
+  const id = keyId(name, 0x04, pub);
+  return {
+    name,
+    keyId: id,
+    vkey: `${name}+${id.toString(16).padStart(8, "0")}+${toBase64(Uint8Array.of(0x04, ...pub))}`,
+    line(text, t) {
+      const time = new Uint8Array(8);
+      new DataView(time.buffer).setBigUint64(0, BigInt(t));
+      const signature = ed25519.sign(utf8(`cosignature/v1\ntime ${t}\n${text}`), seed);
+      return `— ${name} ${toBase64(Uint8Array.of(...idBytesOf(id), ...time, ...signature))}\n`;
+    },
+  };
+}
+
 export const ORIGIN = "log.test/belot";
 
 /** A log entry of match ``match`` as services write them (canonical enough: the tab
@@ -62,10 +89,15 @@ export function entryOf(fields, version = 1) {
 }
 
 export class FakeLog {
-  constructor({ origin = ORIGIN, seed = new Uint8Array(32).fill(7) } = {}) {
+  constructor({ origin = ORIGIN, seed = new Uint8Array(32).fill(7), witnesses = 3 } = {}) {
     this.origin = origin;
     this.key = noteKey(origin, seed);
     this.vkey = this.key.vkey;
+    // The operator's witnesses (BELOT_TRANSLOG_WITNESSES) and those that registered.
+    this.witnesses = Array.from({ length: witnesses }, (_, i) => witnessKey(`witness.test/w${i + 1}`, new Uint8Array(32).fill(21 + i)));
+    this.registered = [];
+    // By tree size: the checkpoint's text as it was signed, and its cosignature lines.
+    this.cosigned = new Map();
     this.entries = []; // bytes
     this.signed = 0; // the size the log has signed so far (a checkpoint lags its tree)
     this.down = false;
@@ -94,10 +126,36 @@ export class FakeLog {
     return mth(this.leaves(size));
   }
 
-  /** The checkpoint note of ``size``, signed by ``key`` (the log's by default). */
+  /** The checkpoint note of ``size``, signed by ``key`` (the log's by default), with the
+   * witnesses' cosignatures of it (if the tree of that size is still the one they
+   * cosigned). */
   note(size = this.signed, key = this.key) {
     const text = `${this.origin}\n${size}\n${toBase64(this.root(size))}\n`;
-    return `${text}\n${key.line(text)}`;
+    const c = this.cosigned.get(size);
+    return `${text}\n${key.line(text)}${c && c.text === text ? c.lines.join("") : ""}`;
+  }
+
+  /** ``witness`` cosigns the checkpoint of ``size`` (the one signed last) at ``t``
+   * (POSIX seconds): the log keeps the note as cosigned. */
+  cosign(witness, t, size = this.signed) {
+    const text = `${this.origin}\n${size}\n${toBase64(this.root(size))}\n`;
+    if (!this.cosigned.has(size)) this.cosigned.set(size, { text, lines: [], by: new Set() });
+    const c = this.cosigned.get(size);
+    if (c.by.has(witness.name)) return;
+    c.by.add(witness.name);
+    c.lines.push(witness.line(c.text, t));
+  }
+
+  /** Every configured witness cosigns the last checkpoint at ``t``. */
+  witnessAll(t, size = this.signed) {
+    for (const w of this.witnesses) this.cosign(w, t, size);
+  }
+
+  /** The checkpoint of ``size`` as it was cosigned: its text then, the log's line, the
+   * cosignatures. */
+  cosignedNote(size) {
+    const c = this.cosigned.get(size);
+    return `${c.text}\n${this.key.line(c.text)}${c.lines.join("")}`;
   }
 
   /** A fork: entry ``index`` changed and every node above it recomputed. */
@@ -129,9 +187,22 @@ export class FakeLog {
         this.entries.forEach((bytes, index) => {
           const e = JSON.parse(new TextDecoder().decode(bytes));
           const mine = e.match === match;
-          if (mine && !this.hidden.has(index)) entries.push({ index, data: toBase64(bytes), entry: e, witnessed: null });
+          if (!mine || this.hidden.has(index)) return;
+          const sizes = [...this.cosigned.keys()].filter((n) => n > index).sort((a, b) => a - b);
+          const first = sizes[0];
+          const witnessedBy = [];
+          for (const w of this.witnesses) {
+            const n = sizes.find((x) => this.cosigned.get(x).by.has(w.name));
+            if (n !== undefined) witnessedBy.push({ witness: w.name, key_id: w.keyId.toString(16).padStart(8, "0"), size: n, checkpoint: this.cosignedNote(n) });
+          }
+          const witnessed = first === undefined ? null : { size: first, checkpoint: this.cosignedNote(first) };
+          entries.push({ index, data: toBase64(bytes), entry: e, witnessed, witnessed_by: witnessedBy });
         });
         return json({ size: this.entries.length, entries });
+      }
+      case "/v1/log/witnesses": {
+        const row = (w, source) => ({ vkey: w.vkey, name: w.name, key_id: w.keyId.toString(16).padStart(8, "0"), source, registered_at: source === "configured" ? null : "2026-01-01T00:00:00Z" });
+        return json({ witnesses: [...this.witnesses.map((w) => row(w, "configured")), ...this.registered.map((w) => row(w, "registered"))], max_registered: 64 });
       }
       case "/v1/log/proof/inclusion": {
         const [index, size] = [int("index"), int("size")];

@@ -9,11 +9,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import "../node/importmap.mjs";
 
-const { LOG_CHECKS, checkLog, fetchCheckpoint, logKeyOf } = await import("../js/logcheck.js");
+const { LOG_CHECKS, WITNESSES_ADDED, checkLog, fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } = await import("../js/logcheck.js");
 const { keepLogOpen, newKept, FORMAT } = await import("../js/keeper.js");
 const { checkKept } = await import("../js/fairdeal.js");
 const { makeStore } = await import("../js/store.js");
-const { FakeLog, entryOf, noteKey, ORIGIN } = await import("../node/fakelog.mjs");
+const { FakeLog, entryOf, noteKey, witnessKey, ORIGIN } = await import("../node/fakelog.mjs");
+const { roundTime } = await import("../js/drand.js");
 const { toBase64, fromBase64 } = await import("../js/translog.js");
 const { sha256 } = await import("@noble/hashes/sha2.js");
 const { bytesToHex, hexToBytes } = await import("@noble/hashes/utils.js");
@@ -50,23 +51,39 @@ const ENTRIES = {
 const other = (i) => entryOf({ kind: "commitment", match: `other-${i}`, commitment: "cd".repeat(32), chain: "quicknet", window_closes_at_ms: T0, last_round: 4000 + i, seats: [] });
 
 const noWait = { everyMs: 0, tries: 3 };
+/** When round 4241, the one the match names, is due (drand's schedule), in seconds. */
+const DUE_S = roundTime("quicknet", 4241) / 1000;
+/** The witnesses cosign the checkpoint holding the naming 5 s before the round is due. */
+const inTime = (log) => {
+  log.sign();
+  log.witnessAll(DUE_S - 5);
+};
+/** ... and the one holding the ending once it is signed. */
+const signed = (log) => {
+  log.sign();
+  log.witnessAll(DUE_S + 60);
+};
 
 /**
  * A match against ``log``: other matches' entries and this one's commitment are in the
  * log when the tab sees the commitment and pins the checkpoint (signed before the
- * commitment's entry: the signer lags); then the match runs (``during``: what the log
- * does meanwhile) and ends. Returns {k, log, checks, byName}.
+ * commitment's entry: the signer lags); the round is named, the log signs and its
+ * witnesses cosign (``witness``: by default 5 s before the round is due); then the match
+ * runs (``during``: what the log does meanwhile) and ends (``end``: the log signs, the
+ * witnesses cosign). Returns {k, log, checks, byName}.
  */
-async function play({ log = new FakeLog(), entries = ENTRIES, during = () => {}, end = () => log.sign(), key, k = kept(), options = {} } = {}) {
+async function play({ log = new FakeLog(), entries = ENTRIES, opened = () => {}, during = () => {}, witness = inTime, end = signed, key, k = kept(), options = {} } = {}) {
   for (let i = 0; i < 3; i++) log.append(other(i));
   log.sign();
   if (entries.commitment) log.append(entries.commitment());
+  opened(log);
   const told = key?.told ?? log.vkey;
   const chosen = key ?? logKeyOf(log.vkey, told);
   const got = await fetchCheckpoint(API, chosen.vkey, { fetchImpl: log.fetchImpl });
   keepLogOpen(k, { vkey: chosen.vkey, told: chosen.told, got, at: T0 + 5 });
   if (entries.named) log.append(entries.named());
   log.append(other(3));
+  witness(log);
   if (entries.ending) log.append(entries.ending());
   if (entries.reveal) log.append(entries.reveal());
   during(log, k);
@@ -80,7 +97,8 @@ const statuses = (checks) => Object.fromEntries(checks.map((c) => [c.name, c.sta
 test("an honest log: the key, consistency, inclusion and entries pass", async () => {
   const { k, log, checks, byName } = await play();
   assert.deepEqual(checks.map((c) => c.name), LOG_CHECKS);
-  assert.deepEqual(statuses(checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass" });
+  assert.deepEqual(statuses(checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass", "log witnesses": "pass" });
+  assert.match(byName["log witnesses"].detail, /^a quorum of the 3 witnesses this tab pinned \(2 needed\) cosigned .*before round 4241 was due .*the round's naming by witness\.test\/w1 5\.0 s before it was due/);
   // Pinned at the open: the checkpoint of the 3 entries signed then, verified, its note kept.
   assert.deepEqual([k.log.open.size, k.log.open.seen_at, k.log.vkey, k.log.told], [3, T0 + 5, log.vkey, null]);
   assert.equal(k.log.open.root, toBase64(log.root(3)));
@@ -88,8 +106,10 @@ test("an honest log: the key, consistency, inclusion and entries pass", async ()
   assert.match(byName["log consistency"].detail, /checkpoint of 8 entries extends the one of 3/);
   assert.match(byName["log inclusion"].detail, /each of the match's 4 entries \(3, 4, 6, 7\)/);
   assert.match(byName["log entries"].detail, /the commitment, round 4241 named, the revealed seed, the ending \(MatchEnded\)/);
-  // One proof asked per entry, in the checkpoint the tab had at the end.
-  assert.equal(log.requests.filter((u) => u.includes("/proof/inclusion") && u.endsWith("size=8")).length, 4);
+  // One proof asked per entry, in the checkpoint the tab had at the end (and the ending's
+  // again, in the checkpoint of 8 the witnesses cosigned; the others' in the one of 6).
+  assert.equal(log.requests.filter((u) => u.includes("/proof/inclusion") && u.endsWith("size=8")).length, 5);
+  assert.equal(log.requests.filter((u) => u.includes("/proof/inclusion") && u.endsWith("size=6")).length, 2);
   assert.equal(log.requests.filter((u) => u.includes("/proof/consistency?first=3&second=8")).length, 1);
 });
 
@@ -104,7 +124,9 @@ test("a forked log (an entry rewritten after the tab pinned its checkpoint) fail
   // The match's own commitment rewritten: the entries say another commitment, too.
   const ours = (log) => log.rewrite(3, new TextEncoder().encode(JSON.stringify({ ...ENTRIES.commitment(), commitment: "ff".repeat(32) })));
   const r = await play({ during: ours });
-  assert.deepEqual(statuses(r.checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "fail" }, "index 3 was not signed at the open: only the entries can tell");
+  assert.deepEqual(statuses(r.checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "fail", "log witnesses": "fail" }, "index 3 was not signed at the open: only the entries, and the witnesses who saw it before, can tell");
+  // (The log proves the entry in the cosigned checkpoint from its rewritten tree: refused.)
+  assert.match(r.byName["log witnesses"].detail, /^0 of the 3 witnesses this tab pinned cosigned the commitment \(entry 3\) before round 4241 was due .*: the checkpoint of 6 entries served as cosigned by witness\.test\/w1, witness\.test\/w2, witness\.test\/w3 is refused: entry 3 is not in its tree of 6 entries/);
   assert.match(r.byName["log entries"].detail, /the log's commitment is f{64}, this tab was shown/);
 });
 
@@ -118,7 +140,7 @@ test("a log whose checkpoint now is smaller, or of the same size with another ro
   assert.match(byName["log consistency"].detail, /2 entries, fewer than the 3 it signed/);
 
   const log = new FakeLog();
-  const r = await play({ log, entries: {}, during: (l) => l.rewrite(0, new TextEncoder().encode(JSON.stringify(other(9)))), end: () => {} });
+  const r = await play({ log, entries: {}, during: (l) => l.rewrite(0, new TextEncoder().encode(JSON.stringify(other(9)))), witness: () => {}, end: () => {} });
   assert.equal(r.byName["log consistency"].status, "fail");
   assert.match(r.byName["log consistency"].detail, /two different roots for the same size 3/);
 });
@@ -185,7 +207,7 @@ test("entries that say something else than the table showed fail log entries", a
 test("a checkpoint whose signature does not verify is refused, never pinned, and fails", async () => {
   // At the open: the signature altered (the key's name and ID kept).
   const forge = (note) => {
-    const line = note.split("\n").at(-2);
+    const line = note.split("\n").find((l) => l.startsWith(`— ${ORIGIN} `));
     const raw = fromBase64(line.slice(line.lastIndexOf(" ") + 1));
     raw[20] ^= 1;
     return note.replace(line, `— ${ORIGIN} ${toBase64(raw)}`);
@@ -229,7 +251,7 @@ test("a new log key is not trusted: log key fails, and its checkpoints are refus
   const honest = new FakeLog();
   const later = await play({ log: honest });
   const changed = await checkLog(later.k, { verifyApi: API, key: logKeyOf(honest.vkey, log.vkey), fetchImpl: honest.fetchImpl, wait: noWait });
-  assert.deepEqual(statuses(changed), { "log key": "fail", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass" });
+  assert.deepEqual(statuses(changed), { "log key": "fail", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass", "log witnesses": "pass" });
 });
 
 test("the key: the first told is pinned, a malformed one is not a key", async () => {
@@ -241,7 +263,7 @@ test("the key: the first told is pinned, a malformed one is not a key", async ()
   assert.match(bad.malformed, /key ID/);
   const k = kept();
   const checks = await checkLog(k, { verifyApi: API, key: bad, fetchImpl: log.fetchImpl });
-  assert.deepEqual(statuses(checks), { "log key": "fail", "log consistency": "unchecked", "log inclusion": "unchecked", "log entries": "unchecked" });
+  assert.deepEqual(statuses(checks), { "log key": "fail", "log consistency": "unchecked", "log inclusion": "unchecked", "log entries": "unchecked", "log witnesses": "unchecked" });
   // The store: first sight wins.
   const mem = new Map();
   const storage = { getItem: (x) => mem.get(x) ?? null, setItem: (x, v) => mem.set(x, String(v)), removeItem: (x) => mem.delete(x), key: (i) => [...mem.keys()][i] ?? null, get length() { return mem.size; } };
@@ -254,11 +276,11 @@ test("the key: the first told is pinned, a malformed one is not a key", async ()
 
 test("no log named, or no answer: could not check, never a pass", async () => {
   const none = await checkLog(kept(), { verifyApi: API, key: logKeyOf(null, null), fetchImpl: async () => assert.fail("nothing to ask") });
-  assert.deepEqual(Object.values(statuses(none)), ["unchecked", "unchecked", "unchecked", "unchecked"]);
+  assert.deepEqual(Object.values(statuses(none)), ["unchecked", "unchecked", "unchecked", "unchecked", "unchecked"]);
   assert.match(none[0].detail, /names no transparency log/);
   // The API down at the end.
   const down = await play({ during: (log) => (log.down = true) });
-  assert.deepEqual(statuses(down.checks), { "log key": "pass", "log consistency": "unchecked", "log inclusion": "unchecked", "log entries": "unchecked" });
+  assert.deepEqual(statuses(down.checks), { "log key": "pass", "log consistency": "unchecked", "log inclusion": "unchecked", "log entries": "unchecked", "log witnesses": "unchecked" });
   assert.match(down.byName["log entries"].detail, /could not check: the verify API did not answer/);
   // Down at the open: the error is kept, and a later answer pins.
   const log = new FakeLog();
@@ -286,8 +308,9 @@ test("no log named, or no answer: could not check, never a pass", async () => {
   keepLogOpen(k2, { vkey: fresh.vkey, got: await fetchCheckpoint(API, fresh.vkey, { fetchImpl: fresh.fetchImpl }), at: T0 });
   for (const e of Object.values(ENTRIES)) fresh.append(e());
   fresh.sign();
+  fresh.witnessAll(DUE_S - 1);
   checks = await checkLog(k2, { verifyApi: API, key: logKeyOf(fresh.vkey, fresh.vkey), fetchImpl: fresh.fetchImpl, wait: noWait });
-  assert.deepEqual(Object.values(statuses(checks)), ["pass", "pass", "pass", "pass"]);
+  assert.deepEqual(Object.values(statuses(checks)), ["pass", "pass", "pass", "pass", "pass"]);
 });
 
 test("the end checkpoint is waited for until it holds the match's last entries", async () => {
@@ -296,13 +319,13 @@ test("the end checkpoint is waited for until it holds the match's last entries",
   let asked = 0;
   const sleep = async () => {
     asked++;
-    if (asked === 2) log.sign();
+    if (asked === 2) signed(log);
   };
   const lagging = await play({ log, end: () => {}, options: { sleep, wait: { everyMs: 1, tries: 5 } } });
   assert.equal(asked, 2);
-  assert.deepEqual(Object.values(statuses(lagging.checks)), ["pass", "pass", "pass", "pass"]);
+  assert.deepEqual(Object.values(statuses(lagging.checks)), ["pass", "pass", "pass", "pass", "pass"]);
   // Never signed: the entries after the last checkpoint could not be checked.
-  const never = await play({ end: () => {} });
+  const never = await play({ witness: () => {}, end: () => {} });
   assert.equal(never.byName["log inclusion"].status, "unchecked");
   assert.match(never.byName["log inclusion"].detail, /entries 3, 4, 6, 7 are not yet in a checkpoint the log signed \(it has 3 entries\)/);
 });
@@ -350,11 +373,172 @@ test("checkKept adds the log's checks when it is given the log: a fork makes the
   // (This hand-kept record has no deal pattern: "deals" fails with or without the log.)
   const failedNames = (r) => r.checks.filter((c) => c.status === "fail").map((c) => c.name);
   assert.deepEqual(failedNames(withLog), failedNames(without));
-  assert.deepEqual(failedNames(forked), [...failedNames(without), "log consistency"]);
+  // The witnesses cosigned the history before the rewrite: theirs is not the log's now.
+  assert.deepEqual(failedNames(forked), [...failedNames(without), "log consistency", "log witnesses"]);
   assert.equal(forked.ok, false);
   // No log named (and none pinned at the open): could not check, so never ok.
   const unpinned = { ...honest.k, log: null };
   const unnamed = await checkKept(unpinned, { relays: [], fetchImpl, log: { verifyApi: API, key: logKeyOf(null, null) } });
   assert.equal(unnamed.ok, false);
   assert.deepEqual(unnamed.unchecked.filter((n) => n.startsWith("log ")), LOG_CHECKS);
+});
+
+// --- the witnesses: a quorum of those this tab pinned cosigned the commitment and the
+// naming before the round was due, and the ending
+
+test("attack: no witness watches this log: the log, consistent and whole, fails log witnesses", async () => {
+  const { checks, byName } = await play({ log: new FakeLog({ witnesses: 0 }) });
+  assert.deepEqual(statuses(checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass", "log witnesses": "fail" });
+  assert.match(byName["log witnesses"].detail, /^no witness watches this log: the platform names none/);
+  // Registered witnesses (anyone's keys) are not the operator's configured ones: none count.
+  const log = new FakeLog({ witnesses: 0 });
+  log.registered = [witnessKey("anyone.test/w", new Uint8Array(32).fill(40))];
+  const r = await play({ log, witness: (l) => (l.sign(), l.cosign(l.registered[0], DUE_S - 5)) });
+  assert.match(r.byName["log witnesses"].detail, /^no witness watches this log/);
+});
+
+test("attack: the round named once its value was known: the witnesses cosigned the naming only 2 s after it was due", async () => {
+  // The commitment was witnessed well before; the naming's first cosigned checkpoint
+  // is timestamped after round 4241 was due, by every witness's clock. Every entry is
+  // in the log, consistent, as the table showed it.
+  const { checks, byName } = await play({
+    opened: (l) => (l.sign(), l.witnessAll(DUE_S - 30)),
+    witness: (l) => (l.sign(), l.witnessAll(DUE_S + 2)),
+  });
+  assert.deepEqual(statuses(checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass", "log witnesses": "fail" });
+  const why = byName["log witnesses"].detail;
+  assert.match(why, /^0 of the 3 witnesses this tab pinned cosigned the round's naming \(entry 4\) before round 4241 was due \(2023-08-23T18:41:27Z\), 2 needed: witness\.test\/w1 cosigned it first at 2023-08-23T18:41:29Z, 2\.0 s after round 4241 was due/);
+  assert.match(why, /the round may have been named, or the commitment made, once its value was known$/);
+  assert.doesNotMatch(why, /the commitment \(entry 3\)/, "the commitment was witnessed in time");
+  // At the edge: cosigned in the second the round is due is not before it.
+  const edge = await play({ witness: (l) => (l.sign(), l.witnessAll(DUE_S)) });
+  assert.equal(edge.byName["log witnesses"].status, "fail");
+  const justBefore = await play({ witness: (l) => (l.sign(), l.witnessAll(DUE_S - 1)) });
+  assert.equal(justBefore.byName["log witnesses"].status, "pass");
+});
+
+test("attack: one witness of three cosigned in time: not a quorum; two of three are", async () => {
+  const one = await play({ witness: (l) => (l.sign(), l.cosign(l.witnesses[0], DUE_S - 5)) });
+  assert.equal(one.byName["log witnesses"].status, "fail");
+  assert.match(one.byName["log witnesses"].detail, /^1 of the 3 witnesses this tab pinned cosigned the commitment \(entry 3\) before round 4241 was due .*2 needed: witness\.test\/w2 cosigned it first at 2023-08-23T18:42:27Z, 60\.0 s after round 4241 was due/);
+  // (They cosigned only the checkpoint at the end, which holds it too.)
+  const two = await play({ witness: (l) => (l.sign(), l.cosign(l.witnesses[0], DUE_S - 5), l.cosign(l.witnesses[2], DUE_S - 4)) });
+  assert.equal(two.byName["log witnesses"].status, "pass", two.byName["log witnesses"].detail);
+  // The ending cosigned by none: fails too (a witness that watches signs every second).
+  const noEnd = await play({ end: (l) => l.sign() });
+  assert.equal(noEnd.byName["log witnesses"].status, "fail");
+  assert.match(noEnd.byName["log witnesses"].detail, /^0 of the 3 witnesses this tab pinned cosigned the ending \(entry 6\), 2 needed/);
+});
+
+test("attack: witnesses the operator added after this tab pinned its set cosign in time: said, and not counted", async () => {
+  const log = new FakeLog();
+  const pinned = { log: log.vkey, vkeys: log.witnesses.map((w) => w.vkey).sort(), pinned_at: T0 };
+  const puppets = [1, 2, 3].map((i) => witnessKey(`operator.test/p${i}`, new Uint8Array(32).fill(60 + i)));
+  const r = await play({
+    log,
+    witness: (l) => {
+      l.witnesses.push(...puppets);
+      l.sign();
+      for (const p of puppets) l.cosign(p, DUE_S - 5);
+      for (const w of l.witnesses.slice(0, 3)) l.cosign(w, DUE_S + 3);
+    },
+  });
+  // The set told at the end, once the operator has added its own, against the one pinned.
+  const told = await fetchWitnesses(API, { fetchImpl: r.log.fetchImpl });
+  const set = witnessesOf(pinned, told, r.log.vkey);
+  assert.deepEqual(set.added, puppets.map((p) => p.vkey).sort());
+  const checks = await checkLog(r.k, { verifyApi: API, key: logKeyOf(r.log.vkey, r.log.vkey), witnesses: set, fetchImpl: r.log.fetchImpl, sleep: async () => {}, wait: noWait });
+  const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+  assert.equal(byName["log witnesses"].status, "fail");
+  assert.match(byName["log witnesses"].detail, /^0 of the 3 witnesses this tab pinned cosigned the commitment/);
+  assert.equal(byName[WITNESSES_ADDED].status, "info");
+  assert.match(byName[WITNESSES_ADDED].detail, /operator\.test\/p1\+[0-9a-f]{8}, operator\.test\/p2.*they do not count/);
+  const fresh = await checkLog(r.k, { verifyApi: API, key: logKeyOf(r.log.vkey, r.log.vkey), fetchImpl: r.log.fetchImpl, sleep: async () => {}, wait: noWait });
+  // (Unpinned, as a page meeting this log for the first time: the 6 configured now count,
+  // and the operator's 3 are no majority of them.)
+  const unpinned = fresh.find((c) => c.name === "log witnesses");
+  assert.equal(unpinned.status, "fail");
+  assert.match(unpinned.detail, /^3 of the 6 witnesses this tab pinned cosigned the commitment .* 4 needed/);
+});
+
+test("attack: cosignatures backdated, or a checkpoint that does not hold the entry, are refused", async () => {
+  // The naming cosigned late; the operator rewrites the witnesses' times in what it serves.
+  const backdate = (l) => {
+    l.override["/v1/log/entries"] = async (u) => {
+      const body = await l.route(u).json();
+      for (const e of body.entries) {
+        for (const w of e.witnessed_by) {
+          w.checkpoint = w.checkpoint.replace(/^(— witness\.test\/w\d )(.+)$/gm, (_, head, sig) => {
+            const raw = fromBase64(sig);
+            new DataView(raw.buffer).setBigUint64(4, BigInt(DUE_S - 10));
+            return head + toBase64(raw);
+          });
+        }
+      }
+      return new Response(JSON.stringify(body));
+    };
+  };
+  const r = await play({ witness: (l) => (l.sign(), l.witnessAll(DUE_S + 2)), during: backdate });
+  assert.equal(r.byName["log witnesses"].status, "fail");
+  assert.match(r.byName["log witnesses"].detail, /the checkpoint of 6 entries served as cosigned by witness\.test\/w1, witness\.test\/w2, witness\.test\/w3 is refused: the signature of witness\.test\/w1\+[0-9a-f]{8} does not verify/);
+  // The naming's witnessed checkpoint swapped for an earlier cosigned one, which does not hold it.
+  const earlier = (l) => {
+    l.override["/v1/log/entries"] = async (u) => {
+      const body = await l.route(u).json();
+      const named = body.entries.find((e) => e.entry.kind === "round_named");
+      named.witnessed_by = named.witnessed_by.map((w) => ({ ...w, size: 4, checkpoint: l.cosignedNote(4) }));
+      return new Response(JSON.stringify(body));
+    };
+  };
+  const e = await play({ opened: (l) => (l.sign(), l.witnessAll(DUE_S - 30)), witness: (l) => (l.sign(), l.witnessAll(DUE_S + 2)), during: earlier });
+  assert.match(e.byName["log witnesses"].detail, /the checkpoint of 4 entries served as cosigned by .* is refused: its tree of 4 entries does not hold entry 4/);
+});
+
+test("log witnesses: the ending cosigned a moment after the end is waited for; the API down is 'could not check'", async () => {
+  const log = new FakeLog();
+  let asked = 0;
+  const sleep = async () => {
+    asked++;
+    if (asked === 2) log.witnessAll(DUE_S + 60);
+  };
+  const r = await play({ log, end: (l) => l.sign(), options: { sleep, wait: { everyMs: 1, tries: 5 } } });
+  assert.equal(r.byName["log witnesses"].status, "pass", r.byName["log witnesses"].detail);
+  assert.equal(asked, 2);
+  // No set pinned, and the witnesses' list does not answer: could not check.
+  const down = await play({ during: (l) => (l.override["/v1/log/witnesses"] = () => new Response("{}", { status: 503 })) });
+  assert.equal(down.byName["log witnesses"].status, "unchecked");
+  assert.match(down.byName["log witnesses"].detail, /^could not check: this tab has pinned no witness, and the platform would not say which watch its log/);
+  // A set pinned: the list is not needed.
+  const pinned = witnessesOf({ log: down.log.vkey, vkeys: down.log.witnesses.map((w) => w.vkey), pinned_at: T0 }, { error: "down", down: true }, down.log.vkey);
+  const again = await checkLog(down.k, { verifyApi: API, key: logKeyOf(down.log.vkey, down.log.vkey), witnesses: pinned, fetchImpl: down.log.fetchImpl, sleep: async () => {}, wait: noWait });
+  assert.equal(again.find((c) => c.name === "log witnesses").status, "pass");
+});
+
+test("the witnesses pinned: the first set told wins, with the log key; an empty set is never pinned", async () => {
+  const log = new FakeLog();
+  const told = await fetchWitnesses(API, { fetchImpl: log.fetchImpl });
+  assert.deepEqual(told.configured, log.witnesses.map((w) => w.vkey).sort());
+  assert.deepEqual(told.registered, []);
+  let set = witnessesOf(null, told, log.vkey);
+  assert.deepEqual([set.vkeys, set.pin, set.added], [told.configured, told.configured, []]);
+  // Pinned: a new configured set adds (said) and takes nothing away.
+  const pinned = { log: log.vkey, vkeys: told.configured.slice(0, 2), pinned_at: 1 };
+  set = witnessesOf(pinned, told, log.vkey);
+  assert.deepEqual([set.vkeys, set.pin, set.added], [pinned.vkeys, null, [told.configured[2]]]);
+  // A set pinned for another log key is not this log's.
+  assert.deepEqual(witnessesOf({ ...pinned, log: "other" }, told, log.vkey).pin, told.configured);
+  // None configured: nothing to pin.
+  assert.deepEqual(witnessesOf(null, { configured: [], registered: [], malformed: [] }, log.vkey), { vkeys: [], pin: null, added: [], error: null, down: false });
+  // A listed key that is not a witness's is left out.
+  log.override["/v1/log/witnesses"] = () => new Response(JSON.stringify({ witnesses: [{ vkey: log.vkey, source: "configured" }, { vkey: log.witnesses[0].vkey, source: "configured" }] }));
+  const odd = await fetchWitnesses(API, { fetchImpl: log.fetchImpl });
+  assert.deepEqual([odd.configured, odd.malformed.length], [[log.witnesses[0].vkey], 1]);
+  // The store: first sight wins, an empty set is not pinned.
+  const mem = new Map();
+  const storage = { getItem: (x) => mem.get(x) ?? null, setItem: (x, v) => mem.set(x, String(v)), removeItem: (x) => mem.delete(x), key: (i) => [...mem.keys()][i] ?? null, get length() { return mem.size; } };
+  const store = makeStore(storage);
+  assert.equal(store.pinLogWitnesses(log.vkey, [], 1), null);
+  assert.equal(store.logWitnesses(), null);
+  assert.deepEqual(store.pinLogWitnesses(log.vkey, ["a", "b"], 2), { log: log.vkey, vkeys: ["a", "b"], pinned_at: 2 });
+  assert.deepEqual(store.pinLogWitnesses(log.vkey, ["c"], 3), { log: log.vkey, vkeys: ["a", "b"], pinned_at: 2 });
 });
