@@ -15,10 +15,12 @@
 //   salts              the commitment promises a salt in every hidden event (a match
 //                      without them lets whoever holds a hash search it for your cards);
 //   your seed          the seed the decks used at this seat is the one this tab made, as
-//                      the server's receipt for it promised;
+//                      the server's receipt for it promised; a seed refused as late is
+//                      judged from when this tab first saw the commitment (starvation);
 //   drand round        the round named is the rule's for the window's close and the
-//                      lead, and was not out yet when it was named (round grinding, a
-//                      sock puppet's seed chosen late);
+//                      lead, was not out yet when it was named (round grinding, a sock
+//                      puppet's seed chosen late), and its naming reached this tab the
+//                      commitment's lead (less namingMs) before it was due;
 //   drand value        drand's value: its BLS signature against the pinned key (drand.js);
 //   drand relay        the same round as this tab fetched it itself;
 //   drand fallback     a match dealt without drand: the tab had no value of the round in
@@ -29,9 +31,10 @@
 //   hashes             nothing this tab was served before the end carried a hash of the
 //                      match's events;
 //   abort              an abort after a deck went out, who asked and why;
-//   log ...            with options.log, the transparency log's checks (logcheck.js): the
-//                      checkpoint pinned at the open is extended, the match's entries are
-//                      in it and say what this tab saw.
+//   log ...            with options.log (the table page always gives it), the transparency
+//                      log's checks (logcheck.js): the checkpoint pinned at the open is
+//                      extended, the match's entries are in it and say what this tab saw,
+//                      and a quorum of the witnesses it pinned cosigned them in time.
 // checkLive() gives, during the match, what can already be known to have failed.
 
 import { sha256 } from "@noble/hashes/sha2.js";

@@ -21,7 +21,7 @@ import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
 import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
 import { keep, keepCommitmentUses, keepDrandSeen, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
-import { fetchCheckpoint, logKeyOf } from "./logcheck.js";
+import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
@@ -180,6 +180,23 @@ class TablePage {
     return key;
   }
 
+  /** The log's witnesses this tab counts (logcheck.js witnessesOf): the set it pinned for
+   * the log key ``vkey``, else the operator's configured set told now (GET
+   * /v1/log/witnesses), pinned now if it is not empty: first sight wins, as for the key. */
+  async logWitnesses(vkey) {
+    const api = this.ctx.config?.verify_url;
+    if (!api || !vkey) return null;
+    let told;
+    try {
+      told = await fetchWitnesses(api, { fetchImpl: (...args) => fetch(...args) });
+    } catch (e) {
+      told = { error: e.message, down: true };
+    }
+    const set = witnessesOf(this.ctx.store.logWitnesses?.() ?? null, told, vkey);
+    if (set.pin) this.ctx.store.pinLogWitnesses?.(vkey, set.pin, now());
+    return set;
+  }
+
   /** When the gateway names no log key, the one the verify API publishes
    * (GET /v1/log/key), asked once: pinned like any other the first time (logKeyOf), so a
    * key shown later in its place fails the check. */
@@ -213,6 +230,8 @@ class TablePage {
     try {
       const got = await fetchCheckpoint(api, key.vkey, { fetchImpl: (...args) => fetch(...args) });
       if (!this.stopped) this.updateKept((k) => keepLogOpen(k, { vkey: key.vkey, told: key.told, got, at: now() }));
+      // The witnesses, pinned at first sight (the end's "log witnesses" counts only them).
+      if (!this.stopped) await this.logWitnesses(key.vkey);
     } catch (e) {
       console.error("pinning the log's checkpoint failed", e);
     } finally {
@@ -441,13 +460,16 @@ class TablePage {
     this.checking = true;
     this.queueRender();
     try {
-      // From the stored copy, read now: what this tab kept, not what is in memory.
+      // From the stored copy, read now: what this tab kept, not what is in memory. The
+      // log's checks, its witnesses' among them, always run (could not check without a log).
+      const key = this.logKey();
+      const witnesses = (await this.logWitnesses(key.vkey)) ?? undefined;
       const result = await checkKept(this.kept(), {
         relays: this.relays(),
         fetchImpl: (...args) => fetch(...args),
         now,
         verifyApi: this.ctx.config?.verify_url,
-        log: { verifyApi: this.ctx.config?.verify_url, key: this.logKey() },
+        log: { verifyApi: this.ctx.config?.verify_url, key, witnesses },
       });
       this.updateKept((k) => {
         k.check = result;
