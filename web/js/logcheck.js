@@ -434,7 +434,7 @@ async function checkWitnesses(kept, o) {
     problems.push(`${j.ok.length} of the ${set.vkeys.length} witnesses this tab pinned cosigned ${WHAT[j.kind]} (entry ${j.e.index})${when}, ${quorum} needed: ${said.join("; ")}`);
   }
   if (problems.length) {
-    const why = judged.some((j) => j.kind !== "ending" && j.ok.length < quorum) ? ": the round may have been named, or the commitment made, once its value was known" : "";
+    const why = judged.some((j) => j.kind !== "ending" && j.ok.length < quorum) ? ": nobody but the operator vouches that the commitment was made and the round named before its value was known" : "";
     return fail(name, `${problems.join("; ")}${why}`);
   }
   const told = judged.map((j) => `${WHAT[j.kind]} by ${j.ok.map((n) => `${n}${j.by === null ? "" : ` ${apart(j.by - j.first.get(n) * 1000)} it was due`}`).join(", ")}`);

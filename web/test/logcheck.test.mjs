@@ -408,7 +408,7 @@ test("attack: the round named once its value was known: the witnesses cosigned t
   assert.deepEqual(statuses(checks), { "log key": "pass", "log consistency": "pass", "log inclusion": "pass", "log entries": "pass", "log witnesses": "fail" });
   const why = byName["log witnesses"].detail;
   assert.match(why, /^0 of the 3 witnesses this tab pinned cosigned the round's naming \(entry 4\) before round 4241 was due \(2023-08-23T18:41:27Z\), 2 needed: witness\.test\/w1 cosigned it first at 2023-08-23T18:41:29Z, 2\.0 s after round 4241 was due/);
-  assert.match(why, /the round may have been named, or the commitment made, once its value was known$/);
+  assert.match(why, /nobody but the operator vouches that the commitment was made and the round named before its value was known$/);
   assert.doesNotMatch(why, /the commitment \(entry 3\)/, "the commitment was witnessed in time");
   // At the edge: cosigned in the second the round is due is not before it.
   const edge = await play({ witness: (l) => (l.sign(), l.witnessAll(DUE_S)) });
