@@ -33,7 +33,7 @@ from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
 from services.verify.reads import ReadPool
 from services.verify.translog import MIGRATION as TRANSLOG_MIGRATION
 from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
-from services.verify.translog import WITNESSES_MIGRATION
+from services.verify.translog import REGISTRATIONS_MIGRATION, WITNESSES_MIGRATION
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,11 @@ INSERT INTO {s}.verify_position (singleton, position) VALUES (true, 0)
         Migration(2, "the platform's facts across matches", FACTS_MIGRATION),
         Migration(3, "the transparency log's checkpoints and cosignatures", TRANSLOG_MIGRATION),
         Migration(4, "the transparency log's registered witnesses", WITNESSES_MIGRATION),
+        Migration(
+            5,
+            "per-witness cosignature lookups; registrations that expire, by client address",
+            REGISTRATIONS_MIGRATION,
+        ),
     ),
 )
 

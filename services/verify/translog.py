@@ -19,21 +19,41 @@ Ed25519 is deterministic, so two replicas' checkpoints of one size are the same 
 Checkpoints (``verify_checkpoints``) are signed by a supervised loop whenever the tree
 grew, at most every ``BELOT_TRANSLOG_INTERVAL`` seconds; every one is kept, so that a
 verifier can ask for the first checkpoint a witness cosigned after an entry
-(:meth:`LogService.witnessed`): its time bounds when the entry was in the log. The
+(:meth:`LogService.witnessed_by`): its time bounds when the entry was in the log. The
 cosignatures (``verify_cosignatures``) are the first each witness sent for each
 checkpoint.
 
+Which witness's first checkpoint: always a named one's, never "any witness's". The
+entries route once served the first checkpoint *anyone* cosigned, and a stranger who
+registered a key and cosigned each checkpoint within 0.1 s of its signing made that a
+checkpoint no trusted witness had cosigned (an honest witness polling every second
+cosigns the next one): a reader trusting the honest witness found no cosignature it
+counts and ``log_timing`` failed, on 27 of 37 honest matches (issue 28, case 8). A
+cosignature from a key the reader does not trust must change nothing the reader
+sees, so the lookup is per witness: ``witnessed`` is the first checkpoint a
+*configured* witness cosigned (the operator's, never a registration), and
+``witnessed_by`` gives, for each configured witness and each one the request names
+(``?witness=<name>+<key ID>``), that witness's own first one. A reader asks for the
+witnesses it trusts and checks each one's cosignature on each one's checkpoint.
+
 Witnesses: the log takes cosignatures from the keys ``BELOT_TRANSLOG_WITNESSES``
 names and from any witness that registered its key (``verify_witnesses``, at most
-``BELOT_TRANSLOG_MAX_WITNESSES``). Registering is open because it grants nothing: the
-log's part is only to collect and serve cosignatures; which witnesses a reader trusts
-is the reader's choice (``belot verify --witness``), and a cosignature from a key the
-reader does not name is ignored. What the log must not let a registration do is
-disturb the others: a key with the name and key ID of one already accepted is refused
-(two such keys would make every note ambiguous), configured keys come first, and the
-cap bounds what a stranger can make the log keep and check. Registrations are read
-from the table on each cosignature, so every replica accepts a key registered on
-another.
+``BELOT_TRANSLOG_MAX_WITNESSES`` live at once). Registering is open because it grants
+nothing: the log's part is only to collect and serve cosignatures; which witnesses a
+reader trusts is the reader's choice (``belot verify --witness``), and a cosignature
+from a key the reader does not name is ignored. What the log must not let a
+registration do is disturb the others: a key with the name and key ID of one already
+accepted is refused (two such keys would make every note ambiguous), configured keys
+come first and are never refused, and the cap bounds what a stranger can make the log
+keep and check. Nor may registrations lock anyone out of the cap (issue 28, case 8:
+60 registrations from one address filled it for good): a registration expires unless
+renewed (registering again, or a cosignature from the key; ``witness_ttl``, and the
+shorter ``new_witness_ttl`` for a key that has never cosigned, so that keys registered
+and abandoned free their slot within minutes), an expired one is neither accepted nor
+counted, and one client address holds at most ``witnesses_per_address`` live
+registrations, so filling the cap takes that many addresses, and holding it takes
+renewing from them. Registrations are read from the table on each cosignature, so
+every replica accepts a key registered on another.
 
 Routes (C2SP tlog-tiles at the root, JSON helpers under ``/v1/log``):
 
@@ -44,8 +64,10 @@ Routes (C2SP tlog-tiles at the root, JSON helpers under ``/v1/log``):
 - ``GET /v1/log/proof/inclusion?index=&size=``  RFC 9162 inclusion proof (base64 hashes)
 - ``GET /v1/log/proof/consistency?first=&second=``
 - ``GET /v1/log/entries?match=<id>``           a match's entries (and its round's fact),
-                                               each with the first cosigned checkpoint
-                                               that holds it; ``?stream=`` for one stream
+                                               each with the first checkpoint holding it
+                                               that a configured witness cosigned, and
+                                               each witness's own (``&witness=``);
+                                               ``?stream=`` for one stream
 - ``POST /v1/log/cosignatures``                a witness's cosigned checkpoint (text)
 - ``GET /v1/log/witnesses``                    the witness keys the log accepts
 - ``POST /v1/log/witnesses``                   register a witness key (its vkey line)
@@ -56,8 +78,11 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import ipaddress
 import logging
+import math
 import os
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,6 +130,7 @@ from translog import (
     tile_data,
     verify_consistency,
 )
+from translog.note import is_valid_name
 from translog.tiles import TILE_HEIGHT, TILE_WIDTH, tile_width
 
 log = logging.getLogger(__name__)
@@ -121,6 +147,32 @@ MAX_VKEY_BYTES: Final = 1024
 _REGISTER_LOCK: Final = "verify:witnesses:"
 #: Streams one ``/v1/log/entries`` request may name.
 MAX_STREAMS: Final = 4
+#: Witnesses one ``/v1/log/entries`` request may name (``?witness=``): each is one
+#: indexed probe per entry; a reader trusting more asks again
+#: (services/translog_client.py does).
+MAX_WITNESS_PARAMS: Final = 16
+#: ``?witness=<name>+<key ID>``: a key name (no space, no ``+``) and 8 hex digits. A
+#: query string reads an unescaped ``+`` as a space (form encoding), and a name holds
+#: neither, so either separates the two: ``curl '...&witness=w.example/w1+1a2b3c4d'``
+#: works as typed.
+_WITNESS_PARAM: Final = re.compile(r"(?P<name>[^+ ]{1,256})[+ ](?P<key_id>[0-9a-fA-F]{8})")
+#: How long a registration lives without renewal, in seconds: a witness that has
+#: cosigned (24 h: a day's outage of a witness costs it nothing), and one whose key
+#: has never cosigned (10 min: a key registered and never used frees its slot soon).
+WITNESS_TTL_S: Final = 24 * 3600.0
+NEW_WITNESS_TTL_S: Final = 600.0
+#: Live registrations one client address may hold (an IPv6 address counts by its /64).
+WITNESSES_PER_ADDRESS: Final = 4
+#: A renewal moves a registration's end only if it moves it by more than this (seconds;
+#: a tenth of the term if that is less): a witness cosigning every second does not
+#: rewrite its row every second, and a registration repeated at once is answered alike.
+_RENEW_SLACK_S: Final = 60.0
+
+
+def _slack(ttl: float) -> float:
+    return min(_RENEW_SLACK_S, ttl / 10)
+
+
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
 
 CHECKPOINT_SIZE = Gauge("belot_translog_checkpoint_size", "Size of the last signed checkpoint.")
@@ -167,10 +219,34 @@ CREATE TABLE IF NOT EXISTS {s}.verify_witnesses (
     UNIQUE (name, key_id)
 );
 """
+#: The verify component's migration 5.
+REGISTRATIONS_MIGRATION: Final = """
+-- Per-witness lookups: the first checkpoint after an entry that one witness cosigned
+-- (GET /v1/log/entries, witnessed_by), one index probe per witness and entry.
+CREATE INDEX IF NOT EXISTS verify_cosignatures_by_witness
+    ON {s}.verify_cosignatures (witness, key_id, size);
+-- Registrations expire unless renewed (registering again, or a cosignature from the
+-- key), and are counted per client address. A registration made before this has no
+-- address (it counts against the cap only) and lives one default term from now: its
+-- witness renews it as any other.
+ALTER TABLE {s}.verify_witnesses
+    ADD COLUMN IF NOT EXISTS client      text,
+    ADD COLUMN IF NOT EXISTS cosigned_at timestamptz,
+    ADD COLUMN IF NOT EXISTS expires_at  timestamptz NOT NULL
+        DEFAULT now() + interval '1 day';
+UPDATE {s}.verify_witnesses w SET cosigned_at = c.at
+    FROM (SELECT witness, key_id, max(received_at) AS at FROM {s}.verify_cosignatures
+          GROUP BY witness, key_id) c
+    WHERE c.witness = w.name AND c.key_id = w.key_id AND w.cosigned_at IS NULL;
+CREATE INDEX IF NOT EXISTS verify_witnesses_by_client
+    ON {s}.verify_witnesses (client, expires_at);
+"""
 PRIVILEGES: Final = {
     "verify_checkpoints": "SELECT, INSERT",
     "verify_cosignatures": "SELECT, INSERT",
-    "verify_witnesses": "SELECT, INSERT",
+    # UPDATE: a renewal moves expires_at; DELETE: an expired registration is removed
+    # (under the registration lock) when another registers.
+    "verify_witnesses": "SELECT, INSERT, UPDATE, DELETE",
 }
 
 
@@ -218,24 +294,38 @@ def b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
+def _iso(at: datetime | None) -> str | None:
+    return None if at is None else at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 @dataclass(frozen=True, slots=True)
 class Witnessed:
-    """The first cosigned checkpoint holding an entry: its size and the note with its
-    cosignatures (which the reader verifies with the witness keys it trusts)."""
+    """The first checkpoint holding an entry that ``witness`` (name, key ID) cosigned:
+    its size and the note with its cosignatures (the reader checks the witness's line
+    with the witness's key: the log's word on who cosigned is no evidence)."""
 
+    witness: tuple[str, int]
     size: int
     note: str
 
     def to_json(self) -> dict[str, Any]:
+        """As ``witnessed`` (the size and the note)."""
         return {"size": self.size, "checkpoint": self.note}
+
+    def by_json(self) -> dict[str, Any]:
+        """As an item of ``witnessed_by`` (which witness, then the size and the note)."""
+        name, key_id = self.witness
+        return {"witness": name, "key_id": f"{key_id:08x}", **self.to_json()}
 
 
 @dataclass(frozen=True, slots=True)
 class WitnessKey:
-    """A witness key the log accepts: configured (``registered_at`` None) or registered."""
+    """A witness key the log accepts: configured (``registered_at`` None) or registered
+    (until ``expires_at``, unless renewed)."""
 
     key: CosignatureVerifier
     registered_at: datetime | None = None
+    expires_at: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -243,10 +333,45 @@ class WitnessKey:
             "name": self.key.name,
             "key_id": f"{self.key.key_id:08x}",
             "source": "configured" if self.registered_at is None else "registered",
-            "registered_at": None
-            if self.registered_at is None
-            else self.registered_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "registered_at": _iso(self.registered_at),
+            "expires_at": _iso(self.expires_at),
         }
+
+
+def parse_witness_param(text: str) -> tuple[str, int]:
+    """A ``?witness=`` value, ``<name>+<8 hex key ID>``: (name, key ID). Raises
+    :class:`ServiceError` ``bad_witness`` (400) for anything else."""
+    m = _WITNESS_PARAM.fullmatch(text)
+    name = "" if m is None else m["name"]
+    try:
+        name.encode()  # a lone surrogate from a bad escape: no text PostgreSQL takes
+        valid = m is not None and is_valid_name(name) and name.isprintable()
+    except UnicodeEncodeError:
+        valid = False
+    if m is None or not valid:
+        raise ServiceError(
+            "bad_witness",
+            "witness is <key name>+<its key ID, 8 hex digits>, as in the witness's vkey "
+            "(e.g. witness.example/w1+276eac93)",
+        )
+    return name, int(m["key_id"], 16)
+
+
+def client_address(request: web.Request) -> str:
+    """Who registers, for the per-address limit: the address the rate limits count
+    (services/verify/http.py: ``request.remote``, which a proxy in front must set to
+    the client's), an IPv6 address by its /64, the block one host is routinely given
+    (counting single addresses there would let one host take every slot)."""
+    remote = request.remote or "unknown"
+    try:
+        address = ipaddress.ip_address(remote)
+    except ValueError:
+        return remote
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def parse_witness_key(text: str) -> CosignatureVerifier:
@@ -269,7 +394,12 @@ class LogService:
     """The log's reads, its signer and its cosignature intake. The signer and the
     witnesses' part read and write on ``pool`` (the primary); the public reads
     (checkpoints, tiles, proofs, entries) go to ``reads`` (default: ``pool``), which
-    services/verify/reads.py says why."""
+    services/verify/reads.py says why.
+
+    Registrations: at most ``max_witnesses`` live, ``witnesses_per_address`` of them
+    from one client address; each lives ``new_witness_ttl`` seconds until its key
+    first cosigns, then ``witness_ttl``, from its last renewal (the module docstring
+    says why)."""
 
     def __init__(
         self,
@@ -281,6 +411,10 @@ class LogService:
         interval: float = 1.0,
         max_witnesses: int = 64,
         reads: ReadPool | None = None,
+        *,
+        witness_ttl: float = WITNESS_TTL_S,
+        new_witness_ttl: float = NEW_WITNESS_TTL_S,
+        witnesses_per_address: int = WITNESSES_PER_ADDRESS,
     ) -> None:
         self.pool = pool
         self.reads = ReadPool(pool, replicas=False) if reads is None else reads
@@ -293,6 +427,9 @@ class LogService:
         #: The configured witnesses (BELOT_TRANSLOG_WITNESSES).
         self.witnesses = witnesses
         self.max_witnesses = max_witnesses
+        self.witness_ttl = witness_ttl
+        self.new_witness_ttl = new_witness_ttl
+        self.witnesses_per_address = witnesses_per_address
         self.interval = interval
         self._register_lock = int.from_bytes(
             hashlib.sha256(f"{_REGISTER_LOCK}{schema}".encode()).digest()[:8], "big", signed=True
@@ -312,22 +449,56 @@ ON CONFLICT (size) DO NOTHING"""
         self._sql_cosign = f"""
 INSERT INTO {v}.verify_cosignatures (size, witness, key_id, "timestamp", line)
 VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"""
-        # The first checkpoint after an entry that a witness cosigned (the index on the
-        # cosignatures' key starts with the size: one short scan).
+        # Each witness's first cosigned checkpoint after each entry: one probe of the
+        # index on (witness, key_id, size) per witness and entry (migration 5).
         self._sql_first_cosigned = f"""
-SELECT size FROM {v}.verify_cosignatures WHERE size > $1 ORDER BY size LIMIT 1"""
-        self._sql_registered = (
-            f"SELECT vkey, registered_at FROM {v}.verify_witnesses ORDER BY registered_at, vkey"
-        )
-        self._sql_registration = (
-            f"SELECT registered_at FROM {v}.verify_witnesses WHERE name = $1 AND key_id = $2"
-            " AND vkey = $3"
-        )
-        self._sql_taken = f"SELECT vkey FROM {v}.verify_witnesses WHERE name = $1 AND key_id = $2"
-        self._sql_count_registered = f"SELECT count(*) FROM {v}.verify_witnesses"
+SELECT e.idx, w.i, c.size
+FROM unnest($1::bigint[]) AS e (idx)
+CROSS JOIN unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS w (name, kid, i)
+CROSS JOIN LATERAL (
+    SELECT size FROM {v}.verify_cosignatures
+    WHERE witness = w.name AND key_id = w.kid AND size > e.idx
+    ORDER BY size LIMIT 1
+) c"""
+        self._sql_notes = f"SELECT size, note FROM {v}.verify_checkpoints WHERE size = ANY($1)"
+        self._sql_notes_lines = f"""
+SELECT size, line FROM {v}.verify_cosignatures WHERE size = ANY($1)
+ORDER BY size, witness, key_id"""
+        # Registrations: the live ones only (an expired one is neither accepted nor
+        # counted; the next registration deletes it).
+        self._sql_registered = f"""
+SELECT vkey, registered_at, expires_at FROM {v}.verify_witnesses
+WHERE expires_at > now() ORDER BY registered_at, vkey"""
+        self._sql_expire = f"DELETE FROM {v}.verify_witnesses WHERE expires_at <= now()"
+        self._sql_taken = f"""
+SELECT vkey, cosigned_at IS NOT NULL FROM {v}.verify_witnesses
+WHERE name = $1 AND key_id = $2"""
+        # Renewal: a term from now (the long one once the key has cosigned), never
+        # shortened, and left as it is unless it moves by more than the slack ($4): a
+        # registration repeated at once is answered as it was (idempotent), and
+        # renewals cost a write at most once a slack.
+        self._sql_renew = f"""
+UPDATE {v}.verify_witnesses
+SET expires_at = CASE
+    WHEN now() + make_interval(secs => $3) > expires_at + make_interval(secs => $4)
+    THEN now() + make_interval(secs => $3) ELSE expires_at END
+WHERE name = $1 AND key_id = $2
+RETURNING registered_at, expires_at"""
+        # The live registrations, all or one address's: how many, and the first to end.
+        self._sql_live = f"""
+SELECT count(*), min(expires_at), now() FROM {v}.verify_witnesses
+WHERE $1::text IS NULL OR client = $1"""
         self._sql_register = f"""
-INSERT INTO {v}.verify_witnesses (vkey, name, key_id) VALUES ($1, $2, $3)
-RETURNING registered_at"""
+INSERT INTO {v}.verify_witnesses (vkey, name, key_id, client, expires_at)
+VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+RETURNING registered_at, expires_at"""
+        # A cosignature renews its registered key (if it moves its end by more than the
+        # slack) and marks it as one that has cosigned; an expired one stays expired.
+        self._sql_cosigned = f"""
+UPDATE {v}.verify_witnesses
+SET cosigned_at = now(), expires_at = now() + make_interval(secs => $3)
+WHERE name = $1 AND key_id = $2 AND expires_at > now()
+  AND (cosigned_at IS NULL OR expires_at < now() + make_interval(secs => $4))"""
         self._sql_by_streams = f"""
 SELECT t.index, t.entry, t.event_position
 FROM {s}.events e JOIN {s}.translog_entries t ON t.event_position = e.position
@@ -393,13 +564,42 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         text = note.to_text() + "".join(lines)
         return parse_note(text)
 
-    async def witnessed(self, index: int) -> Witnessed | None:
-        """The first cosigned checkpoint whose tree holds entry ``index``."""
-        size = await self.reads.fetchval(self._sql_first_cosigned, index)
-        if size is None:
-            return None
-        note = await self.checkpoint(int(size))
-        return None if note is None else Witnessed(int(size), note.to_text())
+    async def witnessed_by(
+        self, indices: list[int], witnesses: list[tuple[str, int]]
+    ) -> dict[int, list[Witnessed]]:
+        """For each entry of ``indices``, each witness's (name, key ID) first cosigned
+        checkpoint whose tree holds it, in the order of ``witnesses`` (a witness that
+        cosigned none is left out). One query for any number of entries and
+        witnesses, and two for the notes (each size once)."""
+        out: dict[int, list[Witnessed]] = {i: [] for i in indices}
+        if not indices or not witnesses:
+            return out
+        rows = await self.reads.fetch(
+            self._sql_first_cosigned,
+            indices,
+            [name for name, _ in witnesses],
+            [key_id for _, key_id in witnesses],
+        )
+        notes = await self._notes(sorted({int(r[2]) for r in rows}))
+        found = sorted((int(r[0]), int(r[1]), int(r[2])) for r in rows)
+        for index, i, size in found:
+            if size in notes:
+                out[index].append(Witnessed(witnesses[i - 1], size, notes[size]))
+        return out
+
+    async def _notes(self, sizes: list[int]) -> dict[int, str]:
+        """The checkpoints of ``sizes``, each with its cosignatures (as
+        :meth:`checkpoint` serves one)."""
+        if not sizes:
+            return {}
+        lines: dict[int, list[str]] = {}
+        for size, line in await self.reads.fetch(self._sql_notes_lines, sizes):
+            lines.setdefault(int(size), []).append(line)
+        out = {}
+        for size, text in await self.reads.fetch(self._sql_notes, sizes):
+            note = parse_note(text)
+            out[int(size)] = note.to_text() + "".join(lines.get(int(size), ()))
+        return out
 
     async def entries_of(self, streams: list[str]) -> list[StoredEntry]:
         rows = await self.reads.fetch(self._sql_by_streams, streams)
@@ -415,7 +615,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         any verify replica, is in it."""
         out = [WitnessKey(k) for k in dict.fromkeys(self.witnesses)]
         seen = {(w.key.name, w.key.key_id) for w in out}
-        for vkey, registered_at in await self.pool.fetch(self._sql_registered):
+        for vkey, registered_at, expires_at in await self.pool.fetch(self._sql_registered):
             try:
                 key = parse_vkey(vkey)
             except TranslogError:
@@ -425,14 +625,20 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                 continue
             if isinstance(key, CosignatureVerifier) and (key.name, key.key_id) not in seen:
                 seen.add((key.name, key.key_id))
-                out.append(WitnessKey(key, registered_at))
+                out.append(WitnessKey(key, registered_at, expires_at))
         return out
 
-    async def register(self, key: CosignatureVerifier) -> tuple[WitnessKey, bool]:
-        """Register a witness's key; returns it and whether it is new (a key registered
-        or configured already is answered as it is: registering is idempotent). Raises
-        :class:`ServiceError`: 409 ``witness_key_taken`` for another key of the same name and
-        key ID, 409 ``witness_limit`` once ``max_witnesses`` are registered."""
+    async def register(
+        self, key: CosignatureVerifier, client: str = "unknown"
+    ) -> tuple[WitnessKey, bool]:
+        """Register a witness's key for ``client`` (its address, :func:`client_address`),
+        or renew its registration; returns it and whether it is new (a key configured is
+        answered as it is; one registered already is renewed, whoever asks: it keeps
+        the address that registered it). Raises :class:`ServiceError`: 409
+        ``witness_key_taken`` for another key of the same name and key ID, 409
+        ``witness_limit`` when ``max_witnesses`` registrations are live, or
+        ``witnesses_per_address`` from ``client`` (the message and ``Retry-After`` say
+        when the first of them ends, unless its witness renews it)."""
         ident = (key.name, key.key_id)
         for configured in self.witnesses:
             if (configured.name, configured.key_id) == ident:
@@ -442,30 +648,48 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                     "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
                 )
         async with self.pool.acquire() as conn, conn.transaction():
-            # Under the lock: the count and the insert see every other registration.
+            # Under the lock: the counts and the insert see every other registration.
             await conn.execute("SELECT pg_advisory_xact_lock($1)", self._register_lock)
-            taken = await conn.fetchval(self._sql_taken, key.name, key.key_id)
+            # The expired go first: they hold no slot, nor a name and key ID.
+            await conn.execute(self._sql_expire)
+            taken = await conn.fetchrow(self._sql_taken, key.name, key.key_id)
             if taken is not None:
-                if taken != key.vkey:
+                if taken[0] != key.vkey:
                     raise ServiceError(
                         "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
                     )
-                at = await conn.fetchval(self._sql_registration, key.name, key.key_id, key.vkey)
-                return WitnessKey(key, at), False
-            count = int(await conn.fetchval(self._sql_count_registered))
-            if count >= self.max_witnesses:
-                why = (
-                    "this log takes no registrations"
-                    if self.max_witnesses == 0
-                    else f"this log has registered its {self.max_witnesses} witnesses"
+                ttl = self.witness_ttl if taken[1] else self.new_witness_ttl
+                at, until = await conn.fetchrow(
+                    self._sql_renew, key.name, key.key_id, ttl, _slack(ttl)
                 )
+                return WitnessKey(key, at, until), False
+            if self.max_witnesses <= 0:
                 raise ServiceError(
                     "witness_limit",
-                    f"{why}; its operator may name yours in BELOT_TRANSLOG_WITNESSES",
+                    "this log takes no registrations; its operator may name yours in "
+                    "BELOT_TRANSLOG_WITNESSES",
                 )
-            at = await conn.fetchval(self._sql_register, key.vkey, key.name, key.key_id)
+            count, first_end, now = await conn.fetchrow(self._sql_live, None)
+            if count >= self.max_witnesses:
+                raise _limit(
+                    f"this log has its {self.max_witnesses} live registrations",
+                    first_end,
+                    now,
+                    "; its operator may name yours in BELOT_TRANSLOG_WITNESSES",
+                )
+            mine, first_end, now = await conn.fetchrow(self._sql_live, client)
+            if mine >= self.witnesses_per_address:
+                raise _limit(
+                    f"your address ({client}) holds {mine} live registrations, the most "
+                    f"one address may",
+                    first_end,
+                    now,
+                )
+            at, until = await conn.fetchrow(
+                self._sql_register, key.vkey, key.name, key.key_id, client, self.new_witness_ttl
+            )
         WITNESSES_REGISTERED.inc()
-        return WitnessKey(key, at), True
+        return WitnessKey(key, at, until), True
 
     # ------------------------------------------------------------ cosignatures
 
@@ -487,6 +711,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                 f"this log signed no such checkpoint of size {checkpoint.size}",
             )
         witnesses = [w.key for w in await self.accepted()]
+        configured = {(w.name, w.key_id) for w in self.witnesses}
         unknown = "no witness key of this log signed it: register yours (POST /v1/log/witnesses)"
         if not witnesses:
             raise ServiceError("witness_unknown", unknown)
@@ -507,9 +732,33 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                 timestamp,
                 signature.line(),
             )
+            if signature.key not in configured:
+                # A registered key renews by cosigning (it proves it is in use, which a
+                # registration alone does not): from now on it lives the long term.
+                await self.pool.execute(
+                    self._sql_cosigned,
+                    signature.name,
+                    signature.key_id,
+                    self.witness_ttl,
+                    self.witness_ttl - _slack(self.witness_ttl),
+                )
             COSIGNATURES.labels(signature.name).inc()
             names.append(signature.name)
         return checkpoint.size, names
+
+
+def _limit(why: str, first_end: datetime | None, now: datetime, hint: str = "") -> ServiceError:
+    """``witness_limit``, saying when a slot frees: when the first of the registrations
+    counted ends (unless its witness renews it), also as ``Retry-After``."""
+    if first_end is None:  # nothing live to wait for (a limit of 0)
+        return ServiceError("witness_limit", why + hint)
+    wait = max(1, math.ceil((first_end - now).total_seconds()))
+    return ServiceError(
+        "witness_limit",
+        f"{why}; a slot frees at {_iso(first_end)} (in {wait} s) unless its witness "
+        f"renews it{hint}",
+        headers={"Retry-After": str(wait)},
+    )
 
 
 # --- HTTP ------------------------------------------------------------------------------
@@ -678,6 +927,15 @@ class LogApi:
             raise ServiceError(
                 "bad_stream", "a stream id is 1-200 letters, digits, '_', ':' or '-'"
             )
+        named = request.query.getall("witness", [])
+        if len(named) > MAX_WITNESS_PARAMS:
+            raise ServiceError(
+                "bad_witness", f"name at most {MAX_WITNESS_PARAMS} witnesses a request"
+            )
+        # The configured witnesses first (``witnessed`` is the first of theirs), then
+        # the ones asked for, each once.
+        configured = [(w.name, w.key_id) for w in svc.witnesses]
+        witnesses = list(dict.fromkeys([*configured, *map(parse_witness_param, named)]))
         # The entries, the checkpoints that hold them and the size, from one replica:
         # every entry listed is in the tree of the size given.
         async with svc.reads.pinned():
@@ -694,15 +952,21 @@ class LogApi:
                         {e.index: e for e in (*entries, *await svc.entries_of(rounds))}.values(),
                         key=lambda e: e.index,
                     )
+            by = await svc.witnessed_by([e.index for e in entries], witnesses)
             out = []
             for stored in entries:
-                witnessed = await svc.witnessed(stored.index)
+                mine = by[stored.index]
+                # The first of the configured witnesses' checkpoints: never a registered
+                # key's, which is no trust (the module docstring says what it cost).
+                ours = [w for w in mine if w.witness in configured]
+                first = min(ours, key=lambda w: w.size, default=None)
                 out.append(
                     {
                         "index": stored.index,
                         "data": b64(stored.entry),
                         "entry": logentries.to_json(logentries.parse_entry(stored.entry)),
-                        "witnessed": None if witnessed is None else witnessed.to_json(),
+                        "witnessed": None if first is None else first.to_json(),
+                        "witnessed_by": [w.by_json() for w in mine],
                     }
                 )
             size = await svc.tree.size()
@@ -721,6 +985,7 @@ class LogApi:
             {
                 "witnesses": [w.to_json() for w in accepted],
                 "max_registered": self.service.max_witnesses,
+                "max_per_address": self.service.witnesses_per_address,
             },
             headers={"Cache-Control": "no-cache"},
         )
@@ -733,7 +998,7 @@ class LogApi:
             raise ServiceError("key_malformed", "a vkey is one line of text") from None
         if text.strip().count("\n"):
             raise ServiceError("key_malformed", "one vkey, on one line")
-        witness, new = await self.service.register(parse_witness_key(text))
+        witness, new = await self.service.register(parse_witness_key(text), client_address(request))
         return json_response(witness.to_json(), status=201 if new else 200)
 
 
@@ -760,6 +1025,35 @@ _WITNESS: Final = {
         "key_id": {"type": "string", "pattern": "^[0-9a-f]{8}$"},
         "source": {"type": "string", "enum": ["configured", "registered"]},
         "registered_at": {"type": "string", "format": "date-time", "nullable": True},
+        "expires_at": {
+            "type": "string",
+            "format": "date-time",
+            "nullable": True,
+            "description": "when the registration ends unless renewed (registering again, "
+            "or a cosignature from the key); null for a configured witness",
+        },
+    },
+}
+
+_WITNESSED_PROPERTIES: Final[dict[str, Any]] = {
+    "size": {"type": "integer"},
+    "checkpoint": {
+        "type": "string",
+        "description": "the checkpoint note with its cosignature lines",
+    },
+}
+_WITNESSED: Final = {
+    "type": "object",
+    "required": ["size", "checkpoint"],
+    "properties": _WITNESSED_PROPERTIES,
+}
+_WITNESSED_BY: Final = {
+    "type": "object",
+    "required": ["witness", "key_id", "size", "checkpoint"],
+    "properties": {
+        "witness": {"type": "string", "description": "the witness key's name"},
+        "key_id": {"type": "string", "pattern": "^[0-9a-f]{8}$"},
+        **_WITNESSED_PROPERTIES,
     },
 }
 
@@ -778,7 +1072,8 @@ def _errs(*codes: str) -> dict[str, Any]:
     what = {"400": "bad input (the code names it)", "404": "no such thing in the log yet",
             "403": "not a witness of this log", "413": "too large",
             "409": "witness_key_taken (another key of that name and key ID), or "
-                   "witness_limit (the cap on registered witnesses is reached)"}  # fmt: skip
+                   "witness_limit (the cap on live registrations, or on one address's, is "
+                   "reached: the message and Retry-After say when a slot frees)"}  # fmt: skip
     return {c: {"description": what[c], "content": _ERR} for c in codes}
 
 
@@ -871,8 +1166,9 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
         "get": {
             "operationId": "getLogEntries",
             "summary": "A match's entries (format belot-log-entry/1), with the fact of the "
-            "round it named, or a stream's; each with the first checkpoint a witness "
-            "cosigned that holds it",
+            "round it named, or a stream's; each with the first checkpoint holding it that "
+            "a configured witness cosigned (`witnessed`), and each configured or named "
+            "witness's own first one (`witnessed_by`)",
             "parameters": [
                 {
                     "name": "match",
@@ -885,6 +1181,21 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
                     "in": "query",
                     "required": False,
                     "schema": {"type": "string"},
+                },
+                {
+                    "name": "witness",
+                    "in": "query",
+                    "required": False,
+                    "description": "a witness whose own first checkpoint to give, as "
+                    "<key name>+<key ID, 8 hex> (repeat, at most "
+                    f"{MAX_WITNESS_PARAMS}); the configured witnesses are always given",
+                    "style": "form",
+                    "explode": True,
+                    "schema": {
+                        "type": "array",
+                        "maxItems": MAX_WITNESS_PARAMS,
+                        "items": {"type": "string", "pattern": "^[^+ ]{1,256}[+ ][0-9a-fA-F]{8}$"},
+                    },
                 },
             ],
             "responses": {
@@ -901,18 +1212,21 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
                                         "type": "array",
                                         "items": {
                                             "type": "object",
-                                            "required": ["index", "data", "entry", "witnessed"],
+                                            "required": [
+                                                "index",
+                                                "data",
+                                                "entry",
+                                                "witnessed",
+                                                "witnessed_by",
+                                            ],
                                             "properties": {
                                                 "index": {"type": "integer"},
                                                 "data": {"type": "string", "format": "byte"},
                                                 "entry": {"type": "object"},
-                                                "witnessed": {
-                                                    "type": "object",
-                                                    "nullable": True,
-                                                    "properties": {
-                                                        "size": {"type": "integer"},
-                                                        "checkpoint": {"type": "string"},
-                                                    },
+                                                "witnessed": {**_WITNESSED, "nullable": True},
+                                                "witnessed_by": {
+                                                    "type": "array",
+                                                    "items": _WITNESSED_BY,
                                                 },
                                             },
                                         },
@@ -965,10 +1279,11 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
                         "application/json": {
                             "schema": {
                                 "type": "object",
-                                "required": ["witnesses", "max_registered"],
+                                "required": ["witnesses", "max_registered", "max_per_address"],
                                 "properties": {
                                     "witnesses": {"type": "array", "items": _WITNESS},
                                     "max_registered": {"type": "integer"},
+                                    "max_per_address": {"type": "integer"},
                                 },
                             }
                         }
@@ -979,7 +1294,8 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
         "post": {
             "operationId": "registerWitness",
             "summary": "Register a witness's key (its vkey line, from belot witness keygen): "
-            "the log then takes and serves its cosignatures. Idempotent; rate limited as a "
+            "the log then takes and serves its cosignatures until `expires_at`. Registering "
+            "again renews it, as does a cosignature from the key; rate limited as a "
             "verification",
             "requestBody": {"required": True, "content": _TEXT},
             "responses": {
@@ -988,7 +1304,7 @@ OPENAPI_PATHS: Final[dict[str, Any]] = {
                     "content": {"application/json": {"schema": _WITNESS}},
                 },
                 "200": {
-                    "description": "known already (registered or configured)",
+                    "description": "known already (configured, or registered: renewed)",
                     "content": {"application/json": {"schema": _WITNESS}},
                 },
                 **_errs("400", "409", "413"),
