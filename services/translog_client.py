@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
+from urllib.parse import quote
 
 import aiohttp
 import orjson
@@ -32,15 +33,40 @@ class LogUnavailable(Exception):
         self.status = status
 
 
+#: Witnesses one ``/v1/log/entries`` request may name (the log's bound,
+#: services/verify/translog.py ``MAX_WITNESS_PARAMS``): :meth:`LogClient.entries`
+#: asks in as many requests as it takes.
+WITNESSES_PER_REQUEST: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class WitnessedBy:
+    """One witness's first cosigned checkpoint holding an entry, as the log says: which
+    witness (name, key ID), the checkpoint's size and its note with its cosignature
+    lines. The log's word only: the caller checks the witness's line with its key."""
+
+    witness: str
+    key_id: int
+    size: int
+    note: str
+
+
 @dataclass(frozen=True, slots=True)
 class LogEntryRow:
-    """An entry as the API lists it: index, bytes, and the first cosigned checkpoint
-    holding it (its note text), if any."""
+    """An entry as the API lists it: index, bytes, the first checkpoint holding it that
+    a witness the log's operator configured cosigned (its note text), if any, and each
+    configured or asked-for witness's own first one (``witnessed_by``)."""
 
     index: int
     data: bytes
     witnessed_size: int | None
     witnessed_note: str | None
+    witnessed_by: tuple[WitnessedBy, ...] = ()
+
+    def by(self, name: str, key_id: int) -> WitnessedBy | None:
+        """The first checkpoint holding this entry that witness (name, key ID)
+        cosigned, as the log lists it; None if it lists none."""
+        return next((w for w in self.witnessed_by if (w.witness, w.key_id) == (name, key_id)), None)
 
 
 def _hashes(items: Any, what: str) -> tuple[Hash, ...]:
@@ -56,6 +82,35 @@ def _hashes(items: Any, what: str) -> tuple[Hash, ...]:
             raise LogUnavailable(f"{what}: a proof element is not a base64 SHA-256 hash")
         out.append(raw)
     return tuple(out)
+
+
+def _entry_rows(body: Any) -> list[LogEntryRow]:
+    rows = body.get("entries") if isinstance(body, dict) else None
+    if not isinstance(rows, list):
+        raise LogUnavailable("/v1/log/entries: no list of entries")
+    out = []
+    for row in rows:
+        try:
+            data = base64.b64decode(row["data"], validate=True)
+            w = row.get("witnessed")
+            by = tuple(
+                WitnessedBy(
+                    str(b["witness"]), int(b["key_id"], 16), int(b["size"]), str(b["checkpoint"])
+                )
+                for b in row.get("witnessed_by") or ()
+            )
+            out.append(
+                LogEntryRow(
+                    int(row["index"]),
+                    data,
+                    None if w is None else int(w["size"]),
+                    None if w is None else str(w["checkpoint"]),
+                    by,
+                )
+            )
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            raise LogUnavailable("/v1/log/entries: an entry is not {index, data}") from None
+    return out
 
 
 class LogClient:
@@ -121,31 +176,44 @@ class LogClient:
         return _hashes(body.get("proof") if isinstance(body, dict) else None, "inclusion")
 
     async def entries(
-        self, match: str | None = None, streams: Sequence[str] = ()
+        self,
+        match: str | None = None,
+        streams: Sequence[str] = (),
+        witnesses: Sequence[tuple[str, int]] = (),
     ) -> list[LogEntryRow]:
-        query = "&".join(
-            [*([f"match={match}"] if match else []), *(f"stream={s}" for s in streams)]
-        )
-        body = await self._json(f"/v1/log/entries?{query}")
-        rows = body.get("entries") if isinstance(body, dict) else None
-        if not isinstance(rows, list):
-            raise LogUnavailable("/v1/log/entries: no list of entries")
-        out = []
-        for row in rows:
-            try:
-                data = base64.b64decode(row["data"], validate=True)
-                w = row.get("witnessed")
-                out.append(
-                    LogEntryRow(
-                        int(row["index"]),
-                        data,
-                        None if w is None else int(w["size"]),
-                        None if w is None else str(w["checkpoint"]),
-                    )
+        """The entries of a match (or of ``streams``), each with the first checkpoint
+        holding it that each witness of ``witnesses`` (name, key ID) cosigned, beside
+        the configured witnesses' the log always gives. More witnesses than a request
+        may name are asked for in several requests, their answers merged by entry
+        (the entries listed are the first answer's)."""
+        base = [
+            *([f"match={quote(match, safe='')}"] if match else []),
+            *(f"stream={quote(s, safe='')}" for s in streams),
+        ]
+        named = list(dict.fromkeys(witnesses))
+        chunks = [
+            named[i : i + WITNESSES_PER_REQUEST]
+            for i in range(0, len(named), WITNESSES_PER_REQUEST)
+        ] or [[]]
+        rows: list[LogEntryRow] | None = None
+        for chunk in chunks:
+            query = "&".join(
+                [*base, *(f"witness={quote(f'{n}+{k:08x}', safe='')}" for n, k in chunk)]
+            )
+            got = _entry_rows(await self._json(f"/v1/log/entries?{query}"))
+            if rows is None:
+                rows = got
+                continue
+            more = {r.index: r.witnessed_by for r in got}
+            rows = [
+                replace(
+                    r,
+                    witnessed_by=r.witnessed_by
+                    + tuple(w for w in more.get(r.index, ()) if w not in r.witnessed_by),
                 )
-            except (KeyError, TypeError, ValueError, binascii.Error):
-                raise LogUnavailable("/v1/log/entries: an entry is not {index, data}") from None
-        return out
+                for r in rows
+            ]
+        return rows or []
 
     async def record(self, match: str) -> Any:
         """The match's record from the verify API (public events until it ends)."""
@@ -167,7 +235,8 @@ class LogClient:
 
     async def register_witness(self, vkey: str) -> Any:
         """POST a witness's vkey to the log's registrations; the log's answer (its JSON:
-        the key as registered, ``source``, ``registered_at``). Idempotent."""
+        the key as registered, ``source``, ``registered_at``, ``expires_at``). Again
+        for a key registered: renews it."""
         data = await self._request("POST", "/v1/log/witnesses", vkey.encode())
         try:
             return orjson.loads(data)

@@ -3,7 +3,8 @@
 record alone cannot show is caught: a record whose match is missing from the log, a
 rewritten log (a fork of the tree) against a checkpoint the user kept, a commitment
 used by two matches, a round named after its value could be known (the witness's
-time), an entry without its events and a finished match without its entries."""
+time), fewer trusted witnesses in time than the reader's quorum, or none at all, an
+entry without its events and a finished match without its entries."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from tests.integration.test_translog_service import (
     stored_entries,
 )
 from tools.matchgen import START_MS, MatchSpec, generate, stored_record, write
-from translog import Checkpoint, parse_checkpoint, sign_checkpoint
+from translog import Checkpoint, Cosigner, parse_checkpoint, sign_checkpoint
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -72,11 +74,9 @@ class World:
             await asyncio.sleep(0.05)
         raise AssertionError(f"no checkpoint of size {size}")
 
-    async def cosign(self, text: str, at: int) -> None:
+    async def cosign(self, text: str, at: int, by: Cosigner = WITNESS) -> None:
         body = text.split("\n\n")[0] + "\n"
-        r = await self.client.post(
-            "/v1/log/cosignatures", data=text + WITNESS.sign(body, at).line()
-        )
+        r = await self.client.post("/v1/log/cosignatures", data=text + by.sign(body, at).line())
         assert r.status == 200, await r.text()
 
 
@@ -117,6 +117,11 @@ async def world(servers: Any, pg_pool: Any, schema: str) -> AsyncIterator[World]
     await store.close()
 
 
+def at(timestamp: int) -> str:
+    """A witness time as the report gives it."""
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 async def checks(world: World, spec: MatchSpec, **kw: Any) -> dict[str, Any]:
     record = await stored_record(world.store, spec.match_id)
     found = await log_checks(record, world.api, LOG_KEY.verifier(), **kw)
@@ -131,7 +136,7 @@ async def test_a_match_in_the_log_witnessed_in_time_passes(world: World) -> None
         "log_consistency": "pass",
         "log_timing": "pass",
     }, {n: c.detail for n, c in got.items()}
-    assert f"by {WITNESS.name} at {IN_TIME}" in got["log_timing"].detail
+    assert f"{WITNESS.name} cosigned the commitment at {at(IN_TIME)}" in got["log_timing"].detail
     # The fallback match's entries include its round's fact, declared missed.
     assert (await checks(world, FALLBACK))["log_entries"].status == "pass"
 
@@ -146,7 +151,69 @@ async def test_a_round_named_after_it_was_due_fails_on_the_witness_clock(world: 
     got = await checks(world, GRIND, witnesses=[WITNESS.verifier()])
     assert got["log_entries"].status == "pass"  # the record alone is fine
     assert got["log_timing"].status == "fail"
-    assert f"first witnessed at {LATE}" in got["log_timing"].detail
+    detail = got["log_timing"].detail
+    assert (
+        f"{WITNESS.name} first cosigned the commitment at {at(LATE)} and the round_named at "
+        f"{at(LATE)}, after the round was due"
+    ) in detail, detail
+
+
+W2, W3, W4 = (Cosigner(f"witness.test/q{i}", bytes(range(i, i + 32))) for i in (40, 80, 120))
+
+
+async def test_a_quorum_of_the_witnesses_you_trust_must_have_cosigned_in_time(
+    world: World, pg_pool: Any
+) -> None:
+    """WITNESS cosigned the good match in time; W2 saw the log only an hour after its
+    round was due; W3 never cosigned; W4 in time. (W2, W3 and W4 registered: a
+    registration is no trust, the reader's list is.)"""
+    for w in (W2, W3, W4):
+        r = await world.client.post("/v1/log/witnesses", data=w.vkey)
+        assert r.status == 201, await r.text()
+    latest = await world.checkpoint(len(await stored_entries(pg_pool, world.schema)))
+    await world.cosign(latest, LATE, by=W2)
+    await world.cosign(latest, IN_TIME + 1, by=W4)
+
+    # 2 of 3 trusted (the default quorum: a majority), only WITNESS in time: fails, and
+    # says which witness did what.
+    got = await checks(world, GOOD, witnesses=[WITNESS.verifier(), W2.verifier(), W3.verifier()])
+    timing = got["log_timing"]
+    assert timing.status == "fail", timing.detail
+    assert (
+        "1 of the 3 witnesses you trust cosigned" in timing.detail and "2 needed" in timing.detail
+    )
+    assert f"{W2.name} first cosigned the commitment at {at(LATE)} and" in timing.detail
+    assert f"{W3.name} cosigned no checkpoint holding the commitment" in timing.detail
+    assert f"{WITNESS.name} cosigned the commitment at {at(IN_TIME)}" in timing.detail
+    # The same witnesses, a quorum of 1: WITNESS alone suffices.
+    got = await checks(
+        world, GOOD, witnesses=[WITNESS.verifier(), W2.verifier(), W3.verifier()], quorum=1
+    )
+    assert got["log_timing"].status == "pass", got["log_timing"].detail
+    # 2 of 3 in time (WITNESS and W4): the default quorum passes; each one's own
+    # checkpoint is checked for consistency.
+    got = await checks(world, GOOD, witnesses=[WITNESS.verifier(), W4.verifier(), W3.verifier()])
+    assert got["log_timing"].status == "pass", got["log_timing"].detail
+    assert f"{W4.name} cosigned the commitment at {at(IN_TIME + 1)}" in got["log_timing"].detail
+    assert got["log_consistency"].status == "pass"
+    assert f"cosigned by {W4.name}" in got["log_consistency"].detail
+    # A quorum larger than the witnesses given cannot be met.
+    got = await checks(world, GOOD, witnesses=[WITNESS.verifier(), W4.verifier()], quorum=3)
+    assert got["log_timing"].status == "fail"
+    assert "a quorum of 3 witnesses, and you trust 2" in got["log_timing"].detail
+    with pytest.raises(ValueError):
+        await checks(world, GOOD, witnesses=[WITNESS.verifier()], quorum=0)
+
+
+async def test_without_a_witness_you_trust_the_timing_fails(world: World) -> None:
+    got = await checks(world, GOOD)
+    assert got["log_entries"].status == "pass" and got["log_inclusion"].status == "pass"
+    assert got["log_timing"].status == "fail"
+    assert "no witness you trust watches this log" in got["log_timing"].detail
+    # Nor does a witness the log collects count for a reader who does not trust it.
+    got = await checks(world, GOOD, witnesses=[W2.verifier()])
+    assert got["log_timing"].status == "fail"
+    assert f"{W2.name} cosigned no checkpoint holding the commitment" in got["log_timing"].detail
 
 
 async def test_a_rewritten_log_fails_against_a_kept_checkpoint(
