@@ -18,11 +18,19 @@ and only then keep the new checkpoint in ``--state`` (written to a temporary fil
 renamed, so a crash leaves the old or the new, never half of one).
 
 With ``--register`` the witness first registers its key with the log (``POST
-/v1/log/witnesses``; idempotent), so that a log whose operator did not configure it
-takes and serves its cosignatures. Registering earns no trust: readers name the
-witnesses they trust. A log that refuses the key (malformed, another key of that name,
-its cap on registrations reached) is bad input: one line, exit 2; a log that does not
-answer is asked again at the next round.
+/v1/log/witnesses``), so that a log whose operator did not configure it takes and
+serves its cosignatures, and registers again every so often to renew it: a
+registration expires unless renewed (so that one abandoned, or one of a stranger's
+many, frees its slot), and each cosignature renews it too, but only when the log grew
+since the last. It renews after a quarter of what is left of its term (the answer's
+``expires_at``, read on the witness's own clock, which must be right anyway: its
+cosignatures are its clock's word), and at least every 5 minutes. Registering earns no
+trust: readers name the witnesses they trust. A log that refuses the first
+registration (malformed, another key of that name, its limits on registrations
+reached: the message says when a slot frees) is bad input: one line, exit 2; a log
+that does not answer is asked again at the next round. A renewal refused later (the
+registration lapsed while the witness was down and its slot went to another) is one
+line on stderr and asked again a minute later: the witness keeps its state and goes on.
 
 Why every second: a witness's cosignature is what shows that a match named its drand
 round before the round was due (``log_timing``); the fair deal names the first round due
@@ -47,6 +55,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import secrets
 import signal
@@ -54,6 +63,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Final
 
@@ -73,6 +83,11 @@ from translog.note import Note
 
 #: Seconds between two rounds of ``run`` (the module docstring says why every second).
 DEFAULT_INTERVAL_S: Final = 1.0
+#: Renewing a registration (the module docstring says when): at least this often, and
+#: at most this often, in seconds; a refused renewal is asked again after RETRY.
+RENEW_AT_MOST_S: Final = 300.0
+RENEW_AT_LEAST_S: Final = 1.0
+RENEW_RETRY_S: Final = 60.0
 
 EXIT_OK: Final = 0
 EXIT_SPLIT_VIEW: Final = 1
@@ -151,7 +166,10 @@ async def witness_once(witness: Witness, api: str, clock: Callable[[], float] = 
         if kept is not None and 0 < kept.size < new.size:
             proof = await log.consistency(kept.size, new.size)
         check_extends(kept, new, proof)
-        if kept is not None and kept.size == new.size and signed.cosignature_by(witness.key.name):
+        if kept is not None and kept.size == new.size and _cosigned_by(signed.note, witness.key):
+            # The log serves our line already: nothing to send. (This asked for a
+            # cosignature the opening above never checks, being given no witness key,
+            # so every round sent the same checkpoint again, one POST a second.)
             return f"size {new.size}: unchanged, cosigned already"
         # The log's own signature line and ours: what the log keeps and serves.
         own = signed.note.signatures[0] if signed.note.signatures else None
@@ -165,6 +183,16 @@ async def witness_once(witness: Witness, api: str, clock: Callable[[], float] = 
         await log.cosign(note.to_text())
         witness.keep(Note(new.to_text(), (log_line,)))
         return f"size {new.size}: cosigned at {int(clock())}"
+
+
+def _cosigned_by(note: Note, key: Cosigner) -> bool:
+    """Whether ``note`` carries a cosignature of ``key`` that verifies (a line under our
+    name that does not is the log's forgery, and not ours: we cosign again)."""
+    mine = key.verifier()
+    return any(
+        s.key == (mine.name, mine.key_id) and mine.verify(note.text, s.data)
+        for s in note.signatures
+    )
 
 
 def _load_witness(args: argparse.Namespace) -> Witness:
@@ -185,10 +213,34 @@ def _load_witness(args: argparse.Namespace) -> Witness:
     return Witness(log, key, Path(args.state))
 
 
-async def register_once(witness: Witness, api: str) -> str:
-    """Register the witness's key with the log; returns what the log said, in one line.
-    Raises :class:`UsageError` when the log refuses the key (a 4xx other than 429: asking
-    again changes nothing), :class:`LogUnavailable` when it does not answer."""
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """What the log answered a registration: one line to print, and in how many
+    seconds to renew it."""
+
+    line: str
+    renew_in: float
+
+
+def renew_in(expires_at: object, now: float) -> float:
+    """Seconds until a registration ending at ``expires_at`` (the log's ISO time, or
+    None for a configured witness, which needs no renewal) should be renewed: a quarter
+    of what is left, within [RENEW_AT_LEAST_S, RENEW_AT_MOST_S]."""
+    if not isinstance(expires_at, str):
+        return RENEW_AT_MOST_S
+    try:
+        end = datetime.fromisoformat(expires_at.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return RENEW_AT_MOST_S
+    return min(RENEW_AT_MOST_S, max(RENEW_AT_LEAST_S, (end - now) / 4))
+
+
+async def register_once(
+    witness: Witness, api: str, clock: Callable[[], float] = time.time
+) -> Registered:
+    """Register (or renew) the witness's key with the log. Raises :class:`UsageError`
+    when the log refuses the key (a 4xx other than 429: asking again at once changes
+    nothing), :class:`LogUnavailable` when it does not answer."""
     async with LogClient(api) as log:
         try:
             answer = await log.register_witness(witness.key.vkey)
@@ -196,8 +248,11 @@ async def register_once(witness: Witness, api: str) -> str:
             if exc.status is not None and 400 <= exc.status < 500 and exc.status != 429:
                 raise UsageError(f"the log refuses the registration: {exc}") from None
             raise
-    source = answer.get("source") if isinstance(answer, dict) else None
-    return f"registered {witness.key.name}+{witness.key.key_id:08x} ({source or 'answered'})"
+    answer = answer if isinstance(answer, dict) else {}
+    source, until = answer.get("source"), answer.get("expires_at")
+    line = f"registered {witness.key.name}+{witness.key.key_id:08x} ({source or 'answered'}"
+    line += f", until {until})" if isinstance(until, str) else ")"
+    return Registered(line, renew_in(until, clock()))
 
 
 async def _run(witness: Witness, api: str, once: bool, interval: float, register: bool) -> int:
@@ -207,11 +262,22 @@ async def _run(witness: Witness, api: str, once: bool, interval: float, register
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     registered = not register
+    renew_at = math.inf  # on the monotonic clock
     while True:
         try:
-            if not registered:
-                sys.stdout.write(f"belot witness: {await register_once(witness, api)}\n")
-                registered = True
+            if not registered or time.monotonic() >= renew_at:
+                try:
+                    answer = await register_once(witness, api)
+                except UsageError as exc:
+                    if not registered:
+                        raise
+                    # A renewal refused: the line, and again later (the docstring says why).
+                    sys.stderr.write(f"belot witness: {exc}\n")
+                    renew_at = time.monotonic() + RENEW_RETRY_S
+                else:
+                    sys.stdout.write(f"belot witness: {answer.line}\n")
+                    registered = True
+                    renew_at = time.monotonic() + answer.renew_in
             line = await witness_once(witness, api)
             sys.stdout.write(f"belot witness: {line}\n")
             sys.stdout.flush()
@@ -286,7 +352,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument(
         "--register",
         action="store_true",
-        help="first register this witness's key with the log (idempotent; no trust earned)",
+        help="first register this witness's key with the log, and renew it while running "
+        "(no trust earned)",
     )
     run.add_argument("--once", action="store_true", help="one round, then exit")
     run.add_argument(
