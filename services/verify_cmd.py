@@ -1,4 +1,5 @@
-"""``belot verify RECORD.json | URL [--json] [--drand-url URL] [--api URL]``: check a record.
+"""``belot verify RECORD.json | URL [--json] [--drand-url URL] [--api URL] [--no-log]``: check
+a record.
 
 The same verifier as the API's (:func:`fairdeal.verifier.verify_record`), with drand's
 BLS check. Exit status: 0 when every check passes, 1 when one fails (or is skipped), 2
@@ -9,6 +10,13 @@ the record, and adds a check ``drand_relay``: the relay's beacon must be the rec
 or the API the record's URL names) it also asks what only the whole log shows, and adds
 :data:`~fairdeal.verifier.wholelog.PLATFORM_CHECKS`: that no other match used the record's
 commitment, and that every match that named its round followed the round's fact.
+
+And, by default, the transparency log's checks (:func:`transparency_checks`): the
+record's entries in a checkpoint the log signed, consistent with what its witnesses
+cosigned, and the round named before it was due by a quorum of witnesses' clocks. A
+record's times are the server's; without a witness's, a server that named the round
+once it knew its value (and so chose every deck) passes every other check. So without
+an API to ask, the report is not VERIFIED unless ``--no-log`` asks for the record alone.
 """
 
 from __future__ import annotations
@@ -233,35 +241,89 @@ def render_checks(head: str, report: Checked, verified: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, no_log: bool = False) -> str:
     how = (
         f"with drand round {report.drand_round}"
         if report.dealt_with_drand
         else f"without drand ({report.fallback_reason})"
     )
+    alone = (
+        " (the record alone, --no-log: that its round was named before its value was "
+        "out rests on the server's clock)"
+        if no_log
+        else ""
+    )
     return render_checks(
         f"match {report.match_id}",
         report,
-        f"VERIFIED: every check passed; the match was dealt fairly {how}.",
+        f"VERIFIED: every check passed; the match was dealt fairly {how}{alone}.",
     )
 
 
+#: What ``belot verify`` says when it cannot ask the log (no API known, and no --no-log).
+NO_LOG_API: Final = (
+    "not checked: the record alone cannot show that its round was named before its value "
+    "was out, nor that the log holds it (every time in a record is the server's): give "
+    "--api URL (the verify API), or --no-log to check the record alone"
+)
+
+
 def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> list[Check]:
-    """The transparency log's checks (services/logcheck.py) with the options given."""
+    """The transparency log's checks (services/logcheck.py), run by default.
+
+    The log's key is ``--log-key`` (the one the reader kept), else the key the API
+    gives, which the ``log_key`` check names so that the reader can pin it. The
+    witnesses are ``--witness`` (those the reader trusts), else the witnesses the log's
+    operator configured, as the log lists them: ``log_timing`` then fails unless a
+    quorum of them (``--quorum``, default a majority) cosigned the naming before the
+    round was due, and fails outright when nobody watches the log. A check that needs
+    the log and cannot have it is skipped, never left out: the report is then not
+    VERIFIED (``--no-log`` asks for the record alone, and says so)."""
     from services.logcheck import log_checks
     from translog import CosignatureVerifier, Ed25519Verifier, TranslogError, parse_vkey
 
     if api is None:
-        raise UsageError("--log-key needs the log's API: give --api URL")
+        return [Check("log_timing", SKIP, NO_LOG_API)]
+    checks: list[Check] = []
     try:
-        log_key = parse_vkey(args.log_key)
-        witnesses = [parse_vkey(w) for w in args.witness or ()]
+        if args.log_key is not None:
+            log_key = parse_vkey(args.log_key)
+            checks.append(Check("log_key", PASS, f"the log's key you gave, {log_key.name}"))
+        else:
+            try:
+                text = asyncio.run(_fetch_text(f"{api}/v1/log/key")).strip()
+                log_key = parse_vkey(text)
+            except UsageError as exc:
+                return [Check("log_key", FAIL, f"could not ask the log for its key: {exc}")]
+            except TranslogError as exc:
+                return [Check("log_key", FAIL, f"{api} serves no log key: {exc.message}")]
+            checks.append(
+                Check(
+                    "log_key",
+                    PASS,
+                    f"the log's key as {api} gives it: {text} (keep it, and give it as "
+                    "--log-key next time: a log that later shows another key is another log)",
+                )
+            )
+        if args.witness:
+            witnesses = [parse_vkey(w) for w in args.witness]
+        else:
+            listed = asyncio.run(_get_json(f"{api}/v1/log/witnesses"))
+            witnesses = [
+                parse_vkey(str(w["vkey"]))
+                for w in listed.get("witnesses", [])
+                if isinstance(w, dict) and w.get("source") == "configured"
+            ]
     except TranslogError as exc:
         raise UsageError(f"a key: {exc.message}") from None
+    except (UsageError, KeyError, TypeError, AttributeError, orjson.JSONDecodeError) as exc:
+        return [*checks, Check("log_timing", FAIL, f"{api} lists no witnesses: {exc}")]
     if not isinstance(log_key, Ed25519Verifier):
         raise UsageError("--log-key: the log's key is an Ed25519 note key (type 0x01)")
     if not all(isinstance(w, CosignatureVerifier) for w in witnesses):
         raise UsageError("--witness: a witness's key is a cosignature key (type 0x04)")
+    if args.quorum is not None and not 1 <= args.quorum <= max(len(witnesses), 1):
+        raise UsageError(f"--quorum {args.quorum}: 1 to the number of witnesses")
 
     def text(path: str | None, flag: str) -> str | None:
         if path is None:
@@ -271,16 +333,21 @@ def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> 
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{flag} {path}: {exc}") from None
 
-    return asyncio.run(
+    return checks + asyncio.run(
         log_checks(
             doc,
             api,
             log_key,
             witnesses=[w for w in witnesses if isinstance(w, CosignatureVerifier)],
+            quorum=args.quorum,
             checkpoint=text(args.checkpoint, "--checkpoint"),
             kept=text(args.kept, "--kept"),
         )
     )
+
+
+async def _fetch_text(url: str) -> str:
+    return (await _fetch(url)).decode("utf-8", "replace")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -288,6 +355,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for flag, url in (("--drand-url", args.drand_url), ("--api", args.api)):
             if url is not None and not _is_url(url):
                 raise UsageError(f"{flag} {url!r}: give an http:// or https:// URL")
+        if args.no_log and (args.log_key or args.witness or args.kept or args.checkpoint):
+            raise UsageError("--no-log checks the record without the log: drop the log options")
         doc = read_source(args.record)
         try:
             report = verify_record(doc, bls=bls_verify)
@@ -302,7 +371,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if api is not None:
         for check in platform_checks(doc, api):
             report = report.with_check(check)
-    if args.log_key is not None:
+    if not args.no_log:
         try:
             checks = transparency_checks(args, doc, api)
         except UsageError as exc:
@@ -310,7 +379,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         for check in checks:
             report = report.with_check(check)
-    return print_report(report, render(report), as_json=args.json)
+    return print_report(report, render(report, no_log=args.no_log), as_json=args.json)
 
 
 def print_report(report: Checked, text: str, *, as_json: bool) -> int:
@@ -351,24 +420,38 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     verify.add_argument(
         "--log-key",
         metavar="VKEY",
-        help="the transparency log's key: check that the record's entries are in the log, "
-        "in a checkpoint it signed (docs/transparency-log.md)",
+        help="the transparency log's key you kept (default: the key the API gives, named "
+        "in the report): the record's entries must be in a checkpoint it signed "
+        "(docs/transparency-log.md)",
+    )
+    verify.add_argument(
+        "--no-log",
+        action="store_true",
+        help="check the record alone, not against the transparency log: when its round was "
+        "named then rests on the server's clock, and the report says so",
+    )
+    verify.add_argument(
+        "--quorum",
+        type=int,
+        metavar="N",
+        help="how many of the witnesses must have cosigned (default: a majority)",
     )
     verify.add_argument(
         "--checkpoint",
         metavar="FILE",
-        help="with --log-key: the checkpoint to check against (default: the log's latest)",
+        help="the checkpoint to check against (default: the log's latest)",
     )
     verify.add_argument(
         "--kept",
         metavar="FILE",
-        help="with --log-key: a checkpoint you kept earlier; the log must be consistent with it",
+        help="a checkpoint you kept earlier; the log must be consistent with it",
     )
     verify.add_argument(
         "--witness",
         action="append",
         metavar="VKEY",
-        help="with --log-key: a witness you trust (repeat); its cosignature times must put the "
-        "commitment and the round's naming before the round was due",
+        help="a witness you trust (repeat; default: the witnesses the log's operator "
+        "configured): their cosignature times must put the commitment and the round's "
+        "naming before the round was due",
     )
     verify.set_defaults(handler=cmd_verify)

@@ -300,6 +300,27 @@ def test_a_finished_match_verifies_through_the_verify_api(running: Running) -> N
     assert report["dealt_with_drand"] is False  # no internet here: the fallback
 
 
+def test_belot_verify_by_default_checks_the_log_against_the_witness_belot_run_started(
+    running: Running,
+) -> None:
+    # The check a third party runs by default, with no option: the log's key from the
+    # API, the witnesses its operator configured (the one belot run started, in its own
+    # process with its own key), and log_timing: the naming cosigned before the round
+    # was due, by the witness's clock.
+    match = finished(running, "classic")[0]
+    url = f"{running.url('verify')}/v1/matches/{match['match_id']}"
+    witnesses = get_json(f"{running.url('verify')}/v1/log/witnesses")[1]["witnesses"]
+    (ours,) = [w for w in witnesses if w["source"] == "configured"]
+    assert ours["name"].startswith("belot-run-witness/")
+    proc = subprocess.run(
+        [sys.executable, "-m", "services.cli", "verify", url],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS  log_timing" in proc.stdout and ours["name"] in proc.stdout
+    assert proc.stdout.splitlines()[-1].startswith("VERIFIED")
+
+
 FUNCTIONS = {
     "sum", "rate", "increase", "histogram_quantile", "max", "min", "avg", "by", "le", "count",
     "without", "irate", "delta", "abs", "topk", "bottomk",

@@ -37,15 +37,15 @@ def write(tmp_path: Path, doc: Any, name: str = "record.json") -> str:
 
 
 def test_a_good_record_verifies_with_exit_0(tmp_path: Path, capsys: Any) -> None:
-    assert belot(["verify", write(tmp_path, _record("drand"))]) == 0
+    assert belot(["verify", "--no-log", write(tmp_path, _record("drand"))]) == 0
     out = capsys.readouterr().out
     assert "PASS  drand_signature" in out
-    assert out.rstrip().endswith("the match was dealt fairly with drand round 1001.")
+    assert "the match was dealt fairly with drand round 1001 (the record alone" in out
     assert out.count("PASS") == len(CHECKS)
 
 
 def test_a_fallback_record_says_it_was_dealt_without_drand(tmp_path: Path, capsys: Any) -> None:
-    assert belot(["verify", write(tmp_path, _record("fallback"))]) == 0
+    assert belot(["verify", "--no-log", write(tmp_path, _record("fallback"))]) == 0
     out = capsys.readouterr().out
     assert "dealt without drand" in out
     assert "without drand (no verified drand value" in out.splitlines()[-1]
@@ -56,14 +56,14 @@ def test_a_forged_record_exits_1_naming_the_check(tmp_path: Path, capsys: Any) -
         find(r, "randomness", "ServerSeedRevealed")["payload"]["server_seed"] = "11" * 32
 
     forged = tampered(json.loads(_record("drand")), edit)
-    assert belot(["verify", write(tmp_path, forged)]) == 1
+    assert belot(["verify", "--no-log", write(tmp_path, forged)]) == 1
     out = capsys.readouterr().out
     assert "FAIL  commitment" in out and "FAIL  decks" in out
     assert "NOT VERIFIED" in out and "commitment" in out.splitlines()[-1]
 
 
 def test_json_output(tmp_path: Path, capsys: Any) -> None:
-    assert belot(["verify", "--json", write(tmp_path, _record("drand"))]) == 0
+    assert belot(["verify", "--no-log", "--json", write(tmp_path, _record("drand"))]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is True and report["bls_checked"] is True
     assert [c["name"] for c in report["checks"]][:2] == ["hash_chain", "events"]
@@ -74,7 +74,7 @@ def test_stdin(monkeypatch: Any, capsys: Any) -> None:
     import sys
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_record("drand").encode())))
-    assert belot(["verify", "-", "--json"]) == 0
+    assert belot(["verify", "--no-log", "-", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
 
 
@@ -91,11 +91,34 @@ def test_input_that_is_not_a_record_exits_2_with_one_line(
     tmp_path: Path, capsys: Any, content: str | None, says: str
 ) -> None:
     path = str(tmp_path / "missing.json") if content is None else write(tmp_path, content)
-    assert belot(["verify", path]) == 2
+    assert belot(["verify", "--no-log", path]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and says in captured.err
     assert captured.err.startswith("belot verify: error: ")
+
+
+def test_by_default_a_record_alone_is_not_verified(tmp_path: Path, capsys: Any) -> None:
+    # The honest record passes every check of its own; but its times are the server's,
+    # and a server that named the round once it knew the value would pass them too. So
+    # the check that runs by default asks the log, and without an API to ask it says the
+    # round's timing was not checked: NOT VERIFIED, exit 1.
+    assert belot(["verify", write(tmp_path, _record("drand"))]) == 1
+    out = capsys.readouterr().out
+    assert f"SKIP  log_timing       {verify_cmd.NO_LOG_API}" in out
+    assert out.count("PASS") == len(CHECKS)
+    assert out.splitlines()[-1] == "NOT VERIFIED: 1 of 17 checks did not pass: log_timing"
+    # --no-log asks for the record alone, and the verdict says what that leaves.
+    assert belot(["verify", "--no-log", write(tmp_path, _record("drand"))]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("VERIFIED") and "rests on the server's clock" in last
+
+
+def test_no_log_with_log_options_is_bad_input(tmp_path: Path, capsys: Any) -> None:
+    path = write(tmp_path, _record("drand"))
+    assert belot(["verify", "--no-log", "--witness", "x", path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--no-log checks the record without the log" in err
 
 
 # --- over HTTP ---------------------------------------------------------------------------------
@@ -146,13 +169,24 @@ def record_server() -> Iterator[str]:
 
 
 def test_a_record_from_a_url_and_a_match_url(record_server: str, capsys: Any) -> None:
-    assert belot(["verify", f"{record_server}/v1/matches/gen-1/record"]) == 0
-    assert belot(["verify", f"{record_server}/v1/matches/gen-1"]) == 0  # .../record added
+    assert belot(["verify", "--no-log", f"{record_server}/v1/matches/gen-1/record"]) == 0
+    assert (
+        belot(["verify", "--no-log", f"{record_server}/v1/matches/gen-1"]) == 0
+    )  # .../record added
     out = capsys.readouterr().out
     assert "VERIFIED" in out
     assert "PASS  commitment_unique" in out and "PASS  round_consistency" in out
-    assert belot(["verify", f"{record_server}/v1/matches/other"]) == 2
+    assert belot(["verify", "--no-log", f"{record_server}/v1/matches/other"]) == 2
     assert "HTTP 404" in capsys.readouterr().err
+
+
+def test_an_api_that_serves_no_log_fails_the_default_check(record_server: str, capsys: Any) -> None:
+    # The default check asks the API for the log's key and witnesses; an API that
+    # serves neither (a made-up one) does not get a VERIFIED.
+    assert belot(["verify", f"{record_server}/v1/matches/gen-1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  log_key          could not ask the log for its key" in out
+    assert out.splitlines()[-1].startswith("NOT VERIFIED") and "log_key" in out.splitlines()[-1]
 
 
 def test_a_commitment_another_match_used_is_refused(
@@ -160,26 +194,34 @@ def test_a_commitment_another_match_used_is_refused(
 ) -> None:
     # The API names a second match with the same server seed: a seed used twice.
     monkeypatch.setattr(sys.modules[__name__], "COMMITMENT_USERS", ["gen-0", "gen-1"])
-    assert belot(["verify", f"{record_server}/v1/matches/gen-1"]) == 1
+    assert belot(["verify", "--no-log", f"{record_server}/v1/matches/gen-1"]) == 1
     out = capsys.readouterr().out
     assert "FAIL  commitment_unique" in out and "gen-0" in out
     # A record from a file is checked against the API given with --api.
     path = write(tmp_path, _record("drand"))
-    assert belot(["verify", path, "--api", record_server]) == 1
+    assert belot(["verify", "--no-log", path, "--api", record_server]) == 1
     assert "FAIL  commitment_unique" in capsys.readouterr().out
-    assert belot(["verify", path, "--api", "ftp://x"]) == 2
+    assert belot(["verify", "--no-log", path, "--api", "ftp://x"]) == 2
     assert "--api 'ftp://x': give an http" in capsys.readouterr().err
 
 
 def test_drand_url_checks_the_beacon_independently(
     tmp_path: Path, capsys: Any, drand_relay: str
 ) -> None:
-    assert belot(["verify", write(tmp_path, _record("drand")), "--drand-url", drand_relay]) == 0
+    assert (
+        belot(["verify", "--no-log", write(tmp_path, _record("drand")), "--drand-url", drand_relay])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "PASS  drand_relay" in out and "independently serves round 1001" in out
     # The relay serves round 1002, which the record says was missed: a claim the relay
     # cannot confirm, so the fallback never passes this check (nor the whole report).
-    assert belot(["verify", write(tmp_path, _record("fallback")), "--drand-url", drand_relay]) == 1
+    assert (
+        belot(
+            ["verify", "--no-log", write(tmp_path, _record("fallback")), "--drand-url", drand_relay]
+        )
+        == 1
+    )
     out = capsys.readouterr().out
     assert "SKIP  drand_relay" in out and "cannot confirm the fallback" in out
     assert "serves round 1002" in out and out.rstrip().endswith("drand_relay")
@@ -196,12 +238,20 @@ def test_drand_url_fails_when_the_relay_disagrees_or_is_silent(
         p["signature"] = next(b["signature"] for b in QUICKNET_BEACONS if b["round"] == 1002)
 
     forged = tampered(json.loads(_record("drand")), edit)
-    assert belot(["verify", write(tmp_path, forged), "--drand-url", drand_relay]) == 1
+    assert belot(["verify", "--no-log", write(tmp_path, forged), "--drand-url", drand_relay]) == 1
     out = capsys.readouterr().out
     assert "FAIL  drand_relay" in out and "another signature" in out
     monkeypatch.setattr(verify_cmd, "DRAND_WAIT", 0.5)
     assert (
-        belot(["verify", write(tmp_path, _record("drand")), "--drand-url", "http://127.0.0.1:9"])
+        belot(
+            [
+                "verify",
+                "--no-log",
+                write(tmp_path, _record("drand")),
+                "--drand-url",
+                "http://127.0.0.1:9",
+            ]
+        )
         == 1
     )
     assert "SKIP  drand_relay      could not check" in capsys.readouterr().out
