@@ -242,8 +242,19 @@ async def test_a_witness_registers_and_its_cosignatures_are_served(
     # still finds no cosignature it counts.
     with pytest.raises(TooFewCosignatures):
         open_checkpoint(served, LOG_KEY.verifier(), [WITNESS.verifier()], quorum=1)
-    entries = (await world.json("/v1/log/entries?match=tl-club"))["entries"]
-    assert all(e["witnessed"]["size"] == signed.checkpoint.size for e in entries)
+    # Nor does it move `witnessed`, which only a configured witness's cosignature sets (a
+    # stranger cosigning first hid the trusted witness); the stranger's own first
+    # checkpoint is there for a reader who names it.
+    kid = f"{STRANGER.verifier().key_id:08x}"
+    entries = (
+        await world.json(f"/v1/log/entries?match=tl-club&witness={STRANGER.name}%2B{kid}")
+    )["entries"]
+    assert entries and all(e["witnessed"] is None for e in entries)
+    assert all(
+        [(w["witness"], w["size"]) for w in e["witnessed_by"]]
+        == [(STRANGER.name, signed.checkpoint.size)]
+        for e in entries
+    )
 
 
 @pytest.mark.parametrize(
