@@ -49,6 +49,7 @@ import json
 import random
 import re
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -73,8 +74,10 @@ from fairdeal import logentries
 from fairdeal.fairness import ROUND_LEAD_MS
 from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
+from services.translog_client import LogUnavailable
 from services.verify.app import create_app as build_verify_app
 from services.verify.http import RateLimits
+from services.witness_cmd import Witness, witness_once
 from tests.browser import Page, chromium, chromium_path
 from tests.integration.gateway_support import gateway
 from tests.integration.table_support import ORIGIN, platform
@@ -82,6 +85,7 @@ from tools.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
 from tools.matchgen import MatchSpec, generate, stored_record, write
 from translog import (
     Checkpoint,
+    Cosigner,
     Ed25519Signer,
     consistency_path,
     inclusion_path,
@@ -125,6 +129,9 @@ class RestartableClock(ScaledClock):
 #: The transparency log's key: verify signs with it, the gateway tells the tab its vkey.
 LOG_ORIGIN = "log.browser.test/belot"
 LOG_KEY = Ed25519Signer(LOG_ORIGIN, bytes(range(7, 39)))
+#: The log's configured witness: the tab requires a majority of the configured witnesses'
+#: cosignatures before the round was due (``log witnesses``), as belot run's own gives.
+WITNESS_KEY = Cosigner("witness.browser.test/w1", bytes(range(41, 73)))
 
 
 @dataclass
@@ -234,6 +241,7 @@ async def web_stack(
                     translog_origin=LOG_ORIGIN,
                     translog_key=LOG_KEY.skey,
                     translog_interval=0.2,
+                    translog_witnesses=(WITNESS_KEY.vkey,),
                 ),
                 schema=verify_schema,
                 limits=RateLimits(rate=10_000, burst=100_000),
@@ -244,11 +252,22 @@ async def web_stack(
     try:
         async with contextlib.AsyncExitStack() as stack:
             services = platform(
-                store, pg_pool, nc, js_names, drand_mode=drand_mode, clock=clock, turn_ms=60_000,
+                store,
+                pg_pool,
+                nc,
+                js_names,
+                drand_mode=drand_mode,
+                clock=clock,
+                turn_ms=60_000,
                 round_lead_ms=round_lead_ms,
             )
             p = await stack.enter_async_context(services)
             verify_url = str(verify.make_url("")).rstrip("/")
+            state = stack.enter_context(tempfile.TemporaryDirectory())
+            witness = Witness(LOG_KEY.verifier(), WITNESS_KEY, Path(state) / "witness.state")
+            stack.push_async_callback(
+                _stopped, asyncio.create_task(_witnessing(witness, verify_url, clock))
+            )
             front = None
             if hostile_log:
                 front = await stack.enter_async_context(LogFront(verify_url, pg_pool, store.schema))
@@ -270,6 +289,22 @@ async def web_stack(
         await asyncio.wait_for(verify.close(), 30)
         # A lock a stuck connection holds must not make the teardown wait for ever.
         await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{verify_schema}" CASCADE', timeout=30)
+
+
+async def _witnessing(witness: Witness, api: str, clock: ScaledClock) -> None:
+    """The configured witness, on the services' clock, every 0.2 s (as belot witness run
+    does every second against a log that signs every second): it reads the log's own
+    API, never the page's front."""
+    while True:
+        with contextlib.suppress(LogUnavailable):
+            await witness_once(witness, api, clock=clock.now)
+        await asyncio.sleep(0.2)
+
+
+async def _stopped(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 @contextlib.asynccontextmanager
@@ -754,7 +789,7 @@ async def drand_match(
             f"({json.dumps(kept['match_id'])}, {json.dumps(web.verify_url)},"
             f" {json.dumps(LOG_KEY.vkey)})"
         )
-        assert log_again[1] == ["pass"] * 4, log_again
+        assert log_again[1] == ["pass"] * 5, log_again  # with `log witnesses`
         entries = await web.store.pool.fetchval(
             f'SELECT count(*) FROM "{web.store.schema}".translog_entries'
         )
@@ -835,7 +870,8 @@ async def test_a_log_rewritten_after_the_tab_pinned_its_checkpoint_fails_at_the_
             )
             png = await page.screenshot(artifact("web-table-forked-log.png"))
             assert page.errors == [], page.errors
-    assert failed == "log consistency", (failed, shown)
+    # The fork is one no witness cosigned: the witnesses' check fails with it.
+    assert failed == "log consistency,log witnesses", (failed, shown)
     assert shown["log consistency"] == "fail", shown
     assert "the log was rewritten" in detail and f"one of {pinned['size']} this tab" in detail
     # The forged tree is whole: its proofs hold, and the entries say what the table showed.
