@@ -172,7 +172,8 @@ export const ERROR_WORDS = Object.freeze({
   key_malformed: "That is not a key in the log's format",
   witness_key_type: "That key is not a witness's cosignature key",
   witness_key_taken: "Another key already has that name and key ID",
-  witness_limit: "The log takes no more witness registrations",
+  witness_limit: "The log takes no more witness registrations from here for now",
+  bad_witness: "Name a witness as its name, a plus sign and its 8-digit key ID",
 });
 
 /** A refusal from the server, in words: the code's meaning, then the server's reason,
