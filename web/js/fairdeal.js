@@ -31,6 +31,7 @@
 //   hashes             nothing this tab was served before the end carried a hash of the
 //                      match's events;
 //   abort              an abort after a deck went out, who asked and why;
+//   forfeit            a forfeit of this seat is one this tab asked for (leave);
 //   log ...            with options.log (the table page always gives it), the transparency
 //                      log's checks (logcheck.js): the checkpoint pinned at the open is
 //                      extended, the match's entries are in it and say what this tab saw,
@@ -41,7 +42,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { CARD_CODES, COMPLETION, FIRST, dealSalts, deck, fromHex, saltIndex, sha256Hex } from "./deck.js";
 import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
-import { BEFORE_SALTS } from "./keeper.js";
+import { BEFORE_LEAVE, BEFORE_SALTS } from "./keeper.js";
 import { LOG_CHECKS, checkLog } from "./logcheck.js";
 
 /**
@@ -511,6 +512,20 @@ async function checkDealer(kept, inputs) {
   return pass(name, `seat ${rule} dealt first, as the published rule gives (${why})`);
 }
 
+/** A forfeit of this tab's seat is the seat's own choice only if this tab asked to leave:
+ * the table writes ``MatchForfeited`` on the seat's ``leave``, and a server that wrote one
+ * for a player mid-match, once the decks were known, would end the match as it likes. A
+ * kept record of a format before the field (keeper.js BEFORE_LEAVE) could not tell. */
+function checkForfeit(kept) {
+  const e = kept.ended;
+  if (!e || e.event !== "MatchForfeited") return null;
+  const name = "forfeit";
+  if (kept.seat === null || e.leaver !== kept.seat) return info(name, `seat ${e.leaver} left the match and its side lost it (that seat's own choice, as its tab can check)`);
+  if (kept.leave_asked_at === undefined || BEFORE_LEAVE.includes(kept.format)) return unchecked(name, "could not check that this tab asked to leave (kept before it noted that)");
+  if (kept.leave_asked_at === null) return fail(name, "your seat was recorded as leaving the match, and its side lost it, but you never asked to leave from this browser: the forfeit was written for you (if you left from another device, this is why)");
+  return pass(name, "your seat left the match because you asked to, from this tab");
+}
+
 function checkAbort(kept) {
   const e = kept.ended;
   if (!e || e.event !== "MatchAborted") return null;
@@ -789,6 +804,7 @@ export async function checkKept(kept, options = {}) {
   add(await checkYourSalts(kept, { serverSeed, seedOk }));
   add(checkHashes(kept, final));
   add(checkAbort(kept));
+  add(checkForfeit(kept));
   if (options.log) checks.push(...(await logChecks(kept, options)));
   return done(checks, true);
 }

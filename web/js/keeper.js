@@ -21,8 +21,12 @@
 // (``commitment_uses``): an older record's checks of them could not check. Format 5 added
 // the commitment's own time (``commitment_at_ms``: the seed window's length, against
 // which a seed refused as late is judged); an older record is judged as before, by this
-// tab's clock against the window's end.
-export const FORMAT = "belot-tab-kept/5";
+// tab's clock against the window's end. Format 6 added when this tab asked to leave
+// (``leave_asked_at``): an older record cannot tell a forfeit it asked for from one
+// written for it, so its forfeit check could not check.
+export const FORMAT = "belot-tab-kept/6";
+/** The formats before this tab noted that it asked to leave (fairdeal.js, "forfeit"). */
+export const BEFORE_LEAVE = Object.freeze(["belot-tab-kept/1", "belot-tab-kept/2", "belot-tab-kept/3", "belot-tab-kept/4", "belot-tab-kept/5"]);
 /** The formats before the salts were kept (fairdeal.js: their salts and hashes checks
  * could not check). */
 export const BEFORE_SALTS = Object.freeze(["belot-tab-kept/1", "belot-tab-kept/2", "belot-tab-kept/3"]);
@@ -88,7 +92,10 @@ export function newKept(matchId, tableId, player) {
     // null when it carries none).
     deals: {},
     current_deal: null,
-    ended: null, // {event, version, by?, reason?}
+    ended: null, // {event, version, by?, reason?, leaver?}
+    // When this tab asked to leave its seat (its own clock), first ask wins: a forfeit of
+    // this seat that it did not ask for is the server's (fairdeal.js, "forfeit").
+    leave_asked_at: null,
     reveal: null, // {server_seed, via, seen_at}
     // The first hash of the match's stream this tab was served before the match ended
     // (nobody is served one while it runs: with it, another seat can search your cards):
@@ -312,6 +319,7 @@ function keepEvent(kept, msg, rulesets, now) {
       if (kept.ended !== null) return false;
       kept.ended = { event: msg.event, version: msg.version };
       if (msg.event === "MatchAborted") Object.assign(kept.ended, { by: p.by ?? null, reason: p.reason ?? null });
+      if (msg.event === "MatchForfeited") kept.ended.leaver = Number.isInteger(p.leaver) ? p.leaver : null;
       return true;
     default:
       return false;
@@ -365,6 +373,14 @@ export function keepMySeed(kept, seedHex, now = Date.now()) {
   if (kept.my_seed !== null) return false;
   kept.my_seed = seedHex;
   kept.my_seed_sent_at = now;
+  return true;
+}
+
+/** The player asked, in this tab, to leave its seat (before the request goes out: a
+ * forfeit that overtakes the reply is still one this tab asked for). */
+export function keepLeaveAsked(kept, now = Date.now()) {
+  if (kept.leave_asked_at !== null && kept.leave_asked_at !== undefined) return false;
+  kept.leave_asked_at = now;
   return true;
 }
 

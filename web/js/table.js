@@ -20,7 +20,7 @@ import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
 import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
-import { keep, keepCommitmentUses, keepDrandSeen, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
+import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
@@ -525,6 +525,7 @@ class TablePage {
     const started = this.reply && this.reply.status !== "open";
     if (started && !confirm("The match has started: leaving forfeits it for your side. Leave?")) return;
     try {
+      if (started && this.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
       await this.ctx.gateway.move(this.tableId, "leave", {});
       // Said on the lobby's page (the next page clears the message line).
       this.ctx.flash = started ? "You left: your side forfeits the match." : "You left the table.";

@@ -331,7 +331,7 @@ test("the end checkpoint is waited for until it holds the match's last entries",
 });
 
 test("the keeper: the pinned checkpoint is kept once; an older record reads as pinned nothing", async () => {
-  assert.equal(FORMAT, "belot-tab-kept/5");
+  assert.equal(FORMAT, "belot-tab-kept/6");
   const log = new FakeLog();
   log.append(other(0));
   log.sign();

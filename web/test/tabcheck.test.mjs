@@ -13,7 +13,7 @@ const { bytesToHex, hexToBytes } = await import("@noble/hashes/utils.js");
 const { roundAt, roundTime } = await import("../js/drand.js");
 const { COMMITMENT_WAIT, TOLERANCE, askCommitment, checkKept, checkLive, firstDealer, hadAt } = await import("../js/fairdeal.js");
 const { CARD_CODES, COMPLETION, FIRST, dealSalts, saltIndex } = await import("../js/deck.js");
-const { keep, keepCommitmentUses, keepDrandSeen, keepHashServed, keepMySeed, keepReceipt, newKept, recordHash } = await import("../js/keeper.js");
+const { keep, keepCommitmentUses, keepDrandSeen, keepHashServed, keepLeaveAsked, keepMySeed, keepReceipt, newKept, recordHash } = await import("../js/keeper.js");
 const { WATCH, DrandWatch, nextAsk } = await import("../js/watch.js");
 const { Sim, relayNetwork, verifyNetwork, failedNames } = await import("../node/tabsim.mjs");
 
@@ -1112,4 +1112,37 @@ test("a watch that cannot keep what it sees stops, rather than ask again for eve
   await w.run();
   assert.equal(w.lastError, "could not keep round 1000's value");
   assert.equal(net.log.length, 1);
+});
+
+test("attack: a forfeit written for this seat mid-match, which this tab never asked for, fails", async () => {
+  // The server ends the match as it likes once the decks are known: it writes that seat
+  // 0 left. Before, the tab said nothing of a forfeit; now it holds it to its own ask.
+  const k = base();
+  k.ended = { event: "MatchForfeited", version: 60, leaver: 0 };
+  const c = await one(k, "forfeit");
+  assert.equal(c.status, "fail", c.detail);
+  assert.match(c.detail, /you never asked to leave/);
+  // The player did ask, in this tab: the forfeit is the seat's own.
+  const asked = base();
+  asked.ended = { event: "MatchForfeited", version: 60, leaver: 0 };
+  assert.equal(keepLeaveAsked(asked, T0 + 30_000), true);
+  assert.equal(keepLeaveAsked(asked, T0 + 31_000), false); // the first ask is kept
+  assert.equal(asked.leave_asked_at, T0 + 30_000);
+  assert.equal((await one(asked, "forfeit")).status, "pass");
+  // Another seat's forfeit is that seat's to check; a record from before the field could
+  // not tell.
+  const other = base();
+  other.ended = { event: "MatchForfeited", version: 60, leaver: 2 };
+  assert.equal((await one(other, "forfeit")).status, "info");
+  const older = base();
+  older.ended = { event: "MatchForfeited", version: 60, leaver: 0 };
+  older.format = "belot-tab-kept/5";
+  assert.equal((await one(older, "forfeit")).status, "unchecked");
+});
+
+test("keep: a MatchForfeited keeps who left", () => {
+  const k = newKept("m-1", "t-1", "ann");
+  keep(k, { stream: "match-m-1", version: 60, event: "MatchForfeited", payload: { leaver: 1, winner_side: 0 }, hash: null }, T0);
+  assert.deepEqual(k.ended, { event: "MatchForfeited", version: 60, leaver: 1 });
+  assert.equal(k.leave_asked_at, null);
 });
