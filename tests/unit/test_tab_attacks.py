@@ -324,11 +324,32 @@ CASES = [
         unchecked=("drand fallback",),
     ),
     Case(
-        "honest, aborted after a deck: said, with who asked",
+        "honest, aborted in the seed window, before the round was named: said, with who asked",
         None,
+        MatchSpec(
+            match_id="tab-abort-early", ruleset="classic", label="tab-abort-e", end="abort_early"
+        ),
+        honest_relays(),
+        # The round is named after the match ended: the tab watched no relay then.
+        expect="unchecked",
+        unchecked=("drand round",),
+        info=("abort",),
+    ),
+    Case(
+        "9 aborted after a deck went out (its cards known when thrown away)",
+        "abort",
         MatchSpec(match_id="tab-abort", ruleset="classic", label="tab-abort", end="abort"),
         honest_relays(),
-        info=("abort",),
+        detail=r"aborted after a deck went out",
+    ),
+    Case(
+        "9 a free reroll: aborted once drand's value was in, before deck 0",
+        "abort",
+        MatchSpec(
+            match_id="tab-reroll", ruleset="classic", label="tab-reroll", end="abort_after_value"
+        ),
+        honest_relays(),
+        detail=r"aborted after round 1001 was named",
     ),
     # --- 1. round grinding: the window held until the round's value was out
     Case(

@@ -30,7 +30,8 @@
 //   your salts         each of this seat's cards came with its own salt, the recipe's;
 //   hashes             nothing this tab was served before the end carried a hash of the
 //                      match's events;
-//   abort              an abort after a deck went out, who asked and why;
+//   abort              an abort after the round was named (or a deck went out) fails;
+//                      before it, info: who asked and why;
 //   forfeit            a forfeit of this seat is one this tab asked for (leave);
 //   log ...            with options.log (the table page always gives it), the transparency
 //                      log's checks (logcheck.js): the checkpoint pinned at the open is
@@ -531,7 +532,12 @@ function checkAbort(kept) {
   if (!e || e.event !== "MatchAborted") return null;
   const who = e.by ? `by ${e.by}` : "by nobody named";
   const after = (kept.decks_issued ?? []).length > 0 || Object.keys(kept.deals ?? {}).length > 0;
-  return info("abort", `the match was aborted ${after ? "after a deck went out (its cards were known when it was thrown away)" : "before any card was dealt"}, ${who}: ${e.reason ?? "no reason given"}`);
+  const why = e.reason ?? "no reason given";
+  if (after) return fail("abort", `the match was aborted after a deck went out (its cards were known when it was thrown away), ${who}: ${why}`);
+  // As the verifier's ``ending``: once the round is named its value is out within
+  // seconds, and every deck can be computed from it (a free reroll).
+  if (Number.isInteger(e.after_round)) return fail("abort", `the match was aborted after round ${e.after_round} was named (its value, and every deck, could be known), ${who}: ${why}`);
+  return info("abort", `the match was aborted before the round was named: no card could be known, ${who}: ${why}`);
 }
 
 // --- the salts, the hashes, the commitment's other uses

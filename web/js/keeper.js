@@ -318,7 +318,9 @@ function keepEvent(kept, msg, rulesets, now) {
     case "MatchAborted":
       if (kept.ended !== null) return false;
       kept.ended = { event: msg.event, version: msg.version };
-      if (msg.event === "MatchAborted") Object.assign(kept.ended, { by: p.by ?? null, reason: p.reason ?? null });
+      // An abort after the round was named (as this tab was shown them, in the log's
+      // order) could follow the cards: fairdeal.js "abort".
+      if (msg.event === "MatchAborted") Object.assign(kept.ended, { by: p.by ?? null, reason: p.reason ?? null, after_round: kept.drand_round ?? null });
       if (msg.event === "MatchForfeited") kept.ended.leaver = Number.isInteger(p.leaver) ? p.leaver : null;
       return true;
     default:

@@ -958,15 +958,15 @@ test("the first dealer's rule: seat 0, or deal 0's card number modulo the player
   assert.equal(firstDealer({ players: 2, first_dealer_from: 0 }, deck0), 31 % 2); // AS: 31
 });
 
-test("an abort says who asked and why; before the reveal nothing is ok", async () => {
+test("an abort says who asked and why; after a deck went out it fails; before the reveal nothing is ok", async () => {
   const k = base();
   k.ended = { event: "MatchAborted", version: 40, by: "operator:ops", reason: "the table was closed by an operator" };
   k.decks_issued = [0];
   k.first_dealer = 0;
   const c = await one(k, "abort");
-  assert.equal(c.status, "info");
+  assert.equal(c.status, "fail");
   assert.equal(c.detail, "the match was aborted after a deck went out (its cards were known when it was thrown away), by operator:ops: the table was closed by an operator");
-  assert.equal(c.result.ok, true);
+  assert.equal(c.result.ok, false);
   const open = base();
   open.reveal = null;
   const result = await check(open);
@@ -1011,7 +1011,7 @@ test("the keeper keeps when this tab saw each fact, on the clock it is given, an
   keep(k, { ...msg("SeatSeedReceived", { seat: 0, seed: MY_SEED, at_ms: 0 }), version: 2, visibility: "seat:0" }, {}, T0 + 200);
   assert.deepEqual(k.seed_received, { seed: MY_SEED, stream: "randomness-m-1", version: 2 });
   keep(k, { ...msg("MatchAborted", { reason: "closed", by: "operator:x" }), stream: "match-m-1", version: 9 }, {}, T0);
-  assert.deepEqual(k.ended, { event: "MatchAborted", version: 9, by: "operator:x", reason: "closed" });
+  assert.deepEqual(k.ended, { event: "MatchAborted", version: 9, by: "operator:x", reason: "closed", after_round: 1001 }); // after the naming this tab kept
   assert.equal(keepMySeed(k, MY_SEED, T0 + 10), true);
   assert.equal(k.my_seed_sent_at, T0 + 10);
   const r = { match_id: "m-1", seat: 0, seed_sha256: "00", stream: "randomness-m-1", version: 2, at_ms: 5 };
@@ -1142,7 +1142,28 @@ test("attack: a forfeit written for this seat mid-match, which this tab never as
 
 test("keep: a MatchForfeited keeps who left", () => {
   const k = newKept("m-1", "t-1", "ann");
-  keep(k, { stream: "match-m-1", version: 60, event: "MatchForfeited", payload: { leaver: 1, winner_side: 0 }, hash: null }, T0);
+  keep(k, { stream: "match-m-1", version: 60, event: "MatchForfeited", payload: { leaver: 1, winner_side: 0 }, hash: null }, {}, T0);
   assert.deepEqual(k.ended, { event: "MatchForfeited", version: 60, leaver: 1 });
   assert.equal(k.leave_asked_at, null);
+});
+
+test("attack: an abort after the round was named, before any deck (a free reroll), fails; one before it is info", async () => {
+  const named = newKept("m-1", "t-1", "ann");
+  named.drand_round = 1001;
+  keep(named, { stream: "match-m-1", version: 2, event: "MatchAborted", payload: { by: "operator:ops", reason: "closed" }, hash: null }, {}, T0);
+  assert.equal(named.ended.after_round, 1001);
+  const k = base();
+  k.ended = named.ended;
+  const c = await one(k, "abort");
+  assert.equal(c.status, "fail", c.detail);
+  assert.match(c.detail, /after round 1001 was named/);
+  const early = newKept("m-1", "t-1", "ann");
+  keep(early, { stream: "match-m-1", version: 2, event: "MatchAborted", payload: { by: "operator:ops", reason: "closed" }, hash: null }, {}, T0);
+  const e = base();
+  e.ended = early.ended;
+  assert.equal((await one(e, "abort")).status, "info");
+  const dealt = base();
+  dealt.ended = early.ended;
+  dealt.decks_issued = [0];
+  assert.equal((await one(dealt, "abort")).status, "fail");
 });
