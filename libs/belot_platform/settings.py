@@ -224,6 +224,22 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "witnesses that may register themselves (POST /v1/log/witnesses) besides the "
         "configured ones; 0: registration closed",
     ),
+    (
+        "BELOT_TRANSLOG_WITNESS_TTL",
+        "86400",
+        "seconds a registered witness that has cosigned stays registered without renewing "
+        "(registering again, or a cosignature)",
+    ),
+    (
+        "BELOT_TRANSLOG_WITNESS_TTL_NEW",
+        "600",
+        "seconds a registered witness key that has never cosigned stays registered",
+    ),
+    (
+        "BELOT_TRANSLOG_WITNESSES_PER_ADDRESS",
+        "4",
+        "live witness registrations one client address may hold (IPv6: one /64)",
+    ),
 )
 
 #: The log's public key, which the verify service writes beside the key it keeps in
@@ -298,6 +314,9 @@ class Settings:
     translog_interval: float = 1.0
     translog_witnesses: tuple[str, ...] = ()
     translog_max_witnesses: int = 64
+    translog_witness_ttl: int = 86_400
+    translog_witness_ttl_new: int = 600
+    translog_witnesses_per_address: int = 4
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -503,7 +522,19 @@ class Settings:
             translog_max_witnesses=_int(
                 "BELOT_TRANSLOG_MAX_WITNESSES", get("BELOT_TRANSLOG_MAX_WITNESSES"), 64, 0, 10_000
             ),
-        )
+            translog_witness_ttl=_int(
+                "BELOT_TRANSLOG_WITNESS_TTL", get("BELOT_TRANSLOG_WITNESS_TTL"),
+                86_400, 60, 30 * 86_400,
+            ),
+            translog_witness_ttl_new=_int(
+                "BELOT_TRANSLOG_WITNESS_TTL_NEW", get("BELOT_TRANSLOG_WITNESS_TTL_NEW"),
+                600, 10, 86_400,
+            ),
+            translog_witnesses_per_address=_int(
+                "BELOT_TRANSLOG_WITNESSES_PER_ADDRESS", get("BELOT_TRANSLOG_WITNESSES_PER_ADDRESS"),
+                4, 1, 10_000,
+            ),
+        )  # fmt: skip
 
     def with_servers(self, pg_dsn: str, nats_url: str) -> Settings:
         """These settings with the server URLs filled in (after the embedded stack starts)."""

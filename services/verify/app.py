@@ -121,6 +121,9 @@ def create_app(
             settings.translog_interval,
             settings.translog_max_witnesses,
             reads,
+            witness_ttl=float(settings.translog_witness_ttl),
+            new_witness_ttl=float(settings.translog_witness_ttl_new),
+            witnesses_per_address=settings.translog_witnesses_per_address,
         )
         log_api.attach(log_service)
         signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)

@@ -159,10 +159,13 @@ _WITNESS_PARAM: Final = re.compile(r"(?P<name>[^+ ]{1,256})[+ ](?P<key_id>[0-9a-
 #: How long a registration lives without renewal, in seconds: a witness that has
 #: cosigned (24 h: a day's outage of a witness costs it nothing), and one whose key
 #: has never cosigned (10 min: a key registered and never used frees its slot soon).
-WITNESS_TTL_S: Final = 24 * 3600.0
-NEW_WITNESS_TTL_S: Final = 600.0
-#: Live registrations one client address may hold (an IPv6 address counts by its /64).
-WITNESSES_PER_ADDRESS: Final = 4
+#: Their defaults are the settings' (BELOT_TRANSLOG_WITNESS_TTL, _TTL_NEW).
+_DEFAULT: Final = Settings()
+WITNESS_TTL_S: Final = float(_DEFAULT.translog_witness_ttl)
+NEW_WITNESS_TTL_S: Final = float(_DEFAULT.translog_witness_ttl_new)
+#: Live registrations one client address may hold (an IPv6 address counts by its /64;
+#: BELOT_TRANSLOG_WITNESSES_PER_ADDRESS).
+WITNESSES_PER_ADDRESS: Final = _DEFAULT.translog_witnesses_per_address
 #: A renewal moves a registration's end only if it moves it by more than this (seconds;
 #: a tenth of the term if that is less): a witness cosigning every second does not
 #: rewrite its row every second, and a registration repeated at once is answered alike.

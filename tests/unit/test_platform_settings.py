@@ -293,6 +293,35 @@ def test_the_log_key_from_a_file_and_the_witness_cap(tmp_path: Path) -> None:
     assert Settings.from_env({"BELOT_TRANSLOG_MAX_WITNESSES": "0"}).translog_max_witnesses == 0
 
 
+def test_witness_registrations_terms_and_per_address_limit() -> None:
+    from services.verify.translog import NEW_WITNESS_TTL_S, WITNESS_TTL_S, WITNESSES_PER_ADDRESS
+
+    s = Settings.from_env({})
+    # The log's defaults are the settings'.
+    assert (s.translog_witness_ttl, s.translog_witness_ttl_new) == (
+        WITNESS_TTL_S,
+        NEW_WITNESS_TTL_S,
+    )
+    assert s.translog_witnesses_per_address == WITNESSES_PER_ADDRESS == 4
+    s = Settings.from_env(
+        {
+            "BELOT_TRANSLOG_WITNESS_TTL": "3600",
+            "BELOT_TRANSLOG_WITNESS_TTL_NEW": "60",
+            "BELOT_TRANSLOG_WITNESSES_PER_ADDRESS": "2",
+        }
+    )
+    assert (s.translog_witness_ttl, s.translog_witness_ttl_new) == (3600, 60)
+    assert s.translog_witnesses_per_address == 2
+    for name, value in (
+        ("BELOT_TRANSLOG_WITNESS_TTL", "59"),
+        ("BELOT_TRANSLOG_WITNESS_TTL", "a day"),
+        ("BELOT_TRANSLOG_WITNESS_TTL_NEW", "0"),
+        ("BELOT_TRANSLOG_WITNESSES_PER_ADDRESS", "0"),
+    ):
+        with pytest.raises(SettingsError, match=name):
+            Settings.from_env({name: value})
+
+
 def test_no_secret_reaches_the_repr() -> None:
     """A settings object that reaches a log line or a traceback carries no password,
     token or key: every setting that can hold one is left out of its repr."""
