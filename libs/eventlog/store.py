@@ -48,6 +48,7 @@ from typing import Any, Final
 import asyncpg
 import orjson
 
+from belot_platform import outage
 from belot_platform.health import TASK_RESTARTS
 from eventlog import metrics
 from eventlog.envelope import (
@@ -612,7 +613,10 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
                 pending = [a for a in pending if not a.future.done()]
                 continue
             except asyncpg.PostgresError as exc:
-                if conn.is_closed() or isinstance(exc, asyncpg.PostgresConnectionError):
+                # The server going away (a fast shutdown sends 57P01 before it closes)
+                # is not data it refused: the connection is finished, so the batch
+                # fails as an outage rather than being written again on it.
+                if not _attached(conn) or outage.is_outage(exc):
                     raise
                 missing = exc.sqlstate == ENTRY_MISSING_SQLSTATE
                 if (locked and not missing) or plan is None:  # not the write's: the batch's

@@ -312,3 +312,85 @@ async def test_a_kept_connection_the_server_closed_is_dropped_not_used(
     r = await store.append("kept-1", 1, [ev(2)])
     assert r.last_version == 2
     assert [e.payload["n"] for e in await store.read_stream("kept-1")] == [1, 2]
+
+
+async def test_a_batch_whose_connection_the_server_ends_fails_as_an_outage(
+    store: EventStore, pg_pool: asyncpg.Pool, schema: str
+) -> None:
+    """A fast shutdown ends a writer's connection in the middle of a batch: the server
+    sends ``57P01 terminating connection due to administrator command`` before it
+    closes. That is the server going away, not data it refused: the batch must not be
+    written again append by append on the same connection (asyncpg, still reading the
+    error, answers ``InternalClientError: cannot switch to state 12``, which a player
+    got as a 500 in the chaos test). Every appender gets an outage and may retry."""
+    from belot_platform import outage
+
+    await store.append("cut-0", 0, [ev(0)])  # the writer has its connection
+    async with pg_pool.acquire() as blocker:
+        tx = blocker.transaction()
+        await tx.start()
+        # Inserts wait on this lock; the writer's reads (its plan) do not.
+        await blocker.execute(f"LOCK TABLE {schema}.events IN EXCLUSIVE MODE")
+        appends = [asyncio.ensure_future(store.append(f"cut-{i}", 0, [ev(i)])) for i in range(1, 5)]
+        waiting = None
+        for _ in range(500):
+            waiting = await pg_pool.fetchval(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                " AND query ILIKE '%events%' AND pid <> $1",
+                blocker.get_server_pid(),
+            )
+            if waiting is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert waiting is not None, "the batch never waited on the lock"
+        assert await pg_pool.fetchval("SELECT pg_terminate_backend($1)", waiting)
+        await tx.rollback()  # appends in another batch, on another connection, go on
+        results = await asyncio.gather(*appends, return_exceptions=True)
+    failed = [i for i, r in zip(range(1, 5), results, strict=True) if isinstance(r, BaseException)]
+    assert failed, "the terminated batch's appends must fail"
+    assert all(outage.is_outage(results[i - 1]) for i in failed), [repr(r) for r in results]
+    # Retried (as a client does after the 503), every failed append goes in, once.
+    again = await asyncio.gather(*(store.append(f"cut-{i}", 0, [ev(i)]) for i in failed))
+    assert [r.last_version for r in again] == [1] * len(failed)
+    for i in range(1, 5):
+        assert [e.payload["n"] for e in await store.read_stream(f"cut-{i}")] == [i]
+
+
+async def test_the_server_saying_it_shuts_down_is_not_answered_by_writing_again(
+    store: EventStore, pg_pool: asyncpg.Pool, schema: str
+) -> None:
+    """The server's ``57P01 terminating connection`` may reach the writer while asyncpg
+    still holds the connection open (the chaos test's fast shutdown did: the batch was
+    then written again append by append on that connection, and the first of those
+    writes failed with ``InternalClientError: cannot switch to state 12``, a 500). A
+    going-away server is an outage for the whole batch, written once, not again,
+    and every appender told to retry. Here a statement trigger plays the server's
+    message on a connection that stays open, and a sequence counts the statements."""
+    from belot_platform import outage
+
+    await store.append("bye-0", 0, [ev(0)])
+    await pg_pool.execute(
+        f"""
+        CREATE SEQUENCE {schema}.bye_tries;
+        CREATE FUNCTION {schema}.bye() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM nextval('{schema}.bye_tries');
+            RAISE EXCEPTION 'terminating connection due to administrator command'
+                USING ERRCODE = '57P01';
+        END $$;
+        CREATE TRIGGER bye BEFORE INSERT ON {schema}.events
+            FOR EACH STATEMENT EXECUTE FUNCTION {schema}.bye();
+        """
+    )
+    results = await asyncio.gather(
+        *(store.append(f"bye-{i}", 0, [ev(i)]) for i in range(1, 5)), return_exceptions=True
+    )
+    assert all(isinstance(r, asyncpg.AdminShutdownError) for r in results), results
+    assert all(outage.is_outage(r) for r in results)
+    tries = await pg_pool.fetchval(f"SELECT last_value FROM {schema}.bye_tries WHERE is_called")
+    # One statement per batch, each append in one batch: never more statements than
+    # appends (the old isolation wrote a batch of k, then each of its k again).
+    assert tries <= 4, f"{tries} statements for 4 appends: some were written again"
+    await pg_pool.execute(f"DROP TRIGGER bye ON {schema}.events")
+    again = await asyncio.gather(*(store.append(f"bye-{i}", 0, [ev(i)]) for i in range(1, 5)))
+    assert [r.last_version for r in again] == [1, 1, 1, 1]
