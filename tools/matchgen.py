@@ -30,6 +30,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
 from belot import (
     RULESETS,
     SupplyDeck,
@@ -69,6 +72,7 @@ from fairdeal.fairness import (
     round_stream,
     submit_seed,
 )
+from fairdeal.leave import leave_message
 from fairdeal.record import build_record, drand_stream_of, match_stream, randomness_stream
 from tools.drand_vectors import QUICKNET_BEACONS
 
@@ -132,7 +136,15 @@ class MatchSpec:
     end: str = "natural"
     #: Forfeit or abort a few cards into the deal after this many deals were scored.
     after_deals: int = 2
-    leaver: int = 1
+    #: The seat that leaves (``end="forfeit"``): a human's, as only a player can leave.
+    leaver: int = 0
+    #: How the forfeit is asked for (fairdeal.leave): "signed" (the seat's own signed
+    #: request, with the key its page made), or, as attacks, "unsigned" (the server
+    #: writes the forfeit with no signature) and "server_key" (the commitment records a
+    #: key the server made instead of the seat's, and the server signs the leave).
+    leave: str = "signed"
+    #: The commitment promises signed leaves (False: a record of the rule before them).
+    signed_leaves: bool = True
     #: Every n-th seat move is marked as made by the timer (metadata only); 0: none.
     timer_every: int = 7
     target: int | None = None
@@ -156,6 +168,28 @@ class Append:
 
 def _digest(spec: MatchSpec, what: str) -> bytes:
     return hashlib.sha256(f"matchgen/v1|{spec.label}|{what}".encode()).digest()
+
+
+def _seat_private_key(spec: MatchSpec, seat: int, *, recorded: bool) -> Ed25519PrivateKey:
+    """The key seat ``seat``'s page made (or, ``recorded`` under the "server_key"
+    attack for the leaver, the one the server recorded in its place)."""
+    forged = recorded and spec.leave == "server_key" and seat == spec.leaver
+    what = f"server-key-{seat}" if forged else f"seat-key-{seat}"
+    return Ed25519PrivateKey.from_private_bytes(_digest(spec, what))
+
+
+def seat_key_of(spec: MatchSpec, seat: int, *, recorded: bool = False) -> bytes:
+    """Seat ``seat``'s public key: the page's own, or (``recorded``) the commitment's."""
+    public = _seat_private_key(spec, seat, recorded=recorded).public_key()
+    return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def leave_signature_of(spec: MatchSpec) -> str:
+    """The forfeit's signature, hex: the leaver's over its leave, or the attack's."""
+    if spec.leave == "unsigned":
+        return ""
+    key = _seat_private_key(spec, spec.leaver, recorded=True)
+    return key.sign(leave_message(spec.match_id, spec.leaver)).hex()
 
 
 def server_seed_of(spec: MatchSpec) -> bytes:
@@ -221,7 +255,10 @@ def generate(
             fair = fairness.evolve(fair, e)
 
     seed = server_seed_of(spec)
-    seats = tuple(SeatSpec(i, p) for i, p in enumerate(players))
+    seats = tuple(
+        SeatSpec(i, p, seat_key_of(spec, i, recorded=True) if p is not None else b"")
+        for i, p in enumerate(players)
+    )
     round_ = spec.named_round or (BEACON_ROUND if spec.drand == "beacon" else MISSED_ROUND)
     now = start_of(round_, spec.round_lead_ms)
     fapply(
@@ -235,6 +272,7 @@ def generate(
             now,
             spec.round_lead_ms,
             spec.salted,
+            spec.signed_leaves,
         )
     )
     humans = [s.seat for s in seats if s.player is not None]
@@ -359,6 +397,7 @@ def generate(
                 body: dict[str, Any] = {
                     "leaver": spec.leaver,
                     "winner_side": 1 - side_of(spec.leaver),
+                    "signature": leave_signature_of(spec),
                 }
                 appends.append(Append(mstream, (NewEvent("MatchForfeited", body),), now))
             else:

@@ -42,6 +42,7 @@ from belot.salts import salt_count
 from eventkit import SEAT, Codec, visibility_of
 from eventkit.streams import MATCH_ENDINGS, drand_stream
 from fairdeal.chains import CHAINS
+from fairdeal.leave import KEY_SIZE as LEAVE_KEY_SIZE
 from fairdeal.recipe import (
     DRAND_VALUE_SIZE,
     MAX_DEAL,
@@ -93,6 +94,10 @@ class SeatSpec:
 
     seat: int
     player: str | None  # None for a bot
+    #: The seat's Ed25519 public key (:mod:`fairdeal.leave`), which its page made and
+    #: sent with the seat; its signature is how the seat asks to leave. Empty for a bot,
+    #: for a client that sent none, and in records made before keys.
+    key: bytes = b""
 
     @property
     def is_human(self) -> bool:
@@ -128,6 +133,10 @@ class ServerSeedCommitted:
     #: the lead is: a record says which rule it was made under (false in records made
     #: before salts), and the player's tab refuses a match that does not promise them.
     salted: bool = False
+    #: A forfeit needs the leaver's signature (:mod:`fairdeal.leave`) with the key this
+    #: commitment records for its seat. Promised here, before any seed, as the salts are
+    #: (false in records made before keys, whose forfeits a checker cannot hold to it).
+    signed_leaves: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +345,7 @@ class Fairness:
     last_round: int = 0
     round_lead_ms: int = 0
     salted: bool = False
+    signed_leaves: bool = False
     received: dict[int, bytes] = field(default_factory=dict)
     seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
     seeds_in_at_ms: int | None = None
@@ -391,6 +401,7 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
                 last_round=event.last_round,
                 round_lead_ms=event.round_lead_ms,
                 salted=event.salted,
+                signed_leaves=event.signed_leaves,
             )
         case SeatSeedReceived():
             return replace(state, received={**state.received, event.seat: event.seed})
@@ -435,6 +446,7 @@ def open_match(
     now_ms: int,
     round_lead_ms: int = ROUND_LEAD_MS,
     salted: bool = True,
+    signed_leaves: bool = True,
 ) -> list[FairnessEvent]:
     """Commit to the server seed, with the window's end, the lead of the round to name,
     the last round it allows, and the salts of the hidden events (``salted``: False only
@@ -456,6 +468,10 @@ def open_match(
         )
     if chain not in CHAINS:
         raise FairnessError("unknown_chain", f"no drand chain named {chain!r}")
+    if any(s.key and (not s.is_human or len(s.key) != LEAVE_KEY_SIZE) for s in seats):
+        raise FairnessError(
+            "bad_key", f"a seat's key is a human's {LEAVE_KEY_SIZE}-byte Ed25519 public key"
+        )
     closes = now_ms + window_ms
     opened = ServerSeedCommitted(
         match_id,
@@ -467,6 +483,7 @@ def open_match(
         now_ms,
         round_lead_ms,
         salted,
+        signed_leaves,
     )
     events: list[FairnessEvent] = [opened]
     if not any(s.is_human for s in seats):

@@ -249,6 +249,9 @@ class TableEnd:
     #: Who asked for the abort (``tournament:<id>``, an operator); None in records made
     #: before aborts named it.
     by: str | None = None
+    #: The leaver's signature over its leave (:mod:`fairdeal.leave`); empty when the
+    #: forfeit carries none.
+    signature: bytes = b""
 
 
 MatchItem = Event | TableEnd
@@ -262,7 +265,14 @@ def decode_table_end(type_: str, payload: Any) -> TableEnd:
         leaver, side = payload.get("leaver"), payload.get("winner_side")
         if type(leaver) is not int or type(side) is not int:
             raise ValueError("MatchForfeited needs whole numbers leaver and winner_side")
-        return TableEnd(type_, leaver=leaver, winner_side=side)
+        signature = payload.get("signature", "")
+        try:
+            signed = bytes.fromhex(signature) if isinstance(signature, str) else None
+        except ValueError:
+            signed = None
+        if signed is None:
+            raise ValueError("MatchForfeited.signature is hex (the leaver's signature)")
+        return TableEnd(type_, leaver=leaver, winner_side=side, signature=signed)
     reason, by = payload.get("reason"), payload.get("by")
     if not isinstance(reason, str):
         raise ValueError("MatchAborted needs a reason (text)")

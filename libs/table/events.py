@@ -75,6 +75,10 @@ class SeatTaken:
     TYPE: ClassVar[str] = "SeatTaken"
     seat: int
     player: str
+    #: The seat's Ed25519 public key, hex (:mod:`fairdeal.leave`): the page that took the
+    #: seat made it, and signs the seat's leave with it. Empty when the client sent none
+    #: (and in the first tables' payloads).
+    key: str = field(default="", kw_only=True)
     at_ms: int
 
 
@@ -142,6 +146,10 @@ class MatchForfeited:
     TYPE: ClassVar[str] = "MatchForfeited"
     leaver: int
     winner_side: int
+    #: The leaver's signature (hex) over :func:`fairdeal.leave.leave_message`, with the
+    #: key the commitment recorded for its seat: the seat asked. Empty for a seat with no
+    #: key (and in forfeits recorded before keys).
+    signature: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,6 +92,7 @@ class Seat:
     number: int
     config: SeatConfig
     player: str | None = None  # the account seated here (humans)
+    key: str = ""  # its Ed25519 public key, hex, if its page sent one (SeatTaken)
 
     @property
     def is_bot(self) -> bool:
@@ -165,13 +166,14 @@ def apply(state: TableState, event: TableEvent) -> TableState:
                 status=OPEN,
             )
         case SeatTaken():
-            seats = tuple(replace(s, player=event.player) if s.number == event.seat else s
+            seats = tuple(replace(s, player=event.player, key=event.key)
+                          if s.number == event.seat else s
                           for s in state.seats)  # fmt: skip
             return replace(state, seats=seats)
         case SeatLeft():
             if event.forfeit:
                 return replace(state, early_leaver=event.seat)
-            seats = tuple(replace(s, player=None) if s.number == event.seat else s
+            seats = tuple(replace(s, player=None, key="") if s.number == event.seat else s
                           for s in state.seats)  # fmt: skip
             return replace(state, seats=seats)
         case FairDealOpened():

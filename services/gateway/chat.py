@@ -180,6 +180,8 @@ class Chat:
         who = self.api.identity(request)
         assert who is not None
         table_id = self.api.table_id(request)
+        # The key the caller's page made for its new seat (fairdeal.leave), if any.
+        key = (await self.api.body(request)).get("key")
         state = await self._table(table_id)
         players = dict(state.match_seats)
         mine = next((s for s, p in players.items() if p == who.player), None)
@@ -213,6 +215,7 @@ class Chat:
             return web.json_response({**created, "seat": mine}, status=201)
         try:
             await self.api.ask_table(new_id, "join", {"player": who.player, "seat": mine,
+                                                      "key": key,
                                                       "command_id": uuid.uuid4().hex})  # fmt: skip
         except ServiceError as exc:
             if exc.code != "already_seated":

@@ -69,7 +69,7 @@ WHOLE_RE: Final = re.compile(r"[0-9]{1,9}")
 MAX_SEAT: Final = max(r.players for r in RULESETS.values()) - 1
 TABLE_OPTIONS: Final = (
     *("ruleset", "seats", "target", "turn_seconds", "fallback_level", "rated"),
-    *("bot_delay_ms", "sit"),
+    *("bot_delay_ms", "sit", "key"),
 )
 #: What each move forwards to the table's owner from the client's body (the gateway
 #: adds the player and the command id).
@@ -80,7 +80,7 @@ MOVE_FIELDS: Final = {
     "announce": ("melds", "belote", "seat"),
     "swap": ("seat",),
     "redeal": ("seat",),
-    "leave": (),
+    "leave": ("signature",),
 }
 MIN_PASSWORD: Final = 8
 MAX_PASSWORD: Final = 256
@@ -518,7 +518,13 @@ class Api:
         reply = await self.ask_table(
             table_id,
             "join",
-            {"player": who.player, "seat": seat, "command_id": _command_id(body)},
+            {
+                "player": who.player,
+                "seat": seat,
+                "command_id": _command_id(body),
+                # The seat's own key (fairdeal.leave): its leave is signed with it.
+                **({"key": body["key"]} if "key" in body else {}),
+            },
         )
         return web.json_response(reply)
 

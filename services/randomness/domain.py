@@ -31,10 +31,12 @@ def public_view(state: Fairness) -> dict[str, Any]:
         "last_round": state.last_round,
         "round_lead_ms": state.round_lead_ms,
         "salted": state.salted,
+        "signed_leaves": state.signed_leaves,
         "seats": [
             {
                 "seat": s.seat,
                 "human": s.is_human,
+                "key": s.key.hex() or None,
                 "seed_sent": s.seat in state.received,
                 "seed": state.seat_seeds[s.seat].hex() if state.seat_seeds is not None else None,
             }

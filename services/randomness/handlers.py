@@ -27,6 +27,7 @@ from belot_platform.messaging import BAD_REQUEST, ServiceError
 from eventlog.envelope import check_stream_id
 from eventlog.errors import InvalidEvent
 from fairdeal.fairness import MAX_SEED_WINDOW_MS, FairnessError, SeatSpec
+from fairdeal.leave import KEY_SIZE as LEAVE_KEY_SIZE
 from services.randomness.domain import public_view, stream_of
 from services.randomness.service import RandomnessService
 
@@ -56,6 +57,14 @@ def _match_id(body: dict[str, Any]) -> str:
     except InvalidEvent:
         raise _bad("match_id: letters, digits, '_', '-' or ':' (at most 180)") from None
     return match_id
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _int(body: dict[str, Any], name: str, default: int | None = None) -> int:
@@ -91,7 +100,14 @@ class Handlers:
                 f"seats[{n}].player", item.get("player"), fields.MAX_ID,
                 what=f"an account id (1 to {fields.MAX_ID} characters), or null for a bot",
             )  # fmt: skip
-            seats.append(SeatSpec(n, player))
+            key = item.get("key")
+            if key is not None and not (
+                isinstance(key, str) and len(key) == 2 * LEAVE_KEY_SIZE and _is_hex(key)
+            ):
+                raise ServiceError(
+                    "bad_key", f"seats[{n}].key must be {2 * LEAVE_KEY_SIZE} hex digits or null"
+                )
+            seats.append(SeatSpec(n, player, bytes.fromhex(key) if key else b""))
         window = body.get("window_ms")
         if window is not None and (
             type(window) is not int or not 1 <= window <= MAX_SEED_WINDOW_MS

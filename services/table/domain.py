@@ -15,6 +15,7 @@ from belot.bots import LEVELS
 from belot.seats import side_of
 from belot_platform import fields
 from belot_platform.errors import ServiceError
+from fairdeal import leave
 from table.events import (
     BOT,
     HUMAN,
@@ -128,8 +129,53 @@ def opened(
     )
 
 
-def take_seat(state: TableState, seat: int, player: str, now_ms: int) -> SeatTaken:
-    """``player`` takes ``seat``; raises :class:`TableError`."""
+def parse_hex(name: str, value: Any, size: int, what: str) -> str:
+    """An optional field of ``size`` bytes as lower-case hex ("" when absent); raises
+    :class:`TableError` (``bad_key`` or ``bad_signature``, by ``name``)."""
+    if value is None or value == "":
+        return ""
+    code = f"bad_{name}"
+    if not isinstance(value, str) or len(value) != 2 * size:
+        raise TableError(code, f"{name} must be {what}: {2 * size} hex digits")
+    try:
+        return bytes.fromhex(value).hex()
+    except ValueError:
+        raise TableError(code, f"{name} must be {what}: {2 * size} hex digits") from None
+
+
+def seat_key(value: Any) -> str:
+    """The ``key`` a page sends with its seat: an Ed25519 public key, or none."""
+    return parse_hex("key", value, leave.KEY_SIZE, "an Ed25519 public key")
+
+
+def leave_signature(state: TableState, seat: int, value: Any) -> str:
+    """The signature a seat's ``leave`` carries, checked against the key the seat was
+    taken with (:mod:`fairdeal.leave`): a seat with a key leaves only with its signature;
+    one without has none to give. Raises :class:`TableError` (``bad_signature``)."""
+    signature = parse_hex("signature", value, leave.SIGNATURE_SIZE, "an Ed25519 signature")
+    key = state.seats[seat].key
+    if not key:
+        if signature:
+            raise TableError("bad_signature", "this seat was taken without a key to sign with")
+        return ""
+    if not signature:
+        raise TableError(
+            "bad_signature", "this seat was taken with a key: its leave must be signed with it"
+        )
+    if not leave.verify_leave(
+        bytes.fromhex(key), state.match_id, seat, bytes.fromhex(signature)
+    ):
+        raise TableError(
+            "bad_signature", "the signature is not this seat's key's over this match and seat"
+        )
+    return signature
+
+
+def take_seat(
+    state: TableState, seat: int, player: str, now_ms: int, key: str = ""
+) -> SeatTaken:
+    """``player`` takes ``seat`` (with its page's ``key``, hex, if any); raises
+    :class:`TableError`."""
     if not 0 <= seat < len(state.seats):
         raise TableError("unknown_seat", f"this table has seats 0..{len(state.seats) - 1}")
     if state.status != OPEN:
@@ -146,7 +192,7 @@ def take_seat(state: TableState, seat: int, player: str, now_ms: int) -> SeatTak
     mine = state.seat_of(player)
     if mine is not None:
         raise TableError("already_seated", f"you already sit at seat {mine}")
-    return SeatTaken(seat, player, now_ms)
+    return SeatTaken(seat, player, key=key, at_ms=now_ms)
 
 
 def seat_for(state: TableState, player: str, seat: int | None) -> int:
@@ -168,8 +214,8 @@ def winner_side_against(ruleset: Ruleset, leaver: int) -> int:
     return 1 - side_of(leaver)
 
 
-def forfeited(ruleset: Ruleset, leaver: int) -> MatchForfeited:
-    return MatchForfeited(leaver, winner_side_against(ruleset, leaver))
+def forfeited(ruleset: Ruleset, leaver: int, signature: str = "") -> MatchForfeited:
+    return MatchForfeited(leaver, winner_side_against(ruleset, leaver), signature)
 
 
 def match_finished(

@@ -274,7 +274,9 @@ class Table:
         async with self.lock:
             if cid is not None and cid in self.command_ids:
                 return {"table_id": self.id, "seat": seat, "accepted": True}
-            taken = domain.take_seat(self.state, seat, player, now_ms())
+            taken = domain.take_seat(
+                self.state, seat, player, now_ms(), domain.seat_key(body.get("key"))
+            )
             await self._append_table([taken], cid)
         await self.worker.publish_summary(self)
         self.wake.set()
@@ -302,8 +304,10 @@ class Table:
             if self.ending is not None or st.status in (table_state.FINISHED, table_state.CLOSED):
                 raise TableError("match_over", "the match has ended")
             # docs/specification.md §5: leaving a match is a loss. Before the first deck, the match
-            # stream opens (first dealer 0: no card was dealt) and ends at once.
-            forfeit = domain.forfeited(st.ruleset, seat)
+            # stream opens (first dealer 0: no card was dealt) and ends at once. The seat
+            # asks with its signature (fairdeal.leave), which the forfeit records.
+            signature = domain.leave_signature(st, seat, body.get("signature"))
+            forfeit = domain.forfeited(st.ruleset, seat, signature)
             if self.match is None:
                 assert st.options is not None
                 start = new_match(st.ruleset, st.match_id, target=st.options.target)
@@ -524,7 +528,10 @@ class Table:
 
     async def _open_fair_deal(self) -> None:
         st = self.state
-        seats = [{"seat": s.number, "player": None if s.is_bot else s.player} for s in st.seats]
+        seats = [
+            {"seat": s.number, "player": None if s.is_bot else s.player, "key": s.key or None}
+            for s in st.seats
+        ]
         reply = await self.worker.randomness("open", {"match_id": st.match_id, "seats": seats})
         async with self.lock:
             if self.state.status != table_state.OPEN or not self.state.all_seated:

@@ -408,7 +408,7 @@ class TableWorker:
         state = table_state.apply(table_state.TableState(), opened)
         if sit is not None:
             assert creator is not None
-            taken = domain.take_seat(state, sit, creator, now)
+            taken = domain.take_seat(state, sit, creator, now, domain.seat_key(body.get("key")))
             events.append(taken)
             state = table_state.apply(state, taken)
         assert self.leases is not None and self.registry is not None

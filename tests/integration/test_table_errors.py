@@ -8,11 +8,13 @@ import hashlib
 import random
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from belot import Strain
 from belot.bots import choose
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
+from fairdeal.leave import leave_message
 from tests.integration.gateway_support import Player, gateway, move_request
 from tests.integration.table_support import eventually, platform, wait_for_table
 
@@ -194,6 +196,9 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
         gateway(servers, store.schema, js_names, p.prefix) as http,
     ):
         ann = await Player(http, "timer-ann").register()
+        # Ann's page made a key for her seat (web/js/seatkey.js); her leave is signed.
+        key = Ed25519PrivateKey.generate()
+        public = key.public_key().public_bytes_raw().hex()
         status, created = await ann.call(
             "POST",
             "/v1/tables",
@@ -201,6 +206,7 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
                 "ruleset": "gambler",
                 "seats": ["human", "bot:easy"],
                 "sit": 0,
+                "key": public,
                 "turn_seconds": 0.3,
                 "fallback_level": "easy",
             },
@@ -213,7 +219,20 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
             return sum(e.metadata.get("acted_by") == "timer" for e in events) >= 3
 
         await eventually(timed_out, 30)
-        status, body = await ann.call("POST", f"/v1/tables/{created['table_id']}/leave")
+        leave = f"/v1/tables/{created['table_id']}/leave"
+        # Nobody leaves for her: no signature, another key's, another match's, garbage.
+        stranger = Ed25519PrivateKey.generate().sign(leave_message(match_id, 0)).hex()
+        elsewhere = key.sign(leave_message("another-match", 0)).hex()
+        for forged in (None, stranger, elsewhere, "zz" * 64, "ab"):
+            status, body = await ann.call(
+                "POST", leave, {} if forged is None else {"signature": forged}
+            )
+            assert status == 400 and body["error"] == "bad_signature", (forged, status, body)
+        assert "MatchForfeited" not in [
+            e.type for e in await store.read_stream(f"match-{match_id}")
+        ]
+        signature = key.sign(leave_message(match_id, 0)).hex()
+        status, body = await ann.call("POST", leave, {"signature": signature})
         assert status == 200 and body["forfeit"] is True, body
         table = await wait_for_table(store, created["table_id"], "TableClosed")
     match = await store.read_stream(f"match-{match_id}")
@@ -222,7 +241,12 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
     acts = [e for e in timed if e.type in ("CardPlayed", "Passed", "ContractTaken")]
     assert acts and all(e.payload["seat"] == 0 for e in acts)
     assert match[-1].type == "MatchForfeited"
-    assert match[-1].payload == {"leaver": 0, "winner_side": 1}
+    assert match[-1].payload == {"leaver": 0, "winner_side": 1, "signature": signature}
+    # The commitment recorded her key before any seed; the bot has none.
+    fair = await store.read_stream(f"randomness-{match_id}")
+    commit = next(e.payload for e in fair if e.type == "ServerSeedCommitted")
+    assert commit["signed_leaves"] is True
+    assert [(s["seat"], s["key"]) for s in commit["seats"]] == [(0, public), (1, "")]
     assert [e.type for e in match].count("MatchForfeited") == 1
     finished = next(e.payload for e in table if e.type == "TableMatchFinished")
     assert (finished["winner"], finished["finished"], finished["leaver"]) == (1, False, 0)

@@ -125,11 +125,17 @@ def test_the_rating_contract_payload() -> None:
         "rated": False,
     }
     assert table_events.from_payload(finished.TYPE, payload) == finished
-    forfeits = [domain.forfeited(RULESETS["club"], 2), domain.forfeited(RULESETS["gambler"], 1)]
-    assert [table_events.to_payload(f) for f in forfeits] == [
-        {"leaver": 2, "winner_side": 1},
-        {"leaver": 1, "winner_side": 0},
+    forfeits = [
+        domain.forfeited(RULESETS["club"], 2),
+        domain.forfeited(RULESETS["gambler"], 1, "ab" * 64),
     ]
+    assert [table_events.to_payload(f) for f in forfeits] == [
+        {"leaver": 2, "winner_side": 1, "signature": ""},
+        {"leaver": 1, "winner_side": 0, "signature": "ab" * 64},
+    ]
+    # A forfeit recorded before signed leaves reads back with no signature.
+    old = table_events.from_payload("MatchForfeited", {"leaver": 2, "winner_side": 1})
+    assert old == domain.forfeited(RULESETS["club"], 2)
 
 
 def test_a_rotated_secret_keeps_the_old_tokens_until_the_previous_one_is_dropped() -> None:

@@ -14,6 +14,7 @@ Needs Node.js 20+. (The attack cases are tests/unit/test_tab_attacks.py's.)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from belot import RULESETS, evolve, new_match
 from belot.codec import from_payload
@@ -29,6 +31,7 @@ from belot.events import EVENT_TYPES, DealScored, MatchStarted
 from belot.legal import belote_points
 from belot.melds import meld_points
 from belot.seats import side_of
+from fairdeal.leave import leave_message, verify_leave
 from services.gateway.web import rulesets_json
 from tests.webfeed import beacons, receipt_of, relay, timed_feed
 from tools.matchgen import MatchSpec, offline_record
@@ -125,6 +128,10 @@ def fixtures() -> dict[str, Any]:
             if not s["human"]:
                 continue
             feed = timed_feed(record, s["seat"])
+            # The leaver's tab asked to leave (and signed it) half a second before the
+            # forfeit reached it.
+            left = [f["at"] - 500 for f in feed if f["msg"].get("event") == "MatchForfeited"]
+            leaver = record["result"]["leaver"] == s["seat"]
             cases.append(
                 {
                     "name": f"{name}-seat{s['seat']}",
@@ -152,9 +159,25 @@ def fixtures() -> dict[str, Any]:
                         for d in record["deals"]
                     ],
                     "drand": record["fair_deal"]["drand"],
+                    "leave_asked_at": left[0] if leaver and left else None,
                 }
             )
+    # A seat's signed leave made here (pyca cryptography, fairdeal.leave): the page's
+    # signature (web/js/seatkey.js, @noble/curves) must be the same bytes (RFC 8032's
+    # signatures are deterministic), and its check must accept it.
+    secret = hashlib.sha256(b"test_web_js leave").digest()
+    private = Ed25519PrivateKey.from_private_bytes(secret)
+    leave = {
+        "secret": secret.hex(),
+        "key": private.public_key().public_bytes_raw().hex(),
+        "match_id": "web-leave-1",
+        "seat": 2,
+        "signature": private.sign(leave_message("web-leave-1", 2)).hex(),
+    }
+    assert verify_leave(bytes.fromhex(leave["key"]), "web-leave-1", 2,
+                        bytes.fromhex(leave["signature"]))  # fmt: skip
     return {
+        "leave": leave,
         "rulesets": rulesets_json()["rulesets"],
         "beacons": beacons(),
         "cases": cases,

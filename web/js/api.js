@@ -74,8 +74,11 @@ export class Gateway {
   table(id) {
     return this.request("GET", `/v1/tables/${encodeURIComponent(id)}`);
   }
-  join(id, seat) {
-    return this.request("POST", `/v1/tables/${encodeURIComponent(id)}/seats/${seat}`, { command_id: commandId() });
+  /** Take ``seat`` with the page's public ``key`` for it (seatkey.js; null: none). */
+  join(id, seat, key = null) {
+    const body = { command_id: commandId() };
+    if (key) body.key = key;
+    return this.request("POST", `/v1/tables/${encodeURIComponent(id)}/seats/${seat}`, body);
   }
   /** seed, bid, play, announce, swap, redeal, leave: the body gets a fresh command id. */
   move(id, verb, body = {}) {

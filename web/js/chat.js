@@ -12,6 +12,7 @@
 // WebSocket's "chat" messages and the match's ending), re-attaches its panel after each
 // render (the page redraws its whole root) and stops with the page.
 
+import { newSeatKey } from "./seatkey.js";
 import { errorText, h, replace } from "./ui.js";
 
 const MAX_TEXT = 300;
@@ -147,7 +148,9 @@ class ChatPanel {
 
   async takeRematch() {
     try {
-      const reply = await this.page.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.page.tableId)}/rematch`);
+      const key = newSeatKey();
+      const reply = await this.page.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.page.tableId)}/rematch`, { key: key.key });
+      this.page.ctx.store?.saveSeatKey(reply.table_id, key);
       this.page.ctx.flash = "The rematch: your seat is taken.";
       location.hash = `#/table/${encodeURIComponent(reply.table_id)}`;
     } catch (e) {

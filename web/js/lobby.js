@@ -1,5 +1,6 @@
 // The lobby: open tables with their ruleset, free seats and bots; a table to create.
 
+import { newSeatKey } from "./seatkey.js";
 import { h, replace, sayError } from "./ui.js";
 
 const REFRESH_MS = 3000;
@@ -59,7 +60,9 @@ function tableList(ctx, tables) {
 
 async function sit(ctx, tableId, seat) {
   try {
-    await ctx.gateway.join(tableId, seat);
+    const key = newSeatKey();
+    await ctx.gateway.join(tableId, seat, key.key);
+    ctx.store?.saveSeatKey(tableId, key);
     location.hash = `#/table/${encodeURIComponent(tableId)}`;
   } catch (e) {
     sayError(e, `Taking seat ${seat}`);
@@ -104,9 +107,11 @@ function createForm(ctx) {
     };
     if (target.value) body.target = Number(target.value);
     const me = choices.indexOf("me");
-    if (me >= 0) body.sit = me;
+    const key = me >= 0 ? newSeatKey() : null;
+    if (me >= 0) Object.assign(body, { sit: me, key: key.key });
     try {
       const created = await ctx.gateway.createTable(body);
+      if (key) ctx.store?.saveSeatKey(created.table_id, key);
       ctx.flash = `Table ${created.table_id} is open.`;
       location.hash = `#/table/${encodeURIComponent(created.table_id)}`;
     } catch (err) {

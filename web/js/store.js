@@ -12,6 +12,8 @@ const LOG_KEY = "belot.translog.key";
 /** The log's witnesses (its operator's configured set), pinned with the log key the first
  * time the page is told a set that is not empty (logcheck.js witnessesOf). */
 const LOG_WITNESSES_KEY = "belot.translog.witnesses";
+/** A seat's key by table (seatkey.js): {secret, key, table_id, made_at}. */
+const SEAT_KEY_PREFIX = "belot.seatkey.";
 /** Matches kept at most; the oldest are dropped past it. */
 export const MAX_KEPT = 100;
 
@@ -77,6 +79,26 @@ export function makeStore(storage) {
       if ((pinned && pinned.log === log) || !vkeys?.length) return pinned?.log === log ? pinned : null;
       write(LOG_WITNESSES_KEY, { log, vkeys: [...vkeys], pinned_at: now });
       return this.logWitnesses();
+    },
+
+    /** The key this page made for its seat at ``tableId`` ({secret, key}), or null. */
+    seatKey(tableId) {
+      const k = read(SEAT_KEY_PREFIX + tableId);
+      return k && typeof k.secret === "string" && typeof k.key === "string" ? k : null;
+    },
+    /** Keep the key made for the seat at ``tableId`` (a new seat there gets a new key).
+     * Kept as long as the matches are: the oldest go past MAX_KEPT. */
+    saveSeatKey(tableId, key, now = Date.now()) {
+      write(SEAT_KEY_PREFIX + tableId, { ...key, table_id: tableId, made_at: now });
+      const keys = [];
+      for (let i = 0; i < storage.length; i++) {
+        const k = storage.key(i);
+        if (k && k.startsWith(SEAT_KEY_PREFIX)) keys.push(k);
+      }
+      if (keys.length > MAX_KEPT) {
+        const byAge = keys.map((k) => [read(k)?.made_at ?? 0, k]).sort((a, b) => a[0] - b[0]);
+        for (const [, k] of byAge.slice(0, keys.length - MAX_KEPT)) storage.removeItem(k);
+      }
     },
 
     /** The record kept for a match, or null. */

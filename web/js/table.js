@@ -22,6 +22,7 @@ import { relayList } from "./drand.js";
 import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
 import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
+import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
@@ -513,7 +514,9 @@ class TablePage {
 
   async sit(seat) {
     try {
-      await this.ctx.gateway.join(this.tableId, seat);
+      const key = newSeatKey();
+      await this.ctx.gateway.join(this.tableId, seat, key.key);
+      this.ctx.store?.saveSeatKey(this.tableId, key);
       say(`You sit at seat ${seat}.`, "info");
       await this.refresh();
     } catch (e) {
@@ -526,7 +529,10 @@ class TablePage {
     if (started && !confirm("The match has started: leaving forfeits it for your side. Leave?")) return;
     try {
       if (started && this.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
-      await this.ctx.gateway.move(this.tableId, "leave", {});
+      // The seat's own signed request (seatkey.js): the table takes no other.
+      const key = started && this.matchId && this.seat !== null ? this.ctx.store?.seatKey(this.tableId) : null;
+      const body = key ? { signature: signLeave(key.secret, this.matchId, this.seat) } : {};
+      await this.ctx.gateway.move(this.tableId, "leave", body);
       // Said on the lobby's page (the next page clears the message line).
       this.ctx.flash = started ? "You left: your side forfeits the match." : "You left the table.";
       location.hash = "#/";

@@ -103,6 +103,8 @@ export const ERROR_WORDS = Object.freeze({
   seed_window_closed: "Too late: the time for sending seeds is over",
   seed_already_sent: "Your seed was already sent",
   seed_mismatch: "That seed does not match the commitment",
+  bad_key: "Your page's key for this seat is not a valid key",
+  bad_signature: "Your request to leave was not signed with your seat's key",
   seed_lost: "The server has lost this match's secret seed",
   seed_not_revealed: "The server has not revealed its seed yet",
   inputs_not_fixed: "The seeds or drand's value are not all in yet",

@@ -11,7 +11,7 @@
 // import map). Not a test file itself: node --test runs every .mjs under a test/ folder.
 
 import { askCommitment, checkKept, checkLive } from "../js/fairdeal.js";
-import { keep, keepCommitmentUses, keepDrandSeen, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
+import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
 import { DrandWatch, nextAsk } from "../js/watch.js";
 import { CHAINS } from "../js/drand.js";
 
@@ -177,6 +177,8 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
       look();
     });
   };
+  // The player asked to leave (table.js leave(): kept before the signed request goes).
+  if (c.leave_asked_at !== undefined && c.leave_asked_at !== null) sim.at(c.leave_asked_at, () => keepLeaveAsked(kept, sim.now()));
   // As table.js does, checkLive also every quarter second.
   for (let t = start; t <= c.end_at; t += 250) sim.at(t, look);
   for (const { msg, at } of c.feed) {

@@ -52,7 +52,8 @@ from belot.events import (
 from belot.match import Phase, decide, evolve, new_match
 from belot.seats import side_of
 from eventkit import streams
-from fairdeal.fairness import DeckIssued, DrandRoundNamed
+from fairdeal.fairness import DeckIssued, DrandRoundNamed, ServerSeedCommitted
+from fairdeal.leave import verify_leave
 from fairdeal.record import MATCH_FORFEITED, MatchItem, TableEnd
 from fairdeal.verifier.context import Context, card_codes, where_of
 from fairdeal.verifier.report import (
@@ -304,9 +305,7 @@ def check_ending(ctx: Context) -> Check:
     if isinstance(end, MatchEnded):
         return pass_check("ending", "the match was played to its end")
     if end.type == MATCH_FORFEITED:
-        return pass_check(
-            "ending", f"seat {end.leaver} left the match and lost it (a seat's own choice)"
-        )
+        return _forfeit(ctx, end)
     issued = sorted(e.deal for e in ctx.all(DeckIssued))
     who = end.by if end.by else "nobody named"
     if end.by is None:
@@ -346,4 +345,63 @@ def check_ending(ctx: Context) -> Check:
     return pass_check(
         "ending",
         f"aborted by {who} ({end.reason}) before the round was named: no card could be known",
+    )
+
+
+def _forfeit(ctx: Context, end: TableEnd) -> Check:
+    """A forfeit is the seat's own choice only if the seat asked: its signature over its
+    leave (:mod:`fairdeal.leave`) with the key the commitment recorded for it, before any
+    seed or card. A commitment that promised signed leaves holds every forfeit to it: an
+    unsigned forfeit of a seat with a key, or a wrong signature, fails; so does a forfeit
+    of a seat that had no key (a bot never leaves, and for a human without a key nothing
+    shows that it asked). A commitment from before keys promised nothing: its forfeits
+    cannot be checked, which the report says (a skip is not a pass)."""
+    commit = ctx.one(ServerSeedCommitted)
+    leaver = end.leaver if end.leaver is not None else -1
+    who = f"seat {leaver}"
+    if commit is None:
+        return Check("ending", FAIL, "a forfeit, and no commitment to hold it to")
+    if not commit.signed_leaves:
+        return skip_check(
+            "ending",
+            f"{who} left the match and lost it; the commitment is from before seats signed "
+            "their leave, so nothing shows the seat asked",
+        )
+    seat = next((s for s in commit.seats if s.seat == leaver), None)
+    if seat is None or not seat.key:
+        what = "a bot" if seat is not None and not seat.is_human else "a seat without a key"
+        return Check(
+            "ending",
+            FAIL,
+            f"{who} ({what}) was recorded as leaving, and its side lost: the commitment "
+            "recorded no key for it, so nothing shows the seat asked",
+            (Difference("MatchForfeited.signature", "the seat's signed leave", None, None),),
+        )
+    if not end.signature:
+        return Check(
+            "ending",
+            FAIL,
+            f"{who} was recorded as leaving, and its side lost, without the seat's signature: "
+            "whoever wrote the forfeit could end the match once the cards were known",
+            (Difference("MatchForfeited.signature", "the seat's signed leave", "", None),),
+        )
+    if not verify_leave(seat.key, ctx.record.match_id, leaver, end.signature):
+        return Check(
+            "ending",
+            FAIL,
+            f"{who} was recorded as leaving, but the signature is not its key's over its "
+            "leave of this match (the key the commitment recorded before any card)",
+            (
+                Difference(
+                    "MatchForfeited.signature",
+                    "the seat's signature over its leave",
+                    end.signature.hex(),
+                    None,
+                ),
+            ),
+        )
+    return pass_check(
+        "ending",
+        f"{who} left the match and lost it: its own signed request, with the key the "
+        "commitment recorded for it",
     )
