@@ -148,11 +148,15 @@ def seat_key(value: Any) -> str:
     return parse_hex("key", value, leave.KEY_SIZE, "an Ed25519 public key")
 
 
-def leave_signature(state: TableState, seat: int, value: Any) -> str:
-    """The signature a seat's ``leave`` carries, checked against the key the seat was
+def signature_field(value: Any) -> str:
+    """The ``signature`` a ``leave`` carries, its shape only (64 bytes, hex, or none)."""
+    return parse_hex("signature", value, leave.SIGNATURE_SIZE, "an Ed25519 signature")
+
+
+def leave_signature(state: TableState, seat: int, signature: str) -> str:
+    """A leave's signature (:func:`signature_field`), checked against the key the seat was
     taken with (:mod:`fairdeal.leave`): a seat with a key leaves only with its signature;
     one without has none to give. Raises :class:`TableError` (``bad_signature``)."""
-    signature = parse_hex("signature", value, leave.SIGNATURE_SIZE, "an Ed25519 signature")
     key = state.seats[seat].key
     if not key:
         if signature:
@@ -162,18 +166,14 @@ def leave_signature(state: TableState, seat: int, value: Any) -> str:
         raise TableError(
             "bad_signature", "this seat was taken with a key: its leave must be signed with it"
         )
-    if not leave.verify_leave(
-        bytes.fromhex(key), state.match_id, seat, bytes.fromhex(signature)
-    ):
+    if not leave.verify_leave(bytes.fromhex(key), state.match_id, seat, bytes.fromhex(signature)):
         raise TableError(
             "bad_signature", "the signature is not this seat's key's over this match and seat"
         )
     return signature
 
 
-def take_seat(
-    state: TableState, seat: int, player: str, now_ms: int, key: str = ""
-) -> SeatTaken:
+def take_seat(state: TableState, seat: int, player: str, now_ms: int, key: str = "") -> SeatTaken:
     """``player`` takes ``seat`` (with its page's ``key``, hex, if any); raises
     :class:`TableError`."""
     if not 0 <= seat < len(state.seats):

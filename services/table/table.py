@@ -284,6 +284,7 @@ class Table:
 
     async def leave(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
+        signature = domain.signature_field(body.get("signature"))
         cid = self._command_id(player, body)
         async with self.lock:
             if cid is not None and cid in self.command_ids:
@@ -306,8 +307,8 @@ class Table:
             # docs/specification.md §5: leaving a match is a loss. Before the first deck, the match
             # stream opens (first dealer 0: no card was dealt) and ends at once. The seat
             # asks with its signature (fairdeal.leave), which the forfeit records.
-            signature = domain.leave_signature(st, seat, body.get("signature"))
-            forfeit = domain.forfeited(st.ruleset, seat, signature)
+            signed = domain.leave_signature(st, seat, signature)
+            forfeit = domain.forfeited(st.ruleset, seat, signed)
             if self.match is None:
                 assert st.options is not None
                 start = new_match(st.ruleset, st.match_id, target=st.options.target)

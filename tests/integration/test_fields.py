@@ -113,8 +113,10 @@ class Route:
 SEATS = ("seats", "seats[]", "seats[].kind", "seats[].level", "seats[].player")
 TABLE_OPTIONS = (
     *("ruleset", *SEATS, "target", "turn_seconds", "fallback_level", "rated"),
-    *("bot_delay_ms", "sit", "command_id"),
+    *("bot_delay_ms", "sit", "key", "command_id"),
 )
+#: A seat's key (fairdeal.leave): a value of the wrong shape is refused with its own code.
+BAD_KEY = {"key": {"bad_key": 400}}
 POINTS = ("points", "points.win", "points.draw", "points.loss", "points.*")
 TOURNAMENT_SETTINGS = (
     *("name", "password", "ruleset", "table_size", "rounds", "best_of", *POINTS),
@@ -433,11 +435,21 @@ GATEWAY: list[Route] = [
     Route("POST /v1/accounts", ("name", "password"), _accounts),
     Route("POST /v1/sessions", ("name", "password"), _sessions),
     Route("GET /v1/lobby", ("?ruleset", "?status"), _lobby),
-    Route("POST /v1/tables", TABLE_OPTIONS, _create_table),
+    Route("POST /v1/tables", TABLE_OPTIONS, _create_table, accept=BAD_KEY),
     Route("GET /v1/tables/{table_id}", ("/table_id",), _table),
     Route("GET /v1/tables/{table_id}/events", ("/table_id",), _events),
-    Route("POST /v1/tables/{table_id}/seats/{seat}", ("/table_id", "/seat", "command_id"), _join),
-    Route("POST /v1/tables/{table_id}/leave", ("/table_id", "command_id"), _leave),
+    Route(
+        "POST /v1/tables/{table_id}/seats/{seat}",
+        ("/table_id", "/seat", "key", "command_id"),
+        _join,
+        accept=BAD_KEY,
+    ),
+    Route(
+        "POST /v1/tables/{table_id}/leave",
+        ("/table_id", "signature", "command_id"),
+        _leave,
+        accept={"signature": {"bad_signature": 400}},
+    ),
     Route(
         "POST /v1/tables/{table_id}/seed",
         ("/table_id", "seed", "seat", "command_id"),
@@ -598,7 +610,12 @@ def fresh_tournament(verb: str, bots: int, extra: dict[str, Any]) -> Build:
 T = ("tournament_id", "command_id", *ACTOR)
 
 NATS: list[Route] = [
-    Route("table.create", (*TABLE_OPTIONS, "creator"), subject("table.create", direct_create)),
+    Route(
+        "table.create",
+        (*TABLE_OPTIONS, "creator"),
+        subject("table.create", direct_create),
+        accept=BAD_KEY,
+    ),
     Route(
         "table.view",
         ("player", "fair_deal"),
@@ -606,18 +623,20 @@ NATS: list[Route] = [
     ),
     Route(
         "table.join",
-        PLAYER,
+        (*PLAYER, "key"),
         subject(
             "table.{table}.join",
             lambda c: {"player": "p-direct", "seat": 1, "command_id": c.unique("join")},
         ),
+        accept=BAD_KEY,
     ),
     Route(
         "table.leave",
-        ("player", "command_id"),
+        ("player", "signature", "command_id"),
         subject(
             "table.{table}.leave", lambda c: {"player": "p-direct", "command_id": c.unique("leave")}
         ),
+        accept={"signature": {"bad_signature": 400}},
     ),
     Route("table.seed", (*PLAYER, "seed"), move("seed", {"seed": SEED}), None),
     Route(
@@ -727,7 +746,10 @@ NATS: list[Route] = [
     ),
     Route(
         "randomness.open",
-        ("match_id", "seats", "seats[]", "seats[].seat", "seats[].player", "window_ms"),
+        (
+            *("match_id", "seats", "seats[]", "seats[].seat", "seats[].player"),
+            *("seats[].key", "window_ms"),
+        ),
         subject(
             "randomness.open",
             lambda c: {
@@ -736,6 +758,7 @@ NATS: list[Route] = [
                 "seats": [{"seat": 0, "player": "p0"}, {"seat": 1, "player": None}],
             },
         ),
+        accept={"seats[].key": {"bad_key": 400}},
     ),
     Route(
         "randomness.seed",

@@ -15,6 +15,7 @@ import pytest_asyncio
 from aiohttp.test_utils import TestClient, TestServer
 
 import drand
+from belot.seats import side_of
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from fairdeal import Shuffler, logentries
@@ -120,7 +121,7 @@ async def test_finished_matches_are_listed_latest_first_with_filters_and_pages(
     assert [m["match_id"] for m in cy["matches"]] == ["gambler-1"]
     forfeits = await get_json(api, "/v1/matches?ended_by=MatchForfeited")
     assert [m["match_id"] for m in forfeits["matches"]] == ["french-1"]
-    assert forfeits["matches"][0]["winner"] == 0
+    assert forfeits["matches"][0]["winner"] == 1 - side_of(FORFEIT.leaver)
     page1 = await get_json(api, "/v1/matches?limit=2&ruleset=french")
     assert [m["match_id"] for m in page1["matches"]] == ["french-1"]
     assert page1["next"] is None
