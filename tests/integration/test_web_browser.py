@@ -72,6 +72,7 @@ from drand.clock import ScaledClock
 from eventlog import EventStore
 from fairdeal import logentries
 from fairdeal.fairness import ROUND_LEAD_MS
+from fairdeal.leave import verify_leave
 from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
 from services.translog_client import LogUnavailable
@@ -1178,10 +1179,25 @@ async def test_a_seed_dropped_after_its_receipt_is_shown_failed_at_once(
             record = await stored_record(store, kept["match_id"])
             # The server's own record is honest: the seed was used there.
             assert record["seats"][0]["seed"] == kept["my_seed"]
+            # The page left with its seat's signature (web/js/seatkey.js), made with the
+            # key it sent with the seat, which the commitment recorded before any seed.
+            mine = await page.evaluate(
+                f"JSON.parse(localStorage.getItem('belot.seatkey.{table_id}')).key"
+            )
+            commit = next(e["payload"] for e in record["streams"]["randomness"]["events"]
+                          if e["type"] == "ServerSeedCommitted")  # fmt: skip
+            forfeit = next(e["payload"] for e in record["streams"]["match"]["events"]
+                           if e["type"] == "MatchForfeited")  # fmt: skip
+            assert commit["seats"][0]["key"] == mine and forfeit["leaver"] == 0, commit
+            assert verify_leave(
+                bytes.fromhex(mine), kept["match_id"], 0, bytes.fromhex(forfeit["signature"])
+            )
             assert shown["your seed"] == "fail", shown
             assert "your seed" in final[0].split(","), final
             assert f"version {kept['receipt']['version']}" in final[1], final
             assert shown["commitment"] == "pass", shown
+            # Its own key was the commitment's, and it asked to leave: both pass.
+            assert shown["your key"] == "pass" and shown["forfeit"] == "pass", shown
             assert kept["check"]["ok"] is False and kept["check"]["failed"] is True
             assert page.errors == [], page.errors
     print(f"\nscreenshot: {live_png}")

@@ -45,9 +45,15 @@ from fairdeal.fairness import (
     last_round_for,
 )
 from services.gateway.web import rulesets_json
-from tests.tamper import events, rechain, tampered
+from tests.tamper import events, find, rechain, tampered
 from tests.webfeed import beacons, due_ms, receipt_of, relay, timed_feed
-from tools.matchgen import MatchSpec, offline_record, seat_seed_of, server_seed_of
+from tools.matchgen import (
+    MatchSpec,
+    offline_record,
+    seat_key_of,
+    seat_seed_of,
+    server_seed_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -175,6 +181,7 @@ class Case:
             "player": s["player"],
             "seat": self.seat,
             "my_seed": my_seed,
+            "my_key": seat_key_of(self.spec, self.seat).hex(),
             "receipt": receipt,
             "feed": feed,
             "relays": self.relays,
@@ -437,6 +444,29 @@ CASES = [
         receipt=False,
         live_by="SeedWindowClosed",
         detail="^the seed this tab sent was not used",
+    ),
+    # --- a forfeit written for this seat (issue 28, case 4): belot verify's ``ending``
+    # needs the seat's signature with the key the commitment recorded; what it cannot
+    # see, a key the server recorded in place of the seat's, this seat's tab does.
+    Case(
+        "4 a forfeit signed with a key the server recorded in place of this seat's",
+        "your key",
+        club("server-key", end="forfeit", leave="server_key", leaver=0, after_deals=1),
+        honest_relays(),
+        also=("forfeit",),
+        live_by="ServerSeedCommitted",
+        detail="recorded a key for your seat .* that this page did not make",
+    ),
+    Case(
+        "4 this seat's key left out of the commitment",
+        "your key",
+        club("no-key"),
+        honest_relays(),
+        forge=lambda r: find(r, "randomness", "ServerSeedCommitted")["payload"]["seats"][0].update(
+            key=""
+        ),
+        live_by="ServerSeedCommitted",
+        detail="recorded no key for your seat",
     ),
     # --- 5. the first dealer chosen, the whole match played from it
     Case(

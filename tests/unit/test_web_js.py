@@ -34,7 +34,7 @@ from belot.seats import side_of
 from fairdeal.leave import leave_message, verify_leave
 from services.gateway.web import rulesets_json
 from tests.webfeed import beacons, receipt_of, relay, timed_feed
-from tools.matchgen import MatchSpec, offline_record
+from tools.matchgen import MatchSpec, offline_record, seat_key_of
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -139,6 +139,7 @@ def fixtures() -> dict[str, Any]:
                     "player": s["player"],
                     "seat": s["seat"],
                     "my_seed": s["seed"],
+                    "my_key": seat_key_of(spec, s["seat"]).hex(),
                     "receipt": receipt_of(record, s["seat"]),
                     "ruleset": record["ruleset"]["name"],
                     "feed": feed,

@@ -32,6 +32,8 @@
 //                      match's events;
 //   abort              an abort after the round was named (or a deck went out) fails;
 //                      before it, info: who asked and why;
+//   your key           the commitment recorded, for this seat, the key this page made
+//                      and sent with it (seatkey.js: a leave is signed with it);
 //   forfeit            a forfeit of this seat is one this tab asked for (leave);
 //   log ...            with options.log (the table page always gives it), the transparency
 //                      log's checks (logcheck.js): the checkpoint pinned at the open is
@@ -527,6 +529,22 @@ function checkForfeit(kept) {
   return pass(name, "your seat left the match because you asked to, from this tab");
 }
 
+/** The key the commitment recorded for this seat is the one this page made and sent with
+ * the seat (seatkey.js): a leave of this seat is signed with it, and a third party's
+ * check accepts a forfeit signed by the recorded key. A key the server put there in its
+ * place would let it sign a leave in your name; none at all, that your leave cannot be
+ * shown to be yours. */
+function checkKey(kept) {
+  const keys = kept.commitment_keys;
+  if (!Array.isArray(keys) || kept.seat === null) return null;
+  const name = "your key";
+  const recorded = keys[kept.seat] ?? "";
+  if (!kept.my_key) return info(name, "this page made no key for your seat (it was taken from another page or device): the commitment's key for it was not checked here");
+  if (recorded === kept.my_key) return pass(name, `the commitment recorded the key this page made for your seat (${short(kept.my_key)}): only this page can sign your leave`);
+  if (recorded === "") return fail(name, "the commitment recorded no key for your seat, though this page sent one with it: nothing would show that a leave of your seat was yours");
+  return fail(name, `the commitment recorded a key for your seat (${short(recorded)}) that this page did not make (${short(kept.my_key)}): whoever holds it could sign a leave in your name`);
+}
+
 function checkAbort(kept) {
   const e = kept.ended;
   if (!e || e.event !== "MatchAborted") return null;
@@ -718,6 +736,7 @@ export function checkLive(kept, now = Date.now()) {
     ...checkConsistency(kept),
     checkBounds(kept, live),
     checkCommitmentLive(kept),
+    checkKey(kept),
     checkSalts(kept, live),
     checkSeed(kept, live),
     checkRound(kept, live),
@@ -810,6 +829,7 @@ export async function checkKept(kept, options = {}) {
   add(await checkYourSalts(kept, { serverSeed, seedOk }));
   add(checkHashes(kept, final));
   add(checkAbort(kept));
+  add(checkKey(kept));
   add(checkForfeit(kept));
   if (options.log) checks.push(...(await logChecks(kept, options)));
   return done(checks, true);

@@ -58,6 +58,8 @@ export function newKept(matchId, tableId, player) {
     round_lead_ms: null, // and the lead of the round it names (0: a commitment made before the lead)
     commitment_at_ms: null, // and when it was made, by the server's time (ServerSeedCommitted.at_ms): the window's length is window_closes_at_ms - this
     salted: null, // and whether it promises a salt in every hidden event (false: not promised; null: not seen)
+    commitment_keys: null, // and each seat's key it records, hex ("" = none), by seat (fairdeal.leave)
+    my_key: null, // the public key this page made for its seat and sent with it (seatkey.js), hex
     // The verify API's answer, when the commitment was seen, on which matches used it
     // (GET /v1/commitments/{commitment}): {matches, used_twice, at}, or {error, at} (asked
     // again on a later event, at most every 2 s, until it answers).
@@ -212,6 +214,8 @@ function keepEvent(kept, msg, rulesets, now) {
       // The fair deal's own commitment: one without a lead was made before the lead (0);
       // one without ``salted`` promises no salts.
       changed = fix(kept, "salted", p.salted === true, "whether the commitment promises salts") || changed;
+      // The seats' keys, recorded before any seed: a leave is signed with this seat's.
+      if (Array.isArray(p.seats)) changed = fix(kept, "commitment_keys", p.seats.map((s) => (typeof s?.key === "string" ? s.key : "")), "the seats' keys") || changed;
       // Its own time (the table's copy has the table's): the seed window's length.
       if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "commitment_at_ms", p.at_ms, "when the commitment was made") || changed;
       return fixCommitment(kept, { round_lead_ms: 0, ...p }, now, live) || changed;
@@ -375,6 +379,14 @@ export function keepMySeed(kept, seedHex, now = Date.now()) {
   if (kept.my_seed !== null) return false;
   kept.my_seed = seedHex;
   kept.my_seed_sent_at = now;
+  return true;
+}
+
+/** The key this page made for its seat (seatkey.js), noted once. */
+export function keepMyKey(kept, keyHex) {
+  fill(kept);
+  if (kept.my_key !== null || typeof keyHex !== "string") return false;
+  kept.my_key = keyHex;
   return true;
 }
 

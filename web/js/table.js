@@ -20,7 +20,7 @@ import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
 import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
-import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
+import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
 import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
@@ -333,7 +333,11 @@ class TablePage {
   onEvent(m) {
     if (!this.matchId) return;
     const rulesets = this.ctx.rulesets;
-    const kept = this.updateKept((k) => keep(k, m, rulesets, now()));
+    const mine = this.ctx.store.seatKey?.(this.tableId);
+    const kept = this.updateKept((k) => {
+      const changed = keep(k, m, rulesets, now());
+      return (mine ? keepMyKey(k, mine.key) : false) || changed;
+    });
     if (["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event) && m.stream.startsWith("match-")) {
       this.ending = { type: m.event, ...m.payload };
     }

@@ -11,7 +11,7 @@
 // import map). Not a test file itself: node --test runs every .mjs under a test/ folder.
 
 import { askCommitment, checkKept, checkLive } from "../js/fairdeal.js";
-import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
+import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepMyKey, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
 import { DrandWatch, nextAsk } from "../js/watch.js";
 import { CHAINS } from "../js/drand.js";
 
@@ -133,6 +133,8 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
   const start = c.start_at ?? c.feed[0].at - 1000;
   const sim = new Sim(start);
   const kept = newKept(c.match_id, `t-${c.name}`, c.player);
+  // The key the page made for its seat when it took it (seatkey.js, table.js).
+  if (c.my_key) keepMyKey(kept, c.my_key);
   const relayNet = relayNetwork(c.relays, beacons, sim);
   const verify = verifyNetwork(verifyApi, { matches: c.commitment_matches ?? [c.match_id], down: c.verify_down === true }, relayNet.fetchImpl);
   const net = { fetchImpl: verify.fetchImpl, log: relayNet.log };
