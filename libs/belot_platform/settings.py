@@ -216,7 +216,8 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
         "BELOT_TRANSLOG_WITNESSES",
         "(unset)",
         "the witnesses whose cosignatures the log accepts and serves, as comma-separated "
-        "vkeys (<name>+<id>+<key>, from belot witness keygen); unset: none",
+        "vkeys (<name>+<id>+<key>, from belot witness keygen); unset: none (belot run adds "
+        "the witness it starts; docker compose and the k8s manifests require them)",
     ),
     (
         "BELOT_TRANSLOG_MAX_WITNESSES",
@@ -592,6 +593,11 @@ def _read_key_file(path: str) -> str:
 
 
 def _check_witness_key(vkey: str) -> None:
+    if is_placeholder(vkey):
+        raise SettingsError(
+            f"BELOT_TRANSLOG_WITNESSES: {vkey!r} is a placeholder: name the vkeys of the "
+            "witnesses watching this log (belot witness keygen)"
+        )
     try:
         verifier = parse_vkey(vkey)
     except TranslogError as exc:

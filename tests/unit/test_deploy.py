@@ -25,7 +25,7 @@ from belot_platform.embedded import nats_server_binary
 from belot_platform.messaging import credentials
 from belot_platform.settings import DB_ROLES, Settings, SettingsError
 from services.serve import REGISTRY
-from translog import Ed25519Signer
+from translog import Cosigner, Ed25519Signer
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -138,7 +138,10 @@ def test_docker_compose_config_refuses_the_file_without_its_secrets(tmp_path: Pa
     copy = tmp_path / "docker-compose.yml"
     copy.write_text(COMPOSE.read_text())
     assert compose_config(copy).returncode == 0
-    for missing in ("BELOT_TOKEN_SECRET", "BELOT_PG_ADMIN_PASSWORD", "BELOT_PG_TABLE_PASSWORD"):
+    for missing in (
+        *("BELOT_TOKEN_SECRET", "BELOT_PG_ADMIN_PASSWORD", "BELOT_PG_TABLE_PASSWORD"),
+        "BELOT_TRANSLOG_WITNESSES",
+    ):
         env = {f: "p0123456789abcdef0123456789abcdef" for f in REQUIRED if f != missing}
         proc = compose_config(copy, env)
         assert proc.returncode != 0, missing
@@ -404,6 +407,8 @@ def test_every_k8s_secret_ships_as_a_placeholder_refused_at_start(tmp_path: Path
             key: re.sub(r"change-me[\w-]*", "p0123456789abcdef0123456789abcdef", value)
             for key, value in env.items()
         }
+        if "BELOT_TRANSLOG_WITNESSES" in env:  # the verify pod: a witness's vkey
+            real["BELOT_TRANSLOG_WITNESSES"] = Cosigner("w.example/w1", bytes(32)).vkey
         for here in files.values():
             for path in here.iterdir():
                 path.write_text(real_secret(path.name, env))
@@ -450,6 +455,27 @@ def test_k8s_gives_every_verify_replica_the_same_log_key_from_a_secret(tmp_path:
     key = Ed25519Signer(origin, bytes(range(32)))
     local.write_text(key.skey + "\n")
     assert Settings.from_env(given).translog_key == key.skey
+
+
+def test_the_deployments_do_not_run_a_log_nobody_watches(tmp_path: Path) -> None:
+    """Issue 28, case 7: the log's witnesses are not optional in a deployment. Compose
+    requires BELOT_TRANSLOG_WITNESSES (no default); k8s ships a placeholder the verify
+    service refuses at start; a witness's vkey is taken (and a log key is not one)."""
+    compose = yaml.safe_load(COMPOSE.read_text())
+    given = compose["services"]["verify"]["environment"]["BELOT_TRANSLOG_WITNESSES"]
+    assert given.startswith("${BELOT_TRANSLOG_WITNESSES:?set BELOT_TRANSLOG_WITNESSES"), given
+    assert "BELOT_TRANSLOG_WITNESSES" in REQUIRED
+    env = {e["name"]: e for e in kinds()[("Deployment", "verify")]["spec"]["template"]["spec"]
+           ["containers"][0]["env"]}  # fmt: skip
+    shipped = env["BELOT_TRANSLOG_WITNESSES"]["value"]
+    with pytest.raises(SettingsError, match=r"BELOT_TRANSLOG_WITNESSES: .* placeholder"):
+        Settings.from_env({"BELOT_TRANSLOG_WITNESSES": shipped})
+    witness = Cosigner("witness.example/w1", bytes(range(32)))
+    taken = Settings.from_env({"BELOT_TRANSLOG_WITNESSES": witness.vkey})
+    assert taken.translog_witnesses == (witness.vkey,)
+    log_key = Ed25519Signer("belot.example/log", bytes(range(32))).vkey
+    with pytest.raises(SettingsError, match="not a witness"):
+        Settings.from_env({"BELOT_TRANSLOG_WITNESSES": log_key})
 
 
 def test_compose_keeps_the_log_key_on_a_volume() -> None:
