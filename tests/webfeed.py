@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fairdeal.chains import QUICKNET
+from fairdeal.receipts import Receipt, sign_receipt
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see
 from tools.drand_vectors import QUICKNET_BEACONS
 
@@ -71,19 +72,22 @@ def timed_feed(
     ]
 
 
-def receipt_of(record: dict[str, Any], seat: int) -> dict[str, Any]:
+def receipt_of(record: dict[str, Any], seat: int, secret: bytes | None = None) -> dict[str, Any]:
     """The seed reply's receipt for ``seat`` (services/randomness/service.py receipt): the
-    randomness stream's SeatSeedReceived of the seat."""
+    randomness stream's SeatSeedReceived of the seat, signed with the match's private
+    receipt key ``secret`` (tools.matchgen.receipt_secret_of) when given."""
     for e in record["streams"]["randomness"]["events"]:
         if e["type"] == "SeatSeedReceived" and e["payload"]["seat"] == seat:
-            return {
-                "match_id": record["match_id"],
-                "seat": seat,
-                "seed_sha256": hashlib.sha256(bytes.fromhex(e["payload"]["seed"])).hexdigest(),
-                "stream": e["stream"],
-                "version": e["version"],
-                "at_ms": e["payload"]["at_ms"],
-            }
+            receipt = Receipt(
+                record["match_id"],
+                seat,
+                hashlib.sha256(bytes.fromhex(e["payload"]["seed"])).digest(),
+                e["stream"],
+                e["version"],
+            )
+            if secret is not None:
+                receipt = sign_receipt(secret, receipt)
+            return {**receipt.to_json(), "at_ms": e["payload"]["at_ms"]}
     raise LookupError(f"no seed of seat {seat} is recorded")
 
 

@@ -56,7 +56,7 @@ from belot.seats import side_of
 from eventkit import visibility_of
 from eventlog import EventStore, NewEvent
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
-from fairdeal import Shuffler, fairness
+from fairdeal import Shuffler, fairness, receipts
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import (
     ROUND_LEAD_MS,
@@ -145,6 +145,8 @@ class MatchSpec:
     leave: str = "signed"
     #: The commitment promises signed leaves (False: a record of the rule before them).
     signed_leaves: bool = True
+    #: The commitment records a receipt key (False: a record made before signed receipts).
+    signed_receipts: bool = True
     #: Every n-th seat move is marked as made by the timer (metadata only); 0: none.
     timer_every: int = 7
     target: int | None = None
@@ -182,6 +184,12 @@ def seat_key_of(spec: MatchSpec, seat: int, *, recorded: bool = False) -> bytes:
     """Seat ``seat``'s public key: the page's own, or (``recorded``) the commitment's."""
     public = _seat_private_key(spec, seat, recorded=recorded).public_key()
     return public.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def receipt_secret_of(spec: MatchSpec) -> bytes:
+    """The match's private receipt key (fairdeal.receipts), as the randomness service
+    would have drawn it (here from the label, so that a record is made again the same)."""
+    return _digest(spec, "receipt-key")
 
 
 def leave_signature_of(spec: MatchSpec) -> str:
@@ -273,6 +281,7 @@ def generate(
             spec.round_lead_ms,
             spec.salted,
             spec.signed_leaves,
+            receipts.public_key(receipt_secret_of(spec)) if spec.signed_receipts else b"",
         )
     )
     humans = [s.seat for s in seats if s.player is not None]

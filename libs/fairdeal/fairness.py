@@ -43,6 +43,7 @@ from eventkit import SEAT, Codec, visibility_of
 from eventkit.streams import MATCH_ENDINGS, drand_stream
 from fairdeal.chains import CHAINS
 from fairdeal.leave import KEY_SIZE as LEAVE_KEY_SIZE
+from fairdeal.receipts import KEY_SIZE as RECEIPT_KEY_SIZE
 from fairdeal.recipe import (
     DRAND_VALUE_SIZE,
     MAX_DEAL,
@@ -137,6 +138,10 @@ class ServerSeedCommitted:
     #: commitment records for its seat. Promised here, before any seed, as the salts are
     #: (false in records made before keys, whose forfeits a checker cannot hold to it).
     signed_leaves: bool = False
+    #: The match's receipt key (:mod:`fairdeal.receipts`): the public half of the
+    #: Ed25519 key the randomness service drew for this match, which signs each seat's
+    #: receipt for its seed. Empty in records made before signed receipts.
+    receipt_key: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +351,7 @@ class Fairness:
     round_lead_ms: int = 0
     salted: bool = False
     signed_leaves: bool = False
+    receipt_key: bytes = b""
     received: dict[int, bytes] = field(default_factory=dict)
     seat_seeds: tuple[bytes, ...] | None = None  # set when the window closes
     seeds_in_at_ms: int | None = None
@@ -402,6 +408,7 @@ def evolve(state: Fairness, event: FairnessEvent) -> Fairness:
                 round_lead_ms=event.round_lead_ms,
                 salted=event.salted,
                 signed_leaves=event.signed_leaves,
+                receipt_key=event.receipt_key,
             )
         case SeatSeedReceived():
             return replace(state, received={**state.received, event.seat: event.seed})
@@ -447,6 +454,7 @@ def open_match(
     round_lead_ms: int = ROUND_LEAD_MS,
     salted: bool = True,
     signed_leaves: bool = True,
+    receipt_key: bytes = b"",
 ) -> list[FairnessEvent]:
     """Commit to the server seed, with the window's end, the lead of the round to name,
     the last round it allows, and the salts of the hidden events (``salted``: False only
@@ -472,6 +480,10 @@ def open_match(
         raise FairnessError(
             "bad_key", f"a seat's key is a human's {LEAVE_KEY_SIZE}-byte Ed25519 public key"
         )
+    if receipt_key and len(receipt_key) != RECEIPT_KEY_SIZE:
+        raise FairnessError(
+            "bad_key", f"the receipt key is a {RECEIPT_KEY_SIZE}-byte Ed25519 public key"
+        )
     closes = now_ms + window_ms
     opened = ServerSeedCommitted(
         match_id,
@@ -484,6 +496,7 @@ def open_match(
         round_lead_ms,
         salted,
         signed_leaves,
+        receipt_key,
     )
     events: list[FairnessEvent] = [opened]
     if not any(s.is_human for s in seats):

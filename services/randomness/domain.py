@@ -32,6 +32,7 @@ def public_view(state: Fairness) -> dict[str, Any]:
         "round_lead_ms": state.round_lead_ms,
         "salted": state.salted,
         "signed_leaves": state.signed_leaves,
+        "receipt_key": state.receipt_key.hex() or None,
         "seats": [
             {
                 "seat": s.seat,

@@ -41,7 +41,7 @@ from belot_platform.supervise import Supervised, Supervisor, cancel, retried
 from drand.client import DrandClient
 from drand.clock import Clock, sleep_until
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
-from fairdeal import Shuffler
+from fairdeal import Shuffler, receipts
 from fairdeal.chains import CHAINS
 from fairdeal.fairness import (
     DRAND_GRACE_MS,
@@ -273,8 +273,12 @@ class RandomnessService:
             return state
         # The seed is drawn with the OS's CSPRNG and stored before the commitment is
         # published; a retried open finds the stored one (put keeps the first).
-        seed = await self.seeds.put(match_id, secrets.token_bytes(32))
+        seed, receipt_secret = await self.seeds.put(
+            match_id, secrets.token_bytes(32), secrets.token_bytes(receipts.SECRET_SIZE)
+        )
         commitment = hashlib.sha256(seed).digest()
+        # The match's receipt key (fairdeal.receipts): its public half in the commitment.
+        receipt_key = receipts.public_key(receipt_secret) if receipt_secret else b""
         window = window_ms if window_ms is not None else self.window_ms
         now, lead = self.now_ms(), self.round_lead_ms
         await self._apply(
@@ -282,7 +286,17 @@ class RandomnessService:
             lambda s: (
                 []
                 if s.is_open
-                else open_match(s, match_id, commitment, seats, chain, window, now, lead)
+                else open_match(
+                    s,
+                    match_id,
+                    commitment,
+                    seats,
+                    chain,
+                    window,
+                    now,
+                    lead,
+                    receipt_key=receipt_key,
+                )
             ),
         )
         state = await self.state(match_id)
@@ -318,14 +332,14 @@ class RandomnessService:
         for e in await self.store.read_stream(stream_of(match_id)):
             if e.type == "SeatSeedReceived" and e.payload.get("seat") == seat:
                 seed = bytes.fromhex(e.payload["seed"])
-                return {
-                    "match_id": match_id,
-                    "seat": seat,
-                    "seed_sha256": hashlib.sha256(seed).hexdigest(),
-                    "stream": stream_of(match_id),
-                    "version": e.version,
-                    "at_ms": e.payload["at_ms"],
-                }
+                receipt = receipts.Receipt(
+                    match_id, seat, hashlib.sha256(seed).digest(), stream_of(match_id), e.version
+                )
+                # Signed with the match's receipt key (none for a match opened before).
+                secret = await self.seeds.receipt_key(match_id)
+                if secret is not None:
+                    receipt = receipts.sign_receipt(secret, receipt)
+                return {**receipt.to_json(), "at_ms": e.payload["at_ms"]}
         raise FairnessError("seed_lost", f"no seed of seat {seat} is recorded")
 
     async def deck(self, match_id: str, deal: int, cards: int, wait_s: float) -> dict[str, Any]:

@@ -45,6 +45,18 @@ CREATE INDEX IF NOT EXISTS server_seeds_pending ON {s}.server_seeds (match_id)
 CREATE UNIQUE INDEX IF NOT EXISTS server_seeds_seed ON {s}.server_seeds (seed);
 """,
         ),
+        # The match's receipt key (fairdeal.receipts): its private half signs each
+        # seat's receipt for its seed, and is kept here with the seed, never revealed
+        # (the server seed is, at the end: a key derived from it would let anyone sign
+        # receipts then). NULL for matches opened before signed receipts.
+        Migration(
+            3,
+            "a receipt key per match",
+            """
+ALTER TABLE {s}.server_seeds ADD COLUMN IF NOT EXISTS receipt_key bytea
+    CHECK (receipt_key IS NULL OR length(receipt_key) = 32);
+""",
+        ),
     ),
 )
 
@@ -66,17 +78,28 @@ class SeedStore:
         async with self._pool.acquire() as conn:
             await apply(conn, COMPONENT, self.schema)
 
-    async def put(self, match_id: str, seed: bytes) -> bytes:
-        """Keep ``seed`` for ``match_id``; returns the seed kept (the first one if the
-        match was already opened, so a retried open never makes two seeds)."""
+    async def put(self, match_id: str, seed: bytes, receipt_key: bytes) -> tuple[bytes, bytes]:
+        """Keep ``seed`` and the private ``receipt_key`` for ``match_id``; returns those
+        kept (the first ones if the match was already opened, so a retried open never
+        makes two)."""
         row = await self._pool.fetchrow(
-            f"""INSERT INTO {self.schema}.server_seeds (match_id, seed) VALUES ($1, $2)
+            f"""INSERT INTO {self.schema}.server_seeds (match_id, seed, receipt_key)
+                VALUES ($1, $2, $3)
                 ON CONFLICT (match_id) DO UPDATE SET match_id = EXCLUDED.match_id
-                RETURNING seed""",
+                RETURNING seed, receipt_key""",
             match_id,
             seed,
+            receipt_key,
         )
-        return bytes(row["seed"])
+        kept = row["receipt_key"]
+        return bytes(row["seed"]), b"" if kept is None else bytes(kept)
+
+    async def receipt_key(self, match_id: str) -> bytes | None:
+        """The match's private receipt key (None: unknown match, or opened before)."""
+        key = await self._pool.fetchval(
+            f"SELECT receipt_key FROM {self.schema}.server_seeds WHERE match_id = $1", match_id
+        )
+        return None if key is None else bytes(key)
 
     async def get(self, match_id: str) -> bytes | None:
         seed = await self._pool.fetchval(

@@ -25,6 +25,7 @@ from drand.relay import Mode, create_relay_app, load_beacons
 from eventlog import EventStore, NewEvent
 from fairdeal import logentries
 from fairdeal.fairness import ROUND_LEAD_MS, round_named_for
+from fairdeal.receipts import public_key, receipt_from_json, verify_receipt
 from services.cli import main as belot
 from services.randomness.domain import stream_of
 from services.randomness.handlers import Handlers
@@ -345,6 +346,26 @@ async def test_a_seed_gets_a_receipt_the_record_must_honour(store, pg_pool, nc) 
     assert recorded.type == "SeatSeedReceived" and recorded.payload["seed"] == "5a" * 16
     assert receipt["seed_sha256"] == hashlib.sha256(bytes.fromhex("5a" * 16)).hexdigest()
     assert receipt["at_ms"] == recorded.payload["at_ms"]
+    # Signed with the match's receipt key, whose public half the commitment recorded
+    # before any seed (fairdeal.receipts): the receipt proves the seed to anyone.
+    key = bytes.fromhex(events[0].payload["receipt_key"])
+    assert events[0].type == "ServerSeedCommitted" and len(key) == 32
+    assert verify_receipt(key, receipt_from_json(receipt))
+    # Not a key a reader could make: a different one for every match, and not the
+    # revealed server seed's (a reveal must not let anyone sign receipts).
+    other = new_match_id()
+    async with rig(store, pg_pool, nc) as r:
+        await r.ask("open", {"match_id": other, "seats": SEATS})
+        opened = (await r.events(other))[0].payload
+    assert opened["receipt_key"] != events[0].payload["receipt_key"]
+    kept = await pg_pool.fetchval(
+        f"SELECT receipt_key FROM {store.schema}.server_seeds WHERE match_id = $1", match_id
+    )
+    assert kept is not None and public_key(bytes(kept)) == key
+    # A receipt edited in any field no longer verifies.
+    for field, value in (("seat", 0), ("version", receipt["version"] + 1),
+                         ("seed_sha256", "00" * 32), ("stream", "randomness-other")):  # fmt: skip
+        assert not verify_receipt(key, receipt_from_json({**receipt, field: value})), field
 
 
 async def test_matches_that_name_one_round_follow_its_one_fact(store, pg_pool, nc) -> None:
@@ -398,9 +419,10 @@ async def test_a_server_seed_is_never_kept_for_two_matches(store, pg_pool) -> No
     second match from its public events while it runs (docs/threat-model.md)."""
     seeds = SeedStore(pg_pool, store.schema)
     await seeds.migrate()
-    seed = bytes(range(32))
-    assert await seeds.put("reuse-1", seed) == seed
-    assert await seeds.put("reuse-1", bytes(32)) == seed  # a retried open keeps the first
+    seed, key = bytes(range(32)), bytes(range(1, 33))
+    assert await seeds.put("reuse-1", seed, key) == (seed, key)
+    # A retried open keeps the first seed and the first receipt key.
+    assert await seeds.put("reuse-1", bytes(32), bytes(32)) == (seed, key)
     with pytest.raises(asyncpg.UniqueViolationError):
-        await seeds.put("reuse-2", seed)
+        await seeds.put("reuse-2", seed, bytes(32))
     assert await seeds.get("reuse-2") is None

@@ -44,12 +44,14 @@ from fairdeal.fairness import (
     ROUND_LEAD_MS,
     last_round_for,
 )
+from fairdeal.receipts import Receipt, sign_receipt
 from services.gateway.web import rulesets_json
 from tests.tamper import events, find, rechain, tampered
 from tests.webfeed import beacons, due_ms, receipt_of, relay, timed_feed
 from tools.matchgen import (
     MatchSpec,
     offline_record,
+    receipt_secret_of,
     seat_key_of,
     seat_seed_of,
     server_seed_of,
@@ -122,6 +124,8 @@ class Case:
     receipt: bool = True
     #: The receipt the server gave, when it is not the record's (a dropped seed).
     receipt_version: int | None = None
+    #: The receipt signed with another key than the match's (the commitment's).
+    receipt_key_forged: bool = False
     edit: Any = None  # Feed -> Feed
     #: The record forged (Record -> None, in place), then re-chained (tests/tamper.py).
     forge: Any = None
@@ -151,18 +155,27 @@ class Case:
         receipt = None
         if self.receipt:
             if self.receipt_version is None:
-                receipt = receipt_of(record, self.seat)
+                version = receipt_of(record, self.seat)["version"]
+                at_ms = receipt_of(record, self.seat)["at_ms"]
             else:
-                receipt = {
-                    "match_id": record["match_id"],
-                    "seat": self.seat,
-                    "seed_sha256": hashlib.sha256(bytes.fromhex(my_seed)).hexdigest(),
-                    "stream": f"randomness-{record['match_id']}",
-                    "version": self.receipt_version,
-                    "at_ms": at_of(feed, "ServerSeedCommitted"),
-                }
-            # The server acknowledges the seed this tab sent, whatever it records.
-            receipt["seed_sha256"] = hashlib.sha256(bytes.fromhex(my_seed)).hexdigest()
+                version = self.receipt_version
+                at_ms = at_of(feed, "ServerSeedCommitted")
+            # The server acknowledges the seed this tab sent, whatever it records, and
+            # signs the receipt with the match's receipt key (fairdeal.receipts).
+            secret = receipt_secret_of(self.spec)
+            if self.receipt_key_forged:
+                secret = hashlib.sha256(b"a key the commitment does not name").digest()
+            signed = sign_receipt(
+                secret,
+                Receipt(
+                    record["match_id"],
+                    self.seat,
+                    hashlib.sha256(bytes.fromhex(my_seed)).digest(),
+                    f"randomness-{record['match_id']}",
+                    version,
+                ),
+            )
+            receipt = {**signed.to_json(), "at_ms": at_ms}
         live_at = (
             None
             if self.live_by is None
@@ -435,6 +448,15 @@ CASES = [
         honest_relays(),
         live_by="SeedWindowClosed",
         detail="then the window closed showing [0-9a-f]{32} for your seat instead of",
+    ),
+    Case(
+        "4 a receipt signed with a key that is not the match's (it would prove nothing)",
+        "your seed",
+        club("badsig"),
+        honest_relays(),
+        receipt_key_forged=True,
+        live_by="SeedWindowClosed",
+        detail=r"not signed with the match's receipt key",
     ),
     Case(
         "4 sent without a receipt, and recorded missing",

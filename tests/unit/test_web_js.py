@@ -34,7 +34,7 @@ from belot.seats import side_of
 from fairdeal.leave import leave_message, verify_leave
 from services.gateway.web import rulesets_json
 from tests.webfeed import beacons, receipt_of, relay, timed_feed
-from tools.matchgen import MatchSpec, offline_record, seat_key_of
+from tools.matchgen import MatchSpec, offline_record, receipt_secret_of, seat_key_of
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -140,7 +140,7 @@ def fixtures() -> dict[str, Any]:
                     "seat": s["seat"],
                     "my_seed": s["seed"],
                     "my_key": seat_key_of(spec, s["seat"]).hex(),
-                    "receipt": receipt_of(record, s["seat"]),
+                    "receipt": receipt_of(record, s["seat"], receipt_secret_of(spec)),
                     "ruleset": record["ruleset"]["name"],
                     "feed": feed,
                     "relays": [

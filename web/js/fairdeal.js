@@ -15,7 +15,8 @@
 //   salts              the commitment promises a salt in every hidden event (a match
 //                      without them lets whoever holds a hash search it for your cards);
 //   your seed          the seed the decks used at this seat is the one this tab made, as
-//                      the server's receipt for it promised; a seed refused as late is
+//                      the server's receipt for it promised (signed with the match's
+//                      receipt key, receipts.js); a seed refused as late is
 //                      judged from when this tab first saw the commitment (starvation);
 //   drand round        the round named is the rule's for the window's close and the
 //                      lead, was not out yet when it was named (round grinding, a sock
@@ -47,6 +48,7 @@ import { CARD_CODES, COMPLETION, FIRST, dealSalts, deck, fromHex, saltIndex, sha
 import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
 import { BEFORE_LEAVE, BEFORE_SALTS } from "./keeper.js";
 import { LOG_CHECKS, checkLog } from "./logcheck.js";
+import { verifyReceipt } from "./receipts.js";
 
 /**
  * The check's tolerances, in milliseconds, in one place (docs/tab-check.md says what
@@ -298,6 +300,11 @@ function checkSeed(kept, { final, now = Infinity }) {
     const where = `receipt: ${r.stream}, version ${r.version}`;
     if (r.match_id !== kept.match_id || r.seat !== kept.seat || (mine !== null && r.seed_sha256 !== seedSha256(mine))) {
       return fail(name, `the server's receipt (${where}) is not for the seed this tab sent at your seat`);
+    }
+    // Signed with the match's receipt key, the receipt proves to anyone what the server
+    // acknowledged; unsigned (or signed otherwise), it proves nothing but to this tab.
+    if (kept.receipt_key && !verifyReceipt(kept.receipt_key, r)) {
+      return fail(name, `the server's receipt (${where}) is not signed with the match's receipt key (${short(kept.receipt_key)}, recorded in the commitment): it would prove nothing to anyone else`);
     }
     if (seats) {
       const shown = seats[kept.seat];

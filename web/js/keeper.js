@@ -59,6 +59,7 @@ export function newKept(matchId, tableId, player) {
     commitment_at_ms: null, // and when it was made, by the server's time (ServerSeedCommitted.at_ms): the window's length is window_closes_at_ms - this
     salted: null, // and whether it promises a salt in every hidden event (false: not promised; null: not seen)
     commitment_keys: null, // and each seat's key it records, hex ("" = none), by seat (fairdeal.leave)
+    receipt_key: null, // and the match's receipt key, hex ("" = none: a commitment made before signed receipts)
     my_key: null, // the public key this page made for its seat and sent with it (seatkey.js), hex
     // The verify API's answer, when the commitment was seen, on which matches used it
     // (GET /v1/commitments/{commitment}): {matches, used_twice, at}, or {error, at} (asked
@@ -214,6 +215,8 @@ function keepEvent(kept, msg, rulesets, now) {
       // The fair deal's own commitment: one without a lead was made before the lead (0);
       // one without ``salted`` promises no salts.
       changed = fix(kept, "salted", p.salted === true, "whether the commitment promises salts") || changed;
+      // The match's receipt key (receipts.js): the receipt for this seat's seed is signed with it.
+      changed = fix(kept, "receipt_key", typeof p.receipt_key === "string" ? p.receipt_key : "", "the match's receipt key") || changed;
       // The seats' keys, recorded before any seed: a leave is signed with this seat's.
       if (Array.isArray(p.seats)) changed = fix(kept, "commitment_keys", p.seats.map((s) => (typeof s?.key === "string" ? s.key : "")), "the seats' keys") || changed;
       // Its own time (the table's copy has the table's): the seed window's length.
@@ -419,7 +422,7 @@ export function keepSeedAnswered(kept) {
 export function keepReceipt(kept, receipt, now = Date.now()) {
   fill(kept);
   if (!receipt || typeof receipt !== "object") return false;
-  const r = { match_id: receipt.match_id, seat: receipt.seat, seed_sha256: receipt.seed_sha256, stream: receipt.stream, version: receipt.version, at_ms: receipt.at_ms };
+  const r = { match_id: receipt.match_id, seat: receipt.seat, seed_sha256: receipt.seed_sha256, stream: receipt.stream, version: receipt.version, at_ms: receipt.at_ms, signature: typeof receipt.signature === "string" ? receipt.signature : null };
   const first = kept.receipt === null;
   const changed = fix(kept, "receipt", r, "the receipt for your seed");
   if (first && changed) kept.receipt_at = now;
