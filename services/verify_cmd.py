@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -35,10 +36,11 @@ from belot_platform.errors import EXIT_USAGE, UsageError
 from drand import verify as bls_verify
 from drand.client import DrandClient
 from fairdeal.chains import CHAINS
+from fairdeal.receipts import receipt_from_json
 from fairdeal.record import RecordError
 from fairdeal.verifier import verify_record
 from fairdeal.verifier.report import FAIL, PASS, SKIP, Check, Checked, Difference, Report
-from fairdeal.verifier.wholelog import commitment_check, round_check
+from fairdeal.verifier.wholelog import commitment_check, receipts_check, round_check
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -105,8 +107,9 @@ async def _get_json(url: str) -> Any:
     return orjson.loads(await _fetch(url))
 
 
-def platform_checks(record: Any, api: str) -> list[Check]:
-    """Ask the verify API at ``api`` what only the whole log shows about ``record``."""
+def platform_checks(record: Any, api: str, receipts: Sequence[Any] = ()) -> list[Check]:
+    """Ask the verify API at ``api`` what only the whole log shows about ``record``, and
+    the receipts its seats published (with ``receipts``, those given by hand)."""
     fair = record.get("fair_deal") if isinstance(record, dict) else None
     match_id = record.get("match_id") if isinstance(record, dict) else None
     if not isinstance(fair, dict) or not isinstance(match_id, str):
@@ -128,7 +131,27 @@ def platform_checks(record: Any, api: str) -> list[Check]:
             checks.append(round_check(match_id, chain, round_, found["fact"], matches))
         except (UsageError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
             checks.append(Check("round_consistency", SKIP, f"could not ask {api}: {exc}"))
+    try:
+        published = asyncio.run(_get_json(f"{api}/v1/matches/{match_id}/receipts"))["receipts"]
+        checks.append(receipts_check(record, [*published, *receipts]))
+    except (UsageError, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+        checks.append(Check("seed_receipts", SKIP, f"could not ask {api}: {exc}"))
     return checks
+
+
+def read_receipts(paths: Sequence[str]) -> list[Any]:
+    """The receipts in the files ``paths`` (``--receipt``): each a receipt (JSON), or a
+    list of them. Raises :class:`UsageError` for a file that is neither."""
+    out: list[Any] = []
+    for path in paths:
+        doc = read_source(path)
+        for one in doc if isinstance(doc, list) else [doc]:
+            try:
+                receipt_from_json(one)
+            except ValueError as exc:
+                raise UsageError(f"--receipt {path}: not a seed receipt: {exc}") from None
+            out.append(one)
+    return out
 
 
 def read_source(source: str) -> Any:
@@ -358,6 +381,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if args.no_log and (args.log_key or args.witness or args.kept or args.checkpoint):
             raise UsageError("--no-log checks the record without the log: drop the log options")
         doc = read_source(args.record)
+        receipts = read_receipts(args.receipt or ())
         try:
             report = verify_record(doc, bls=bls_verify)
         except RecordError as exc:
@@ -369,8 +393,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = report.with_check(relay_check(report, doc, args.drand_url.rstrip("/")))
     api = args.api.rstrip("/") if args.api else api_of(args.record)
     if api is not None:
-        for check in platform_checks(doc, api):
+        for check in platform_checks(doc, api, receipts):
             report = report.with_check(check)
+    elif receipts:
+        report = report.with_check(receipts_check(doc, receipts))
     if not args.no_log:
         try:
             checks = transparency_checks(args, doc, api)
@@ -416,6 +442,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="a verify API to ask whether another match used the same commitment and "
         "whether every match of the record's drand round followed its fact (default: the "
         "API the record's URL names)",
+    )
+    verify.add_argument(
+        "--receipt",
+        action="append",
+        metavar="FILE",
+        help="a receipt for a seat's seed (JSON, or a list of them), as the randomness "
+        "service gave it, signed with the match's receipt key: the record must honour it "
+        "(seed_receipts; with --api, besides those the seats published there)",
     )
     verify.add_argument(
         "--log-key",

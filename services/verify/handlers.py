@@ -55,11 +55,18 @@ from fairdeal import (
     Shuffler,
 )
 from fairdeal.chains import CHAINS
+from fairdeal.receipts import receipt_from_json, verify_receipt
 from fairdeal.record import ENDING_EVENTS, RecordError, is_match_id, public_view
 from fairdeal.verifier import verify_record
 from fairdeal.verifier.context import BlsCheck
 from fairdeal.verifier.report import FAIL, SKIP, Check, Report
-from fairdeal.verifier.wholelog import PLATFORM_CHECKS, commitment_check, round_check
+from fairdeal.verifier.wholelog import (
+    PLATFORM_CHECKS,
+    commitment_check,
+    receipt_key_of,
+    receipts_check,
+    round_check,
+)
 from services.verify.domain import FinishedMatch
 from services.verify.http import json_response
 from services.verify.matches import LoadedMatch, if_none_match, load_match
@@ -68,6 +75,8 @@ from services.verify.store import Projection
 
 #: An uploaded record may be this large (a long match's record is a few hundred KB).
 MAX_RECORD_BYTES: Final = 4 * 1024 * 1024
+#: A receipt is a few hundred bytes (fairdeal.receipts).
+MAX_RECEIPT_BYTES: Final = 4096
 MAX_LIMIT: Final = 100
 DEFAULT_LIMIT: Final = 20
 MAX_POSITION: Final = 2**63 - 1
@@ -334,6 +343,59 @@ class Api:
             self._stats = (now, await self.projection.facts.stats())
         return self._stats[1]
 
+    async def get_receipts(self, request: web.Request) -> web.Response:
+        """``GET /v1/matches/{match_id}/receipts``: the receipts the seats published for
+        their seeds (fairdeal.receipts), each as its seat's page sent it."""
+        loaded = await self._load(request)
+        receipts = await self._db(self.projection.receipts(loaded.match_id))
+        return json_response(
+            {"match_id": loaded.match_id, "receipts": receipts},
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def post_receipt(self, request: web.Request) -> web.Response:
+        """``POST /v1/matches/{match_id}/receipts``: a seat publishes the receipt the
+        randomness service gave it for its seed, once the match has ended. Kept only if
+        it is signed with the match's receipt key (the commitment's), so that nobody can
+        publish a receipt the server did not give; 201, or 200 when it was kept already.
+        The match's verification then holds the record to it (``seed_receipts``)."""
+        loaded = await self._load(request)
+        if not loaded.ended:
+            raise ServiceError(
+                "match_not_ended",
+                "a receipt is published once the match has ended (its seed is hidden until "
+                "the window closes, and the record is not final until the end)",
+            )
+        raw = await request.read()
+        if len(raw) > MAX_RECEIPT_BYTES:
+            raise ServiceError("too_large", f"a receipt may be at most {MAX_RECEIPT_BYTES} bytes")
+        try:
+            doc = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ServiceError("bad_json", f"the body is not JSON: {exc}") from None
+        try:
+            receipt = receipt_from_json(doc)
+        except ValueError as exc:
+            raise ServiceError("bad_receipt", str(exc)) from None
+        if receipt.match_id != loaded.match_id:
+            raise ServiceError("bad_receipt", f"this receipt is of match {receipt.match_id!r}")
+        key = receipt_key_of(loaded.record)
+        if key is None:
+            raise ServiceError(
+                "no_receipt_key",
+                "this match's commitment records no receipt key (a match from before signed "
+                "receipts): its receipts cannot be checked",
+            )
+        if not verify_receipt(key, receipt):
+            raise ServiceError(
+                "bad_receipt", "the receipt is not signed with this match's receipt key"
+            )
+        kept = receipt.to_json()
+        stored = await self._db(
+            self.projection.publish_receipt(loaded.match_id, receipt.seat, receipt.version, kept)
+        )
+        return json_response({"receipt": kept, "stored": stored}, status=201 if stored else 200)
+
     async def _platform_checks(self, record: dict[str, Any]) -> list[Check]:
         """:data:`~fairdeal.verifier.wholelog.PLATFORM_CHECKS` for a record, from the whole log:
         skipped, saying so, while the projection has not read the log up to the record's
@@ -362,6 +424,7 @@ class Api:
         if isinstance(chain, str) and type(round_) is int:
             found = await self.projection.facts.round_matches(chain, round_)
             checks.append(round_check(record["match_id"], chain, round_, found.fact, found.matches))
+        checks.append(receipts_check(record, await self.projection.receipts(record["match_id"])))
         return checks
 
     async def get_commitment(self, request: web.Request) -> web.Response:
@@ -502,6 +565,8 @@ class Api:
             web.get("/v1/matches/{match_id}", self.get_match, allow_head=False),
             web.get("/v1/matches/{match_id}/record", self.get_record, allow_head=False),
             web.get("/v1/matches/{match_id}/verification", self.get_verification, allow_head=False),
+            web.get("/v1/matches/{match_id}/receipts", self.get_receipts, allow_head=False),
+            web.post("/v1/matches/{match_id}/receipts", self.post_receipt),
             web.post("/v1/verify", self.post_verify),
             web.get("/v1/decks", self.get_deck, allow_head=False),
             web.get("/v1/commitments/{commitment}", self.get_commitment, allow_head=False),

@@ -190,6 +190,41 @@ OPENAPI: Final[dict[str, Any]] = {
                 },
             }
         },
+        "/v1/matches/{match_id}/receipts": {
+            "get": {
+                "operationId": "getReceipts",
+                "summary": "The receipts the seats published for their seeds",
+                "description": "Each signed with the match's receipt key (its commitment's "
+                "receipt_key); a match's verification holds its record to them "
+                "(seed_receipts).",
+                "parameters": [_MATCH_ID],
+                "responses": {
+                    "200": _json("Receipts", "the receipts, by seat"),
+                    "404": _error("unknown_match"),
+                    **_COMMON_ERRORS,
+                },
+            },
+            "post": {
+                "operationId": "publishReceipt",
+                "summary": "A seat publishes its receipt for its seed, once the match ended",
+                "description": "Kept only if signed with the match's receipt key; kept once.",
+                "parameters": [_MATCH_ID],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Receipt"}}
+                    },
+                },
+                "responses": {
+                    "201": _json("Published", "kept"),
+                    "200": _json("Published", "kept already"),
+                    "404": _error("unknown_match"),
+                    "409": _error("match_not_ended, or no_receipt_key (a match from before)"),
+                    "413": _error("too_large: more than 4 KiB"),
+                    **_COMMON_ERRORS,
+                },
+            },
+        },
         "/v1/verify": {
             "post": {
                 "operationId": "verifyRecord",
@@ -474,6 +509,37 @@ OPENAPI: Final[dict[str, Any]] = {
                             },
                         },
                     },
+                },
+            },
+            "Receipt": {
+                "type": "object",
+                "required": ["match_id", "seat", "seed_sha256", "stream", "version", "signature"],
+                "properties": {
+                    "match_id": {"type": "string"},
+                    "seat": {"type": "integer", "minimum": 0},
+                    "seed_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    "stream": {"type": "string"},
+                    "version": {"type": "integer", "minimum": 1},
+                    "signature": {"type": "string", "pattern": "^[0-9a-f]{128}$"},
+                },
+            },
+            "Receipts": {
+                "type": "object",
+                "required": ["match_id", "receipts"],
+                "properties": {
+                    "match_id": {"type": "string"},
+                    "receipts": {
+                        "type": "array",
+                        "items": {"$ref": "#/components/schemas/Receipt"},
+                    },
+                },
+            },
+            "Published": {
+                "type": "object",
+                "required": ["receipt", "stored"],
+                "properties": {
+                    "receipt": {"$ref": "#/components/schemas/Receipt"},
+                    "stored": {"type": "boolean"},
                 },
             },
             "CommitmentUsers": {

@@ -21,6 +21,7 @@ import logging
 from typing import Any, Final
 
 import asyncpg
+import orjson
 from prometheus_client import Gauge
 
 from eventkit import streams
@@ -81,6 +82,23 @@ INSERT INTO {s}.verify_position (singleton, position) VALUES (true, 0)
             "per-witness cosignature lookups; registrations that expire, by client address",
             REGISTRATIONS_MIGRATION,
         ),
+        # The receipts the seats publish for their seeds once the match has ended
+        # (fairdeal.receipts): each signed with its match's receipt key, checked before
+        # it is kept, one per seat and event, never changed or removed.
+        Migration(
+            6,
+            "the seats' published seed receipts",
+            """
+CREATE TABLE IF NOT EXISTS {s}.verify_seed_receipts (
+    match_id      text NOT NULL,
+    seat          integer NOT NULL,
+    version       bigint NOT NULL,
+    receipt       jsonb NOT NULL,
+    published_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (match_id, seat, version)
+);
+""",
+        ),
     ),
 )
 
@@ -92,6 +110,8 @@ PRIVILEGES: Final = {
     "verify_position": "SELECT, UPDATE",
     **FACTS_PRIVILEGES,
     **TRANSLOG_PRIVILEGES,
+    # A receipt is kept once (no UPDATE, no DELETE): what a seat published stays.
+    "verify_seed_receipts": "SELECT, INSERT",
 }
 
 
@@ -121,6 +141,28 @@ class Projection:
     async def migrate(self) -> None:
         async with self._pool.acquire() as conn:
             await apply(conn, COMPONENT, self.schema)
+
+    async def publish_receipt(self, match_id: str, seat: int, version: int, doc: Any) -> bool:
+        """Keep a seat's receipt (checked by the caller); False: it was kept already."""
+        status = await self._pool.execute(
+            f"""INSERT INTO {self._s}.verify_seed_receipts (match_id, seat, version, receipt)
+                VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING""",
+            match_id,
+            seat,
+            version,
+            orjson.dumps(doc).decode(),
+        )
+        return bool(status.endswith(" 1"))
+
+    async def receipts(self, match_id: str) -> list[dict[str, Any]]:
+        """The receipts the seats published for ``match_id``, by seat and version."""
+        rows = await self.reads.fetch(
+            f"""SELECT receipt::text AS r, published_at FROM {self._s}.verify_seed_receipts
+                WHERE match_id = $1 ORDER BY seat, version""",
+            match_id,
+        )
+        return [{**orjson.loads(r["r"]), "published_at": r["published_at"].isoformat()}
+                for r in rows]  # fmt: skip
 
     async def position(self) -> int:
         return int(await self._pool.fetchval(f"SELECT position FROM {self._s}.verify_position"))

@@ -4,6 +4,7 @@ randomness services would append them, read back through the public API."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -19,6 +20,7 @@ from belot.seats import side_of
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from fairdeal import Shuffler, logentries
+from fairdeal.receipts import Receipt, sign_receipt
 from fairdeal.recipe import DeckInputs, Drand
 from fairdeal.record import FORMAT
 from fairdeal.verifier import verify_record
@@ -26,7 +28,16 @@ from services.verify.app import create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.tamper import find, tampered
-from tools.matchgen import MatchSpec, generate, offline_record, stored_record, write
+from tests.webfeed import receipt_of
+from tools.matchgen import (
+    MatchSpec,
+    generate,
+    offline_record,
+    receipt_secret_of,
+    seat_seed_of,
+    stored_record,
+    write,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -416,3 +427,63 @@ async def test_before_any_event_log_exists_it_says_so_then_catches_up(
     finally:
         await client.close()
         await pg_pool.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+async def test_a_seed_dropped_after_its_receipt_fails_the_apis_report_once_published(
+    world: World,
+) -> None:
+    """Issue 28, case 6, through the API a third party reads. The server acknowledged
+    seat 0's seed (a receipt signed with the match's receipt key), then dealt without
+    it, the record rebuilt consistently: its report passes. Seat 0's tab publishes the
+    receipt at the end; from then on the report fails ``seed_receipts``. A receipt the
+    match's key did not sign is refused (nobody can make the server look guilty), one
+    for a match in progress too, and a receipt is kept once."""
+    spec = MatchSpec(
+        match_id="dropped-1", ruleset="club", label="api-dropped", dropped_seeds=(0,),
+        window_ms=2_000,
+    )  # fmt: skip
+    await write(world.store, generate(spec))
+    api = world.client
+    await wait_listed(api, 1, "?ruleset=club&player=ann&limit=100")
+    for _ in range(200):
+        report = await (await api.get("/v1/matches/dropped-1/verification")).json()
+        if report.get("ok") is not None and all(
+            c["status"] != "skip" for c in report["checks"] if c["name"] == "commitment_unique"
+        ):
+            break
+        await asyncio.sleep(0.05)
+    assert report["ok"] is True, report  # the attack passes while nobody publishes
+    receipts = {c["name"]: c for c in report["checks"]}
+    assert receipts["seed_receipts"]["status"] == "pass"
+    assert (await get_json(api, "/v1/matches/dropped-1/receipts"))["receipts"] == []
+
+    mine = seat_seed_of(spec, 0)
+    receipt = Receipt("dropped-1", 0, hashlib.sha256(mine).digest(), "randomness-dropped-1", 2)
+    forged = sign_receipt(hashlib.sha256(b"not the match's key").digest(), receipt).to_json()
+    resp = await api.post("/v1/matches/dropped-1/receipts", json=forged)
+    assert resp.status == 400 and (await resp.json())["error"] == "bad_receipt"
+    for bad in ({"seat": 0}, [], {**forged, "match_id": "club-1"}):
+        resp = await api.post("/v1/matches/dropped-1/receipts", json=bad)
+        assert resp.status == 400, await resp.text()
+    signed = sign_receipt(receipt_secret_of(spec), receipt).to_json()
+    resp = await api.post("/v1/matches/running-1/receipts", json=signed)
+    assert resp.status == 409 and (await resp.json())["error"] == "match_not_ended"
+
+    resp = await api.post("/v1/matches/dropped-1/receipts", json=signed)
+    assert resp.status == 201 and (await resp.json())["stored"] is True, await resp.text()
+    resp = await api.post("/v1/matches/dropped-1/receipts", json=signed)
+    assert resp.status == 200 and (await resp.json())["stored"] is False
+    listed = (await get_json(api, "/v1/matches/dropped-1/receipts"))["receipts"]
+    assert [{k: r[k] for k in signed} for r in listed] == [signed]
+
+    report = await get_json(api, "/v1/matches/dropped-1/verification")
+    check = next(c for c in report["checks"] if c["name"] == "seed_receipts")
+    assert report["ok"] is False and check["status"] == "fail", check
+    assert "acknowledged at randomness-dropped-1 version 2" in check["detail"]
+    # An honest match's report is unchanged by its own receipts.
+    record = await get_json(api, "/v1/matches/club-1/record")
+    honest = receipt_of(record, 0, receipt_secret_of(CLUB))
+    resp = await api.post("/v1/matches/club-1/receipts", json=honest)
+    assert resp.status == 201, await resp.text()
+    report = await get_json(api, "/v1/matches/club-1/verification")
+    assert report["ok"] is True, [c for c in report["checks"] if c["status"] != "pass"]

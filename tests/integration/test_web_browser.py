@@ -1198,6 +1198,9 @@ async def test_a_seed_dropped_after_its_receipt_is_shown_failed_at_once(
             assert shown["commitment"] == "pass", shown
             # Its own key was the commitment's, and it asked to leave: both pass.
             assert shown["your key"] == "pass" and shown["forfeit"] == "pass", shown
+            # Its seed's receipt, signed with the match's receipt key, published at the
+            # verify API (from the page, across origins) for anyone's check to hold to.
+            assert shown["receipt published"] == "pass", shown
             assert kept["check"]["ok"] is False and kept["check"]["failed"] is True
             assert page.errors == [], page.errors
     print(f"\nscreenshot: {live_png}")

@@ -272,3 +272,22 @@ def test_serve_with_bad_settings_exits_2_with_one_line(monkeypatch: Any, capsys:
     assert belot(["serve", "verify"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("belot serve verify: error: BELOT_LOG_LEVEL") and err.count("\n") == 1
+
+
+def test_a_receipt_given_by_hand_holds_the_record_to_it(tmp_path: Path, capsys: Any) -> None:
+    """``--receipt``: the seat's own receipt (its tab kept it), signed with the match's
+    receipt key. A record whose window closed without that seed passes alone and fails
+    with it (issue 28, case 6); a file that is no receipt is a usage error."""
+    from tests.unit.test_receipts_check import DROPPED, record, victims_receipt
+
+    path = write(tmp_path, record(DROPPED))
+    assert belot(["verify", "--no-log", path]) == 0
+    capsys.readouterr()
+    receipt = write(tmp_path, victims_receipt(DROPPED, 2), "receipt.json")
+    assert belot(["verify", "--no-log", path, "--receipt", receipt]) == 1
+    out = capsys.readouterr().out
+    assert "seed_receipts" in out and "acknowledged at randomness-rc-dropped version 2" in out
+    bad = write(tmp_path, {"seat": 0}, "bad.json")
+    assert belot(["verify", "--no-log", path, "--receipt", bad]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("belot verify: error: --receipt ") and err.count("\n") == 1, err

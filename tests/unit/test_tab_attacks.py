@@ -459,6 +459,14 @@ CASES = [
         detail=r"not signed with the match's receipt key",
     ),
     Case(
+        "4 the verify API refuses to publish this seat's receipt (hiding it from others)",
+        "receipt published",
+        club("receipt-refused"),
+        honest_relays(),
+        detail="the verify API refused to publish the receipt for your seed",
+        extra={"receipts_refused": True},
+    ),
+    Case(
         "4 sent without a receipt, and recorded missing",
         "your seed",
         club("dropped-silent", dropped_seeds=(0,), window_ms=2_000),
@@ -597,7 +605,7 @@ CASES = [
         club("honest-noverify"),
         honest_relays(),
         expect="unchecked",
-        unchecked=("commitment new",),
+        unchecked=("commitment new", "receipt published"),
         extra={"verify_down": True},
     ),
 ]

@@ -36,6 +36,8 @@
 //   your key           the commitment recorded, for this seat, the key this page made
 //                      and sent with it (seatkey.js: a leave is signed with it);
 //   forfeit            a forfeit of this seat is one this tab asked for (leave);
+//   receipt published  the receipt for this seat's seed, published at the verify API at
+//                      the end, which anyone's check of the match then holds it to;
 //   log ...            with options.log (the table page always gives it), the transparency
 //                      log's checks (logcheck.js): the checkpoint pinned at the open is
 //                      extended, the match's entries are in it and say what this tab saw,
@@ -707,6 +709,40 @@ function checkCommitmentLive(kept) {
   return kept.commitment && Array.isArray(u?.matches) ? reused(kept, u, " (asked when this tab saw the commitment)") : null;
 }
 
+/** The receipt for this seat's seed, signed with the match's receipt key, published at
+ * the verify API once the match has ended (POST /v1/matches/{id}/receipts, which keeps
+ * it once): from then on anyone checking the match holds its record to it (the report's
+ * seed_receipts), so a seed the server acknowledged and dropped fails for them too, not
+ * only here. A verify API that refuses a receipt this tab checked keeps it from them. */
+async function checkReceiptPublished(kept, options) {
+  const name = "receipt published";
+  const r = kept.receipt;
+  if (!r?.signature || !kept.receipt_key || !verifyReceipt(kept.receipt_key, r)) return null;
+  if (!options.verifyApi) return unchecked(name, "could not check: this tab was not told the verify API's address, where it publishes your seed's receipt");
+  const path = `/v1/matches/${encodeURIComponent(kept.match_id)}/receipts`;
+  const body = { match_id: r.match_id, seat: r.seat, seed_sha256: r.seed_sha256, stream: r.stream, version: r.version, signature: r.signature };
+  let answer;
+  try {
+    answer = await (options.fetchImpl ?? ((...args) => fetch(...args)))(`${String(options.verifyApi).replace(/\/$/, "")}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  } catch (e) {
+    return unchecked(name, `could not check: your seed's receipt could not be published, the verify API did not answer (${e.message})`);
+  }
+  if (answer.ok) return pass(name, `the receipt for your seed (${r.stream}, version ${r.version}), signed with the match's receipt key, is published at the verify API: anyone checking this match holds its record to it`);
+  let why = "";
+  try {
+    const e = await answer.json();
+    why = e?.error ? `: ${e.error}${e.message ? `, ${e.message}` : ""}` : "";
+  } catch {
+    why = "";
+  }
+  if (answer.status >= 500 || answer.status === 429) return unchecked(name, `could not check: your seed's receipt could not be published, the verify API answered ${answer.status}${why}`);
+  return fail(name, `the verify API refused to publish the receipt for your seed (${answer.status}${why}), though it is signed with the match's receipt key: it keeps from anyone else's check that the server acknowledged your seed`);
+}
+
 async function checkCommitmentNew(kept, options) {
   const name = "commitment new";
   if (!kept.commitment) return null;
@@ -811,6 +847,7 @@ export async function checkKept(kept, options = {}) {
   }
   add(checkBounds(kept, final));
   add(await checkCommitmentNew(kept, options));
+  add(await checkReceiptPublished(kept, options));
   add(checkSalts(kept, final));
   add(checkSeed(kept, final));
   add(checkRound(kept, final));

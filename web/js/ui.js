@@ -105,6 +105,8 @@ export const ERROR_WORDS = Object.freeze({
   seed_mismatch: "That seed does not match the commitment",
   bad_key: "Your page's key for this seat is not a valid key",
   bad_signature: "Your request to leave was not signed with your seat's key",
+  bad_receipt: "That is not a receipt this match's key signed",
+  no_receipt_key: "This match is from before signed receipts",
   seed_lost: "The server has lost this match's secret seed",
   seed_not_revealed: "The server has not revealed its seed yet",
   inputs_not_fixed: "The seeds or drand's value are not all in yet",

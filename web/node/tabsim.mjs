@@ -108,11 +108,17 @@ export function relayNetwork(relays, beacons, sim) {
  * GET /v1/commitments/{c} answers with ``matches`` (the matches that used it, earliest
  * first) as the verify service does, or nothing when ``down``. Every request is logged.
  */
-export function verifyNetwork(api, { matches, down = false }, inner, log = []) {
+export function verifyNetwork(api, { matches, down = false, refuseReceipts = false }, inner, log = []) {
   const fetchImpl = (url, init) => {
     if (!url.startsWith(`${api}/`)) return inner(url, init);
-    log.push({ url });
+    log.push({ url, method: init?.method ?? "GET" });
     if (down) return Promise.reject(new TypeError("Failed to fetch"));
+    // A seat publishing its receipt (POST /v1/matches/{id}/receipts): kept, or refused.
+    if (init?.method === "POST" && /\/v1\/matches\/[^/]+\/receipts$/.test(url)) {
+      const receipt = JSON.parse(init.body);
+      if (refuseReceipts) return Promise.resolve({ ok: false, status: 400, json: async () => ({ error: "bad_receipt", message: "the receipt is not signed with this match's receipt key" }) });
+      return Promise.resolve({ ok: true, status: 201, json: async () => ({ receipt, stored: true }) });
+    }
     const m = /\/v1\/commitments\/([0-9a-f]{64})$/.exec(url);
     if (!m) return Promise.resolve({ ok: false, status: 404, json: async () => ({ error: "not_found", message: "no such route" }) });
     const body = { commitment: m[1], matches: [...matches], used_twice: matches.length > 1 };
@@ -136,7 +142,7 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
   // The key the page made for its seat when it took it (seatkey.js, table.js).
   if (c.my_key) keepMyKey(kept, c.my_key);
   const relayNet = relayNetwork(c.relays, beacons, sim);
-  const verify = verifyNetwork(verifyApi, { matches: c.commitment_matches ?? [c.match_id], down: c.verify_down === true }, relayNet.fetchImpl);
+  const verify = verifyNetwork(verifyApi, { matches: c.commitment_matches ?? [c.match_id], down: c.verify_down === true, refuseReceipts: c.receipts_refused === true }, relayNet.fetchImpl);
   const net = { fetchImpl: verify.fetchImpl, log: relayNet.log };
   const relays = c.relays.map((r) => ({ url: r.url, source: r.source }));
   const live = [];
