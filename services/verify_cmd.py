@@ -1,5 +1,5 @@
-"""``belot verify RECORD.json | URL [--json] [--drand-url URL] [--api URL] [--no-log]``: check
-a record.
+"""``belot verify RECORD.json | URL [--json] [--drand-url URL] [--api URL] [--receipt FILE]
+[--no-log]``: check a record.
 
 The same verifier as the API's (:func:`fairdeal.verifier.verify_record`), with drand's
 BLS check. Exit status: 0 when every check passes, 1 when one fails (or is skipped), 2
@@ -9,7 +9,9 @@ the record, and adds a check ``drand_relay``: the relay's beacon must be the rec
 (see :func:`relay_check` for a match dealt without drand). With a verify API (``--api``,
 or the API the record's URL names) it also asks what only the whole log shows, and adds
 :data:`~fairdeal.verifier.wholelog.PLATFORM_CHECKS`: that no other match used the record's
-commitment, and that every match that named its round followed the round's fact.
+commitment, that every match that named its round followed the round's fact, and that the
+record honours every seed receipt its seats published (and those given with
+``--receipt``).
 
 And, by default, the transparency log's checks (:func:`transparency_checks`): the
 record's entries in a checkpoint the log signed, consistent with what its witnesses
