@@ -3,6 +3,7 @@ passes, 1 when one does not, 2 for input that is not a record. And ``belot serve
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import threading
@@ -20,14 +21,15 @@ from services.cli import main as belot
 from tests.tamper import find, tampered
 from tools.matchgen import MatchSpec, offline_record
 
+SPECS = {
+    "drand": MatchSpec(ruleset="classic", end="forfeit", label="cli"),
+    "fallback": MatchSpec(ruleset="classic", end="forfeit", drand="fallback", label="cli-fb"),
+}
+
 
 @cache
 def _record(kind: str) -> str:
-    spec = {
-        "drand": MatchSpec(ruleset="classic", end="forfeit", label="cli"),
-        "fallback": MatchSpec(ruleset="classic", end="forfeit", drand="fallback", label="cli-fb"),
-    }[kind]
-    return json.dumps(offline_record(spec))
+    return json.dumps(offline_record(SPECS[kind]))
 
 
 def write(tmp_path: Path, doc: Any, name: str = "record.json") -> str:
@@ -126,12 +128,15 @@ def test_no_log_with_log_options_is_bad_input(tmp_path: Path, capsys: Any) -> No
 
 #: What the fake verify API says of the record's commitment: the matches that used it.
 COMMITMENT_USERS: list[str] = ["gen-1"]
+#: The seed receipts the stand-in API lists as published for gen-1.
+PUBLISHED: list[dict[str, Any]] = []
 
 
 @pytest.fixture
 def record_server() -> Iterator[str]:
-    """A stand-in for the verify API: the record, and what the log says of its
-    commitment (:data:`COMMITMENT_USERS`) and of its round (every match followed it)."""
+    """A stand-in for the verify API: the record, what the log says of its commitment
+    (:data:`COMMITMENT_USERS`) and of its round (every match followed it), and the seed
+    receipts its seats published (:data:`PUBLISHED`)."""
     record = json.loads(_record("drand"))
     commitment = record["fair_deal"]["commitment"]
 
@@ -144,6 +149,7 @@ def record_server() -> Iterator[str]:
                     "fact": "DrandRoundBeacon",
                     "matches": [{"match_id": "gen-1", "dealt_with_drand": True}],
                 },
+                "/v1/matches/gen-1/receipts": {"match_id": "gen-1", "receipts": PUBLISHED},
             }
             if self.path in answers:
                 body = json.dumps(answers[self.path]).encode()
@@ -176,8 +182,28 @@ def test_a_record_from_a_url_and_a_match_url(record_server: str, capsys: Any) ->
     out = capsys.readouterr().out
     assert "VERIFIED" in out
     assert "PASS  commitment_unique" in out and "PASS  round_consistency" in out
+    assert "PASS  seed_receipts" in out
     assert belot(["verify", "--no-log", f"{record_server}/v1/matches/other"]) == 2
     assert "HTTP 404" in capsys.readouterr().err
+
+
+def test_a_receipt_published_at_the_api_that_the_record_does_not_honour_fails(
+    record_server: str, capsys: Any, monkeypatch: Any
+) -> None:
+    """Seat 0 published the receipt the server signed for its seed at version 2 (the
+    match's receipt key), and the record holds another seed there: the server dealt from
+    a seed of its own in place of the one it acknowledged (issue 28, case 6)."""
+    from fairdeal.receipts import Receipt, sign_receipt
+    from tools.matchgen import receipt_secret_of
+
+    spec = SPECS["drand"]
+    mine = hashlib.sha256(b"the seed seat 0's tab sent").digest()[:16]
+    receipt = Receipt("gen-1", 0, hashlib.sha256(mine).digest(), "randomness-gen-1", 2)
+    signed = sign_receipt(receipt_secret_of(spec), receipt).to_json()
+    monkeypatch.setattr(sys.modules[__name__], "PUBLISHED", [signed])
+    assert belot(["verify", "--no-log", f"{record_server}/v1/matches/gen-1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  seed_receipts" in out and "randomness-gen-1 version 2" in out
 
 
 def test_an_api_that_serves_no_log_fails_the_default_check(record_server: str, capsys: Any) -> None:
