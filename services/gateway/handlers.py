@@ -42,7 +42,7 @@ from belot_platform.app import error_response, outage_response
 from belot_platform.messaging import ServiceError
 from eventkit import streams
 from eventlog import EventStore, Viewer
-from services.gateway import metrics
+from services.gateway import metrics, names
 from services.gateway.domain import (
     MATCH_ENDING,
     RANDOMNESS_OPENED_BY,
@@ -60,7 +60,6 @@ from table.views import public_view, view_to_json
 
 log = logging.getLogger(__name__)
 
-NAME_RE: Final = re.compile(r"[A-Za-z0-9_.\-]{3,32}")
 TABLE_ID_RE: Final = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 #: A whole number in a path or query: ASCII digits only (``int`` also takes "+1", " 1",
 #: "1_0" and other scripts' digits), few enough to bound before converting.
@@ -334,9 +333,11 @@ class Api:
 
     async def create_account(self, request: web.Request) -> web.Response:
         body = await self.body(request)
-        name, password = body.get("name"), body.get("password")
-        if not isinstance(name, str) or NAME_RE.fullmatch(name) is None:
-            raise ServiceError("bad_request", "name: 3 to 32 letters, digits, '_', '.' or '-'")
+        password = body.get("password")
+        try:
+            name = names.account_name(body.get("name"))
+        except names.NameError_ as exc:
+            raise ServiceError(exc.code, f"name: {exc}") from None
         if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise ServiceError(
                 "bad_request", f"password: {MIN_PASSWORD} to {MAX_PASSWORD} characters"
@@ -345,7 +346,9 @@ class Api:
         try:
             account = await self.accounts.create(name, password_hash)
         except NameTaken:
-            raise ServiceError("name_taken", f"the name {name!r} is taken") from None
+            raise ServiceError(
+                "name_taken", f"the name {name.display!r}, or one that looks like it, is taken"
+            ) from None
         return web.json_response({"player": account.id, "name": account.name}, status=201)
 
     async def create_session(self, request: web.Request) -> web.Response:

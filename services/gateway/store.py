@@ -4,6 +4,7 @@ schema is ``BELOT_GATEWAY_SCHEMA``; nothing else reads it."""
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from typing import Any, Final
@@ -12,6 +13,7 @@ import asyncpg
 
 from belot_platform import fields
 from eventlog.migrations import Component, Migration, apply
+from services.gateway.names import AccountName, name_key
 
 # IF NOT EXISTS: schemas made before the migrations were versioned hold these already.
 COMPONENT: Final = Component(
@@ -51,6 +53,18 @@ CREATE INDEX chat_messages_table ON {s}.chat_messages (table_id, id);
 CREATE INDEX chat_messages_player ON {s}.chat_messages (player, sent_at);
 """,
         ),
+        # Names in any script (services/gateway/names.py): unique by their look-alike
+        # key. Accounts made before have none until the gateway fills it in at start
+        # (AccountStore.migrate); one whose key another account took first keeps none,
+        # and its name still works (it is found by its name, case aside).
+        Migration(
+            3,
+            "account names by their look-alike key",
+            """
+ALTER TABLE {s}.accounts ADD COLUMN name_key text;
+CREATE UNIQUE INDEX accounts_name_key ON {s}.accounts (name_key) WHERE name_key IS NOT NULL;
+""",
+        ),
     ),
 )
 
@@ -82,26 +96,54 @@ class AccountStore:
     async def migrate(self) -> None:
         async with self._pool.acquire() as conn:
             await apply(conn, COMPONENT, self.schema)
+        await self.fill_name_keys()
 
-    async def create(self, name: str, password_hash: str) -> Account:
-        """A new account; raises :class:`NameTaken`."""
-        account = Account(uuid.uuid4().hex, name, password_hash)
+    async def fill_name_keys(self) -> int:
+        """Give the accounts made before look-alike keys theirs, oldest first (the
+        first of two look-alikes keeps the key); returns how many got one."""
+        rows = await self._pool.fetch(
+            f"SELECT id, name FROM {self.schema}.accounts WHERE name_key IS NULL "
+            "ORDER BY created_at, id"
+        )
+        filled = 0
+        for row in rows:
+            try:
+                status = await self._pool.execute(
+                    f"UPDATE {self.schema}.accounts SET name_key = $2 "
+                    "WHERE id = $1 AND name_key IS NULL",
+                    row["id"],
+                    name_key(row["name"]),
+                )
+            except asyncpg.UniqueViolationError:
+                continue  # a look-alike was there first: this name keeps working unkeyed
+            filled += status.endswith(" 1")
+        return filled
+
+    async def create(self, name: AccountName, password_hash: str) -> Account:
+        """A new account; raises :class:`NameTaken` (the name, or a look-alike, is)."""
+        account = Account(uuid.uuid4().hex, name.display, password_hash)
         try:
             await self._pool.execute(
-                f"INSERT INTO {self.schema}.accounts (id, name, password_hash) VALUES ($1, $2, $3)",
+                f"INSERT INTO {self.schema}.accounts (id, name, name_key, password_hash) "
+                "VALUES ($1, $2, $3, $4)",
                 account.id,
-                name,
+                name.display,
+                name.key,
                 password_hash,
             )
         except asyncpg.UniqueViolationError:
-            raise NameTaken(name) from None
+            raise NameTaken(name.display) from None
         return account
 
     async def by_name(self, name: str) -> Account | None:
+        """The account named ``name``, or a look-alike of it (the key), or an account
+        from before keys named so, case aside."""
         row = await self._pool.fetchrow(
             f"SELECT id, name, password_hash FROM {self.schema}.accounts "
-            "WHERE lower(name) = lower($1)",
-            name,
+            "WHERE name_key = $1 OR (name_key IS NULL AND lower(name) = lower($2)) "
+            "ORDER BY name_key IS NULL, created_at LIMIT 1",
+            name_key(name),
+            unicodedata.normalize("NFKC", name),
         )
         return None if row is None else Account(row["id"], row["name"], row["password_hash"])
 

@@ -432,7 +432,7 @@ CORRECTION = {
 CORRECTION_FIELDS = tuple(CORRECTION)
 
 GATEWAY: list[Route] = [
-    Route("POST /v1/accounts", ("name", "password"), _accounts),
+    Route("POST /v1/accounts", ("name", "password"), _accounts, accept={"name": {"bad_name": 400}}),
     Route("POST /v1/sessions", ("name", "password"), _sessions),
     Route("GET /v1/lobby", ("?ruleset", "?status"), _lobby),
     Route("POST /v1/tables", TABLE_OPTIONS, _create_table, accept=BAD_KEY),

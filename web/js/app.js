@@ -88,7 +88,7 @@ function route() {
 
 function renderLogin(root, next) {
   document.body.dataset.page = "login";
-  const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true, minlength: 3, maxlength: 32, pattern: "[A-Za-z0-9_.\\-]{3,32}" });
+  const name = h("input", { id: "name", name: "name", autocomplete: "username", required: true, minlength: 3, maxlength: 32 });
   const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 8 });
   const submit = async (signUp) => {
     if (!name.reportValidity() || !password.reportValidity()) return;

@@ -106,6 +106,7 @@ export const ERROR_WORDS = Object.freeze({
   bad_key: "Your page's key for this seat is not a valid key",
   bad_signature: "Your request to leave was not signed with your seat's key",
   bad_receipt: "That is not a receipt this match's key signed",
+  bad_name: "That name cannot be used",
   no_receipt_key: "This match is from before signed receipts",
   seed_lost: "The server has lost this match's secret seed",
   seed_not_revealed: "The server has not revealed its seed yet",
