@@ -277,10 +277,13 @@ class Page:
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
         )
 
-    async def press(self, key: str) -> None:
+    async def press(self, key: str, code: str | None = None) -> None:
         """Press and release one key as a keyboard would: ``key`` is a DOM key name
-        ("Enter", " ", "ArrowLeft", "c")."""
-        code, vk, text = KEYS.get(key) or (f"Key{key.upper()}", ord(key.upper()), key)
+        ("Enter", " ", "ArrowLeft", "c"); ``code``, the key's place when the layout is
+        not a US one (a Russian layout types "с" at ``KeyC``)."""
+        code, vk, text = KEYS.get(key) or (
+            (code, ord(code[-1]), key) if code else (f"Key{key.upper()}", ord(key.upper()), key)
+        )
         down: dict[str, Any] = {"type": "keyDown", "key": key, "code": code}
         down |= {"windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
         if text:

@@ -385,10 +385,19 @@ def said_card(code: str) -> str:
     return f"the {RANKS[code[0]]} of {SUITS[code[1]]}"
 
 
-async def ask(page: Page, key: str) -> str:
-    """Press a hot key; what the live region says then."""
+#: A Russian layout: what it types at the places of the hot keys C, A, F, S and L.
+RUSSIAN = {"c": ("с", "KeyC"), "a": ("ф", "KeyA"), "f": ("а", "KeyF"), "s": ("ы", "KeyS"),
+           "l": ("д", "KeyL")}  # fmt: skip
+
+
+async def ask(page: Page, key: str, layout: str = "us") -> str:
+    """Press a hot key (on a Russian ``layout``: the key at its place, which types a
+    Cyrillic letter); what the live region says then."""
     await page.evaluate("document.querySelector('#speech').textContent = ''")
-    await page.press(key)
+    if layout == "ru" and key in RUSSIAN:
+        await page.press(*RUSSIAN[key])
+    else:
+        await page.press(key)
     said: str = await page.wait_for(SPEECH, timeout=3)
     return said
 
@@ -408,7 +417,7 @@ async def play_by_keys(page: Page, web: Web, rng: random.Random) -> dict[str, in
     deadline = loop.time() + MATCH_TIMEOUT
     done: set[str] = set()
     seen = {"turns": 0, "asked": 0, "bids": 0, "cards": 0, "belote": 0, "no_belote": 0,
-            "led": 0, "last": 0, "belote_played": 0}  # fmt: skip
+            "led": 0, "last": 0, "belote_played": 0, "russian": 0}  # fmt: skip
     while True:
         state = await page.evaluate(PROBE)
         if state and state["phase"] == "over":
@@ -424,10 +433,13 @@ async def play_by_keys(page: Page, web: Web, rng: random.Random) -> dict[str, in
             continue
         seen["turns"] += 1
         bidding = v.phase == "bidding"
+        # Every other turn on a Russian layout: the keys are places, not letters.
+        layout = "ru" if seen["turns"] % 2 else "us"
+        seen["russian"] += layout == "ru"
         # S: whose turn.
-        assert await ask(page, "s") == f"Your turn to {'bid' if bidding else 'play'}."
+        assert await ask(page, "s", layout) == f"Your turn to {'bid' if bidding else 'play'}."
         # C: the cards on the table, in play order, each seat named.
-        on_table = await ask(page, "c")
+        on_table = await ask(page, "c", layout)
         if v.trick:
             assert on_table.startswith("On the table: "), on_table
             at = 0
@@ -438,14 +450,14 @@ async def play_by_keys(page: Page, web: Web, rng: random.Random) -> dict[str, in
             if v.tricks:
                 assert "The last trick: " in on_table, on_table
         # A: the trump (or the turned card while bidding).
-        trump = await ask(page, "a")
+        trump = await ask(page, "a", layout)
         if v.strain is None:
             assert v.turned is not None
             assert trump == f"No contract yet: the turned card is {said_card(to_code(v.turned))}."
         else:
             assert trump == trump_words(v.strain), (trump, v.strain)
         # F: the suit led.
-        led = await ask(page, "f")
+        led = await ask(page, "f", layout)
         if v.trick:
             assert led == f"{SUITS[to_code(v.trick[0][1])[1]].capitalize()} led.", led
             seen["led"] += 1
@@ -453,7 +465,7 @@ async def play_by_keys(page: Page, web: Web, rng: random.Random) -> dict[str, in
             assert led == "No card is led yet.", led
         # L: the last trick (every player may look at it), shown until the next card.
         if v.tricks and not seen["last"]:
-            last = await ask(page, "l")
+            last = await ask(page, "l", layout)
             assert last.startswith("The last trick: ") and "took it" in last, last
             want_last = json.dumps([to_code(c) for c in v.tricks[-1].cards], separators=(",", ":"))
             await page.wait_for(
@@ -561,6 +573,8 @@ async def test_a_match_played_with_the_keyboard_alone_is_told_in_the_live_region
             assert page.errors == [], page.errors
     assert seen["turns"] >= 8 and seen["cards"] >= 8 and seen["led"] >= 1, seen
     assert seen["last"] >= 1 and seen["no_belote"] >= 1, seen
+    # Half the turns asked with the keys of a Russian layout, which type Cyrillic letters.
+    assert seen["russian"] >= 4, seen
     # A card played after Space announced belote carries it, in the record.
     assert seen["bids"] >= 1, seen
     assert announced == seen["belote_played"], (seen, announced)

@@ -22,6 +22,7 @@ import { relayList } from "./drand.js";
 import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
 import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
+import { actionOf, keyNames } from "./keys.js";
 import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
@@ -101,6 +102,10 @@ class TablePage {
     });
     this.ticker = setInterval(() => this.tick(), 250);
     document.addEventListener("keydown", this.keys);
+    // The letter keys' names on this keyboard's layout, for the keys' help.
+    keyNames().then((n) => {
+      this.keyNames = n;
+    });
     document.addEventListener("keyup", this.keys);
     const kept = this.kept();
     this.maybeWatch(kept);
@@ -619,7 +624,7 @@ class TablePage {
         this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, "Leave the table") : null,
         this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, "Replay and the verification report") : null,
         h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, "Score sheet"),
-        h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(), true) }, "Keys"),
+        h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(this.keyNames), true) }, "Keys"),
         h("span", { class: "dim" }, `connection: ${this.connection}`),
       ),
     );
@@ -853,13 +858,14 @@ class TablePage {
     if (typing) return;
     const v = this.view;
     const names = (s) => this.seatName(s);
-    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    // By the key's place, whatever the layout types there (keys.js).
+    const key = actionOf(e);
     if (e.type === "keyup") {
       // A button's own Space activates it on keyup: Space is belote here.
       if (key === " ") e.preventDefault();
       return;
     }
-    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, this.isMyTurn()), "?": () => readKeys() };
+    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, this.isMyTurn()), "?": () => readKeys(this.keyNames) };
     if (answers[key]) {
       e.preventDefault();
       speak(answers[key](), true);

@@ -118,14 +118,17 @@ export const HOT_KEYS = Object.freeze([
   ["↑  ↓", "between the bids and the hand"],
   ["Enter", "play the chosen card, make the chosen bid, or sit down"],
   ["Space", "announce belote and rebelote with the card you play"],
-  ["C", "the cards on the table"],
-  ["A", "the trump"],
-  ["F", "the suit led"],
-  ["S", "whose turn"],
-  ["L", "the last trick"],
+  ["KeyC", "the cards on the table"],
+  ["KeyA", "the trump"],
+  ["KeyF", "the suit led"],
+  ["KeyS", "whose turn"],
+  ["KeyL", "the last trick"],
   ["?", "these keys"],
 ]);
 
-export function readKeys() {
-  return `Keys: ${HOT_KEYS.map(([k, what]) => `${k.replace(/\s+/g, " or ").replace("← or →", "left or right arrow").replace("↑ or ↓", "up or down arrow")}: ${what}`).join("; ")}.`;
+/** The keys, each letter key by its name on the player's layout (keys.js keyNames:
+ * {KeyC: "С", ...}; the US letter where none is given). */
+export function readKeys(names = {}) {
+  const named = (k) => (k.startsWith("Key") ? (names[k] ?? k.slice(3)) : k);
+  return `Keys: ${HOT_KEYS.map(([k, what]) => `${named(k).replace(/\s+/g, " or ").replace("← or →", "left or right arrow").replace("↑ or ↓", "up or down arrow")}: ${what}`).join("; ")}.`;
 }
