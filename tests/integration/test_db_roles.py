@@ -32,6 +32,7 @@ from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash, format_
 from eventlog.migrations import MIGRATIONS
 from fairdeal import logentries
 from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
+from services.gateway import store as gateway_store
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
 from services.verify import store as verify_store
@@ -380,7 +381,8 @@ async def test_a_service_role_meets_a_schema_behind_its_code_with_one_line(
     last = proc.stderr.strip().splitlines()[-1]
     assert "Traceback" not in proc.stderr, proc.stderr
     assert (
-        f"schema '{layout.gateway}_missing' (gateway) is at migration 0, this code needs 2" in last
+        f"schema '{layout.gateway}_missing' (gateway) is at migration 0, this code needs "
+        f"{gateway_store.COMPONENT.newest}" in last
     )
     assert "run `belot db setup` with the owner's URL" in last
     assert kit.name("gateway") in last
