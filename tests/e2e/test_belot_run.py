@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,17 +28,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from belot_platform.alerts import RULES
 from services.serve import REGISTRY
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "belot.json"
 RULESETS = ("club", "classic", "french", "gambler")
 SERVICES = tuple(REGISTRY)  # every service `belot run` starts
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
@@ -164,6 +158,13 @@ def wait_until(predicate, timeout: float, what: str, running: Running) -> None:
 def finished(running: Running, ruleset: str) -> list[dict]:
     status, body = get_json(f"{running.url('verify')}/v1/matches?ruleset={ruleset}&limit=5")
     return [m for m in body.get("matches", []) if m.get("revealed")] if status == 200 else []
+
+
+def a_finished(running: Running, ruleset: str) -> dict:
+    """A finished, revealed match of ``ruleset``, once the demo has played one (each test
+    waits for its own: none relies on another having run first)."""
+    wait_until(lambda: finished(running, ruleset), 420, f"a finished {ruleset} match", running)
+    return finished(running, ruleset)[0]
 
 
 def test_every_service_answers_healthz(running: Running) -> None:
@@ -291,7 +292,7 @@ def test_metrics_move(running: Running) -> None:
 
 
 def test_a_finished_match_verifies_through_the_verify_api(running: Running) -> None:
-    match = finished(running, "classic")[0]
+    match = a_finished(running, "classic")
     status, report = get_json(
         f"{running.url('verify')}/v1/matches/{match['match_id']}/verification"
     )
@@ -307,7 +308,7 @@ def test_belot_verify_by_default_checks_the_log_against_the_witness_belot_run_st
     # API, the witnesses its operator configured (the one belot run started, in its own
     # process with its own key), and log_timing: the naming cosigned before the round
     # was due, by the witness's clock.
-    match = finished(running, "classic")[0]
+    match = a_finished(running, "classic")
     url = f"{running.url('verify')}/v1/matches/{match['match_id']}"
     witnesses = get_json(f"{running.url('verify')}/v1/log/witnesses")[1]["witnesses"]
     (ours,) = [w for w in witnesses if w["source"] == "configured"]

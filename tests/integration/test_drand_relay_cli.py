@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import socket
 import subprocess
 import sys
 import time
@@ -13,15 +12,10 @@ from pathlib import Path
 import orjson
 
 from drand import QUICKNET
+from tests.ports import free_port
 from tools.drand_vectors import BEACONS_FILE, QUICKNET_BEACONS
 
 BELOT = str(Path(sys.executable).with_name("belot"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_relay_process_serves_recorded_beacons() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator
@@ -31,18 +30,13 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from belot_platform.alerts import RULES
 from tests.integration.gateway_support import gateway
 from tests.integration.table_support import eventually
+from tests.ports import free_port
 from tests.prometheus_tools import program
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 ROOT = Path(__file__).resolve().parents[2]
 ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yml"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Randomness:
