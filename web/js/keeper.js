@@ -385,10 +385,13 @@ export function keepMySeed(kept, seedHex, now = Date.now()) {
   return true;
 }
 
-/** The key this page made for its seat (seatkey.js), noted once. */
+/** The key this page made for its seat (seatkey.js). A seat left and taken again before
+ * the commitment gets a new key: until the commitment is kept the latest counts; once
+ * it is, the key noted then stays (the commitment's key is judged against it). */
 export function keepMyKey(kept, keyHex) {
   fill(kept);
-  if (kept.my_key !== null || typeof keyHex !== "string") return false;
+  if (typeof keyHex !== "string" || kept.my_key === keyHex) return false;
+  if (kept.my_key !== null && kept.commitment_keys !== null) return false;
   kept.my_key = keyHex;
   return true;
 }

@@ -60,9 +60,10 @@ function tableList(ctx, tables) {
 
 async function sit(ctx, tableId, seat) {
   try {
+    // Kept before the seat is asked for: a page closed in between still has it.
     const key = newSeatKey();
-    await ctx.gateway.join(tableId, seat, key.key);
     ctx.store?.saveSeatKey(tableId, key);
+    await ctx.gateway.join(tableId, seat, key.key);
     location.hash = `#/table/${encodeURIComponent(tableId)}`;
   } catch (e) {
     sayError(e, `Taking seat ${seat}`);

@@ -523,9 +523,10 @@ class TablePage {
 
   async sit(seat) {
     try {
+      // Kept before the seat is asked for: a page closed in between still has it.
       const key = newSeatKey();
-      await this.ctx.gateway.join(this.tableId, seat, key.key);
       this.ctx.store?.saveSeatKey(this.tableId, key);
+      await this.ctx.gateway.join(this.tableId, seat, key.key);
       say(`You sit at seat ${seat}.`, "info");
       await this.refresh();
     } catch (e) {

@@ -50,3 +50,18 @@ test("each seat gets a fresh key, kept by table in the page's storage", () => {
   store.saveSeatKey("t-1", b, 2); // a new seat at the table: a new key
   assert.equal(store.seatKey("t-1").key, b.key);
 });
+
+test("the page's key for its seat: the latest before the commitment, the one noted after", async () => {
+  const { newKept, keepMyKey } = await import("../js/keeper.js");
+  const kept = newKept("m-1", "t-1", "p-1");
+  const [a, b, c] = [newSeatKey().key, newSeatKey().key, newSeatKey().key];
+  assert.equal(keepMyKey(kept, a), true);
+  assert.equal(keepMyKey(kept, a), false);
+  // The seat was left and taken again before the commitment: a new key.
+  assert.equal(keepMyKey(kept, b), true);
+  assert.equal(kept.my_key, b);
+  // Once the commitment (and the keys it records) is kept, the key noted then stays.
+  kept.commitment_keys = [b, ""];
+  assert.equal(keepMyKey(kept, c), false);
+  assert.equal(kept.my_key, b);
+});
