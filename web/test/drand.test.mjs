@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import "../node/importmap.mjs";
+import { memoryStorage } from "../node/memstorage.mjs";
 import { makeStore } from "../js/store.js";
 
 const { CHAINS, DEFAULT_RELAYS, verifyBeacon, roundTime, roundAt, fetchRound, relayList, normalizeRelay } = await import("../js/drand.js");
@@ -341,15 +342,7 @@ test("relayList: the tab's own relays first, then the server's, each once, sayin
 
 test("store: the player's relays are kept in localStorage under belot.drand.relays", () => {
   const items = new Map();
-  const storage = {
-    getItem: (k) => (items.has(k) ? items.get(k) : null),
-    setItem: (k, v) => items.set(k, String(v)),
-    removeItem: (k) => items.delete(k),
-    key: (i) => [...items.keys()][i] ?? null,
-    get length() {
-      return items.size;
-    },
-  };
+  const storage = memoryStorage(items);
   const store = makeStore(storage);
   assert.equal(store.drandRelays(), null);
   store.saveDrandRelays([" https://mine.example ", "", "https://other.example"]);

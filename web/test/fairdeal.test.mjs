@@ -8,6 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import "../node/importmap.mjs";
+import { memoryStorage } from "../node/memstorage.mjs";
 
 const { keep, newKept } = await import("../js/keeper.js");
 const { checkKept, checkLive, seatCards, drandPage } = await import("../js/fairdeal.js");
@@ -225,15 +226,7 @@ test("seatCards follows the published pattern", { skip }, () => {
 
 test("the store keeps at most MAX_KEPT matches and edits read the stored copy", () => {
   const data = new Map();
-  const storage = {
-    getItem: (k) => (data.has(k) ? data.get(k) : null),
-    setItem: (k, v) => data.set(k, String(v)),
-    removeItem: (k) => data.delete(k),
-    key: (i) => [...data.keys()][i] ?? null,
-    get length() {
-      return data.size;
-    },
-  };
+  const storage = memoryStorage(data);
   const s = makeStore(storage);
   const kept = s.updateKept("m1", () => newKept("m1", "t1", "p"), (k) => keepMySeed(k, "aa".repeat(16)));
   assert.equal(kept.my_seed, "aa".repeat(16));

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import "../node/importmap.mjs";
+import { memoryStorage } from "../node/memstorage.mjs";
 
 const { leaveMessage, newSeatKey, signLeave, verifyLeave } = await import("../js/seatkey.js");
 const { makeStore } = await import("../js/store.js");
@@ -34,15 +35,7 @@ test("each seat gets a fresh key, kept by table in the page's storage", () => {
   assert.match(a.key, /^[0-9a-f]{64}$/);
   assert.ok(verifyLeave(a.key, "m-1", 0, signLeave(a.secret, "m-1", 0)));
   const data = new Map();
-  const storage = {
-    getItem: (k) => (data.has(k) ? data.get(k) : null),
-    setItem: (k, v) => data.set(k, String(v)),
-    removeItem: (k) => data.delete(k),
-    key: (i) => [...data.keys()][i] ?? null,
-    get length() {
-      return data.size;
-    },
-  };
+  const storage = memoryStorage(data);
   const store = makeStore(storage);
   assert.equal(store.seatKey("t-1"), null);
   store.saveSeatKey("t-1", a, 1);
