@@ -59,14 +59,6 @@ def _match_id(body: dict[str, Any]) -> str:
     return match_id
 
 
-def _is_hex(text: str) -> bool:
-    try:
-        bytes.fromhex(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _int(body: dict[str, Any], name: str, default: int | None = None) -> int:
     value = body.get(name, default)
     if type(value) is not int:
@@ -101,13 +93,14 @@ class Handlers:
                 what=f"an account id (1 to {fields.MAX_ID} characters), or null for a bot",
             )  # fmt: skip
             key = item.get("key")
-            if key is not None and not (
-                isinstance(key, str) and len(key) == 2 * LEAVE_KEY_SIZE and _is_hex(key)
-            ):
-                raise ServiceError(
-                    "bad_key", f"seats[{n}].key must be {2 * LEAVE_KEY_SIZE} hex digits or null"
-                )
-            seats.append(SeatSpec(n, player, bytes.fromhex(key) if key else b""))
+            field = f"seats[{n}].key"
+            if key is not None and not isinstance(key, str):
+                raise ServiceError("bad_key", f"{field} is hex digits, or null")
+            try:
+                public = b"" if key is None else fields.parse_hex(field, key, (LEAVE_KEY_SIZE,))
+            except fields.FieldError as exc:
+                raise ServiceError("bad_key", f"{exc.message} (or null)") from None
+            seats.append(SeatSpec(n, player, public))
         window = body.get("window_ms")
         if window is not None and (
             type(window) is not int or not 1 <= window <= MAX_SEED_WINDOW_MS

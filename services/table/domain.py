@@ -129,28 +129,28 @@ def opened(
     )
 
 
-def parse_hex(name: str, value: Any, size: int, what: str) -> str:
-    """An optional field of ``size`` bytes as lower-case hex ("" when absent); raises
-    :class:`TableError` (``bad_key`` or ``bad_signature``, by ``name``)."""
+def hex_field(name: str, value: Any, size: int, what: str) -> str:
+    """An optional field of ``size`` bytes as lower-case hex ("" when absent), read by
+    the platform's one hex parser; raises :class:`TableError` (``bad_key`` or
+    ``bad_signature``, by ``name``)."""
     if value is None or value == "":
         return ""
-    code = f"bad_{name}"
-    if not isinstance(value, str) or len(value) != 2 * size:
-        raise TableError(code, f"{name} must be {what}: {2 * size} hex digits")
+    if not isinstance(value, str):
+        raise TableError(f"bad_{name}", f"{name} must be {what}: {2 * size} hex digits")
     try:
-        return bytes.fromhex(value).hex()
-    except ValueError:
-        raise TableError(code, f"{name} must be {what}: {2 * size} hex digits") from None
+        return fields.parse_hex(name, value, (size,)).hex()
+    except fields.FieldError as exc:
+        raise TableError(f"bad_{name}", f"{exc.message} ({what})") from None
 
 
 def seat_key(value: Any) -> str:
     """The ``key`` a page sends with its seat: an Ed25519 public key, or none."""
-    return parse_hex("key", value, leave.KEY_SIZE, "an Ed25519 public key")
+    return hex_field("key", value, leave.KEY_SIZE, "an Ed25519 public key")
 
 
 def signature_field(value: Any) -> str:
     """The ``signature`` a ``leave`` carries, its shape only (64 bytes, hex, or none)."""
-    return parse_hex("signature", value, leave.SIGNATURE_SIZE, "an Ed25519 signature")
+    return hex_field("signature", value, leave.SIGNATURE_SIZE, "an Ed25519 signature")
 
 
 def leave_signature(state: TableState, seat: int, signature: str) -> str:
