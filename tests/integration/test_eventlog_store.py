@@ -21,6 +21,7 @@ from eventlog import (
 )
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from eventlog.migrations import MIGRATIONS
+from tests.integration.table_support import eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
 
@@ -332,16 +333,18 @@ async def test_a_batch_whose_connection_the_server_ends_fails_as_an_outage(
         # Inserts wait on this lock; the writer's reads (its plan) do not.
         await blocker.execute(f"LOCK TABLE {schema}.events IN EXCLUSIVE MODE")
         appends = [asyncio.ensure_future(store.append(f"cut-{i}", 0, [ev(i)])) for i in range(1, 5)]
-        waiting = None
-        for _ in range(500):
+        waiting: int | None = None
+
+        async def batch_waits() -> bool:
+            nonlocal waiting
             waiting = await pg_pool.fetchval(
                 "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                 " AND query ILIKE '%events%' AND pid <> $1",
                 blocker.get_server_pid(),
             )
-            if waiting is not None:
-                break
-            await asyncio.sleep(0.01)
+            return waiting is not None
+
+        await eventually(batch_waits, 5)
         assert waiting is not None, "the batch never waited on the lock"
         assert await pg_pool.fetchval("SELECT pg_terminate_backend($1)", waiting)
         await tx.rollback()  # appends in another batch, on another connection, go on
