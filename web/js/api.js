@@ -1,12 +1,15 @@
 // The gateway's HTTP API and WebSocket, and the verify API, for the pages.
-// Errors come back as ApiError(status, code, message): the gateway's own JSON errors
-// ({"error", "message"}), or code "network" when nothing answered.
+// Errors come back as ApiError(status, code, message, details): the gateway's own JSON
+// errors ({"error", "message"}, and "details" where the refusal carries facts the client
+// says in the player's language: the card refused, the suit to follow, the cards
+// allowed), or code "network" when nothing answered.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, details = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.details = details;
   }
 }
 
@@ -29,8 +32,13 @@ async function call(base, method, path, { body, token } = {}) {
   if (!response.ok) {
     const code = data?.error ?? `http_${response.status}`;
     let message = data?.message ?? response.statusText;
-    if (response.status === 429) message = `too many requests: wait ${response.headers.get("Retry-After") ?? "a second"} s`;
-    throw new ApiError(response.status, code, message);
+    let details = data?.details && typeof data.details === "object" ? data.details : null;
+    if (response.status === 429) {
+      const wait = Number(response.headers.get("Retry-After") ?? 1) || 1;
+      message = `too many requests: wait ${wait} s`;
+      details = { retry_after: wait };
+    }
+    throw new ApiError(response.status, code, message, details);
   }
   return data;
 }
@@ -64,6 +72,10 @@ export class Gateway {
   }
   logIn(name, password) {
     return this.request("POST", "/v1/sessions", { name, password });
+  }
+  /** Keep the language the player chose for their account ("ru", "bg", "en", "fr"). */
+  setLanguage(language) {
+    return this.request("PUT", "/v1/account/language", { language });
   }
   lobby() {
     return this.request("GET", "/v1/lobby");
