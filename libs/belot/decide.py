@@ -78,7 +78,7 @@ from belot.melds import (
     meld_points,
     winning_claim,
 )
-from belot.play import playable, trick_points, why_illegal, winning_index
+from belot.play import broken_rule, playable, trick_points, winning_index
 from belot.ruleset import AllPass, BeloteAnnounce, BothReach, Strain
 from belot.salts import COMPLETION, FIRST, salt_index, salt_of, salts_problem
 from belot.scoring import Tally, score_deal
@@ -191,7 +191,8 @@ def _decide_play(state: Match, cmd: PlayCard) -> list[Event]:
             f"seat {cmd.seat} does not hold {to_code(card) if 0 <= card < 32 else card}"
         )
     if not playable(hand, deal.trick, deal.strain, rules) >> card & 1:
-        raise IllegalCard(why_illegal(hand, deal.trick, deal.strain, rules, card))
+        broken = broken_rule(hand, deal.trick, deal.strain, rules, card)
+        raise IllegalCard(broken.words(), details=broken.details())
     events: list[Event] = []
     if cmd.belote:
         if deal.strain > Strain.ALL_TRUMPS or not can_announce_belote(state, cmd.seat, card):

@@ -1,8 +1,11 @@
 """Why a command is refused: one base class, one subclass per rule, each with a stable
-snake_case ``code`` (what services answer over the wire) and a plain-words message."""
+snake_case ``code`` (what services answer over the wire), a plain-words message, and
+where a client needs them to say the refusal in its player's language, the facts as
+``details`` (an illegal card's rule, the suit led, the cards allowed)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 
@@ -11,9 +14,10 @@ class RulesError(ValueError):
 
     code: ClassVar[str] = "rules_error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, details: Mapping[str, object] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.details: Mapping[str, object] | None = details
 
 
 class MatchOver(RulesError):

@@ -196,19 +196,58 @@ def trick_points(trick: Sequence[int], strain: int) -> int:
 
 
 _SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+_SUIT_LETTERS: Final = "CDHS"
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenRule:
+    """Why a card outside :func:`playable` may not be played, as facts a client can say
+    in its player's language: the card, the rule (``follow``: follow ``suit``;
+    ``overtrump``: play a higher trump when you can; ``trump``: with no ``suit`` you must
+    trump; ``beat_trump``: beat the trump already played when you can), the suit led
+    (a letter of CDHS, or None) and the cards allowed."""
+
+    card: str
+    rule: str
+    suit: str | None
+    allowed: tuple[str, ...]
+
+    def words(self) -> str:
+        """The rule in plain (English) words, as the API's message says it."""
+        suit = _SUIT_NAMES[_SUIT_LETTERS.index(self.suit)] if self.suit else ""
+        rule = {
+            "follow": f"you must follow {suit}",
+            "overtrump": "you must play a higher trump when you can",
+            "trump": f"with no {suit} you must trump",
+            "beat_trump": "you must beat the trump already played when you can",
+        }[self.rule]
+        return f"{self.card} may not be played: {rule} (allowed: {' '.join(self.allowed)})"
+
+    def details(self) -> dict[str, object]:
+        """The facts as a refusal's ``details``."""
+        allowed = list(self.allowed)
+        return {"card": self.card, "rule": self.rule, "suit": self.suit, "allowed": allowed}
+
+
+def broken_rule(
+    hand: Mask, trick: Sequence[int], strain: int, ruleset: Ruleset, card: Card
+) -> BrokenRule:
+    """The rule a card outside :func:`playable` breaks."""
+    allowed = playable(hand, trick, strain, ruleset)
+    led = trick[0] >> 3 if trick else -1
+    codes = tuple(to_code(c) for c in range(32) if allowed >> c & 1)
+    if led >= 0 and hand & SUIT_MASKS[led] and card >> 3 != led:
+        rule = "follow"
+    elif led >= 0 and allowed & SUIT_MASKS[led] and card >> 3 == led:
+        rule = "overtrump"
+    elif strain <= 3 and allowed & ~SUIT_MASKS[strain] == 0 and card >> 3 != strain:
+        rule = "trump"
+    else:
+        rule = "beat_trump"
+    suit = _SUIT_LETTERS[led] if led >= 0 else None
+    return BrokenRule(to_code(card), rule, suit, codes)
 
 
 def why_illegal(hand: Mask, trick: Sequence[int], strain: int, ruleset: Ruleset, card: Card) -> str:
     """The rule a card outside :func:`playable` breaks, in plain words."""
-    allowed = playable(hand, trick, strain, ruleset)
-    led = trick[0] >> 3 if trick else -1
-    codes = " ".join(to_code(c) for c in range(32) if allowed >> c & 1)
-    if led >= 0 and hand & SUIT_MASKS[led] and card >> 3 != led:
-        rule = f"you must follow {_SUIT_NAMES[led]}"
-    elif led >= 0 and allowed & SUIT_MASKS[led] and card >> 3 == led:
-        rule = "you must play a higher trump when you can"
-    elif strain <= 3 and allowed & ~SUIT_MASKS[strain] == 0 and card >> 3 != strain:
-        rule = f"with no {_SUIT_NAMES[led]} you must trump"
-    else:
-        rule = "you must beat the trump already played when you can"
-    return f"{to_code(card)} may not be played: {rule} (allowed: {codes})"
+    return broken_rule(hand, trick, strain, ruleset, card).words()

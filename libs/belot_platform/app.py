@@ -62,8 +62,10 @@ def error_response(
     *,
     status: int | None = None,
     headers: Mapping[str, str] | None = None,
+    details: Mapping[str, object] | None = None,
 ) -> web.Response:
-    """A refusal as HTTP: ``{"error": code, "message": message}`` with ``status``
+    """A refusal as HTTP: ``{"error": code, "message": message}`` (and ``"details"``
+    when the refusal carries facts for the client to say) with ``status``
     (default: :func:`~belot_platform.errors.status_of` the code) and ``headers``.
 
     A NATS reply's ``timeout`` is answered as ``unavailable``
@@ -72,12 +74,17 @@ def error_response(
     code = outage.client_code(code)
     status = status_of(code) if status is None else status
     out = {**outage.headers(), **(headers or {})} if status == 503 else dict(headers or {})
-    return web.json_response({"error": code, "message": message}, status=status, headers=out)
+    body: dict[str, object] = {"error": code, "message": message}
+    if details:
+        body["details"] = dict(details)
+    return web.json_response(body, status=status, headers=out)
 
 
 def refusal_response(exc: ServiceError) -> web.Response:
     """:func:`error_response` of a raised :class:`~belot_platform.errors.ServiceError`."""
-    return error_response(exc.code, exc.message, status=exc.status, headers=exc.headers)
+    return error_response(
+        exc.code, exc.message, status=exc.status, headers=exc.headers, details=exc.details
+    )
 
 
 def outage_response(message: str) -> web.Response:

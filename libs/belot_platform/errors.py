@@ -132,9 +132,11 @@ class Coded(Protocol):
 
 
 class ServiceError(Exception):
-    """A refusal: a stable ``code``, a ``message``, and the HTTP ``headers`` its answer
-    carries (``Retry-After``). ``status`` is :func:`status_of` the code unless the raiser
-    gives one (see the module's docstring for when). Sent as :meth:`to_json`."""
+    """A refusal: a stable ``code``, a ``message`` (English, for API users), the facts a
+    client says in its player's language (``details``: the rules' illegal card, its rule,
+    the suit led and the cards allowed), and the HTTP ``headers`` its answer carries
+    (``Retry-After``). ``status`` is :func:`status_of` the code unless the raiser gives
+    one (see the module's docstring for when). Sent as :meth:`to_json`."""
 
     def __init__(
         self,
@@ -143,21 +145,26 @@ class ServiceError(Exception):
         *,
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
+        details: Mapping[str, object] | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.status = status_of(code) if status is None else status
         self.headers: Mapping[str, str] = dict(headers or {})
+        self.details: Mapping[str, object] | None = dict(details) if details else None
 
     @classmethod
     def of(cls, error: Coded) -> ServiceError:
-        """The refusal a core's error stands for: its code and message, nothing added.
-        The one conversion, where the error leaves the core."""
-        return cls(error.code, error.message)
+        """The refusal a core's error stands for: its code, message and details, nothing
+        added. The one conversion, where the error leaves the core."""
+        return cls(error.code, error.message, details=getattr(error, "details", None))
 
-    def to_json(self) -> dict[str, str]:
-        return {"error": self.code, "message": self.message}
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"error": self.code, "message": self.message}
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
 
 
 class UsageError(ServiceError):

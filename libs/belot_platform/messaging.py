@@ -113,7 +113,12 @@ async def request(nc: Client, subject: str, body: Any, *, timeout: float) -> Any
     except orjson.JSONDecodeError:
         raise ServiceError(BAD_REQUEST, f"the reply on {subject} is not JSON") from None
     if isinstance(reply, dict) and isinstance(reply.get("error"), str):
-        raise ServiceError(reply["error"], str(reply.get("message", "")))
+        details = reply.get("details")
+        raise ServiceError(
+            reply["error"],
+            str(reply.get("message", "")),
+            details=details if isinstance(details, dict) else None,
+        )
     return reply
 
 

@@ -95,11 +95,12 @@ def refuse(
     *,
     status: int | None = None,
     headers: Mapping[str, str] | None = None,
+    details: Mapping[str, object] | None = None,
 ) -> web.Response:
     """The platform's :func:`~belot_platform.app.error_response`, counted by the code
     answered in ``belot_gateway_errors_total``."""
     metrics.ERRORS.labels(outage.client_code(code)).inc()
-    return error_response(code, message, status=status, headers=headers)
+    return error_response(code, message, status=status, headers=headers, details=details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +220,9 @@ class Api:
                     )
             return await handler(request)
         except ServiceError as exc:
-            return refuse(exc.code, exc.message, status=exc.status, headers=exc.headers)
+            return refuse(
+                exc.code, exc.message, status=exc.status, headers=exc.headers, details=exc.details
+            )
         except fields.FieldError as exc:
             return refuse(exc.code, exc.message)
         except web.HTTPException as exc:

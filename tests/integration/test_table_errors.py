@@ -144,6 +144,13 @@ async def test_refusals_carry_precise_codes_and_append_nothing(
                             "POST", f"/v1/tables/{table_id}/play", {"card": illegal[0]}
                         )
                         assert (status, body["error"]) == (409, "illegal_card"), body
+                        # The refusal's facts reach the player, for the page to say them
+                        # in its own language (web/js/ui.js errorText).
+                        details = body["details"]
+                        assert details["card"] == illegal[0]
+                        assert sorted(details["allowed"]) == sorted(legal), body
+                        assert details["suit"] == v["trick"][0][1][1], body
+                        assert details["rule"] in ("follow", "overtrump", "trump", "beat_trump")
                         assert await versions(store, created) == before
                         found = True
             if found:

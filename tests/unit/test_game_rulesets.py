@@ -270,6 +270,11 @@ def test_row_void_in_led_suit(name: str) -> None:
     with pytest.raises(IllegalCard, match="must trump") as refused:
         table.play(seat, "8D")  # type: ignore[arg-type]
     assert refused.value.code == "illegal_card"
+    # The facts a client says in its player's language: the rule, the suit led (spades,
+    # which the seat lacks) and the cards allowed, the same as the English message's.
+    assert refused.value.details == {
+        "card": "8D", "rule": "trump", "suit": "S", "allowed": ["7H", "AH"],
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NAMES)
