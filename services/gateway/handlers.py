@@ -54,7 +54,7 @@ from services.gateway.domain import (
     same_secret,
 )
 from services.gateway.live import Hub
-from services.gateway.store import AccountStore, NameTaken
+from services.gateway.store import LANGUAGES, AccountStore, NameTaken
 from table import state as table_state
 from table.views import public_view, view_to_json
 
@@ -180,6 +180,7 @@ class Api:
         return [
             web.post("/v1/accounts", self.create_account),
             web.post("/v1/sessions", self.create_session),
+            web.put("/v1/account/language", self.set_language),
             web.get("/v1/lobby", self.lobby),
             web.post("/v1/tables", self.create_table),
             web.get("/v1/tables/{table_id}", self.get_table),
@@ -376,10 +377,25 @@ class Api:
                 "token": token,
                 "player": account.id,
                 "name": account.name,
+                "language": account.language,
                 "expires_at_ms": time.time_ns() // 1_000_000 + self.tokens.ttl_s * 1000,
             },
             status=201,
         )
+
+    async def set_language(self, request: web.Request) -> web.Response:
+        """The player's language for the web client, kept with the account: the page
+        speaks it at the next log-in, on any browser."""
+        who = self.identity(request)
+        assert who is not None
+        body = await self.body(request)
+        language = fields.text("language", body.get("language"), 8)
+        if language not in LANGUAGES:
+            raise ServiceError(
+                "bad_language", f"language {language!r}: one of {', '.join(LANGUAGES)}"
+            )
+        await self.accounts.set_language(who.player, language)
+        return web.json_response({"language": language})
 
     # ------------------------------------------------------------------ lobby, tables
 

@@ -65,8 +65,22 @@ ALTER TABLE {s}.accounts ADD COLUMN name_key text;
 CREATE UNIQUE INDEX accounts_name_key ON {s}.accounts (name_key) WHERE name_key IS NOT NULL;
 """,
         ),
+        # The language the player chose for the web client (one of LANGUAGES, checked by
+        # the gateway; the column only keeps the shape, so a new catalogue needs no
+        # migration). None: not chosen yet, the browser's languages decide.
+        Migration(
+            4,
+            "the account's language",
+            """
+ALTER TABLE {s}.accounts ADD COLUMN language text CHECK (language ~ '^[a-z]{{2,3}}$');
+""",
+        ),
     ),
 )
+
+#: The web client's languages (its catalogues, web/js/lang/; tests/unit/test_web_catalogues.py
+#: keeps the two lists the same).
+LANGUAGES: Final = ("ru", "bg", "en", "fr")
 
 #: What the gateway's database role may do to its tables (``belot db setup`` grants it):
 #: sign-up inserts, log-in and the seat names select, a rehash on log-in updates; a
@@ -84,6 +98,7 @@ class Account:
     id: str
     name: str
     password_hash: str
+    language: str | None = None
 
 
 class AccountStore:
@@ -139,13 +154,25 @@ class AccountStore:
         """The account named ``name``, or a look-alike of it (the key), or an account
         from before keys named so, case aside."""
         row = await self._pool.fetchrow(
-            f"SELECT id, name, password_hash FROM {self.schema}.accounts "
+            f"SELECT id, name, password_hash, language FROM {self.schema}.accounts "
             "WHERE name_key = $1 OR (name_key IS NULL AND lower(name) = lower($2)) "
             "ORDER BY name_key IS NULL, created_at LIMIT 1",
             name_key(name),
             unicodedata.normalize("NFKC", name),
         )
-        return None if row is None else Account(row["id"], row["name"], row["password_hash"])
+        if row is None:
+            return None
+        return Account(row["id"], row["name"], row["password_hash"], row["language"])
+
+    async def set_language(self, account_id: str, language: str) -> None:
+        """Keep the language the player chose (one of :data:`LANGUAGES`)."""
+        if language not in LANGUAGES:
+            raise ValueError(f"language {language!r}: one of {', '.join(LANGUAGES)}")
+        await self._pool.execute(
+            f"UPDATE {self.schema}.accounts SET language = $2 WHERE id = $1",
+            account_id,
+            language,
+        )
 
     async def set_hash(self, account_id: str, password_hash: str) -> None:
         await self._pool.execute(
