@@ -341,7 +341,7 @@ class Api:
         try:
             name = names.account_name(body.get("name"))
         except names.NameError_ as exc:
-            raise ServiceError(exc.code, f"name: {exc}") from None
+            raise ServiceError(exc.code, f"name: {exc}", details=exc.details) from None
         if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise ServiceError(
                 "bad_request", f"password: {MIN_PASSWORD} to {MAX_PASSWORD} characters"

@@ -48,9 +48,17 @@ _ALLOWED: Final = ("L", "M", "Nd")
 
 
 class NameError_(ValueError):
-    """A name refused, with its reason (``code`` is ``bad_name``)."""
+    """A name refused, with its reason in words and as ``details`` a client says in its
+    player's language: ``{"reason": "not_text" | "length" | "character" | "scripts" |
+    "no_letter", ...}`` with the length, the character's code point and kind
+    (``control``, ``format``, ``space``, ``other``) or the scripts mixed (``code`` is
+    ``bad_name``)."""
 
     code: Final = "bad_name"
+
+    def __init__(self, message: str, reason: str, **facts: object) -> None:
+        super().__init__(message)
+        self.details: dict[str, object] = {"reason": reason, **facts}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,31 +72,43 @@ class AccountName:
 def account_name(value: object) -> AccountName:
     """The account name ``value`` makes, or :class:`NameError_` saying why not."""
     if not isinstance(value, str):
-        raise NameError_("the name must be text")
+        raise NameError_("the name must be text", "not_text")
     name = unicodedata.normalize("NFKC", value)
     if not MIN_NAME <= len(name) <= MAX_NAME:
-        raise NameError_(f"a name is {MIN_NAME} to {MAX_NAME} characters (this one is {len(name)})")
+        raise NameError_(
+            f"a name is {MIN_NAME} to {MAX_NAME} characters (this one is {len(name)})",
+            "length",
+            min=MIN_NAME,
+            max=MAX_NAME,
+            length=len(name),
+        )
     for ch in name:
         category = unicodedata.category(ch)
         if ch in PUNCTUATION or category.startswith(_ALLOWED):
             continue
+        kind = {"Cc": "control", "Cf": "format", "Zs": "space"}.get(category, "other")
         what = {
-            "Cc": "a control character",
-            "Cf": "an invisible formatting character (such as a direction override)",
-            "Zs": "a space",
-        }.get(category, f"the character {ch!r}")
+            "control": "a control character",
+            "format": "an invisible formatting character (such as a direction override)",
+            "space": "a space",
+        }.get(kind, f"the character {ch!r}")
         raise NameError_(
-            f"a name holds letters and digits, '_', '.' and '-' only, not {what} (U+{ord(ch):04X})"
+            f"a name holds letters and digits, '_', '.' and '-' only, not {what} (U+{ord(ch):04X})",
+            "character",
+            kind=kind,
+            code_point=f"U+{ord(ch):04X}",
         )
     scripts = sorted(_scripts(name) - ANY_SCRIPT)
     if len(scripts) > 1:
         raise NameError_(
             "a name is written in one script, not a mix ("
             + " and ".join(s.capitalize() for s in scripts)
-            + "): mixed names are how look-alikes of others' names are made"
+            + "): mixed names are how look-alikes of others' names are made",
+            "scripts",
+            scripts=[s.capitalize() for s in scripts],
         )
     if not any(unicodedata.category(ch).startswith("L") for ch in name):
-        raise NameError_("a name holds at least one letter")
+        raise NameError_("a name holds at least one letter", "no_letter")
     return AccountName(name, name_key(name))
 
 

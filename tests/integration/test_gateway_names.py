@@ -42,6 +42,8 @@ async def test_names_in_any_script_one_each_and_no_look_alikes(
         status, body = await signup(f"Iv\u0430n{tag}")
         assert (status, body["error"]) == (400, "bad_name"), body
         assert "one script" in body["message"]
+        # The reason's facts, for the page to say in its player's language.
+        assert body["details"] == {"reason": "scripts", "scripts": ["Cyrillic", "Latin"]}, body
         # A whole-Cyrillic look-alike of a Latin name that exists: taken.
         status, body = await signup(f"BAC{tag}")
         assert status == 201, body

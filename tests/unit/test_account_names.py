@@ -20,19 +20,27 @@ TAKEN = [
 ]
 
 REFUSED = [
-    # (given, the reason says)
-    ("Iv\u0430n", "one script, not a mix (Cyrillic and Latin)"),  # a Cyrillic "а" in Latin
-    ("ab\x00c", "control character (U+0000)"),
-    ("ab\x07c", "control character (U+0007)"),
-    ("ab\u202ec", "invisible formatting character"),  # right-to-left override
-    ("ab\u200dc", "invisible formatting character"),  # zero-width joiner
-    ("ann bo", "a space"),
-    ("ann♠", "the character '♠'"),
-    ("ab", "3 to 32 characters (this one is 2)"),
-    ("a" * 33, "3 to 32 characters (this one is 33)"),
-    ("123", "at least one letter"),
-    (None, "must be text"),
-]
+    # (given, the reason says, the reason's facts: what the web client says in its
+    # player's language)
+    ("Iv\u0430n", "one script, not a mix (Cyrillic and Latin)",
+     {"reason": "scripts", "scripts": ["Cyrillic", "Latin"]}),  # a Cyrillic "а" in Latin
+    ("ab\x00c", "control character (U+0000)",
+     {"reason": "character", "kind": "control", "code_point": "U+0000"}),
+    ("ab\x07c", "control character (U+0007)",
+     {"reason": "character", "kind": "control", "code_point": "U+0007"}),
+    ("ab\u202ec", "invisible formatting character",
+     {"reason": "character", "kind": "format", "code_point": "U+202E"}),  # right-to-left
+    ("ab\u200dc", "invisible formatting character",
+     {"reason": "character", "kind": "format", "code_point": "U+200D"}),  # zero-width joiner
+    ("ann bo", "a space", {"reason": "character", "kind": "space", "code_point": "U+0020"}),
+    ("ann♠", "the character '♠'", {"reason": "character", "kind": "other", "code_point": "U+2660"}),
+    ("ab", "3 to 32 characters (this one is 2)",
+     {"reason": "length", "min": 3, "max": 32, "length": 2}),
+    ("a" * 33, "3 to 32 characters (this one is 33)",
+     {"reason": "length", "min": 3, "max": 32, "length": 33}),
+    ("123", "at least one letter", {"reason": "no_letter"}),
+    (None, "must be text", {"reason": "not_text"}),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("given", "shown"), TAKEN)
@@ -40,12 +48,13 @@ def test_a_name_of_letters_of_one_script_is_taken(given: str, shown: str) -> Non
     assert account_name(given).display == shown
 
 
-@pytest.mark.parametrize(("given", "said"), REFUSED)
-def test_a_name_is_refused_saying_why(given: object, said: str) -> None:
+@pytest.mark.parametrize(("given", "said", "facts"), REFUSED)
+def test_a_name_is_refused_saying_why(given: object, said: str, facts: dict) -> None:
     with pytest.raises(NameError_) as refused:
         account_name(given)
     assert said in str(refused.value)
     assert refused.value.code == "bad_name"
+    assert refused.value.details == facts
 
 
 @pytest.mark.parametrize(
