@@ -12,6 +12,13 @@ import { renderLobby } from "./lobby.js";
 import { renderTable } from "./table.js";
 import { renderReplay, renderMatches } from "./replay.js";
 import { mountPages } from "./pages.js";
+import { LANGUAGES, chooseLanguage, language, nameOf, setLanguage, t } from "./i18n.js";
+
+// The language first, before any word is drawn: the visitor's choice on this browser,
+// else the browser's languages (?lang= in the address overrides both, for a link or a
+// test: the pseudo-locale en-XA is reached only so).
+const asked = new URLSearchParams(location.search).get("lang");
+setLanguage(chooseLanguage(asked ?? store.language(), navigator.languages));
 
 const ctx = {
   store,
@@ -22,7 +29,7 @@ const ctx = {
   rulesets: {},
   flash: null, // a message for the next page
 };
-ctx.gateway = new Gateway(() => ctx.session?.token ?? null, "", (e) => logOut(`${e.message}: log in again.`));
+ctx.gateway = new Gateway(() => ctx.session?.token ?? null, "", () => logOut(t("app.session_ended")));
 
 let cleanup = null;
 
@@ -33,9 +40,9 @@ async function start() {
     const { rulesets } = await ctx.gateway.rulesets();
     ctx.rulesets = Object.fromEntries(rulesets.map((r) => [r.name, r]));
   } catch (e) {
-    sayError(e, "Starting");
+    sayError(e, t("app.starting"));
   }
-  if (ctx.session && ctx.session.expires_at_ms < Date.now()) logOut("Your session has expired: log in again.");
+  if (ctx.session && ctx.session.expires_at_ms < Date.now()) logOut(t("app.session_expired"));
   window.addEventListener("hashchange", route);
   route();
 }
@@ -51,14 +58,43 @@ function logOut(why = "") {
 
 function header() {
   const nav = document.getElementById("nav");
+  const brand = document.querySelector(".brand");
+  if (brand) brand.setAttribute("aria-label", t("app.brand"));
   replace(
     nav,
-    h("a", { href: "#/" }, "Lobby"),
-    h("a", { href: "#/matches" }, "Finished matches"),
+    h("a", { href: "#/" }, t("app.lobby")),
+    h("a", { href: "#/matches" }, t("app.finished_matches")),
     ctx.session
-      ? [h("span", { class: "who", id: "who" }, ctx.session.name), h("button", { type: "button", class: "link", id: "log-out", onclick: () => logOut() }, "Log out")]
-      : h("a", { href: "#/login" }, "Log in"),
+      ? [h("span", { class: "who", id: "who" }, ctx.session.name), h("button", { type: "button", class: "link", id: "log-out", onclick: () => logOut() }, t("app.log_out"))]
+      : h("a", { href: "#/login" }, t("app.log_in")),
+    languageMenu(),
   );
+}
+
+/** The header's language menu: each language named in its own words. The choice is kept
+ * on this browser and, for a player logged in, with the account (the next log-in, on any
+ * browser, speaks it); the page is drawn again in it. */
+function languageMenu() {
+  const codes = LANGUAGES.includes(language()) ? LANGUAGES : [...LANGUAGES, language()];
+  const menu = h(
+    "select",
+    { id: "language", class: "language", "aria-label": t("app.language"), title: t("app.language") },
+    codes.map((code) => h("option", { value: code, lang: code, selected: code === language() }, nameOf(code))),
+  );
+  menu.addEventListener("change", () => chooseAndKeep(menu.value));
+  return menu;
+}
+
+async function chooseAndKeep(code) {
+  if (!setLanguage(code)) return;
+  store.saveLanguage(code);
+  route(); // the page again, in the new words
+  if (!ctx.session) return;
+  try {
+    await ctx.gateway.setLanguage(code);
+  } catch (e) {
+    sayError(e, t("app.keeping_language"));
+  }
 }
 
 function route() {
@@ -83,7 +119,7 @@ function route() {
   else if (page === "table" && id) cleanup = renderTable(root, ctx, id);
   else if (page === "matches") cleanup = renderMatches(root, ctx);
   else if (page === "replay" && id) cleanup = renderReplay(root, ctx, id);
-  else replace(root, h("p", {}, "There is no such page. ", h("a", { href: "#/" }, "Go to the lobby.")));
+  else replace(root, h("p", {}, t("app.no_such_page"), " ", h("a", { href: "#/" }, t("app.go_to_lobby"))));
 }
 
 function renderLogin(root, next) {
@@ -97,14 +133,18 @@ function renderLogin(root, next) {
       const s = await ctx.gateway.logIn(name.value, password.value);
       ctx.session = { token: s.token, player: s.player, name: s.name, expires_at_ms: s.expires_at_ms };
       store.saveSession(ctx.session);
-      ctx.flash = signUp ? `Welcome, ${s.name}.` : `Logged in as ${s.name}.`;
+      // The account's language wins; one chosen here before the account had any is kept
+      // for it.
+      if (s.language && setLanguage(s.language)) store.saveLanguage(s.language);
+      else if (!s.language && store.language()) ctx.gateway.setLanguage(language()).catch(() => {});
+      ctx.flash = signUp ? t("app.welcome", { name: s.name }) : t("app.logged_in_as", { name: s.name });
       // A new hash routes (hashchange); the same one does not, so route here. Routing
       // both ways would draw the page twice, the second time without the message.
       const target = `#${next === "/login" ? "/" : next}`;
       if (location.hash === target) route();
       else location.hash = target;
     } catch (e) {
-      sayError(e, signUp ? "Signing up" : "Logging in");
+      sayError(e, signUp ? t("app.signing_up") : t("app.logging_in"));
     }
   };
   replace(
@@ -112,15 +152,15 @@ function renderLogin(root, next) {
     h(
       "form",
       { class: "login", id: "login", onsubmit: (e) => (e.preventDefault(), submit(false)) },
-      h("h1", {}, "Belot Club"),
-      h("p", {}, "Play belote against people and bots. Every deal can be checked: your browser keeps what the table shows it and checks the match itself."),
-      h("label", { for: "name" }, "Name"),
+      h("h1", {}, t("app.brand")),
+      h("p", {}, t("app.intro")),
+      h("label", { for: "name" }, t("app.name")),
       name,
-      h("small", {}, "3 to 32 letters, digits, '_', '.' or '-'"),
-      h("label", { for: "password" }, "Password"),
+      h("small", {}, t("app.name_rule")),
+      h("label", { for: "password" }, t("app.password")),
       password,
-      h("small", {}, "at least 8 characters"),
-      h("div", { class: "buttons" }, h("button", { type: "submit", id: "log-in" }, "Log in"), h("button", { type: "button", id: "sign-up", onclick: () => submit(true) }, "Sign up")),
+      h("small", {}, t("app.password_rule")),
+      h("div", { class: "buttons" }, h("button", { type: "submit", id: "log-in" }, t("app.log_in")), h("button", { type: "button", id: "sign-up", onclick: () => submit(true) }, t("app.sign_up"))),
     ),
   );
   name.focus();

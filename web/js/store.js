@@ -4,6 +4,8 @@
 // it back from storage rather than trusting a copy in memory.
 
 const SESSION_KEY = "belot.session";
+/** The language the visitor chose in the header's menu (i18n.js: "ru", "bg", "en", "fr"). */
+const LANGUAGE_KEY = "belot.language";
 const KEPT_PREFIX = "belot.kept.";
 /** The player's own drand relays (drand.js relayList: they replace the tab's defaults). */
 const DRAND_RELAYS_KEY = "belot.drand.relays";
@@ -42,6 +44,13 @@ export function makeStore(storage) {
     session: () => read(SESSION_KEY),
     saveSession: (s) => write(SESSION_KEY, s),
     clearSession: () => storage.removeItem(SESSION_KEY),
+
+    /** The language chosen on this browser, or null (none yet: the browser's decide). */
+    language() {
+      const code = read(LANGUAGE_KEY);
+      return typeof code === "string" ? code : null;
+    },
+    saveLanguage: (code) => write(LANGUAGE_KEY, code),
 
     /** The drand relays the player chose (an array of addresses), or null: none chosen,
      * or what is stored is not such a list (the tab's defaults apply then). */

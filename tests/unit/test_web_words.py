@@ -1,0 +1,53 @@
+"""Every word of the web client comes from its catalogues (web/js/lang/): the words scan
+of web/test/scan.test.mjs (acorn, pinned in package.json and installed by ``make test``)
+finds no word written in a module, no catalogue key that no code asks for, and no key
+asked for that the catalogues lack. The languages the gateway keeps for an account are
+the catalogues the client has."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from services.gateway.store import LANGUAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+ACORN = ROOT / "node_modules" / "acorn" / "package.json"
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the words scan needs it")
+@pytest.mark.skipif(not ACORN.exists(), reason="acorn is not installed: run `make test` (npm ci)")
+def test_no_word_outside_the_catalogues() -> None:
+    assert NODE is not None
+    proc = subprocess.run(
+        [NODE, "--test", str(ROOT / "web" / "test" / "scan.test.mjs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert "# fail 0" in proc.stdout and "# pass 5" in proc.stdout, proc.stdout[-2000:]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the catalogues need it")
+def test_the_gateway_keeps_the_languages_the_client_has() -> None:
+    assert NODE is not None
+    script = (
+        "const m = await import('./web/js/i18n.js');"
+        "process.stdout.write(JSON.stringify(m.LANGUAGES));"
+    )
+    proc = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(json.loads(proc.stdout)) == sorted(LANGUAGES)
