@@ -28,6 +28,7 @@ import json
 import random
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -234,8 +235,12 @@ async def core_view(web: Web, match_id: str, version: str, seat: int = 0) -> Any
 
 async def assert_sheet_is_the_record(page: Page, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The sheet's rows are the record's deal scores: outcome, points, totals, hanging;
-    БТ in the takers' cell of a failed contract, vs(xx) in a level deal's."""
+    БТ in the takers' cell of a failed contract, vs(xx) in a level deal's (as the page's
+    language writes them: БТ and vs(xx) are seed 002's, the English and Russian sheet's)."""
     rows = await page.wait_for(f"(rows => rows.length ? rows : null)({SHEET})", timeout=10)
+    bait, hanging = await page.evaluate(
+        "import('/js/i18n.js').then(m => [m.t('sheet.bait'), m.t('sheet.hanging', {points: '@'})])"
+    )
     deals = [d for d in record["deals"] if d["score"] or d["abandoned"]]
     assert [r["deal"] for r in rows] == [d["deal"] for d in deals], (rows, deals)
     for row, d in zip(rows, deals, strict=True):
@@ -253,12 +258,12 @@ async def assert_sheet_is_the_record(page: Page, record: dict[str, Any]) -> list
         taker = None if contract is None or contract["strain"] == "misere" else contract["taker"]
         side = None if taker is None else taker % 2
         if score["outcome"] == "failed":
-            assert side is not None and row["deal_cells"][side].startswith("БТ"), row
+            assert side is not None and row["deal_cells"][side].startswith(bait), row
         else:
-            assert not any("БТ" in c for c in row["deal_cells"]), row
+            assert not any(bait in c for c in row["deal_cells"]), row
         if score["outcome"] == "level" and score["hanging"]:
             assert side is not None and row["deal_cells"][side].endswith(
-                f"vs({score['hanging']})"
+                hanging.replace("@", str(score["hanging"]))
             ), row
         if score["outcome"] in ("made", "misere"):
             winner = score["winner"]
@@ -267,9 +272,14 @@ async def assert_sheet_is_the_record(page: Page, record: dict[str, Any]) -> list
 
 
 async def play_by_clicks(
-    page: Page, web: Web, rng: random.Random, shots: dict[str, Path] | None = None
+    page: Page,
+    web: Any,
+    rng: random.Random,
+    shots: dict[str, Path] | None = None,
+    each_turn: Callable[[Page, dict[str, Any]], Awaitable[None]] | None = None,
 ) -> dict[str, int]:
-    """Click through a match, measuring the table at both sizes on every turn."""
+    """Click through a match, measuring the table at both sizes on every turn (and then
+    running ``each_turn(page, state)``, the caller's own checks)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MATCH_TIMEOUT
     done: set[str] = set()
@@ -287,6 +297,8 @@ async def play_by_clicks(
             continue
         assert state["message"] == "", state
         got = await measure(page, f"turn {seen['turns']} ({state['phase']})")
+        if each_turn is not None:
+            await each_turn(page, state)
         seen["turns"] += 1
         seen["tricks_shown"] += got["trick"] > 0
         # The screenshots: a trick being played, once the sheet has a row if it can.

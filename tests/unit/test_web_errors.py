@@ -3,9 +3,10 @@
 The codes are read from the source of what answers the pages: the gateway (its own
 codes, and those it passes on from the table workers, the randomness service, the game's
 and the fair deal's rules, the request plumbing and the tournament service) and the
-verify API (finished matches and replays). The client's words are ``ERROR_WORDS`` in
-web/js/ui.js, read here through Node. A new code in the services fails this test until
-the client says it in plain words; web/test/errors.test.mjs checks the words themselves.
+verify API (finished matches and replays). The client's words are the catalogues'
+``error.<code>`` keys (web/js/lang/), one catalogue per language, read here through Node
+(web/js/i18n.js). A new code in the services fails this test until the client says it in
+plain words in every language; web/test/errors.test.mjs checks the words themselves.
 """
 
 from __future__ import annotations
@@ -131,12 +132,9 @@ def service_codes() -> set[str]:
     return codes | OTHER
 
 
-def client_words() -> dict[str, str]:
+def node(script: str) -> str:
+    """What ``script`` (an ES module, run from the repository's root) writes."""
     assert NODE is not None
-    script = (
-        "const m = await import('./web/js/ui.js');"
-        "process.stdout.write(JSON.stringify(m.ERROR_WORDS));"
-    )
     proc = subprocess.run(
         [NODE, "--input-type=module", "-e", script],
         capture_output=True,
@@ -145,7 +143,25 @@ def client_words() -> dict[str, str]:
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
-    words: dict[str, str] = json.loads(proc.stdout)
+    return proc.stdout
+
+
+def client_words(codes: set[str]) -> dict[str, dict[str, str | None]]:
+    """The words each catalogue has for each of ``codes`` (and for the codes the client
+    lists, ui.js ERROR_CODES), by language: None where a catalogue has none."""
+    script = (
+        "const i18n = await import('./web/js/i18n.js');"
+        "const ui = await import('./web/js/ui.js');"
+        f"const codes = [...new Set([...{json.dumps(sorted(codes))}, ...ui.ERROR_CODES])];"
+        "const words = {};"
+        "for (const language of i18n.LANGUAGES) {"
+        "  i18n.setLanguage(language);"
+        "  words[language] = Object.fromEntries(codes.map((code) =>"
+        "    [code, i18n.has(`error.${code}`) ? i18n.t(`error.${code}`) : null]));"
+        "}"
+        "process.stdout.write(JSON.stringify(words));"
+    )
+    words: dict[str, dict[str, str | None]] = json.loads(node(script))
     return words
 
 
@@ -169,6 +185,43 @@ def test_the_sources_name_the_codes_we_know() -> None:
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the client's words need it")
 def test_every_code_has_words_in_the_client() -> None:
-    words = client_words()
-    missing = sorted(service_codes() - set(words))
-    assert not missing, f"web/js/ui.js ERROR_WORDS says nothing for: {', '.join(missing)}"
+    words = client_words(service_codes())
+    assert set(words) == {"ru", "bg", "en", "fr"}, sorted(words)
+    missing = [
+        f"{code} ({language})"
+        for language, said in words.items()
+        for code, text in sorted(said.items())
+        if not text
+    ]
+    assert not missing, f"the catalogues say nothing for: {', '.join(missing)}"
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the client's words need it")
+def test_a_refused_card_is_said_in_russian() -> None:
+    """In Russian the server's English reason is not shown: the refusal's details are said
+    instead, the suit to follow and the cards that may be played among them."""
+    refusal = {
+        "code": "illegal_card",
+        "message": "AH may not be played: you must follow diamonds (allowed: 8D KD)",
+        "details": {"card": "AH", "rule": "follow", "suit": "D", "allowed": ["8D", "KD"]},
+    }
+    script = (
+        "const i18n = await import('./web/js/i18n.js');"
+        "const ui = await import('./web/js/ui.js');"
+        "const cards = await import('./web/js/cards.js');"
+        "i18n.setLanguage('ru');"
+        f"const err = Object.assign(new Error({json.dumps(refusal['message'])}),"
+        f" {json.dumps(refusal)});"
+        "process.stdout.write(JSON.stringify({"
+        "  said: ui.errorText(err), words: ui.errorWords('illegal_card'),"
+        "  cards: ['AH', '8D', 'KD'].map(cards.cardLabel)}));"
+    )
+    out = json.loads(node(script))
+    said, words, (refused, *allowed) = out["said"], out["words"], out["cards"]
+    assert said.startswith(words), said
+    assert "бубны" in said, said  # the suit to follow
+    assert refused in said, said
+    assert f"Можно сыграть {allowed[0]} или {allowed[1]}" in said, said
+    assert "may not be played" not in said and "diamonds" not in said, said
+    assert "allowed" not in said and "follow" not in said, said
+    assert sum("а" <= c.lower() <= "я" for c in said) > 30, said  # a Russian sentence

@@ -2,7 +2,14 @@
 // Errors come back as ApiError(status, code, message, details): the gateway's own JSON
 // errors ({"error", "message"}, and "details" where the refusal carries facts the client
 // says in the player's language: the card refused, the suit to follow, the cards
-// allowed), or code "network" when nothing answered.
+// allowed), or code "network" when nothing answered. An error's message is the
+// developer's (the console, the logs); what the player reads is made from its code and
+// details (ui.js errorText).
+
+import { t } from "./i18n.js";
+
+/** How a request says whose session it is (Authorization: Bearer <token>). */
+const AUTH = Object.freeze({ type: "Bearer" });
 
 export class ApiError extends Error {
   constructor(status, code, message, details = null) {
@@ -16,7 +23,7 @@ export class ApiError extends Error {
 async function call(base, method, path, { body, token } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (token) headers.Authorization = `Bearer ${token}`;
+  if (token) headers.Authorization = `${AUTH.type} ${token}`;
   let response;
   try {
     response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -31,14 +38,12 @@ async function call(base, method, path, { body, token } = {}) {
   }
   if (!response.ok) {
     const code = data?.error ?? `http_${response.status}`;
-    let message = data?.message ?? response.statusText;
-    let details = data?.details && typeof data.details === "object" ? data.details : null;
     if (response.status === 429) {
       const wait = Number(response.headers.get("Retry-After") ?? 1) || 1;
-      message = `too many requests: wait ${wait} s`;
-      details = { retry_after: wait };
+      throw new ApiError(response.status, code, `too many requests: wait ${wait} s`, { retry_after: wait });
     }
-    throw new ApiError(response.status, code, message, details);
+    const details = data?.details && typeof data.details === "object" ? data.details : null;
+    throw new ApiError(response.status, code, data?.message ?? response.statusText, details);
   }
   return data;
 }
@@ -129,7 +134,8 @@ export class VerifyApi {
  * The player's WebSocket: watches one table, hands every message to ``onMessage``,
  * reconnects (with back-off) when the connection drops and watches again; the gateway
  * then replays the table's events from the log, which the keeper takes in its stride.
- * ``onStatus(text)`` hears "live", "reconnecting …" or "replaced".
+ * ``onStatus(text)`` hears, in the player's language, that it is live, reconnecting
+ * (in how many seconds) or replaced by another tab.
  */
 export class Live {
   constructor(token, tableId, onMessage, onStatus = () => {}) {
@@ -150,7 +156,7 @@ export class Live {
     ws.binaryType = "arraybuffer";
     ws.onopen = () => {
       ws.send(JSON.stringify({ op: "watch", table: this.tableId }));
-      this.onStatus("live");
+      this.onStatus(t("api.live"));
     };
     ws.onmessage = (e) => {
       // Reset once the gateway talks, not at the upgrade: a full gateway accepts the
@@ -166,11 +172,11 @@ export class Live {
     ws.onclose = (e) => {
       if (this.closed) return;
       if (e.code === 4000) {
-        this.onStatus("replaced: this table is open in another tab");
+        this.onStatus(t("api.replaced"));
         return;
       }
-      const why = e.code === 1013 ? "the server is busy: " : "";
-      this.onStatus(`${why}reconnecting in ${Math.round(this.backoff / 1000)} s`);
+      const seconds = Math.round(this.backoff / 1000);
+      this.onStatus(e.code === 1013 ? t("api.busy_reconnecting", { seconds }) : t("api.reconnecting", { seconds }));
       setTimeout(() => !this.closed && this.open(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, 10_000);
     };

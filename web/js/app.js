@@ -15,10 +15,12 @@ import { mountPages } from "./pages.js";
 import { LANGUAGES, chooseLanguage, language, nameOf, setLanguage, t } from "./i18n.js";
 
 // The language first, before any word is drawn: the visitor's choice on this browser,
-// else the browser's languages (?lang= in the address overrides both, for a link or a
-// test: the pseudo-locale en-XA is reached only so).
+// else the browser's languages. ?lang= in the address chooses too, and is kept as a
+// choice from the menu is (a link in a language; the pseudo-locale en-XA, which the menu
+// does not offer, is reached only so).
 const asked = new URLSearchParams(location.search).get("lang");
-setLanguage(chooseLanguage(asked ?? store.language(), navigator.languages));
+if (asked && chooseLanguage(asked) === asked) store.saveLanguage(asked);
+setLanguage(chooseLanguage(store.language(), navigator.languages));
 
 const ctx = {
   store,
@@ -67,8 +69,10 @@ function header() {
     ctx.session
       ? [h("span", { class: "who", id: "who" }, ctx.session.name), h("button", { type: "button", class: "link", id: "log-out", onclick: () => logOut() }, t("app.log_out"))]
       : h("a", { href: "#/login" }, t("app.log_in")),
-    languageMenu(),
   );
+  // Beside the links, never scrolled away with them on a narrow screen.
+  document.getElementById("language")?.remove();
+  nav.after(languageMenu());
 }
 
 /** The header's language menu: each language named in its own words. The choice is kept

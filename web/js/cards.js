@@ -1,24 +1,38 @@
-// Cards and contracts as people read them: "TS" is the ten of spades, shown "10♠".
+// Cards and contracts as people read them: "TS" is the ten of spades, shown "10♠". The
+// figures' letters are each language's own (a Russian jack is "В", a French king "R"):
+// cardLabel asks the catalogue (card.letter.*) at every call, the language may change.
+
+import { t } from "./i18n.js";
 
 export const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-export const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-const RANK_LABELS = { T: "10" };
+const DIGITS = { T: "10", 9: "9", 8: "8", 7: "7" };
 const STRAIN_SUIT = { clubs: "C", diamonds: "D", hearts: "H", spades: "S" };
 
+/** "10♠", "J♥" (Russian "В♥", French "V♥"). */
 export function cardLabel(code) {
-  return (RANK_LABELS[code[0]] ?? code[0]) + SUITS[code[1]];
+  const rank = Object.hasOwn(DIGITS, code[0]) ? DIGITS[code[0]] : t(`card.letter.${code[0]}`);
+  return rank + SUITS[code[1]];
+}
+
+/** A suit's name as a contract or a lead says it: "hearts" (Russian "черви"). */
+export function suitName(suit) {
+  return t(`card.suit.${suit}`);
 }
 
 export function isRed(code) {
   return code[1] === "D" || code[1] === "H";
 }
 
-/** "hearts" -> "♥ hearts", "all_trumps" -> "all trumps", null -> "pass". */
+/** "hearts" -> "♥ hearts", "all_trumps" -> "all trumps", null -> "pass" (in the
+ * current language: "♥ черви", "все козыри", "пас"). */
 export function strainLabel(strain) {
-  if (strain === null || strain === undefined || strain === "pass") return "pass";
+  if (strain === null || strain === undefined || strain === "pass") return t("game.pass");
   const suit = STRAIN_SUIT[strain];
-  if (suit) return `${SUITS[suit]} ${strain}`;
-  return strain.replace("_", " ");
+  if (suit) return `${SUITS[suit]} ${suitName(suit)}`;
+  if (strain === "all_trumps") return t("game.all_trumps");
+  if (strain === "no_trumps") return t("game.no_trumps");
+  if (strain === "misere") return t("game.misere");
+  return String(strain).replace("_", " ");
 }
 
 export function strainSuit(strain) {

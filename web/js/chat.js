@@ -11,7 +11,10 @@
 // It hooks into the page, not the other way round: it wraps the page's onMessage (the
 // WebSocket's "chat" messages and the match's ending), re-attaches its panel after each
 // render (the page redraws its whole root) and stops with the page.
+// Its words, the table's own lines included, are the catalogue's (chat.*), said in the
+// language of the moment each time the lines are drawn; what players wrote is theirs.
 
+import { language, t } from "./i18n.js";
 import { newSeatKey } from "./seatkey.js";
 import { errorText, h, replace } from "./ui.js";
 
@@ -19,6 +22,37 @@ const MAX_TEXT = 300;
 const SHOWN = 200;
 const CHECK_POLL_MS = 500;
 const STYLESHEET = "/css/pages.css";
+// The list's aria-live value (an ARIA keyword, not a word).
+const POLITE = "polite";
+// The table's own lines by the log's event (services/gateway/domain.py table_line): the
+// catalogue's key under chat.line.
+const TABLE_LINES = Object.freeze({ ServerSeedCommitted: "committed", DrandRoundNamed: "round_named", DrandFallback: "fallback", ServerSeedRevealed: "revealed" });
+
+/** A line of the table's own in the current language, from the event's facts; the
+ * gateway's English text for an event this client does not know. */
+export function tableLineText(m) {
+  const f = m.facts ?? {};
+  if (!Object.hasOwn(TABLE_LINES, m.event ?? "") || !m.facts) return m.text ?? "";
+  // Identifiers, not quantities: a drand round is written as the log has it (no grouping).
+  const facts = { commitment: String(f.commitment), round: String(f.round), chain: String(f.chain), reason: String(f.reason), seed: String(f.server_seed) };
+  return t(`chat.line.${TABLE_LINES[m.event]}`, facts);
+}
+
+/** What a line says: a player's text as written, the table's and the tab's in words. */
+function lineText(m) {
+  if (m.kind === "table") return tableLineText(m);
+  if (m.kind === "tab" && m.check) return t("chat.tab_failed", { name: m.check.name, detail: m.check.detail });
+  return m.text;
+}
+
+/** Who said a line: "you: ", "ann: ", "table: ", "this tab: ". */
+function whoOf(m, me) {
+  if (m.kind === "say" || m.kind === "rematch") {
+    if (m.player === me) return t("chat.who_you");
+    return m.name ? t("chat.who_player", { name: m.name }) : t("chat.who_someone");
+  }
+  return m.kind === "tab" ? t("chat.who_tab") : t("chat.who_table");
+}
 
 /** Add the pages' stylesheet once (the CSP allows this origin's stylesheets). */
 export function useStylesheet() {
@@ -56,12 +90,14 @@ class ChatPanel {
     this.messages = new Map(); // id -> message
     this.localFailures = new Set();
     this.ended = false;
-    this.list = h("ol", { id: "chat-lines", class: "chat-lines", "aria-live": "polite" });
-    this.input = h("input", { id: "chat-text", name: "text", maxlength: MAX_TEXT, autocomplete: "off", placeholder: "Say something to the table", "aria-label": "Message to the table" });
+    this.list = h("ol", { id: "chat-lines", class: "chat-lines", "aria-live": POLITE });
+    this.input = h("input", { id: "chat-text", name: "text", maxlength: MAX_TEXT, autocomplete: "off", placeholder: t("chat.placeholder"), "aria-label": t("chat.message_label") });
     this.error = h("div", { id: "chat-error", class: "chat-error", role: "alert" });
-    this.form = h("form", { id: "chat-form", class: "chat-form", onsubmit: (e) => (e.preventDefault(), this.send()) }, this.input, h("button", { type: "submit", id: "chat-send" }, "Say"));
+    this.sendButton = h("button", { type: "submit", id: "chat-send" }, t("chat.say"));
+    this.form = h("form", { id: "chat-form", class: "chat-form", onsubmit: (e) => (e.preventDefault(), this.send()) }, this.input, this.sendButton);
     this.rematch = h("div", { id: "rematch", class: "rematch" });
-    this.el = h("section", { class: "chat", id: "chat" }, h("h2", {}, "Table chat"), this.list, this.form, this.error, this.rematch);
+    this.heading = h("h2", {}, t("chat.title"));
+    this.el = h("section", { class: "chat", id: "chat" }, this.heading, this.list, this.form, this.error, this.rematch);
     this.timer = setInterval(() => this.watchCheck(), CHECK_POLL_MS);
     this.update();
   }
@@ -93,13 +129,24 @@ class ChatPanel {
       if (this.localFailures.has(c.name)) continue;
       this.localFailures.add(c.name);
       const id = `local:${c.name}`;
-      this.messages.set(id, { id, kind: "tab", text: `This tab's check FAILED: ${c.name} (${c.detail}).`, at_ms: Date.now() });
+      this.messages.set(id, { id, kind: "tab", check: { name: c.name, detail: c.detail }, at_ms: Date.now() });
       added = true;
     }
     if (added) this.draw();
   }
 
+  /** The panel's own words again, in the language of now (the page redraws on a change
+   * of language; the panel is kept across renders). */
+  relabel() {
+    this.input.placeholder = t("chat.placeholder");
+    this.input.setAttribute("aria-label", t("chat.message_label"));
+    this.sendButton.textContent = t("chat.say");
+    this.heading.textContent = t("chat.title");
+  }
+
   update() {
+    this.relabel();
+    if (this.drawnIn !== language()) this.draw(); // the lines again, in the new language
     const r = this.page.reply;
     const over = this.ended || r?.status === "finished" || r?.status === "closed" || !!this.page.ending;
     this.form.hidden = !this.seated;
@@ -109,13 +156,14 @@ class ChatPanel {
     const played = over && this.seated;
     replace(
       this.rematch,
-      played && !mine && !offers.length ? h("button", { type: "button", id: "rematch-button", onclick: () => this.takeRematch() }, "Rematch: same ruleset, same seats") : null,
-      played && !mine ? offers.map((m) => h("button", { type: "button", class: "take-rematch", dataset: { table: m.rematch }, onclick: () => this.takeRematch() }, `${m.name ?? "A player"} offers a rematch: take your seat`)) : null,
-      mine ? h("a", { href: `#/table/${encodeURIComponent(mine.rematch)}`, id: "rematch-link" }, "Go to the rematch") : null,
+      played && !mine && !offers.length ? h("button", { type: "button", id: "rematch-button", onclick: () => this.takeRematch() }, t("chat.rematch")) : null,
+      played && !mine ? offers.map((m) => h("button", { type: "button", class: "take-rematch", dataset: { table: m.rematch }, onclick: () => this.takeRematch() }, m.name ? t("chat.offers_rematch", { name: m.name }) : t("chat.someone_offers_rematch"))) : null,
+      mine ? h("a", { href: `#/table/${encodeURIComponent(mine.rematch)}`, id: "rematch-link" }, t("chat.go_rematch")) : null,
     );
   }
 
   draw() {
+    this.drawnIn = language();
     const lines = [...this.messages.values()].sort((a, b) => (a.at_ms ?? 0) - (b.at_ms ?? 0) || (a.id < b.id ? -1 : 1)).slice(-SHOWN);
     replace(
       this.list,
@@ -123,8 +171,8 @@ class ChatPanel {
         h(
           "li",
           { class: `chat-line ${m.kind}`, dataset: { id: m.id, kind: m.kind } },
-          m.kind === "say" || m.kind === "rematch" ? h("b", { class: "who" }, `${m.player === this.page.ctx.session?.player ? "you" : m.name ?? "a player"}: `) : h("b", { class: "who" }, m.kind === "tab" ? "this tab: " : "table: "),
-          m.text,
+          h("b", { class: "who" }, whoOf(m, this.page.ctx.session?.player)),
+          lineText(m),
         ),
       ),
     );
@@ -142,7 +190,7 @@ class ChatPanel {
       this.error.textContent = "";
       this.draw();
     } catch (e) {
-      this.error.textContent = errorText(e, "Saying that");
+      this.error.textContent = errorText(e, t("chat.saying"));
     }
   }
 
@@ -151,10 +199,10 @@ class ChatPanel {
       const key = newSeatKey();
       const reply = await this.page.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.page.tableId)}/rematch`, { key: key.key });
       this.page.ctx.store?.saveSeatKey(reply.table_id, key);
-      this.page.ctx.flash = "The rematch: your seat is taken.";
+      this.page.ctx.flash = t("chat.rematch_taken");
       location.hash = `#/table/${encodeURIComponent(reply.table_id)}`;
     } catch (e) {
-      this.error.textContent = errorText(e, "Opening the rematch");
+      this.error.textContent = errorText(e, t("chat.opening_rematch"));
     }
   }
 }

@@ -10,6 +10,8 @@
 // HMAC-SHA256(key = server seed, "belot.club/salt/v1" | k (4 bytes BE) | i (4 bytes BE)):
 // index 0 the deck's, 1 + s seat s's first cards, 1 + n + s its completion (n players).
 
+import { t } from "./i18n.js";
+
 export const RANKS = "789TJQKA";
 export const SUITS = "CDHS";
 export const CARD_CODES = Array.from(SUITS).flatMap((s) => Array.from(RANKS).map((r) => r + s));
@@ -21,11 +23,15 @@ export const SALT_SIZE = 16;
 export const FIRST = 0;
 export const COMPLETION = 1;
 
+/** A recipe's input refused; its message is said to the player (in the fair-deal check), so
+ * it is in the player's language. */
 export class RecipeError extends Error {}
 
-export function fromHex(hex, what = "value") {
+/** ``hex`` as bytes; ``what``, when given, names it in the error (words the caller made with
+ * t(): "the revealed server seed"). */
+export function fromHex(hex, what = null) {
   if (typeof hex !== "string" || hex.length % 2 || /[^0-9a-fA-F]/.test(hex)) {
-    throw new RecipeError(`${what} is not hexadecimal`);
+    throw new RecipeError(what === null ? t("deck.value_not_hex") : t("deck.named_not_hex", { what }));
   }
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
@@ -38,7 +44,7 @@ export function toHex(bytes) {
 
 function subtle() {
   const c = globalThis.crypto;
-  if (!c || !c.subtle) throw new RecipeError("Web Crypto is not available here");
+  if (!c || !c.subtle) throw new RecipeError(t("deck.no_web_crypto"));
   return c.subtle;
 }
 
@@ -48,25 +54,25 @@ export async function sha256Hex(bytes) {
 
 /** The commitment to a server seed: SHA-256 of its 32 bytes, in hex. */
 export async function commitment(serverSeed) {
-  if (serverSeed.length !== 32) throw new RecipeError("the server seed must be 32 bytes");
+  if (serverSeed.length !== 32) throw new RecipeError(t("deck.server_seed_length"));
   return sha256Hex(serverSeed);
 }
 
 /** The message bytes after b: seats and drand, as the recipe lays them out. */
 function tail(seatSeeds, drandRound, drandValue) {
-  if (seatSeeds.length < 1 || seatSeeds.length > 255) throw new RecipeError("1 to 255 seats");
+  if (seatSeeds.length < 1 || seatSeeds.length > 255) throw new RecipeError(t("deck.seats_range"));
   const parts = [Uint8Array.of(seatSeeds.length)];
   for (const [n, seed] of seatSeeds.entries()) {
     if (seed.length !== 0 && seed.length !== 16) {
-      throw new RecipeError(`seat ${n} seed is ${seed.length} bytes: 0 or 16`);
+      throw new RecipeError(t("deck.seat_seed_length", { seat: n, count: seed.length }));
     }
     parts.push(Uint8Array.of(seed.length), seed);
   }
   const round = new Uint8Array(8);
   const r = BigInt(drandRound);
-  if (r < 0n || r > 0xffffffffffffffffn) throw new RecipeError("drand round outside 0..2^64-1");
+  if (r < 0n || r > 0xffffffffffffffffn) throw new RecipeError(t("deck.drand_round_range"));
   new DataView(round.buffer).setBigUint64(0, r);
-  if (drandValue.length !== 32) throw new RecipeError("the drand value must be 32 bytes");
+  if (drandValue.length !== 32) throw new RecipeError(t("deck.drand_value_length"));
   parts.push(round, drandValue);
   const total = parts.reduce((n, p) => n + p.length, 0);
   const out = new Uint8Array(total);
@@ -85,9 +91,9 @@ function tail(seatSeeds, drandRound, drandValue) {
  * cards: 32 or 24.
  */
 export async function deck(serverSeed, seatSeeds, k, drand = null, cards = 32) {
-  if (serverSeed.length !== 32) throw new RecipeError("the server seed must be 32 bytes");
-  if (!Number.isInteger(k) || k < 0 || k > 0xffffffff) throw new RecipeError("deal outside 0..2^32-1");
-  if (cards !== 32 && cards !== 24) throw new RecipeError("a deck has 32 or 24 cards");
+  if (serverSeed.length !== 32) throw new RecipeError(t("deck.server_seed_length"));
+  if (!Number.isInteger(k) || k < 0 || k > 0xffffffff) throw new RecipeError(t("deck.deal_range"));
+  if (cards !== 32 && cards !== 24) throw new RecipeError(t("deck.cards"));
   const round = drand ? drand.round : 0;
   const value = drand ? drand.value : new Uint8Array(32);
   const rest = tail(seatSeeds, round, value);
@@ -131,10 +137,10 @@ export function saltIndex(players, seat, part) {
  * serverSeed: Uint8Array(32).
  */
 export async function dealSalts(serverSeed, k, indices) {
-  if (serverSeed.length !== 32) throw new RecipeError("the server seed must be 32 bytes");
-  if (!Number.isInteger(k) || k < 0 || k > 0xffffffff) throw new RecipeError("deal outside 0..2^32-1");
+  if (serverSeed.length !== 32) throw new RecipeError(t("deck.server_seed_length"));
+  if (!Number.isInteger(k) || k < 0 || k > 0xffffffff) throw new RecipeError(t("deck.deal_range"));
   for (const i of indices) {
-    if (!Number.isInteger(i) || i < 0 || i > 0xffffffff) throw new RecipeError("salt index outside 0..2^32-1");
+    if (!Number.isInteger(i) || i < 0 || i > 0xffffffff) throw new RecipeError(t("deck.salt_index_range"));
   }
   const key = await subtle().importKey("raw", serverSeed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const message = new Uint8Array(SALT_DOMAIN.length + 8);

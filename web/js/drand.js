@@ -15,6 +15,7 @@
 import { bls12_381 } from "@noble/curves/bls12-381.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+import { t } from "./i18n.js";
 
 /**
  * The chains the tab knows, pinned (the server pins the same values in
@@ -127,51 +128,53 @@ const no = (why) => ({ ok: false, randomness: null, why });
  * one; randomness: when given, it must be SHA-256 of the signature). Synchronous (noble
  * is; one check takes tens of milliseconds, see docs/web-drand.md).
  * Returns {ok: true, randomness: hex SHA-256 of the signature, why: null} or
- * {ok: false, randomness: null, why: a sentence saying what is wrong}.
+ * {ok: false, randomness: null, why: a sentence saying what is wrong, in the player's
+ * language: the fair-deal check shows it}.
  */
 export function verifyBeacon(chainName, beacon) {
   const chain = pinned(chainName);
-  if (!chain) return no(`unknown drand chain ${chainName}`);
+  if (!chain) return no(t("drand.unknown_chain", { chain: String(chainName) }));
   const scheme = SCHEMES[chain.scheme];
   const { round, signature, previous_signature: previous, randomness } = beacon ?? {};
-  if (!Number.isSafeInteger(round) || round < 1) return no(`the round ${round} is not a whole number from 1`);
-  if (typeof signature !== "string" || !HEX.test(signature)) return no("the signature is not hexadecimal");
+  if (!Number.isSafeInteger(round) || round < 1) return no(t("drand.round_not_whole", { round: String(round) }));
+  if (typeof signature !== "string" || !HEX.test(signature)) return no(t("drand.signature_not_hex"));
   const sig = hexToBytes(signature);
   if (sig.length !== scheme.bytes) {
-    return no(`the signature is ${sig.length} bytes; ${chain.name} signatures are ${scheme.bytes} (a compressed ${scheme.group} point)`);
+    return no(t("drand.signature_length", { count: sig.length, chain: chain.name, expected: scheme.bytes, group: scheme.group }));
   }
   let prev = null;
   if (scheme.chained) {
     if (typeof previous !== "string" || !previous || !HEX.test(previous)) {
-      return no(`${chain.name} is a chained chain: a beacon needs its previous signature, in hexadecimal`);
+      return no(t("drand.chained_needs_previous", { chain: chain.name }));
     }
     prev = hexToBytes(previous);
   } else if (previous !== undefined && previous !== null && previous !== "") {
-    return no(`${chain.name} is unchained: a beacon has no previous signature`);
+    return no(t("drand.unchained_no_previous", { chain: chain.name }));
   }
   if (randomness !== undefined && randomness !== null && (typeof randomness !== "string" || !/^[0-9a-fA-F]{64}$/.test(randomness))) {
-    return no("the randomness given is not 32 bytes of hexadecimal");
+    return no(t("drand.randomness_not_hex"));
   }
 
   let point;
   try {
     point = scheme.signer.Signature.fromBytes(sig);
   } catch (e) {
-    return no(`the signature is not a point of ${scheme.group}'s prime-order subgroup (${e.message})`);
+    return no(t("drand.signature_not_point", { group: scheme.group, error: e.message }));
   }
-  if (point.is0()) return no("the signature is the point at infinity");
+  if (point.is0()) return no(t("drand.signature_infinity"));
   let valid = false;
   try {
     valid = scheme.signer.verify(point, scheme.signer.hash(message(scheme, round, prev), scheme.dst), publicKey(chain));
   } catch (e) {
-    return no(`the signature could not be checked (${e.message})`);
+    return no(t("drand.signature_unchecked", { error: e.message }));
   }
   if (!valid) {
-    return no(`the signature does not verify for round ${round} of ${chain.name} under its pinned public key${scheme.chained ? " (with that previous signature)" : ""}`);
+    const params = { round: String(round), chain: chain.name };
+    return no(scheme.chained ? t("drand.signature_false_chained", params) : t("drand.signature_false", params));
   }
   const derived = bytesToHex(sha256(sig));
   if (randomness !== undefined && randomness !== null && randomness.toLowerCase() !== derived) {
-    return no(`the randomness given, ${randomness}, is not SHA-256 of the signature, ${derived}`);
+    return no(t("drand.randomness_false", { randomness, derived }));
   }
   return { ok: true, randomness: derived, why: null };
 }
@@ -243,16 +246,17 @@ export function relayList({ player = null, server = [] } = {}) {
  * {error, lying, failed}; lying: [{relay, why}] the relays that served a beacon that does
  * not verify, failed: [{relay, why, status?}] those that gave no beacon (no answer, HTTP
  * error with its status, not a beacon), both as far as known when the answer was chosen.
+ * error and each why are in the player's language (the fair-deal check shows them).
  */
 export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.fetch, timeoutMs = 4000, signal = null, now = Date.now } = {}) {
   const lying = [];
   const failed = [];
   const c = pinned(chain);
-  if (!c) return { error: `unknown drand chain ${chain}`, lying, failed };
+  if (!c) return { error: t("drand.unknown_chain", { chain: String(chain) }), lying, failed };
   const latest = round === "latest";
-  if (!latest && (!Number.isSafeInteger(round) || round < 1)) return { error: `the round ${round} is not a whole number from 1`, lying, failed };
+  if (!latest && (!Number.isSafeInteger(round) || round < 1)) return { error: t("drand.round_not_whole", { round: String(round) }), lying, failed };
   const urls = [...new Set((relays ?? []).map((r) => normalizeRelay(typeof r === "string" ? r : r?.url)).filter(Boolean))];
-  if (!urls.length) return { error: "no drand relay to ask", lying, failed };
+  if (!urls.length) return { error: t("drand.no_relay"), lying, failed };
   const aborts = urls.map(() => new AbortController());
   let won = null;
   if (signal?.aborted) return { error: "stopped", lying, failed };
@@ -274,7 +278,7 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
       at = now();
     } catch (e) {
       if (won) return;
-      const why = signal?.aborted ? "stopped" : abort.signal.aborted ? `no answer in ${timeoutMs} ms` : e.message || String(e);
+      const why = signal?.aborted ? "stopped" : abort.signal.aborted ? t("drand.no_answer_in", { ms: String(timeoutMs) }) : e.message || String(e);
       failed.push(e.status ? { relay, why, status: e.status } : { relay, why });
       return;
     } finally {
@@ -282,11 +286,11 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
     }
     if (won) return;
     if (!body || typeof body !== "object" || typeof body.signature !== "string") {
-      failed.push({ relay, why: "the answer is not a drand beacon" });
+      failed.push({ relay, why: t("drand.not_a_beacon") });
       return;
     }
     if (latest ? !Number.isSafeInteger(body.round) || body.round < 1 : body.round !== round) {
-      lying.push({ relay, why: `asked for round ${round}, it served round ${JSON.stringify(body.round)}` });
+      lying.push({ relay, why: t("drand.wrong_round", { asked: String(round), served: JSON.stringify(body.round) }) });
       return;
     }
     const check = verifyBeacon(c.name, body);
@@ -319,10 +323,13 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
   if (won) return { ...won, lying: [...lying], failed: [...failed] };
   const said = (xs) => xs.map((x) => `${x.relay}: ${x.why}`).join("; ");
   if (!lying.length) {
-    return { error: `none of the ${urls.length} drand relays asked answered with a beacon (${said(failed)})`, lying, failed };
+    return { error: t("drand.none_answered", { count: urls.length, failed: said(failed) }), lying, failed };
   }
+  const none = { round: String(round), count: lying.length, lying: said(lying) };
   return {
-    error: `no drand relay served a beacon of round ${round} that verifies: ${lying.length} served a false one (${said(lying)})${failed.length ? `, ${failed.length} gave none (${said(failed)})` : ""}`,
+    error: failed.length
+      ? t("drand.none_verified_some_silent", { ...none, silent: failed.length, failed: said(failed) })
+      : t("drand.none_verified", none),
     lying,
     failed,
   };

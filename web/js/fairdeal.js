@@ -49,7 +49,8 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { CARD_CODES, COMPLETION, FIRST, dealSalts, deck, fromHex, saltIndex, sha256Hex } from "./deck.js";
 import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
 import { BEFORE_LEAVE, BEFORE_SALTS } from "./keeper.js";
-import { LOG_CHECKS, checkLog } from "./logcheck.js";
+import { LANGUAGES, has, language, t } from "./i18n.js";
+import { LOG_CHECKS, checkLog, logCheckName } from "./logcheck.js";
 import { verifyReceipt } from "./receipts.js";
 
 /**
@@ -148,10 +149,55 @@ const fail = (name, detail) => ({ name, status: "fail", detail });
 const unchecked = (name, detail) => ({ name, status: "unchecked", detail });
 const info = (name, detail) => ({ name, status: "info", detail });
 
-const secs = (ms) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+/** The checks' names: each one's identifier (the panel's data-check, what code and tests
+ * compare them by) and, as its value, the last segment of its key in the catalogue
+ * (fair.check.<segment>, checkName). */
+const CHECK_KEYS = Object.freeze({
+  kept: "kept",
+  consistency: "consistency",
+  commitment: "commitment",
+  "commitment bounds": "commitment_bounds",
+  "commitment new": "commitment_new",
+  "receipt published": "receipt_published",
+  salts: "salts",
+  "your seed": "your_seed",
+  "drand round": "drand_round",
+  "drand value": "drand_value",
+  "drand relay": "drand_relay",
+  "drand fallback": "drand_fallback",
+  deals: "deals",
+  dealer: "dealer",
+  "your salts": "your_salts",
+  hashes: "hashes",
+  abort: "abort",
+  "your key": "your_key",
+  forfeit: "forfeit",
+});
+/** A check's name by its key's segment: NAME.your_seed is "your seed". */
+const NAME = Object.freeze(Object.fromEntries(Object.entries(CHECK_KEYS).map(([name, key]) => [key, name])));
+
+/** The name of check ``name`` (a check's ``name`` as checkKept and checkLive give it) in
+ * the player's language: "deal 3" is t("fair.check.deal", {deal: "3"}); a name this module
+ * does not make (the transparency log's, logcheck.js) is given back as it is. */
+export function checkName(name) {
+  const deal = /^deal (\d+)$/.exec(name);
+  if (deal) return t("fair.check.deal", { deal: deal[1] });
+  return Object.hasOwn(CHECK_KEYS, name) ? t(`fair.check.${CHECK_KEYS[name]}`) : logCheckName(name);
+}
+
+/** ``x`` to the tenth, as the language writes it ("1.2", "1,2"), never grouped. Rounded by
+ * toFixed (the double's exact value: 0.85 is 0.8), not by Intl (its shortest decimal: 0.9),
+ * so that the English stays what it was. */
+function tenths(x) {
+  const locale = LANGUAGES.includes(language()) ? language() : "en";
+  return new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false }).format(Number(x.toFixed(1)));
+}
+/** "1.2 s": how long ``ms`` is, to the tenth of a second, in the player's language. */
+const secs = (ms) => t("fair.seconds", { time: tenths(Math.abs(ms) / 1000) });
 /** "1.2 s before" when ``ms`` >= 0, "0.3 s after" when it is negative: ``ms`` is how long
- * the thing said came before the one it is compared with. */
-const apart = (ms) => `${secs(ms)} ${ms >= 0 ? "before" : "after"}`;
+ * the thing said came before the one it is compared with (each sentence's key puts it
+ * before what it is compared with). */
+const apart = (ms) => (ms >= 0 ? t("fair.apart.before", { time: secs(ms) }) : t("fair.apart.after", { time: secs(ms) }));
 const known = (chain) => Object.hasOwn(CHAINS, chain ?? "");
 const given = (x) => x !== null && x !== undefined;
 
@@ -167,15 +213,15 @@ export function hadAt(kept, round) {
 }
 
 /** Whether the tab had an answer from a relay of its own (the player's or the tab's,
- * not the server's) by ``t``: its watch was running on relays the server does not run. */
-function watchedBy(kept, t) {
-  return Object.values(kept.drand_seen ?? {}).some((s) => s.source !== "server" && s.at <= t);
+ * not the server's) by ``at``: its watch was running on relays the server does not run. */
+function watchedBy(kept, at) {
+  return Object.values(kept.drand_seen ?? {}).some((s) => s.source !== "server" && s.at <= at);
 }
 
-/** An answer of the tab's own relays, at ``t`` (less the margin) or later, that the
+/** An answer of the tab's own relays, at ``at`` (less the margin) or later, that the
  * latest round was one before ``round``: ``round`` was not out yet then. */
-function notYetAt(kept, round, t) {
-  return Object.entries(kept.drand_seen ?? {}).some(([r, s]) => s.source !== "server" && s.how === "latest" && Number(r) < round && s.at >= t - TOLERANCE.seenMs);
+function notYetAt(kept, round, at) {
+  return Object.entries(kept.drand_seen ?? {}).some(([r, s]) => s.source !== "server" && s.how === "latest" && Number(r) < round && s.at >= at - TOLERANCE.seenMs);
 }
 
 /** How far ahead of drand's schedule this tab's clock may run, by its own relays (not the
@@ -195,35 +241,38 @@ export function clockAhead(kept) {
 }
 
 /** The naming's lead (TOLERANCE.namingMs): whether the naming of round ``R``, seen at
- * ``t`` on this tab's clock, came at least the commitment's ``lead`` less the tolerance
+ * ``at`` on this tab's clock, came at least the commitment's ``lead`` less the tolerance
  * before the round was due. Returns null (in time), "wait" (during the match, its own
  * relays have not answered yet and may still show its clock fast), or the failure's
  * words. The tolerance's clock part (clockMs) is replaced by what its own relays show:
  * its clock further ahead than clockMs widens it, behind narrows it. */
-function namingLate(kept, R, t, lead, { final, now }) {
+function namingLate(kept, R, at, lead, { final, now }) {
   const due = roundTime(kept.chain, R);
   const ahead = clockAhead(kept);
-  if (!final && ahead === null && now < t + TOLERANCE.clockMs) return "wait";
+  if (!final && ahead === null && now < at + TOLERANCE.clockMs) return "wait";
   const shift = ahead === null ? 0 : ahead > TOLERANCE.clockMs ? ahead - TOLERANCE.clockMs : Math.min(0, ahead);
   const allowance = TOLERANCE.namingMs + shift;
   const need = lead - allowance; // the naming must come at least this long before due
-  const came = due - t; // it came this long before due (negative: after)
+  const came = due - at; // it came this long before due (negative: after)
   if (came >= need) return null;
-  const when = came < 0 ? `by this tab's clock, round ${R} was due ${secs(came)} before the table named it` : `by this tab's clock, round ${R} was named only ${secs(came)} before it was due`;
-  const rule = need >= 0 ? `at least ${secs(need)} before its round is due` : `no later than ${secs(need)} after its round is due`;
-  const clock = ahead === null ? "" : `; its own drand relays show its clock ${ahead >= 0 ? `at most ${secs(ahead)} ahead` : `at least ${secs(ahead)} behind`}`;
-  return `${when}: a naming must reach this tab ${rule} (the commitment's lead of ${secs(lead)} less ${secs(allowance)} for this tab's clock and the naming's way to it${clock}), and this one came ${secs(need - came)} too late: ${came < 0 ? "the server could have known the value when it named the round" : "short of the lead the commitment promised, it may have been made once the round's value was out"}, and no witness could cosign the naming before the round was due`;
+  const round = String(R);
+  const when = came < 0 ? t("fair.naming.due_before_named", { round, time: secs(came) }) : t("fair.naming.named_only_before", { round, time: secs(came) });
+  const rule = need >= 0 ? t("fair.naming.rule_before", { time: secs(need) }) : t("fair.naming.rule_after", { time: secs(need) });
+  const clock = ahead === null ? "" : ahead >= 0 ? t("fair.naming.clock_ahead", { time: secs(ahead) }) : t("fair.naming.clock_behind", { time: secs(ahead) });
+  const why = came < 0 ? t("fair.naming.why_known") : t("fair.naming.why_short");
+  return t("fair.naming.late", { when, rule, lead: secs(lead), allowance: secs(allowance), clock, late: secs(need - came), why });
 }
 
 /** When this tab first had the value against when it saw the round named, said the right
  * way round (within seenMs it may have come first: two messages crossing). */
 function hadThen(had, named) {
   const d = had.at - named;
-  return d >= 0 ? `${secs(d)} after it saw the round named` : `${secs(d)} before it saw the round named (within the ${TOLERANCE.seenMs / 1000} s two messages may cross)`;
+  return d >= 0 ? t("fair.had.after", { time: secs(d) }) : t("fair.had.before", { time: secs(d), cross: TOLERANCE.seenMs / 1000 });
 }
 
-const from = (seen) => `${seen.relay}${seen.source === "server" ? " (a relay the server named)" : ""}`;
-const roundOf = (seen, round) => (seen.round === round ? `round ${round}'s value` : `round ${seen.round}'s value (after round ${round})`);
+const from = (seen) => (seen.source === "server" ? t("fair.relay_of_server", { relay: seen.relay }) : seen.relay);
+const roundOf = (seen, round) =>
+  seen.round === round ? t("fair.round_value", { round: String(round) }) : t("fair.later_round_value", { later: String(seen.round), round: String(round) });
 
 // BLS checks are cached: checkLive runs on every event of the match.
 const verified = new Map();
@@ -252,88 +301,98 @@ function checkConsistency(kept) {
 }
 
 function checkBounds(kept, { final, now = Infinity }) {
-  const name = "commitment bounds";
+  const name = NAME.commitment_bounds;
   if (!kept.commitment) return null; // the commitment check says so
-  if (!known(kept.chain)) return fail(name, `the commitment names a drand chain this tab does not know (${kept.chain})`);
+  if (!known(kept.chain)) return fail(name, t("fair.bounds.unknown_chain", { chain: String(kept.chain) }));
   const last = kept.last_round;
-  if (!Number.isSafeInteger(last) || last < 1) return fail(name, "the commitment fixes no last round: the server could wait for any round it liked");
+  if (!Number.isSafeInteger(last) || last < 1) return fail(name, t("fair.bounds.no_last_round"));
   const c = kept.commitment_seen_at;
   const lead = kept.round_lead_ms;
   if (given(lead) && !(Number.isSafeInteger(lead) && lead >= 0 && lead <= TOLERANCE.maxLeadMs)) {
-    return fail(name, `the commitment's lead of the round, ${lead} ms, is outside the 0..${TOLERANCE.maxLeadMs} ms allowed`);
+    return fail(name, t("fair.bounds.lead_outside", { lead: String(lead), max: String(TOLERANCE.maxLeadMs) }));
   }
   // Passed only once the tab knows the lead (ServerSeedCommitted; the table's copy may lack it).
-  const passed = (detail) => (given(lead) ? pass(name, detail) : final ? unchecked(name, "could not check: this tab was not shown the commitment's lead of the round (the fair deal's ServerSeedCommitted)") : null);
-  const rule = given(lead) && lead > 0 ? `the rule's for its window's end, with its lead of ${secs(lead)}` : "the first after its window's end";
+  const passed = (detail) => (given(lead) ? pass(name, detail) : final ? unchecked(name, t("fair.bounds.no_lead")) : null);
+  const rule = given(lead) && lead > 0 ? t("fair.bounds.rule_lead", { time: secs(lead) }) : t("fair.bounds.rule_first");
+  const lastRound = String(last);
   if (given(kept.window_closes_at_ms)) {
     const expected = given(lead) ? ruleRound(kept.chain, kept.window_closes_at_ms, lead) : last;
-    if (last !== expected) return fail(name, `the commitment's last round ${last} is not ${rule} (round ${expected})`);
+    if (last !== expected) return fail(name, t("fair.bounds.last_not_rule", { last: lastRound, rule, expected: String(expected) }));
     if (given(c) && kept.window_closes_at_ms - c > TOLERANCE.maxWindowMs + TOLERANCE.clockMs) {
-      return fail(name, `the seed window ends ${secs(kept.window_closes_at_ms - c)} after this tab saw the commitment: longer than the ${TOLERANCE.maxWindowMs / 1000} s allowed`);
+      return fail(name, t("fair.bounds.window_long", { time: secs(kept.window_closes_at_ms - c), max: TOLERANCE.maxWindowMs / 1000 }));
     }
   }
-  if (given(kept.drand_round) && kept.drand_round > last) return fail(name, `round ${kept.drand_round} was named, past round ${last}, the last the commitment allowed`);
-  if (!given(c)) return unchecked(name, "could not check: this tab did not keep when it saw the commitment");
+  if (given(kept.drand_round) && kept.drand_round > last) return fail(name, t("fair.bounds.past_last", { round: String(kept.drand_round), last: lastRound }));
+  if (!given(c)) return unchecked(name, t("fair.bounds.no_seen"));
   const had = hadAt(kept, last);
   if (had && had.at < c - TOLERANCE.seenMs) {
-    return fail(name, `this tab had ${roundOf(had, last)} from ${from(had)} ${secs(c - had.at)} before it saw the commitment naming it the last round: it was already out`);
+    return fail(name, t("fair.bounds.already_out", { value: roundOf(had, last), relay: from(had), time: secs(c - had.at) }));
   }
   const due = roundTime(kept.chain, last);
   if (notYetAt(kept, last, c)) {
-    return passed(`the commitment fixes round ${last} as the last the match may name (${rule}), and drand's latest round was an earlier one when this tab saw the commitment${given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : ""}`);
+    return passed(given(kept.drand_round) ? t("fair.bounds.not_yet_named", { last: lastRound, rule, round: String(kept.drand_round) }) : t("fair.bounds.not_yet", { last: lastRound, rule }));
   }
   if (c > due + TOLERANCE.clockMs) {
-    if (kept.commitment_live === false) return unchecked(name, `could not check: this tab first saw the commitment in a catch-up (on connecting), after its last round ${last} was due`);
+    if (kept.commitment_live === false) return unchecked(name, t("fair.bounds.catch_up", { last: lastRound }));
     // During the match, once the tab's own relays had clockMs to say otherwise.
     if (!final && now < c + TOLERANCE.clockMs) return null;
-    return fail(name, `by this tab's clock, round ${last}, the last the match may name, was due ${secs(c - due)} before the commitment was shown: its value was already out`);
+    return fail(name, t("fair.bounds.due_before", { last: lastRound, time: secs(c - due) }));
   }
-  const named = given(kept.drand_round) ? `; round ${kept.drand_round} was named, no later` : "";
-  return passed(`the commitment fixes round ${last} as the last the match may name (${rule}), and this tab saw it ${apart(due - c)} that round was due${named}`);
+  const seen = { last: lastRound, rule, apart: apart(due - c) };
+  return passed(given(kept.drand_round) ? t("fair.bounds.in_time_named", { ...seen, round: String(kept.drand_round) }) : t("fair.bounds.in_time", seen));
 }
 
 function checkSeed(kept, { final, now = Infinity }) {
-  const name = "your seed";
-  if (kept.seat === null) return final ? info(name, "you had no seat at this table") : null;
+  const name = NAME.your_seed;
+  if (kept.seat === null) return final ? info(name, t("fair.seed.no_seat")) : null;
   const seats = kept.seat_seeds;
   const mine = kept.my_seed;
   const r = kept.receipt;
   if (r) {
-    const where = `receipt: ${r.stream}, version ${r.version}`;
+    const where = t("fair.seed.receipt_where", { stream: String(r.stream), version: String(r.version) });
     if (r.match_id !== kept.match_id || r.seat !== kept.seat || (mine !== null && r.seed_sha256 !== seedSha256(mine))) {
-      return fail(name, `the server's receipt (${where}) is not for the seed this tab sent at your seat`);
+      return fail(name, t("fair.seed.receipt_other", { where }));
     }
     // Signed with the match's receipt key, the receipt proves to anyone what the server
     // acknowledged; unsigned (or signed otherwise), it proves nothing but to this tab.
     if (kept.receipt_key && !verifyReceipt(kept.receipt_key, r)) {
-      return fail(name, `the server's receipt (${where}) is not signed with the match's receipt key (${short(kept.receipt_key)}, recorded in the commitment): it would prove nothing to anyone else`);
+      return fail(name, t("fair.seed.receipt_unsigned", { where, key: short(kept.receipt_key) }));
     }
     if (seats) {
       const shown = seats[kept.seat];
       if ((kept.missing_seeds ?? []).includes(kept.seat) || shown === "" || shown === undefined) {
-        return fail(name, `the server acknowledged your seed (${where}), then the window closed showing no seed for your seat: the seed this tab sent was dropped`);
+        return fail(name, t("fair.seed.dropped", { where }));
       }
-      if (shown !== mine) return fail(name, `the server acknowledged your seed (${where}), then the window closed showing ${shown} for your seat instead of ${mine}`);
+      if (shown !== mine) return fail(name, t("fair.seed.replaced", { where, shown: String(shown), mine: String(mine) }));
     }
     const got = kept.seed_received;
     if (got && (got.stream !== r.stream || got.version !== r.version || got.seed !== mine)) {
-      return fail(name, `the event recording your seed is ${got.stream} version ${got.version} with seed ${got.seed}; the receipt named ${r.stream} version ${r.version} with the seed this tab sent`);
+      return fail(
+        name,
+        t("fair.seed.event_differs", {
+          stream: String(got.stream),
+          version: String(got.version),
+          seed: String(got.seed),
+          receipt_stream: String(r.stream),
+          receipt_version: String(r.version),
+        }),
+      );
     }
     if (!final) return null;
-    if (!seats) return kept.ended ? info(name, "the match ended before the seed window closed") : fail(name, "this tab was never shown the seats' seeds");
-    if (!got) return fail(name, `this tab was never shown the event recording your seed (${where})`);
-    return pass(name, `the decks used the seed this tab made, ${mine}, recorded where the server's receipt said (${where})`);
+    if (!seats) return kept.ended ? info(name, t("fair.seed.ended_early")) : fail(name, t("fair.seed.no_seeds"));
+    if (!got) return fail(name, t("fair.seed.no_event", { where }));
+    return pass(name, t("fair.seed.used_receipt", { seed: String(mine), where }));
   }
   if (!seats) {
     if (!final) return null;
-    return kept.ended ? info(name, "the match ended before the seed window closed") : fail(name, "this tab was never shown the seats' seeds");
+    return kept.ended ? info(name, t("fair.seed.ended_early")) : fail(name, t("fair.seed.no_seeds"));
   }
   const shown = seats[kept.seat];
-  if (mine === null) return final ? unchecked(name, "could not check: this tab did not send your seat's seed (another tab or device did)") : null;
+  if (mine === null) return final ? unchecked(name, t("fair.seed.other_tab")) : null;
   if (shown === mine && !(kept.missing_seeds ?? []).includes(kept.seat)) {
-    return final ? pass(name, `the decks used the seed this tab made, ${mine}`) : null;
+    return final ? pass(name, t("fair.seed.used", { seed: mine })) : null;
   }
-  if (shown !== "" && shown !== undefined) return fail(name, `the table dealt from ${shown} for your seat, but this tab sent ${mine}`);
+  if (shown !== "" && shown !== undefined) return fail(name, t("fair.seed.dealt_other", { shown: String(shown), mine: String(mine) }));
   // Recorded missing (refused as late, or dropped): an honest outcome only when this tab
   // itself sent its seed late, judged from when it first saw the commitment: it had the
   // window's length from then (less seedTripMs), whatever the server's clock says.
@@ -341,69 +400,70 @@ function checkSeed(kept, { final, now = Infinity }) {
   const sent = kept.my_seed_sent_at;
   const seen = kept.commitment_seen_at;
   const windowMs = given(kept.window_closes_at_ms) && given(kept.commitment_at_ms) ? kept.window_closes_at_ms - kept.commitment_at_ms : null;
-  const outcome = refused ? "the server refused it as late" : "the window closed without it";
+  const outcome = refused ? t("fair.seed.outcome_refused") : t("fair.seed.outcome_closed");
   if (windowMs !== null && given(seen)) {
     const after = sent - seen;
-    const allowed = `the window's ${secs(windowMs)} less ${secs(TOLERANCE.seedTripMs)}`;
+    const allowed = t("fair.seed.allowed", { window: secs(windowMs), trip: secs(TOLERANCE.seedTripMs) });
     if (after > windowMs - TOLERANCE.seedTripMs) {
-      return final ? info(name, `this tab sent your seed ${secs(after)} after it first saw the commitment, more than ${allowed}: late by its own doing (the page asleep, or closed), and ${outcome}: the deals used none for your seat`) : null;
+      return final ? info(name, t("fair.seed.late_own", { time: secs(after), allowed, outcome })) : null;
     }
     // The close (on the WebSocket) can overtake the reply that carries the receipt.
     if (!refused && !final && given(kept.seed_reply_due) && now - kept.seed_reply_due < TOLERANCE.replyMs) return null;
-    const when = ` (this tab sent it ${apart(kept.window_closes_at_ms - sent)} the window's end)`;
+    const when = t("fair.seed.sent_when", { apart: apart(kept.window_closes_at_ms - sent) });
     if (kept.commitment_live === false) {
-      return final ? unchecked(name, `could not check: this tab first saw the commitment only in a catch-up (on connecting), and sent your seed then${when}; ${outcome}: whether the server showed it late cannot be told`) : null;
+      return final ? unchecked(name, t("fair.seed.catch_up", { when, outcome })) : null;
     }
-    const starved = `though this tab sent it ${secs(after)} after it first saw the commitment, within ${allowed} (the commitment's way to it and the seed's way back): the server showed this tab the commitment late, and your seat was dealt without the seed it made`;
-    if (refused) return fail(name, `the seed this tab sent was not used${when}: the server refused it as late, ${starved}`);
-    return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it, ${starved}`);
+    const starved = { when, time: secs(after), allowed };
+    if (refused) return fail(name, t("fair.seed.starved_refused", starved));
+    return fail(name, t("fair.seed.starved_closed", starved));
   }
   // Without the commitment's own time (a record begun by an older page): late by this
   // tab's clock, as the window closed.
   const sentLate = given(kept.window_closes_at_ms) && sent >= kept.window_closes_at_ms - TOLERANCE.clockMs;
   if (refused && sentLate) {
-    return final ? info(name, "this tab sent your seed only as the seed window closed, and the server refused it as late: the deals used none for your seat") : null;
+    return final ? info(name, t("fair.seed.refused_at_close")) : null;
   }
   // The close (on the WebSocket) can overtake the reply that carries the receipt.
   const waiting = given(kept.seed_reply_due) && now - kept.seed_reply_due < TOLERANCE.replyMs;
   if (!final && waiting) return null;
-  const when = given(kept.window_closes_at_ms) ? ` (this tab sent it ${apart(kept.window_closes_at_ms - sent)} the window's end)` : "";
-  return fail(name, `the seed this tab sent was not used${when}: the window closed showing none for your seat, and the server gave no receipt for it`);
+  if (!given(kept.window_closes_at_ms)) return fail(name, t("fair.seed.not_used"));
+  return fail(name, t("fair.seed.not_used_when", { when: t("fair.seed.sent_when", { apart: apart(kept.window_closes_at_ms - sent) }) }));
 }
 
 function checkRound(kept, { final, now = Infinity }) {
-  const name = "drand round";
+  const name = NAME.drand_round;
   const R = kept.drand_round;
   if (!given(R)) {
     if (!final) return null;
-    if (kept.drand || kept.fallback) return fail(name, "drand's value (or a fallback) was shown, but never which round was named");
-    return kept.seat_seeds ? unchecked(name, "could not check: no drand round was named while this tab watched") : info(name, "the match ended before a drand round was named");
+    if (kept.drand || kept.fallback) return fail(name, t("fair.round.value_unnamed"));
+    return kept.seat_seeds ? unchecked(name, t("fair.round.none_named")) : info(name, t("fair.round.ended_early"));
   }
-  if (!known(kept.chain)) return fail(name, `round ${R} of a drand chain this tab does not know (${kept.chain})`);
+  const round = String(R);
+  if (!known(kept.chain)) return fail(name, t("fair.round.unknown_chain", { round, chain: String(kept.chain) }));
   const lead = kept.round_lead_ms;
   if (Number.isSafeInteger(kept.seeds_in_at_ms) && Number.isSafeInteger(lead) && lead >= 0) {
     // The rule, from the server's own times: a round earlier than it may have been out.
     const rule = ruleRound(kept.chain, kept.seeds_in_at_ms, lead);
-    const which = lead > 0 ? `the first due more than the commitment's lead of ${secs(lead)} after the window closed` : "the first after the window closed";
-    if (R < rule) return fail(name, `round ${R} was named, earlier than the rule's round ${rule} (${which}): it may have been out when named`);
-    if (R !== rule) return fail(name, `round ${R} was named, not the rule's round ${rule} (${which})`);
+    const which = lead > 0 ? t("fair.round.which_lead", { time: secs(lead) }) : t("fair.round.which_first");
+    if (R < rule) return fail(name, t("fair.round.earlier", { round, rule: String(rule), which }));
+    if (R !== rule) return fail(name, t("fair.round.not_rule", { round, rule: String(rule), which }));
   }
   const named = kept.drand_round_seen_at;
-  if (!given(named)) return final ? unchecked(name, "could not check: this tab did not keep when it saw the round named") : null;
+  if (!given(named)) return final ? unchecked(name, t("fair.round.no_seen")) : null;
   // The seats' seeds: the window's close lists them, and the log orders it before the
   // naming, so a naming in time covers them; a close shown after the naming does not.
   const closed = kept.window_closed_at;
   if (given(closed) && closed > named + TOLERANCE.seenMs) {
-    return fail(name, `the seats' seeds (the window's close) reached this tab ${secs(closed - named)} after it saw round ${R} named: the log orders them before the naming, and a seed shown after it may have been chosen once the round's value was out`);
+    return fail(name, t("fair.round.seeds_late", { round, time: secs(closed - named) }));
   }
-  const seeds = given(closed) ? `; the seats' seeds, which the window's close listed when this tab saw it (${secs(named - closed)} before the naming), are covered by it` : "";
+  const seeds = given(closed) ? t("fair.round.seeds_covered", { time: secs(named - closed) }) : "";
   const due = roundTime(kept.chain, R);
   const had = hadAt(kept, R);
   // The naming's lead: it must reach this tab the commitment's lead, less namingMs,
   // before the round is due (0: a commitment made before the lead).
   const leadMs = Number.isSafeInteger(lead) && lead >= 0 ? lead : 0;
   const late = namingLate(kept, R, named, leadMs, { final, now });
-  const inTime = late === null ? `; the naming reached this tab ${apart(due - named)} the round was due by its clock${leadMs > 0 ? ` (the commitment's lead is ${secs(leadMs)})` : ""}` : "";
+  const inTime = late !== null ? "" : leadMs > 0 ? t("fair.round.in_time_lead", { apart: apart(due - named), lead: secs(leadMs) }) : t("fair.round.in_time", { apart: apart(due - named) });
   // Covered: the tab was watching drand on its own relays when the round was named (so
   // it would have had the value then, had it been out), or they told it, after the
   // naming, that the latest round was an earlier one.
@@ -411,79 +471,81 @@ function checkRound(kept, { final, now = Infinity }) {
   if (kept.drand_round_live === false) {
     // Seen in a catch-up: when it was named is unknown, but no later than then.
     if (late !== null) {
-      return final ? unchecked(name, `could not check: this tab saw round ${R} named only in a catch-up (on connecting), ${apart(due - named)} it was due by its clock, not as it happened`) : null;
+      return final ? unchecked(name, t("fair.round.catch_up_late", { round, apart: apart(due - named) })) : null;
     }
     if (covered && had.at >= named - TOLERANCE.seenMs) {
-      return final ? pass(name, `this tab saw round ${R} named only in a catch-up, and even then it did not have its value yet (it first had it ${hadThen(had, named)}, from ${from(had)})${inTime}${seeds}`) : null;
+      return final ? pass(name, t("fair.round.catch_up_pass", { round, had: hadThen(had, named), relay: from(had), in_time: inTime, seeds })) : null;
     }
-    return final ? unchecked(name, `could not check: this tab saw round ${R} named only in a catch-up (on connecting), not as it happened`) : null;
+    return final ? unchecked(name, t("fair.round.catch_up", { round })) : null;
   }
   if (had && had.at < named - TOLERANCE.seenMs) {
-    return fail(name, `this tab had ${roundOf(had, R)} from ${from(had)} ${secs(named - had.at)} before it saw round ${R} named: the server could have known the value when it named the round`);
+    return fail(name, t("fair.round.had_before", { value: roundOf(had, R), relay: from(had), time: secs(named - had.at), round }));
   }
   if (late === "wait") return null;
   if (late !== null) return fail(name, late);
   if (covered) {
-    return final ? pass(name, `round ${R} was named before its value was out: this tab, watching drand on its own relays, first had it ${hadThen(had, named)} (from ${from(had)})${inTime}${seeds}`) : null;
+    return final ? pass(name, t("fair.round.covered", { round, had: hadThen(had, named), relay: from(had), in_time: inTime, seeds })) : null;
   }
   // No observation of this tab's own covers the naming: drand's schedule on its clock.
   // While the match runs, only once its own relays have had clockMs to answer: an answer
   // that covers the naming would turn this around at the end.
   const waited = final || (!watchedBy(kept, named) && !notYetAt(kept, R, named) && now >= named + TOLERANCE.clockMs);
   if (named > due + TOLERANCE.clockMs && waited) {
-    return fail(name, `by this tab's clock, round ${R} was due ${secs(named - due)} before the table named it: its value was already out (this tab's own drand observations do not cover the naming)`);
+    return fail(name, t("fair.round.due_before", { round, time: secs(named - due) }));
   }
   if (!final) return null;
-  const why = Object.keys(kept.drand_seen ?? {}).length ? "only relays the server named answered" : "no drand relay answered this tab";
-  const when = named <= due ? `${secs(due - named)} before it was due` : `${secs(named - due)} after it was due`;
-  return unchecked(name, `could not check that round ${R} was not out when named: ${why} while it was named; by this tab's clock it was named ${when}`);
+  const why = Object.keys(kept.drand_seen ?? {}).length ? t("fair.round.why_server_relays") : t("fair.round.why_no_relay");
+  const when = named <= due ? t("fair.round.named_before_due", { time: secs(due - named) }) : t("fair.round.named_after_due", { time: secs(named - due) });
+  return unchecked(name, t("fair.round.uncovered", { round, why, when }));
 }
 
 function checkValue(kept, { final }) {
-  const name = "drand value";
+  const name = NAME.drand_value;
   const d = kept.drand;
   if (!d) {
     if (!final || kept.fallback || !given(kept.drand_round)) return null;
-    if (kept.ended && !Object.keys(kept.deals ?? {}).length) return info(name, "the match ended before drand's value came");
-    return fail(name, "this tab was shown neither drand's value nor a fallback");
+    if (kept.ended && !Object.keys(kept.deals ?? {}).length) return info(name, t("fair.value.ended_early"));
+    return fail(name, t("fair.value.none"));
   }
-  if (!known(kept.chain)) return fail(name, `a drand chain this tab does not know (${kept.chain})`);
-  if (given(kept.drand_round) && d.round !== kept.drand_round) return fail(name, `round ${kept.drand_round} was named, but the value of round ${d.round} was used`);
+  if (!known(kept.chain)) return fail(name, t("fair.unknown_chain", { chain: String(kept.chain) }));
+  if (given(kept.drand_round) && d.round !== kept.drand_round) return fail(name, t("fair.value.other_round", { named: String(kept.drand_round), used: String(d.round) }));
   const v = verifyOnce(kept.chain, { round: d.round, signature: d.signature, previous_signature: d.previous_signature ?? undefined, randomness: d.randomness });
-  if (!v.ok) return fail(name, `the value the match was dealt from is not drand's: ${v.why}`);
-  return final ? pass(name, `round ${d.round}: the BLS signature verifies under ${kept.chain}'s pinned public key, and the randomness is SHA-256 of it`) : null;
+  if (!v.ok) return fail(name, t("fair.value.not_drand", { why: v.why }));
+  return final ? pass(name, t("fair.value.pass", { round: String(d.round), chain: kept.chain })) : null;
 }
 
 async function checkRelay(kept, { relays = [], fetchImpl, now }) {
-  const name = "drand relay";
+  const name = NAME.drand_relay;
   const d = kept.drand;
   if (!d || !known(kept.chain)) return null;
   const page = drandPage(kept.chain, d.round);
   let got = kept.drand_seen?.[String(d.round)];
-  let how = "its watch";
+  let how = t("fair.relay.how_watch");
   if (!got) {
     const asked = await fetchRound(relays, kept.chain, d.round, { fetchImpl, now });
-    if (asked.error) return unchecked(name, `could not check: ${asked.error}; compare with ${page}`);
+    if (asked.error) return unchecked(name, t("fair.relay.unchecked", { error: asked.error, page }));
     got = { ...asked.beacon, relay: asked.relay };
-    how = "asking now";
+    how = t("fair.relay.how_now");
   }
+  const round = String(d.round);
   if (got.signature !== d.signature.toLowerCase()) {
-    return fail(name, `${got.relay} serves round ${d.round} with the signature ${got.signature} (verified); the match was dealt from ${d.signature}`);
+    return fail(name, t("fair.relay.differs", { relay: got.relay, round, signature: got.signature, dealt: d.signature }));
   }
-  return pass(name, `this tab fetched round ${d.round} itself (${how}, from ${got.relay}): the same signature, verified`);
+  return pass(name, t("fair.relay.pass", { round, how, relay: got.relay }));
 }
 
 function checkFallback(kept, { final, verifyApi }) {
-  const name = "drand fallback";
+  const name = NAME.drand_fallback;
   const fb = kept.fallback;
   if (!fb) return null;
   const R = kept.drand_round;
-  if (!given(R)) return final ? fail(name, `the match says it was dealt without drand (round ${fb.round}), but this tab never saw a round named`) : null;
-  if (fb.round !== R) return fail(name, `the fallback names round ${fb.round}, but round ${R} was named`);
-  if (!known(kept.chain)) return fail(name, `a drand chain this tab does not know (${kept.chain})`);
+  if (!given(R)) return final ? fail(name, t("fair.fallback.never_named", { fallback: String(fb.round) })) : null;
+  const round = String(R);
+  if (fb.round !== R) return fail(name, t("fair.fallback.other_round", { fallback: String(fb.round), round }));
+  if (!known(kept.chain)) return fail(name, t("fair.unknown_chain", { chain: String(kept.chain) }));
   const had = hadAt(kept, R);
   if (had && kept.fallback_live !== false && had.at <= kept.fallback_seen_at - TOLERANCE.toldMs) {
-    return fail(name, `the match was dealt without drand, but this tab had ${roundOf(had, R)} from ${from(had)} ${secs(kept.fallback_seen_at - had.at)} before the table said it was late`);
+    return fail(name, t("fair.fallback.had", { value: roundOf(had, R), relay: from(had), time: secs(kept.fallback_seen_at - had.at) }));
   }
   const cur = kept.drand_seen?.[String(R)];
   const prev = kept.drand_seen?.[String(R - 1)];
@@ -491,37 +553,40 @@ function checkFallback(kept, { final, verifyApi }) {
   if (cur && prev && prev.how === "next" && prev.at <= roundTime(kept.chain, R - 1) + TOLERANCE.clockMs) {
     const gap = cur.at - prev.at;
     if (gap < period + TOLERANCE.graceMs - TOLERANCE.cadenceMs) {
-      return fail(name, `the match was dealt without drand, but this tab had round ${R}'s value ${secs(gap)} after round ${R - 1}'s, which came on time: drand was well within the ${TOLERANCE.graceMs / 1000} s allowed`);
+      return fail(name, t("fair.fallback.cadence", { round, time: secs(gap), previous: String(R - 1), grace: TOLERANCE.graceMs / 1000 }));
     }
   }
   if (!final) return null;
   const gap = had ? had.at - kept.fallback_seen_at : 0;
-  const heard = gap >= 0 ? `only ${secs(gap)} after` : `${secs(gap)} before (within the ${TOLERANCE.toldMs / 1000} s the server may take to find it late and tell this tab)`;
-  const why = had ? `this tab had round ${R}'s value ${heard} the table said it was late` : `no drand relay gave this tab round ${R}'s value`;
-  const stats = verifyApi ? `${verifyApi.replace(/\/$/, "")}/v1/stats` : "the verify API's /v1/stats";
-  return unchecked(name, `could not check that drand was late (${why}); the platform's fallback rate is at ${stats}`);
+  const why = !had
+    ? t("fair.fallback.why_none", { round })
+    : gap >= 0
+      ? t("fair.fallback.why_had_after", { round, time: secs(gap) })
+      : t("fair.fallback.why_had_before", { round, time: secs(gap), told: TOLERANCE.toldMs / 1000 });
+  const stats = verifyApi ? `${verifyApi.replace(/\/$/, "")}/v1/stats` : t("fair.fallback.stats_somewhere");
+  return unchecked(name, t("fair.fallback.unchecked", { why, stats }));
 }
 
 async function checkDealer(kept, inputs) {
   const name = "dealer";
   if (!kept.pattern) return null;
   const dealt = Object.keys(kept.deals ?? {}).length > 0 || (kept.decks_issued ?? []).length > 0;
-  if (!dealt) return kept.first_dealer === null ? null : info(name, "no card was dealt");
-  if (kept.first_dealer === null) return unchecked(name, "could not check: this tab was not shown who deals first");
+  if (!dealt) return kept.first_dealer === null ? null : info(name, t("fair.dealer.no_cards"));
+  if (kept.first_dealer === null) return unchecked(name, t("fair.dealer.not_shown"));
   let rule = 0;
-  let why = "in this ruleset seat 0 always deals first";
+  let why = t("fair.dealer.seat_zero");
   if (given(kept.pattern.first_dealer_from)) {
     const { serverSeed, seatSeeds, drandInput } = inputs;
     const deck0 = await deck(serverSeed, seatSeeds, 0, drandInput, kept.pattern.deck_size);
     rule = firstDealer(kept.pattern, deck0);
     const card = deck0[kept.pattern.first_dealer_from];
     const n = CARD_CODES.indexOf(card);
-    why = `card ${kept.pattern.first_dealer_from + 1} of deal 1's deck is ${card}, number ${n}, and ${n} modulo ${kept.pattern.players} is ${rule}`;
+    why = t("fair.dealer.rule", { position: kept.pattern.first_dealer_from + 1, card: String(card), n, players: kept.pattern.players, seat: rule });
   }
   const d0 = kept.deals?.["0"];
-  if (d0 && d0.dealer !== kept.first_dealer) return fail(name, `the match said seat ${kept.first_dealer} deals first, but deal 1 was dealt by seat ${d0.dealer}`);
-  if (kept.first_dealer !== rule) return fail(name, `seat ${kept.first_dealer} dealt first, but the published rule gives seat ${rule} (${why}): the first dealer was chosen`);
-  return pass(name, `seat ${rule} dealt first, as the published rule gives (${why})`);
+  if (d0 && d0.dealer !== kept.first_dealer) return fail(name, t("fair.dealer.changed", { said: String(kept.first_dealer), dealer: String(d0.dealer) }));
+  if (kept.first_dealer !== rule) return fail(name, t("fair.dealer.chosen", { seat: String(kept.first_dealer), rule, why }));
+  return pass(name, t("fair.dealer.pass", { seat: rule, why }));
 }
 
 /** A forfeit of this tab's seat is the seat's own choice only if this tab asked to leave:
@@ -532,10 +597,10 @@ function checkForfeit(kept) {
   const e = kept.ended;
   if (!e || e.event !== "MatchForfeited") return null;
   const name = "forfeit";
-  if (kept.seat === null || e.leaver !== kept.seat) return info(name, `seat ${e.leaver} left the match and its side lost it (that seat's own choice, as its tab can check)`);
-  if (kept.leave_asked_at === undefined || BEFORE_LEAVE.includes(kept.format)) return unchecked(name, "could not check that this tab asked to leave (kept before it noted that)");
-  if (kept.leave_asked_at === null) return fail(name, "your seat was recorded as leaving the match, and its side lost it, but you never asked to leave from this browser: the forfeit was written for you (if you left from another device, this is why)");
-  return pass(name, "your seat left the match because you asked to, from this tab");
+  if (kept.seat === null || e.leaver !== kept.seat) return info(name, t("fair.forfeit.other", { seat: String(e.leaver) }));
+  if (kept.leave_asked_at === undefined || BEFORE_LEAVE.includes(kept.format)) return unchecked(name, t("fair.forfeit.older"));
+  if (kept.leave_asked_at === null) return fail(name, t("fair.forfeit.written"));
+  return pass(name, t("fair.forfeit.pass"));
 }
 
 /** The key the commitment recorded for this seat is the one this page made and sent with
@@ -546,25 +611,24 @@ function checkForfeit(kept) {
 function checkKey(kept) {
   const keys = kept.commitment_keys;
   if (!Array.isArray(keys) || kept.seat === null) return null;
-  const name = "your key";
+  const name = NAME.your_key;
   const recorded = keys[kept.seat] ?? "";
-  if (!kept.my_key) return info(name, "this page made no key for your seat (it was taken from another page or device): the commitment's key for it was not checked here");
-  if (recorded === kept.my_key) return pass(name, `the commitment recorded the key this page made for your seat (${short(kept.my_key)}): only this page can sign your leave`);
-  if (recorded === "") return fail(name, "the commitment recorded no key for your seat, though this page sent one with it: nothing would show that a leave of your seat was yours");
-  return fail(name, `the commitment recorded a key for your seat (${short(recorded)}) that this page did not make (${short(kept.my_key)}): whoever holds it could sign a leave in your name`);
+  if (!kept.my_key) return info(name, t("fair.key.none_made"));
+  if (recorded === kept.my_key) return pass(name, t("fair.key.pass", { key: short(kept.my_key) }));
+  if (recorded === "") return fail(name, t("fair.key.none_recorded"));
+  return fail(name, t("fair.key.other", { recorded: short(recorded), mine: short(kept.my_key) }));
 }
 
 function checkAbort(kept) {
   const e = kept.ended;
   if (!e || e.event !== "MatchAborted") return null;
-  const who = e.by ? `by ${e.by}` : "by nobody named";
+  const said = { by: String(e.by), why: e.reason ?? t("fair.abort.no_reason"), round: String(e.after_round) };
   const after = (kept.decks_issued ?? []).length > 0 || Object.keys(kept.deals ?? {}).length > 0;
-  const why = e.reason ?? "no reason given";
-  if (after) return fail("abort", `the match was aborted after a deck went out (its cards were known when it was thrown away), ${who}: ${why}`);
+  if (after) return fail("abort", e.by ? t("fair.abort.after_deck", said) : t("fair.abort.after_deck_nobody", said));
   // As the verifier's ``ending``: once the round is named its value is out within
   // seconds, and every deck can be computed from it (a free reroll).
-  if (Number.isInteger(e.after_round)) return fail("abort", `the match was aborted after round ${e.after_round} was named (its value, and every deck, could be known), ${who}: ${why}`);
-  return info("abort", `the match was aborted before the round was named: no card could be known, ${who}: ${why}`);
+  if (Number.isInteger(e.after_round)) return fail("abort", e.by ? t("fair.abort.after_round", said) : t("fair.abort.after_round_nobody", said));
+  return info("abort", e.by ? t("fair.abort.before_round", said) : t("fair.abort.before_round_nobody", said));
 }
 
 // --- the salts, the hashes, the commitment's other uses
@@ -577,13 +641,13 @@ function checkSalts(kept, { final }) {
   const name = "salts";
   if (!kept.commitment) return null; // the commitment check says so
   if (kept.salted === false) {
-    return fail(name, "the commitment does not promise salts: the match's hidden events (the deck, each seat's cards) are hashed without one, and whoever has one of its hashes can search it for your cards (every match of today promises them)");
+    return fail(name, t("fair.salts.not_promised"));
   }
   if (!final) return null;
   if (kept.salted !== true) {
-    return unchecked(name, older(kept) ? "could not check: this tab's record of the match was begun by an older page, which did not keep the salts" : "could not check: this tab was not shown the fair deal's commitment (ServerSeedCommitted), which promises the salts");
+    return unchecked(name, older(kept) ? t("fair.salts.older") : t("fair.salts.not_shown"));
   }
-  return pass(name, "the commitment promises a salt in every hidden event (the deck, each seat's cards), made from the server seed: a hash of the match's events cannot be searched for your cards");
+  return pass(name, t("fair.salts.pass"));
 }
 
 /** This seat's cards, deal by deal: [{deal, part, salt, has (false: kept before salts)}]. */
@@ -598,7 +662,8 @@ function yourParts(kept) {
   return out;
 }
 
-const cardsOf = (x) => `your ${x.part} cards of deal ${x.deal + 1}`;
+/** "your first cards of deal 2", "your completion cards of deal 2". */
+const cardsOf = (x) => (x.part === "first" ? t("fair.salts.first_cards", { deal: x.deal + 1 }) : t("fair.salts.completion_cards", { deal: x.deal + 1 }));
 
 /** A promised salt missing, not 32 lower-case hex, or carried by two of this seat's
  * events: what can be told without the server seed. */
@@ -607,27 +672,28 @@ function saltProblems(parts) {
   const seen = new Map();
   for (const x of parts) {
     if (!x.has) continue;
-    if (x.salt === null || x.salt === "") problems.push(`${cardsOf(x)} came without a salt`);
-    else if (typeof x.salt !== "string" || !SALT_HEX.test(x.salt)) problems.push(`the salt of ${cardsOf(x)}, ${JSON.stringify(x.salt)}, is not 32 lower-case hexadecimal digits`);
-    else if (seen.has(x.salt)) problems.push(`${cardsOf(x)} came with the salt of ${cardsOf(seen.get(x.salt))}, ${x.salt}: two events, one salt`);
+    if (x.salt === null || x.salt === "") problems.push(t("fair.salts.missing", { cards: cardsOf(x) }));
+    else if (typeof x.salt !== "string" || !SALT_HEX.test(x.salt)) problems.push(t("fair.salts.malformed", { cards: cardsOf(x), salt: JSON.stringify(x.salt) }));
+    else if (seen.has(x.salt)) problems.push(t("fair.salts.repeated", { cards: cardsOf(x), other: cardsOf(seen.get(x.salt)), salt: x.salt }));
     else seen.set(x.salt, x);
   }
   return problems;
 }
 
-const SALTS_WHY = "a hidden event without its own salt can be searched, from its hash, for your cards";
+/** The salt problems said, and why they matter. */
+const saltsSaid = (problems) => t("fair.salts.problems", { problems: problems.join("; ") });
 
 function checkYourSaltsLive(kept) {
   if (kept.seat === null || kept.salted !== true) return null;
   const problems = saltProblems(yourParts(kept));
-  return problems.length ? fail("your salts", `${problems.join("; ")} (${SALTS_WHY})`) : null;
+  return problems.length ? fail(NAME.your_salts, saltsSaid(problems)) : null;
 }
 
 /** At the end: the live problems, then each salt recomputed from the revealed seed
  * (deck.js dealSalts), its index 1 + seat for the first cards, 1 + players + seat for the
  * completion. ``seedOk``: the revealed seed is the committed one. */
 async function checkYourSalts(kept, { serverSeed, seedOk }) {
-  const name = "your salts";
+  const name = NAME.your_salts;
   if (kept.seat === null || kept.salted !== true) return null;
   const parts = yourParts(kept);
   if (!parts.length) return null;
@@ -640,34 +706,37 @@ async function checkYourSalts(kept, { serverSeed, seedOk }) {
     for (const x of wellFormed) {
       const index = saltIndex(n, kept.seat, x.part === "first" ? FIRST : COMPLETION);
       const [want] = await dealSalts(serverSeed, x.deal, [index]);
-      if (x.salt !== want) chosen.push(`the salt of ${cardsOf(x)} is ${x.salt}, the recipe gives ${want} (salt ${index} of deck k=${x.deal})`);
+      if (x.salt !== want) chosen.push(t("fair.salts.not_recipe", { cards: cardsOf(x), salt: x.salt, want, index: String(index), deal: String(x.deal) }));
     }
   }
   if (problems.length || chosen.length) {
     const said = [];
-    if (problems.length) said.push(`${problems.join("; ")} (${SALTS_WHY})`);
-    if (chosen.length) said.push(`${chosen.join("; ")}: the server chose it, not the recipe from the seed it committed to`);
+    if (problems.length) said.push(saltsSaid(problems));
+    if (chosen.length) said.push(t("fair.salts.chosen", { chosen: chosen.join("; ") }));
     return fail(name, said.join("; "));
   }
-  if (notKept) return unchecked(name, `could not check: this tab kept ${cardsOf(notKept)} before it kept their salts (an older page)`);
-  if (!seedOk) return unchecked(name, "could not check that the salts are the recipe's: the revealed seed is not the one committed to");
-  if (!Number.isInteger(n)) return unchecked(name, "could not check that the salts are the recipe's: this tab kept no deal pattern, which gives the number of seats");
-  return pass(name, `each of the ${parts.length} events that dealt you cards came with its own salt, the recipe's from the revealed seed`);
+  if (notKept) return unchecked(name, t("fair.salts.not_kept", { cards: cardsOf(notKept) }));
+  if (!seedOk) return unchecked(name, t("fair.salts.seed_wrong"));
+  if (!Number.isInteger(n)) return unchecked(name, t("fair.salts.no_pattern"));
+  return pass(name, t("fair.salts.pass_yours", { count: parts.length }));
 }
 
 function checkHashes(kept, { final }) {
   const name = "hashes";
   const h = kept.hash_served;
   if (h) {
+    const said = { version: String(h.version), event: String(h.event), stream: String(h.stream), hash: short(h.hash) };
     const where =
-      h.via === "record"
-        ? `the verify API's record of the match, not ended, holds ${h.version === null ? "its stream's head" : `the hash of event ${h.version} (${h.event})`}, ${short(h.hash)}`
-        : `event ${h.version} of ${h.stream} (${h.event}) came on the WebSocket with its hash, ${short(h.hash)}, before the match ended`;
-    return fail(name, `the server serves the hashes of a running match: another seat can search your cards with them (${where})`);
+      h.via !== "record"
+        ? t("fair.hashes.socket", said)
+        : h.version === null
+          ? t("fair.hashes.record_head", said)
+          : t("fair.hashes.record_event", said);
+    return fail(name, t("fair.hashes.served", { where }));
   }
   if (!final) return null;
-  if (older(kept)) return unchecked(name, "could not check: this tab's record of the match was begun by an older page, which did not look for hashes");
-  return pass(name, "nothing this tab was served before the match ended carried a hash of the match's events");
+  if (older(kept)) return unchecked(name, t("fair.hashes.older"));
+  return pass(name, t("fair.hashes.pass"));
 }
 
 /** How long the check waits for the verify API to list this match under its commitment
@@ -682,31 +751,32 @@ export async function askCommitment(verifyApi, commitment, { fetchImpl = (...arg
   try {
     r = await fetchImpl(`${String(verifyApi).replace(/\/$/, "")}${path}`, { cache: "no-store" });
   } catch (e) {
-    return { error: `the verify API did not answer (${e.message})` };
+    return { error: t("fair.api.no_answer", { error: e.message }) };
   }
-  if (!r.ok) return { error: `the verify API answered ${r.status} to ${path}` };
+  if (!r.ok) return { error: t("fair.api.status", { status: String(r.status), path }) };
   let body;
   try {
     body = await r.json();
   } catch (e) {
-    return { error: `the verify API's answer to ${path} is not JSON (${e.message})` };
+    return { error: t("fair.api.not_json", { path, error: e.message }) };
   }
   if (!body || body.commitment !== commitment || !Array.isArray(body.matches) || !body.matches.every((m) => typeof m === "string")) {
-    return { error: `the verify API's answer to ${path} does not list the commitment's matches` };
+    return { error: t("fair.api.no_matches", { path }) };
   }
   return { matches: body.matches, used_twice: body.used_twice === true };
 }
 
-function reused(kept, answer, when) {
+/** ``live``: the verify API was asked when this tab saw the commitment. */
+function reused(kept, answer, live) {
   const others = answer.matches.filter((m) => m !== kept.match_id);
   if (!others.length && !answer.used_twice) return null;
-  const which = others.length ? `match${others.length > 1 ? "es" : ""} ${others.join(", ")}` : "another match";
-  return fail("commitment new", `the verify API lists ${which} under this match's commitment too${when}: a server seed used twice lets whoever saw it revealed after the first match compute every deck of the other from its public events while it runs`);
+  const which = others.length ? t("fair.commitment_new.matches", { count: others.length, matches: others.join(", ") }) : t("fair.commitment_new.another");
+  return fail(NAME.commitment_new, live ? t("fair.commitment_new.reused_live", { which }) : t("fair.commitment_new.reused", { which }));
 }
 
 function checkCommitmentLive(kept) {
   const u = kept.commitment_uses;
-  return kept.commitment && Array.isArray(u?.matches) ? reused(kept, u, " (asked when this tab saw the commitment)") : null;
+  return kept.commitment && Array.isArray(u?.matches) ? reused(kept, u, true) : null;
 }
 
 /** The receipt for this seat's seed, signed with the match's receipt key, published at
@@ -715,10 +785,10 @@ function checkCommitmentLive(kept) {
  * seed_receipts), so a seed the server acknowledged and dropped fails for them too, not
  * only here. A verify API that refuses a receipt this tab checked keeps it from them. */
 async function checkReceiptPublished(kept, options) {
-  const name = "receipt published";
+  const name = NAME.receipt_published;
   const r = kept.receipt;
   if (!r?.signature || !kept.receipt_key || !verifyReceipt(kept.receipt_key, r)) return null;
-  if (!options.verifyApi) return unchecked(name, "could not check: this tab was not told the verify API's address, where it publishes your seed's receipt");
+  if (!options.verifyApi) return unchecked(name, t("receipt.no_api"));
   const path = `/v1/matches/${encodeURIComponent(kept.match_id)}/receipts`;
   const body = { match_id: r.match_id, seat: r.seat, seed_sha256: r.seed_sha256, stream: r.stream, version: r.version, signature: r.signature };
   let answer;
@@ -729,9 +799,9 @@ async function checkReceiptPublished(kept, options) {
       body: JSON.stringify(body),
     });
   } catch (e) {
-    return unchecked(name, `could not check: your seed's receipt could not be published, the verify API did not answer (${e.message})`);
+    return unchecked(name, t("receipt.no_answer", { error: e.message }));
   }
-  if (answer.ok) return pass(name, `the receipt for your seed (${r.stream}, version ${r.version}), signed with the match's receipt key, is published at the verify API: anyone checking this match holds its record to it`);
+  if (answer.ok) return pass(name, t("receipt.published", { stream: String(r.stream), version: String(r.version) }));
   let why = "";
   try {
     const e = await answer.json();
@@ -739,29 +809,30 @@ async function checkReceiptPublished(kept, options) {
   } catch {
     why = "";
   }
-  if (answer.status >= 500 || answer.status === 429) return unchecked(name, `could not check: your seed's receipt could not be published, the verify API answered ${answer.status}${why}`);
-  return fail(name, `the verify API refused to publish the receipt for your seed (${answer.status}${why}), though it is signed with the match's receipt key: it keeps from anyone else's check that the server acknowledged your seed`);
+  const status = String(answer.status);
+  if (answer.status >= 500 || answer.status === 429) return unchecked(name, t("receipt.unavailable", { status, why }));
+  return fail(name, t("receipt.refused", { status, why }));
 }
 
 async function checkCommitmentNew(kept, options) {
-  const name = "commitment new";
+  const name = NAME.commitment_new;
   if (!kept.commitment) return null;
   const early = checkCommitmentLive(kept);
   if (early) return early;
-  if (!options.verifyApi) return unchecked(name, "could not check: this tab was not told the verify API's address, which says which matches used a commitment");
+  if (!options.verifyApi) return unchecked(name, t("fair.commitment_new.no_api"));
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const wait = options.commitmentWait ?? COMMITMENT_WAIT;
   let got;
   for (let i = 1; ; i++) {
     got = await askCommitment(options.verifyApi, kept.commitment, { fetchImpl: options.fetchImpl });
-    if (got.error) return unchecked(name, `could not check: ${got.error}`);
-    const r = reused(kept, got, "");
+    if (got.error) return unchecked(name, t("fair.could_not_check", { why: got.error }));
+    const r = reused(kept, got, false);
     if (r) return r;
     if (got.matches.includes(kept.match_id) || i >= wait.tries) break;
     await sleep(wait.everyMs);
   }
-  if (!got.matches.includes(kept.match_id)) return unchecked(name, `could not check: the verify API does not list this match under its commitment ${short(kept.commitment)}`);
-  return pass(name, `the verify API lists this match alone under its commitment ${short(kept.commitment)}: its server seed was used once`);
+  if (!got.matches.includes(kept.match_id)) return unchecked(name, t("fair.commitment_new.not_listed", { commitment: short(kept.commitment) }));
+  return pass(name, t("fair.commitment_new.pass", { commitment: short(kept.commitment) }));
 }
 
 /** What can already be known to have failed, during the match: a conflict, a bounds
@@ -811,38 +882,41 @@ export async function checkKept(kept, options = {}) {
     const essential = checks.some((c) => c.name === "commitment" && c.status === "pass") && dealsPassed;
     return { ok: complete && !failed && open.length === 0 && essential, failed, unchecked: open, complete, checks, at };
   };
-  if (!kept) return done([fail("kept", "this tab kept nothing of this match")], false);
+  if (!kept) return done([fail("kept", t("fair.kept_nothing"))], false);
   const final = { final: true, verifyApi: options.verifyApi };
   const checks = [...checkConsistency(kept)];
   const add = (c) => c && checks.push(c);
 
   if (!kept.reveal) {
-    checks.push(unchecked("commitment", "not yet: the server reveals its seed when the match ends"));
+    checks.push(unchecked("commitment", t("fair.commitment.not_yet")));
     for (const c of checkLive(kept, at).failed) if (c.name !== "consistency") checks.push(c);
     return done(checks, false);
   }
   let serverSeed = null;
   try {
-    serverSeed = fromHex(kept.reveal.server_seed, "the revealed server seed");
-    if (serverSeed.length !== 32) throw new Error("the revealed server seed is not 32 bytes");
-  } catch (e) {
-    checks.push(fail("commitment", e.message));
+    serverSeed = fromHex(kept.reveal.server_seed);
+  } catch {
+    checks.push(fail("commitment", t("fair.commitment.seed_not_hex")));
+    return done(checks, true);
+  }
+  if (serverSeed.length !== 32) {
+    checks.push(fail("commitment", t("fair.commitment.seed_not_32")));
     return done(checks, true);
   }
 
   // The commitment, shown before this tab sent its seed, and what it fixed.
   let seedOk = false;
   if (!kept.commitment) {
-    checks.push(fail("commitment", "this tab was never shown a commitment"));
+    checks.push(fail("commitment", t("fair.commitment.never_shown")));
   } else {
     const hash = await sha256Hex(serverSeed);
     seedOk = hash === kept.commitment;
     if (hash !== kept.commitment) {
-      checks.push(fail("commitment", `SHA-256 of the revealed seed is ${hash}, but the commitment shown at the start was ${kept.commitment}`));
+      checks.push(fail("commitment", t("fair.commitment.mismatch", { hash, commitment: kept.commitment })));
     } else if (kept.my_seed_sent_at !== null && kept.commitment_seen_at > kept.my_seed_sent_at) {
-      checks.push(fail("commitment", "the commitment was shown only after this tab sent its seed"));
+      checks.push(fail("commitment", t("fair.commitment.shown_late")));
     } else {
-      checks.push(pass("commitment", `SHA-256 of the revealed seed is the commitment ${kept.commitment.slice(0, 16)}…, shown before any seed was sent`));
+      checks.push(pass("commitment", t("fair.commitment.pass", { commitment: short(kept.commitment) })));
     }
   }
   add(checkBounds(kept, final));
@@ -859,7 +933,7 @@ export async function checkKept(kept, options = {}) {
   const seats = kept.seat_seeds;
   const dealNumbers = Object.keys(kept.deals ?? {}).map(Number).sort((a, b) => a - b);
   if (!kept.pattern) {
-    checks.push(fail("deals", "this tab kept no deal pattern for the ruleset"));
+    checks.push(fail("deals", t("fair.deals.no_pattern")));
   } else if (seats && (kept.drand || kept.fallback)) {
     const inputs = {
       serverSeed,
@@ -868,7 +942,7 @@ export async function checkKept(kept, options = {}) {
     };
     add(await checkDealer(kept, inputs));
     for (const k of dealNumbers) checks.push(await checkDeal(kept, kept.deals[String(k)], inputs));
-    if (dealNumbers.length === 0 && !kept.ended) checks.push(unchecked("deals", "could not check: no deal was dealt while this tab watched"));
+    if (dealNumbers.length === 0 && !kept.ended) checks.push(unchecked("deals", t("fair.deals.none")));
   }
   add(await checkYourSalts(kept, { serverSeed, seedOk }));
   add(checkHashes(kept, final));
@@ -885,7 +959,7 @@ async function logChecks(kept, options) {
   try {
     return await checkLog(kept, { fetchImpl: options.fetchImpl, ...options.log });
   } catch (e) {
-    return LOG_CHECKS.map((name) => unchecked(name, `could not check: ${e.message}`));
+    return LOG_CHECKS.map((name) => unchecked(name, t("fair.could_not_check", { why: e.message })));
   }
 }
 
@@ -897,28 +971,36 @@ async function checkDeal(kept, d, { serverSeed, seatSeeds, drandInput }) {
   try {
     cards = await deck(serverSeed, seatSeeds, d.deal, drandInput, pattern.deck_size);
   } catch (e) {
-    return fail(name, `the deck cannot be recomputed: ${e.message}`);
+    return fail(name, t("fair.deal.no_deck", { error: e.message }));
   }
   const problems = [];
   const expect = seatCards(pattern, cards, d.dealer, kept.seat ?? 0, d.misere ? null : d.taker);
-  if (expect.turned !== d.turned) problems.push(`the turned card was ${d.turned}, the deck gives ${expect.turned}`);
+  if (expect.turned !== d.turned) problems.push(t("fair.deal.turned", { shown: String(d.turned), deck: String(expect.turned) }));
   if (kept.seat !== null) {
-    if (!d.first) problems.push("this tab was not shown your first cards");
+    if (!d.first) problems.push(t("fair.deal.first_not_shown"));
     else if (d.first.cards.join(" ") !== expect.first.join(" ")) {
-      problems.push(`your first cards were ${d.first.cards.join(" ")}, the deck gives ${expect.first.join(" ")}`);
+      problems.push(t("fair.deal.first_differ", { shown: d.first.cards.join(" "), deck: expect.first.join(" ") }));
     }
     const completed = d.taker !== null || d.misere;
     if (completed && expect.completion) {
-      if (!d.completion) problems.push("this tab was not shown your completion cards");
+      if (!d.completion) problems.push(t("fair.deal.completion_not_shown"));
       else if (d.completion.cards.join(" ") !== expect.completion.join(" ")) {
-        problems.push(`your completion cards were ${d.completion.cards.join(" ")}, the deck gives ${expect.completion.join(" ")}`);
+        problems.push(t("fair.deal.completion_differ", { shown: d.completion.cards.join(" "), deck: expect.completion.join(" ") }));
       }
     } else if (d.completion) {
-      problems.push(`cards were completed (${d.completion.cards.join(" ")}) without a contract this tab saw`);
+      problems.push(t("fair.deal.completed_without", { cards: d.completion.cards.join(" ") }));
     }
   }
-  if (d.bottom !== null && d.bottom !== expect.bottom) problems.push(`the bottom card shown was ${d.bottom}, the deck gives ${expect.bottom}`);
-  if (problems.length) return fail(name, `deck k=${d.deal}: ${problems.join("; ")}`);
-  const yours = kept.seat === null ? "" : `: your ${d.first.cards.length + (d.completion?.cards.length ?? 0)} cards`;
-  return pass(name, `deck k=${d.deal} recomputed${yours} and the turned card ${d.turned} match${d.abandoned ? ` (redealt: ${d.abandoned.replace("_", " ")})` : ""}`);
+  if (d.bottom !== null && d.bottom !== expect.bottom) problems.push(t("fair.deal.bottom", { shown: String(d.bottom), deck: String(expect.bottom) }));
+  const k = String(d.deal);
+  if (problems.length) return fail(name, t("fair.deal.failed", { k, problems: problems.join("; ") }));
+  const said = { k, turned: String(d.turned), count: kept.seat === null ? 0 : d.first.cards.length + (d.completion?.cards.length ?? 0) };
+  const recomputed = kept.seat === null ? t("fair.deal.recomputed", said) : t("fair.deal.recomputed_yours", said);
+  return pass(name, d.abandoned ? t("fair.deal.redealt", { recomputed, why: redealWhy(d.abandoned) }) : recomputed);
+}
+
+/** Why a deal was dealt again (DealAbandoned's reason: "all_passed", "redeal_demanded"),
+ * in the player's language; a reason this tab does not know, as the code says it. */
+function redealWhy(reason) {
+  return has(`fair.redeal.${reason}`) ? t(`fair.redeal.${reason}`) : String(reason).replace("_", " ");
 }

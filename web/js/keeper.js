@@ -24,6 +24,8 @@
 // tab's clock against the window's end. Format 6 added when this tab asked to leave
 // (``leave_asked_at``): an older record cannot tell a forfeit it asked for from one
 // written for it, so its forfeit check could not check.
+import { t } from "./i18n.js";
+
 export const FORMAT = "belot-tab-kept/6";
 /** The formats before this tab noted that it asked to leave (fairdeal.js, "forfeit"). */
 export const BEFORE_LEAVE = Object.freeze(["belot-tab-kept/1", "belot-tab-kept/2", "belot-tab-kept/3", "belot-tab-kept/4", "belot-tab-kept/5"]);
@@ -126,17 +128,45 @@ function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Set kept[key] to value unless it is set: then a different value is a conflict. */
+/** Set kept[key] to value unless it is set: then a different value is a conflict, said
+ * with ``what`` (WHAT: the fact's name in the player's language). */
 function fix(kept, key, value, what) {
   if (kept[key] === null || kept[key] === undefined) {
     kept[key] = value;
     return true;
   }
   if (!same(kept[key], value)) {
-    return conflict(kept, `${what} was shown as ${JSON.stringify(kept[key])}, later as ${JSON.stringify(value)}`);
+    return conflict(kept, t("keeper.conflict.shown_twice", { what: what(), first: JSON.stringify(kept[key]), later: JSON.stringify(value) }));
   }
   return false;
 }
+
+/** The facts a conflict names. A conflict is kept as the words it was said in (the
+ * player's language when it was found): fairdeal.js shows each as the consistency
+ * check's failure. */
+const WHAT = Object.freeze({
+  ruleset: () => t("keeper.what.ruleset"),
+  seat: () => t("keeper.what.seat"),
+  salted: () => t("keeper.what.salted"),
+  receiptKey: () => t("keeper.what.receipt_key"),
+  seatKeys: () => t("keeper.what.seat_keys"),
+  commitmentAt: () => t("keeper.what.commitment_at"),
+  seedReceived: () => t("keeper.what.seed_received"),
+  seatSeeds: () => t("keeper.what.seat_seeds"),
+  missingSeeds: () => t("keeper.what.missing_seeds"),
+  windowClosedAt: () => t("keeper.what.window_closed_at"),
+  chain: () => t("keeper.what.chain"),
+  drandRound: () => t("keeper.what.drand_round"),
+  drandValue: () => t("keeper.what.drand_value"),
+  fallback: () => t("keeper.what.fallback"),
+  target: () => t("keeper.what.target"),
+  firstDealer: () => t("keeper.what.first_dealer"),
+  commitment: () => t("keeper.what.commitment"),
+  windowEnd: () => t("keeper.what.window_end"),
+  lastRound: () => t("keeper.what.last_round"),
+  roundLead: () => t("keeper.what.round_lead"),
+  receipt: () => t("keeper.what.receipt"),
+});
 
 function conflict(kept, text) {
   if (kept.conflicts.includes(text)) return false;
@@ -170,7 +200,7 @@ function keepEvent(kept, msg, rulesets, now) {
   let changed = false;
 
   const learnRuleset = (name) => {
-    let c = fix(kept, "ruleset", name, "the ruleset");
+    let c = fix(kept, "ruleset", name, WHAT.ruleset);
     const r = rulesets[name];
     if (kept.pattern === null && r) {
       kept.pattern = r.deal_pattern;
@@ -181,7 +211,7 @@ function keepEvent(kept, msg, rulesets, now) {
   };
   const learnSeat = (seats) => {
     const me = (seats ?? []).find((s) => mine(s.player));
-    return me ? fix(kept, "seat", me.seat, "your seat") : false;
+    return me ? fix(kept, "seat", me.seat, WHAT.seat) : false;
   };
 
   switch (msg.event) {
@@ -214,34 +244,34 @@ function keepEvent(kept, msg, rulesets, now) {
       changed = learnSeat(p.seats);
       // The fair deal's own commitment: one without a lead was made before the lead (0);
       // one without ``salted`` promises no salts.
-      changed = fix(kept, "salted", p.salted === true, "whether the commitment promises salts") || changed;
+      changed = fix(kept, "salted", p.salted === true, WHAT.salted) || changed;
       // The match's receipt key (receipts.js): the receipt for this seat's seed is signed with it.
-      changed = fix(kept, "receipt_key", typeof p.receipt_key === "string" ? p.receipt_key : "", "the match's receipt key") || changed;
+      changed = fix(kept, "receipt_key", typeof p.receipt_key === "string" ? p.receipt_key : "", WHAT.receiptKey) || changed;
       // The seats' keys, recorded before any seed: a leave is signed with this seat's.
-      if (Array.isArray(p.seats)) changed = fix(kept, "commitment_keys", p.seats.map((s) => (typeof s?.key === "string" ? s.key : "")), "the seats' keys") || changed;
+      if (Array.isArray(p.seats)) changed = fix(kept, "commitment_keys", p.seats.map((s) => (typeof s?.key === "string" ? s.key : "")), WHAT.seatKeys) || changed;
       // Its own time (the table's copy has the table's): the seed window's length.
-      if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "commitment_at_ms", p.at_ms, "when the commitment was made") || changed;
+      if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "commitment_at_ms", p.at_ms, WHAT.commitmentAt) || changed;
       return fixCommitment(kept, { round_lead_ms: 0, ...p }, now, live) || changed;
     case "SeatSeedReceived":
       if (kept.seat !== null && p.seat === kept.seat && msg.visibility === `seat:${kept.seat}`) {
-        return fix(kept, "seed_received", { seed: p.seed, stream: msg.stream, version: msg.version }, "the event recording your seed");
+        return fix(kept, "seed_received", { seed: p.seed, stream: msg.stream, version: msg.version }, WHAT.seedReceived);
       }
       return false;
     case "SeedWindowClosed":
-      changed = fix(kept, "seat_seeds", p.seat_seeds, "the seats' seeds");
-      changed = fix(kept, "missing_seeds", p.missing, "the seats without a seed") || changed;
-      if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "seeds_in_at_ms", p.at_ms, "when the seed window closed") || changed;
+      changed = fix(kept, "seat_seeds", p.seat_seeds, WHAT.seatSeeds);
+      changed = fix(kept, "missing_seeds", p.missing, WHAT.missingSeeds) || changed;
+      if (Number.isSafeInteger(p.at_ms)) changed = fix(kept, "seeds_in_at_ms", p.at_ms, WHAT.windowClosedAt) || changed;
       return seenAt(kept, "window_closed_at", now) || changed;
     case "DrandRoundNamed":
-      changed = p.chain === undefined ? false : fix(kept, "chain", p.chain, "the drand chain");
-      return fixSeen(kept, "drand_round", p.round, "the drand round", now, live) || changed;
+      changed = p.chain === undefined ? false : fix(kept, "chain", p.chain, WHAT.chain);
+      return fixSeen(kept, "drand_round", p.round, WHAT.drandRound, now, live) || changed;
     case "DrandBeaconVerified": {
       const value = { round: p.round, randomness: p.randomness, signature: p.signature, previous_signature: p.previous_signature ?? null };
-      changed = fix(kept, "drand", value, "drand's value");
+      changed = fix(kept, "drand", value, WHAT.drandValue);
       return seenAt(kept, "drand_seen_at", now) || changed;
     }
     case "DrandFallback":
-      return fixSeen(kept, "fallback", { round: p.round, reason: p.reason }, "the drand fallback", now, live);
+      return fixSeen(kept, "fallback", { round: p.round, reason: p.reason }, WHAT.fallback, now, live);
     case "DeckIssued":
       if (!Number.isInteger(p.deal) || kept.decks_issued.includes(p.deal)) return false;
       kept.decks_issued.push(p.deal);
@@ -252,8 +282,8 @@ function keepEvent(kept, msg, rulesets, now) {
     // --- the match's stream
     case "MatchStarted":
       changed = learnRuleset(p.ruleset);
-      changed = fix(kept, "target", p.target, "the target") || changed;
-      return fix(kept, "first_dealer", p.first_dealer, "the first dealer") || changed;
+      changed = fix(kept, "target", p.target, WHAT.target) || changed;
+      return fix(kept, "first_dealer", p.first_dealer, WHAT.firstDealer) || changed;
     case "DealStarted": {
       const k = String(p.deal_number);
       const fact = { deal: p.deal_number, dealer: p.dealer, turned: p.turned };
@@ -261,7 +291,8 @@ function keepEvent(kept, msg, rulesets, now) {
         kept.deals[k] = { ...fact, first: null, completion: null, taker: null, strain: null, misere: false, bottom: null, abandoned: null, version: msg.version };
         changed = true;
       } else if (!same({ deal: kept.deals[k].deal, dealer: kept.deals[k].dealer, turned: kept.deals[k].turned }, fact)) {
-        changed = conflict(kept, `deal ${k} was shown dealt by seat ${kept.deals[k].dealer} turning ${kept.deals[k].turned}, later by seat ${p.dealer} turning ${p.turned}`);
+        const was = kept.deals[k];
+        changed = conflict(kept, t("keeper.conflict.dealt", { deal: k, dealer: String(was.dealer), turned: String(was.turned), later_dealer: String(p.dealer), later_turned: String(p.turned) }));
       }
       if (kept.current_deal !== p.deal_number) {
         kept.current_deal = p.deal_number;
@@ -278,12 +309,16 @@ function keepEvent(kept, msg, rulesets, now) {
       const shown = { version: msg.version, cards: p.cards, salt };
       for (const part of ["first", "completion"]) {
         if (d[part] && d[part].version === msg.version) {
-          if (!same(d[part].cards, p.cards)) return conflict(kept, `your cards of deal ${d.deal} were shown as ${d[part].cards.join(" ")}, later as ${p.cards.join(" ")}`);
+          const dealNumber = String(d.deal);
+          if (!same(d[part].cards, p.cards)) return conflict(kept, t("keeper.conflict.cards", { deal: dealNumber, first: d[part].cards.join(" "), later: p.cards.join(" ") }));
           if (!("salt" in d[part])) {
             d[part].salt = salt; // kept by an older page, before the salts
             return true;
           }
-          if (d[part].salt !== salt) return conflict(kept, `the salt of your ${part} cards of deal ${d.deal} was shown as ${JSON.stringify(d[part].salt)}, later as ${JSON.stringify(salt)}`);
+          if (d[part].salt !== salt) {
+            const shownSalts = { deal: dealNumber, first: JSON.stringify(d[part].salt), later: JSON.stringify(salt) };
+            return conflict(kept, part === "first" ? t("keeper.conflict.salt_first", shownSalts) : t("keeper.conflict.salt_completion", shownSalts));
+          }
           return false;
         }
       }
@@ -291,7 +326,7 @@ function keepEvent(kept, msg, rulesets, now) {
       // over, the completion once a contract (or a misère) is taken.
       const over = d.taker !== null || d.misere;
       const part = d.first === null && !over ? "first" : "completion";
-      if (d[part] !== null) return conflict(kept, `deal ${d.deal}: a third set of cards was dealt to your seat`);
+      if (d[part] !== null) return conflict(kept, t("keeper.conflict.third_cards", { deal: String(d.deal) }));
       d[part] = shown;
       return true;
     }
@@ -339,11 +374,11 @@ function keepEvent(kept, msg, rulesets, now) {
  * them; the table's copy may lack the lead): first sight wins, another value later is a
  * conflict. */
 function fixCommitment(kept, p, now, live) {
-  let changed = fixSeen(kept, "commitment", p.commitment, "the commitment", now, live);
-  if (p.chain !== undefined && p.chain !== null) changed = fix(kept, "chain", p.chain, "the drand chain") || changed;
-  if (Number.isSafeInteger(p.window_closes_at_ms)) changed = fix(kept, "window_closes_at_ms", p.window_closes_at_ms, "the seed window's end") || changed;
-  if (Number.isSafeInteger(p.last_round)) changed = fix(kept, "last_round", p.last_round, "the last round the match may name") || changed;
-  if (Number.isSafeInteger(p.round_lead_ms)) changed = fix(kept, "round_lead_ms", p.round_lead_ms, "the lead of the round the match names") || changed;
+  let changed = fixSeen(kept, "commitment", p.commitment, WHAT.commitment, now, live);
+  if (p.chain !== undefined && p.chain !== null) changed = fix(kept, "chain", p.chain, WHAT.chain) || changed;
+  if (Number.isSafeInteger(p.window_closes_at_ms)) changed = fix(kept, "window_closes_at_ms", p.window_closes_at_ms, WHAT.windowEnd) || changed;
+  if (Number.isSafeInteger(p.last_round)) changed = fix(kept, "last_round", p.last_round, WHAT.lastRound) || changed;
+  if (Number.isSafeInteger(p.round_lead_ms)) changed = fix(kept, "round_lead_ms", p.round_lead_ms, WHAT.roundLead) || changed;
   return changed;
 }
 
@@ -371,7 +406,7 @@ function fixReveal(kept, serverSeed, via, now) {
     return true;
   }
   if (kept.reveal.server_seed !== serverSeed) {
-    return conflict(kept, `the revealed server seed was ${kept.reveal.server_seed}, then ${serverSeed} (${via})`);
+    return conflict(kept, t("keeper.conflict.reveal", { first: String(kept.reveal.server_seed), later: String(serverSeed), via }));
   }
   return false;
 }
@@ -427,7 +462,7 @@ export function keepReceipt(kept, receipt, now = Date.now()) {
   if (!receipt || typeof receipt !== "object") return false;
   const r = { match_id: receipt.match_id, seat: receipt.seat, seed_sha256: receipt.seed_sha256, stream: receipt.stream, version: receipt.version, at_ms: receipt.at_ms, signature: typeof receipt.signature === "string" ? receipt.signature : null };
   const first = kept.receipt === null;
-  const changed = fix(kept, "receipt", r, "the receipt for your seed");
+  const changed = fix(kept, "receipt", r, WHAT.receipt);
   if (first && changed) kept.receipt_at = now;
   return changed;
 }
@@ -475,7 +510,7 @@ export function keepLogOpen(kept, { vkey, told = null, got, at }) {
   } else if (got.refused) {
     log.refused = { ...got.refused, at };
   } else {
-    log.error = { message: got.error ?? "no answer", at };
+    log.error = { message: got.error ?? t("keeper.no_answer"), at };
   }
   return true;
 }
@@ -509,6 +544,6 @@ export function recordHash(record, at) {
 export function keepCommitmentUses(kept, got, at) {
   fill(kept);
   if (kept.commitment_uses?.matches) return false;
-  kept.commitment_uses = Array.isArray(got?.matches) ? { matches: got.matches, used_twice: got.used_twice === true, at } : { error: got?.error ?? "no answer", at };
+  kept.commitment_uses = Array.isArray(got?.matches) ? { matches: got.matches, used_twice: got.used_twice === true, at } : { error: got?.error ?? t("keeper.no_answer"), at };
   return true;
 }

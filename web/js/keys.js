@@ -5,7 +5,12 @@
 // L the last trick, Space belote, Enter play; the arrows choose. "?" is the character
 // wherever the layout puts it. What each key is called on the player's own layout
 // comes from the browser (navigator.keyboard.getLayoutMap, where it exists), so the
-// keys' help names the key the player sees; elsewhere, the US letter.
+// keys' help names the key the player sees; elsewhere, the US letter. The words said
+// about the keys are the catalogue's (keys.*, words.js readKeys).
+
+// Enter and the arrows: the action is the key's own name (KeyboardEvent.key), written
+// once as a property name.
+const SAME = Object.freeze(Object.fromEntries(Object.keys({ Enter: 0, ArrowLeft: 0, ArrowRight: 0, ArrowUp: 0, ArrowDown: 0 }).map((k) => [k, k])));
 
 /** The action of each place: what onKey in table.js does with it. */
 export const PLACES = Object.freeze({
@@ -15,12 +20,8 @@ export const PLACES = Object.freeze({
   KeyS: "s",
   KeyL: "l",
   Space: " ",
-  Enter: "Enter",
-  NumpadEnter: "Enter",
-  ArrowLeft: "ArrowLeft",
-  ArrowRight: "ArrowRight",
-  ArrowUp: "ArrowUp",
-  ArrowDown: "ArrowDown",
+  ...SAME,
+  NumpadEnter: SAME.Enter,
 });
 
 /** The action a key event asks for (null: none). By place; an event with no place (a

@@ -8,6 +8,7 @@
 // It also adds their links to the header's navigation.
 
 import { useStylesheet } from "./chat.js";
+import { t } from "./i18n.js";
 import { renderLeaderboards, renderMyMatches, renderPlayer } from "./players.js";
 import { renderTournament, renderTournaments } from "./tournaments.js";
 import { h } from "./ui.js";
@@ -39,9 +40,9 @@ function navigation(ctx) {
   if (!nav || nav.querySelector("#nav-tournaments")) return;
   const before = nav.querySelector("#who") ?? nav.querySelector('a[href="#/login"]');
   const links = [
-    h("a", { href: "#/tournaments", id: "nav-tournaments" }, "Tournaments"),
-    h("a", { href: "#/leaderboards", id: "nav-leaderboards" }, "Leaderboards"),
-    ctx.session ? h("a", { href: "#/my-matches", id: "nav-my-matches" }, "My matches") : null,
+    h("a", { href: "#/tournaments", id: "nav-tournaments" }, t("pages.tournaments")),
+    h("a", { href: "#/leaderboards", id: "nav-leaderboards" }, t("pages.leaderboards")),
+    ctx.session ? h("a", { href: "#/my-matches", id: "nav-my-matches" }, t("pages.my_matches")) : null,
   ];
   for (const link of links) if (link) nav.insertBefore(link, before);
 }

@@ -11,21 +11,38 @@ import { now } from "./clock.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
 import { keepHashServed, recordHash } from "./keeper.js";
+import { formatTime, has, t } from "./i18n.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
-import { cardFace, h, replace, sayError } from "./ui.js";
+import { rulesetName, withElements } from "./names.js";
+import { cardFace, errorText, h, replace, sayError } from "./ui.js";
+
+/** A deal's outcome as the record names it ("made", "failed", "level", ...). */
+function outcomeWord(outcome) {
+  return has(`replay.outcome.${outcome}`) ? t(`replay.outcome.${outcome}`) : outcome;
+}
+
+/** Why a deal was abandoned ("all_passed", "redeal_demanded"). */
+function abandonedWhy(reason) {
+  return has(`replay.abandoned.${reason}`) ? t(`replay.abandoned.${reason}`) : reason.replace("_", " ");
+}
+
+/** A check's status in the report ("pass", "fail", "skip"), as a verdict. */
+function checkStatus(status) {
+  return has(`replay.check_status.${status}`) ? t(`replay.check_status.${status}`) : status.toUpperCase();
+}
 
 export function renderMatches(root, ctx) {
-  const list = h("div", { id: "matches" }, h("p", {}, "Loading the finished matches…"));
+  const list = h("div", { id: "matches" }, h("p", {}, t("replay.loading_matches")));
   const kept = ctx.store.keptMatches();
   replace(
     root,
     h(
       "div",
       { class: "matches" },
-      h("h1", {}, "Finished matches"),
+      h("h1", {}, t("replay.finished_matches")),
       list,
       kept.length
-        ? h("section", {}, h("h2", {}, "Matches this tab kept"), h("ul", {}, kept.map((k) => h("li", {}, h("a", { href: `#/replay/${encodeURIComponent(k.match_id)}` }, k.match_id), ` ${k.ruleset ?? ""}`))))
+        ? h("section", {}, h("h2", {}, t("replay.kept_matches")), h("ul", {}, kept.map((k) => h("li", {}, h("a", { href: `#/replay/${encodeURIComponent(k.match_id)}` }, k.match_id), " ", k.ruleset ? rulesetName(k.ruleset) : ""))))
         : null,
     ),
   );
@@ -41,7 +58,7 @@ export function renderMatches(root, ctx) {
           ? h(
               "table",
               { class: "tables" },
-              h("thead", {}, h("tr", {}, ["Match", "Ruleset", "Result", "Ended", "drand", ""].map((x) => h("th", {}, x)))),
+              h("thead", {}, h("tr", {}, [t("replay.match"), t("pages.ruleset"), t("replay.result"), t("pages.ended"), t("replay.drand"), ""].map((x) => h("th", {}, x)))),
               h(
                 "tbody",
                 {},
@@ -50,21 +67,21 @@ export function renderMatches(root, ctx) {
                     "tr",
                     {},
                     h("td", {}, h("code", {}, m.match_id)),
-                    h("td", {}, m.ruleset),
-                    h("td", {}, `${m.ended_by === "MatchEnded" ? "" : `${m.ended_by.replace("Match", "")}, `}${m.scores.join(":")}`),
-                    h("td", {}, new Date(m.ended_at).toLocaleString()),
-                    h("td", {}, m.dealt_with_drand === false ? "without (fallback)" : m.dealt_with_drand ? "yes" : "—"),
-                    h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(m.match_id)}` }, "Replay")),
+                    h("td", {}, rulesetName(m.ruleset)),
+                    h("td", {}, matchResult(m.ended_by, m.scores.join(":"))),
+                    h("td", {}, formatTime(m.ended_at)),
+                    h("td", {}, m.dealt_with_drand === false ? t("replay.drand_fallback") : m.dealt_with_drand ? t("replay.drand_yes") : "—"),
+                    h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(m.match_id)}` }, t("pages.replay"))),
                   ),
                 ),
               ),
             )
-          : h("p", {}, "No match has finished yet."),
+          : h("p", {}, t("replay.none_finished")),
       );
     } catch (e) {
       if (!stopped) {
-        replace(list, h("p", {}, "The verify API does not answer."));
-        sayError(e, "Loading the finished matches");
+        replace(list, h("p", {}, t("replay.verify_silent")));
+        sayError(e, t("pages.doing_loading_finished"));
       }
     }
   })();
@@ -73,9 +90,15 @@ export function renderMatches(root, ctx) {
   };
 }
 
+/** A finished match's result in the list: its score, and how it ended unless played out. */
+function matchResult(endedBy, scores) {
+  if (endedBy === "MatchEnded") return scores;
+  return endedBy === "MatchForfeited" ? t("replay.result_forfeited", { scores }) : t("replay.result_aborted", { scores });
+}
+
 export function renderReplay(root, ctx, matchId) {
   let stopped = false;
-  replace(root, h("div", { class: "replay", id: "replay" }, h("p", {}, `Loading match ${matchId}…`)));
+  replace(root, h("div", { class: "replay", id: "replay" }, h("p", {}, t("replay.loading_match", { match: matchId }))));
   (async () => {
     let record;
     let report = null;
@@ -83,8 +106,8 @@ export function renderReplay(root, ctx, matchId) {
     try {
       record = await ctx.verify.record(matchId);
     } catch (e) {
-      sayError(e, "Loading the match record");
-      replace(root, h("p", {}, `The record of match ${matchId} cannot be loaded.`));
+      sayError(e, t("replay.doing_loading_record"));
+      replace(root, h("p", {}, t("replay.record_unavailable", { match: matchId })));
       return;
     }
     const served = recordHash(record, now());
@@ -119,33 +142,42 @@ export function renderReplay(root, ctx, matchId) {
 /** "seat 2 (you)", "seat 1 (bot)", "seat 0 (player 5478d4…)". */
 function seatLabel(record, seat, ctx) {
   const s = record.seats[seat];
-  if (!s) return `seat ${seat}`;
-  if (!s.human) return `seat ${seat} (bot)`;
-  if (ctx.session && s.player === ctx.session.player) return `seat ${seat} (you)`;
-  return `seat ${seat} (player ${String(s.player).slice(0, 6)}…)`;
+  if (!s) return t("replay.seat", { seat });
+  if (!s.human) return t("replay.seat_bot", { seat });
+  if (ctx.session && s.player === ctx.session.player) return t("replay.seat_you", { seat });
+  return t("replay.seat_player", { seat, player: String(s.player).slice(0, 6) });
 }
 
 function sideLabel(record, side) {
-  return record.ruleset?.players === 2 ? `seat ${side}` : `seats ${side} and ${side + 2}`;
+  return record.ruleset?.players === 2 ? t("replay.seat", { seat: side }) : t("replay.seats_and", { a: side, b: side + 2 });
+}
+
+/** How the match ended: in progress, its score and winner, a forfeit or an abort. */
+function howItEnded(record) {
+  const r = record.result;
+  if (!r) return t("replay.in_progress");
+  const scores = r.scores.join(":");
+  if (r.ended_by === "MatchEnded") return r.winner === null ? t("replay.ended_draw", { scores }) : t("replay.ended_won", { scores, side: sideLabel(record, r.winner) });
+  if (r.ended_by === "MatchForfeited") return t("replay.forfeited_by", { seat: r.leaver, scores });
+  return t("replay.aborted", { reason: r.reason });
 }
 
 function header(record, ctx) {
-  const r = record.result;
   const base = ctx.verify.base;
-  const how = !r ? "in progress" : r.ended_by === "MatchEnded" ? `ended ${r.scores.join(":")}, ${r.winner === null ? "a draw" : `${sideLabel(record, r.winner)} won`}` : r.ended_by === "MatchForfeited" ? `forfeited by seat ${r.leaver}, ${r.scores.join(":")}` : `aborted: ${r.reason}`;
+  const ruleset = record.ruleset?.name ? rulesetName(record.ruleset.name) : "?";
+  const target = String(record.ruleset?.target ?? "?");
   return h(
     "header",
     {},
-    h("h1", {}, `Match ${record.match_id}`),
-    h("p", {}, `${record.ruleset?.name ?? "?"} to ${record.ruleset?.target ?? "?"}, ${how}.`),
+    h("h1", {}, t("replay.match_title", { match: record.match_id })),
+    h("p", {}, t("replay.about_match", { ruleset, target, how: howItEnded(record) })),
     h(
       "p",
       { class: "dim" },
-      "The record: ",
-      h("a", { href: `${base}/v1/matches/${encodeURIComponent(record.match_id)}/record`, target: "_blank", rel: "noopener" }, "JSON"),
-      " · the verify service's report: ",
-      h("a", { href: `${base}/v1/matches/${encodeURIComponent(record.match_id)}/verification`, target: "_blank", rel: "noopener" }, "JSON"),
-      " · check it with your own program: docs/verifying.md, \"Checking a match by hand\", or belot verify.",
+      withElements(t("replay.record_links"), {
+        record: h("a", { href: `${base}/v1/matches/${encodeURIComponent(record.match_id)}/record`, target: "_blank", rel: "noopener" }, t("replay.json")),
+        report: h("a", { href: `${base}/v1/matches/${encodeURIComponent(record.match_id)}/verification`, target: "_blank", rel: "noopener" }, t("replay.json")),
+      }),
     ),
   );
 }
@@ -157,12 +189,12 @@ export async function recompute(record) {
   const out = { ok: true, problems: [], commitmentOk: null, decks: {} };
   if (!f.server_seed) {
     out.ok = false;
-    out.problems.push("the server seed is not revealed: no deck can be recomputed");
+    out.problems.push(t("replay.problem_no_seed"));
     return out;
   }
   const seed = fromHex(f.server_seed);
   out.commitmentOk = (await sha256Hex(seed)) === f.commitment;
-  if (!out.commitmentOk) out.problems.push("SHA-256 of the server seed is not the commitment");
+  if (!out.commitmentOk) out.problems.push(t("replay.problem_commitment"));
   const seats = record.seats.map((s) => fromHex(s.seed ?? ""));
   const di = f.deck_inputs;
   const drand = di && di.drand_round ? { round: di.drand_round, value: fromHex(di.drand_value) } : null;
@@ -177,7 +209,7 @@ export async function recompute(record) {
       return first && completed;
     });
     const ok = sameDeck !== false && seatsOk.every(Boolean) && (bySeat.length === 0 || bySeat[0].turned === d.turned);
-    if (!ok) out.problems.push(`deal ${d.deal}: the recomputed deck does not give the recorded cards`);
+    if (!ok) out.problems.push(t("replay.problem_deal", { deal: d.deal }));
     out.decks[d.deal] = { cards, sameDeck, seatsOk, ok };
     out.ok &&= ok;
   }
@@ -189,25 +221,25 @@ function inputsSection(record, inputs, ctx) {
   const f = record.fair_deal;
   const chain = f.chain?.name ?? "quicknet";
   const rows = [
-    ["Commitment", h("code", { id: "r-commitment" }, f.commitment)],
-    ["Server seed (revealed)", f.server_seed ? [h("code", { id: "r-server-seed" }, f.server_seed), " ", verdict(inputs.commitmentOk, "its SHA-256 is the commitment", "its SHA-256 is NOT the commitment")] : "not revealed yet"],
-    ["Seats' seeds", h("ul", {}, record.seats.map((s) => h("li", {}, `${seatLabel(record, s.seat, ctx)}: `, s.seed ? h("code", {}, s.seed) : h("span", { class: "dim" }, "none"))))],
+    [t("replay.commitment"), h("code", { id: "r-commitment" }, f.commitment)],
+    [t("replay.server_seed"), f.server_seed ? [h("code", { id: "r-server-seed" }, f.server_seed), " ", verdict(inputs.commitmentOk, t("replay.seed_is_commitment"), t("replay.seed_not_commitment"))] : t("replay.not_revealed")],
+    [t("replay.seat_seeds"), h("ul", {}, record.seats.map((s) => h("li", {}, seatLabel(record, s.seat, ctx), ": ", s.seed ? h("code", {}, s.seed) : h("span", { class: "dim" }, t("replay.no_seed")))))],
     [
-      "Deal pattern",
-      h("details", {}, h("summary", {}, `${record.ruleset.name}'s published pattern: deck indices (0 = top) by seat offset from the dealer`), h("pre", { class: "pattern" }, JSON.stringify(record.deal_pattern))),
+      t("replay.deal_pattern"),
+      h("details", {}, h("summary", {}, t("replay.pattern_summary", { ruleset: rulesetName(record.ruleset.name) })), h("pre", { class: "pattern" }, JSON.stringify(record.deal_pattern))),
     ],
   ];
   if (f.drand) {
-    rows.push(["drand", [h("a", { href: drandPage(chain, f.drand.round), target: "_blank", rel: "noopener noreferrer", id: "r-drand-round" }, `${chain} round ${f.drand.round}`), " randomness ", h("code", {}, f.drand.randomness)]]);
+    rows.push([t("replay.drand"), [h("a", { href: drandPage(chain, f.drand.round), target: "_blank", rel: "noopener noreferrer", id: "r-drand-round" }, t("replay.drand_round", { chain, round: String(f.drand.round) })), " ", t("replay.randomness"), " ", h("code", {}, f.drand.randomness)]]);
   } else if (f.fallback) {
-    rows.push(["drand", h("strong", { class: "warn", id: "r-fallback" }, `Dealt without drand: ${f.fallback.reason} (round ${f.fallback.round} was named; the decks use round 0 and zeros)`)]);
+    rows.push([t("replay.drand"), h("strong", { class: "warn", id: "r-fallback" }, t("replay.dealt_without_drand", { reason: f.fallback.reason, round: String(f.fallback.round) }))]);
   }
   return h(
     "section",
     { id: "inputs" },
-    h("h2", {}, "Every input"),
+    h("h2", {}, t("replay.every_input")),
     h("dl", {}, rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
-    h("p", { id: "recomputed", class: inputs.ok ? "pass" : "fail" }, inputs.ok ? `Recomputed in this tab: the commitment and all ${record.deals.length} decks match the record, and each deck gives every seat exactly its recorded cards.` : `Recomputed in this tab: ${inputs.problems.join("; ")}.`),
+    h("p", { id: "recomputed", class: inputs.ok ? "pass" : "fail" }, inputs.ok ? t("replay.recomputed_ok", { count: record.deals.length }) : t("replay.recomputed_failed", { problems: inputs.problems.join("; ") })),
   );
 }
 
@@ -217,31 +249,38 @@ function verdict(ok, yes, no) {
 
 /** What the tab that played here kept, against the record. */
 function keptSection(record, kept, inputs) {
-  if (!kept) return h("section", { id: "kept" }, h("h2", {}, "What this tab kept"), h("p", { class: "dim" }, "This tab did not play this match: open the replay in the tab you played in to compare your own seed and cards."));
+  if (!kept) return h("section", { id: "kept" }, h("h2", {}, t("replay.tab_kept")), h("p", { class: "dim" }, t("replay.tab_did_not_play")));
   const items = [];
   const check = (ok, text) => items.push(h("li", { class: ok ? "pass" : "fail" }, `${ok ? "✓" : "✗"} ${text}`));
-  check(kept.commitment === record.fair_deal.commitment, `the commitment shown at the table ${kept.commitment === record.fair_deal.commitment ? "is" : "is NOT"} the record's`);
+  const sameCommitment = kept.commitment === record.fair_deal.commitment;
+  check(sameCommitment, sameCommitment ? t("replay.kept_commitment_ok") : t("replay.kept_commitment_bad"));
   if (kept.seat !== null && kept.my_seed) {
     const s = record.seats[kept.seat]?.seed;
-    check(s === kept.my_seed, `your seed ${kept.my_seed} ${s === kept.my_seed ? "is" : "is NOT"} the one the record shows for seat ${kept.seat}`);
+    const params = { seed: kept.my_seed, seat: kept.seat };
+    check(s === kept.my_seed, s === kept.my_seed ? t("replay.kept_seed_ok", params) : t("replay.kept_seed_bad", params));
   }
-  if (kept.drand) check(record.fair_deal.drand?.randomness === kept.drand.randomness, `drand's value shown at the table ${record.fair_deal.drand?.randomness === kept.drand.randomness ? "is" : "is NOT"} the record's`);
-  if (kept.fallback) check(!!record.fair_deal.fallback, "the table said the match was dealt without drand, as the record does");
+  if (kept.drand) {
+    const same = record.fair_deal.drand?.randomness === kept.drand.randomness;
+    check(same, same ? t("replay.kept_drand_ok") : t("replay.kept_drand_bad"));
+  }
+  if (kept.fallback) check(!!record.fair_deal.fallback, t("replay.kept_fallback"));
   for (const [k, d] of Object.entries(kept.deals ?? {})) {
     const rd = record.deals.find((x) => String(x.deal) === k);
     const mine = [...(d.first?.cards ?? []), ...(d.completion?.cards ?? [])].join(" ");
     const recorded = rd ? [...(rd.first_cards?.[kept.seat] ?? []), ...(rd.completion_cards?.[kept.seat] ?? [])].join(" ") : "";
     const recomputed = inputs.decks[k] && kept.seat !== null ? seatCards(record.deal_pattern, inputs.decks[k].cards, d.dealer, kept.seat, d.misere ? null : d.taker) : null;
     const fromDeck = recomputed ? [...recomputed.first, ...(d.taker !== null || d.misere ? recomputed.completion ?? [] : [])].join(" ") : "";
-    check(mine === recorded && mine === fromDeck, `deal ${Number(k) + 1}: your cards as dealt to this tab (${mine.split(" ").filter(Boolean).map(cardLabel).join(" ")}) ${mine === recorded && mine === fromDeck ? "are" : "are NOT"} the record's and the recomputed deck's`);
+    const same = mine === recorded && mine === fromDeck;
+    const params = { deal: Number(k) + 1, cards: mine.split(" ").filter(Boolean).map(cardLabel).join(" ") };
+    check(same, same ? t("replay.kept_cards_ok", params) : t("replay.kept_cards_bad", params));
   }
-  if (kept.hash_served) check(false, "the server serves the hashes of a running match: another seat can search your cards with them");
+  if (kept.hash_served) check(false, t("replay.kept_hash_served"));
   const c = kept.check;
   return h(
     "section",
     { id: "kept" },
-    h("h2", {}, "What this tab kept"),
-    h("p", {}, `This tab played seat ${kept.seat}. ${c ? (c.ok ? "Its own check at the table passed." : "Its own check at the table FAILED.") : "It has not checked the match yet."}`),
+    h("h2", {}, t("replay.tab_kept")),
+    h("p", {}, t("replay.tab_played_seat", { seat: kept.seat }), " ", c ? (c.ok ? t("replay.tab_check_passed") : t("replay.tab_check_failed")) : t("replay.tab_not_checked")),
     h("ul", { class: "checks" }, items),
   );
 }
@@ -250,13 +289,13 @@ function keptSection(record, kept, inputs) {
  * tab's side if it played here. */
 function sheetSection(record, ctx) {
   const rules = ctx.rulesets?.[record.ruleset?.name];
-  if (!rules?.scoring) return h("section", { id: "sheet" }, h("h2", {}, "Score sheet"), h("p", { class: "dim" }, "This ruleset's scoring is unknown here."));
+  if (!rules?.scoring) return h("section", { id: "sheet" }, h("h2", {}, t("replay.score_sheet")), h("p", { class: "dim" }, t("replay.scoring_unknown")));
   const events = (record.streams?.match?.events ?? []).map((e) => ({ type: e.type, payload: e.payload }));
   const mine = record.seats.find((s) => s.human && ctx.session && s.player === ctx.session.player);
   const first = mine ? mine.seat % 2 : 0;
-  const short = (side) => (record.ruleset?.players === 2 ? `seat ${side}` : `seats ${side}+${side + 2}`);
-  const names = [first, 1 - first].map((side) => (mine && side === first ? `${short(side)} (you)` : short(side)));
-  return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => `seat ${seat}${mine?.seat === seat ? " (you)" : ""}` });
+  const short = (side) => (record.ruleset?.players === 2 ? t("replay.seat", { seat: side }) : t("replay.seats_plus", { a: side, b: side + 2 }));
+  const names = [first, 1 - first].map((side) => (mine && side === first ? t("replay.you", { name: short(side) }) : short(side)));
+  return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => (mine?.seat === seat ? t("replay.seat_you", { seat }) : t("replay.seat", { seat })) });
 }
 
 function dealsSection(record, inputs, ctx) {
@@ -266,8 +305,8 @@ function dealsSection(record, inputs, ctx) {
     for (const [j, b] of [...tabs.children].entries()) b.classList.toggle("active", j === i);
     replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], ctx));
   };
-  record.deals.forEach((d, i) => tabs.append(h("button", { type: "button", dataset: { deal: d.deal }, onclick: () => show(i) }, `Deal ${d.deal + 1}${d.abandoned ? " (redealt)" : ""}`)));
-  const section = h("section", { id: "deals" }, h("h2", {}, "Each deal, step by step"), tabs, box);
+  record.deals.forEach((d, i) => tabs.append(h("button", { type: "button", dataset: { deal: d.deal }, onclick: () => show(i) }, d.abandoned ? t("replay.deal_tab_redealt", { deal: d.deal + 1 }) : t("replay.deal_tab", { deal: d.deal + 1 }))));
+  const section = h("section", { id: "deals" }, h("h2", {}, t("replay.each_deal")), tabs, box);
   if (record.deals.length) show(0);
   return section;
 }
@@ -280,7 +319,6 @@ function dealSteps(record, d) {
   const steps = [];
   const state = { hands: Array.from({ length: n }, () => []), calls: [], trick: [], last: null, won: Array(n).fill(0), text: "" };
   const snap = (text) => steps.push({ ...structuredClone(state), text });
-  const seat = (s) => `seat ${s}`;
   for (let i = start; i >= 0 && i < events.length; i++) {
     const e = events[i];
     const p = e.payload;
@@ -289,41 +327,56 @@ function dealSteps(record, d) {
     if (e.type === "CardsDealt") {
       state.hands[p.seat].push(...p.cards);
       const next = events[i + 1];
-      if (next?.type !== "CardsDealt") snap(`the cards are dealt (${state.hands.map((x) => x.length).join(", ")})`);
+      if (next?.type !== "CardsDealt") snap(t("replay.step_dealt", { counts: state.hands.map((x) => x.length).join(", ") }));
     } else if (e.type === "Passed") {
       state.calls.push([p.seat, "pass"]);
-      snap(`${seat(p.seat)} passes`);
+      snap(t("replay.step_pass", { seat: p.seat }));
     } else if (e.type === "ContractTaken") {
       state.calls.push([p.seat, p.strain]);
-      snap(`${seat(p.seat)} takes ${strainLabel(p.strain)}`);
+      snap(t("replay.step_take", { seat: p.seat, contract: strainLabel(p.strain) }));
     } else if (e.type === "CardPlayed") {
       state.hands[p.seat] = state.hands[p.seat].filter((c) => c !== p.card);
       state.trick.push([p.seat, p.card]);
-      snap(`${seat(p.seat)} plays ${cardLabel(p.card)}`);
+      snap(t("replay.step_play", { seat: p.seat, card: cardLabel(p.card) }));
     } else if (e.type === "TrickTaken") {
       state.won[p.seat] += 1;
       state.last = state.trick;
       state.trick = [];
-      snap(`${seat(p.seat)} takes the trick (${p.points})`);
+      snap(t("replay.step_trick", { seat: p.seat, points: p.points }));
     } else if (e.type === "TrumpSevenSwapped") {
       state.hands[p.seat] = [...state.hands[p.seat].filter((c) => c !== p.seven), p.taken];
-      snap(`${seat(p.seat)} swaps ${cardLabel(p.seven)} for ${cardLabel(p.taken)}`);
+      snap(t("replay.step_swap", { seat: p.seat, seven: cardLabel(p.seven), taken: cardLabel(p.taken) }));
     } else if (e.type === "BeloteAnnounced") {
-      snap(`${seat(p.seat)} announces belote with ${cardLabel(p.card)}`);
+      snap(t("replay.step_belote", { seat: p.seat, card: cardLabel(p.card) }));
     } else if (e.type === "MeldDeclared" || e.type === "MeldsShown" || e.type === "RedealDemanded" || e.type === "MisereStarted" || e.type === "BottomCardShown") {
-      snap(`${e.type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()}${p.seat !== undefined ? ` by ${seat(p.seat)}` : ""}`);
+      const what = t(`replay.event.${e.type.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()}`);
+      snap(p.seat !== undefined ? t("replay.step_by_seat", { what, seat: p.seat }) : what);
     } else if (e.type === "DealScored") {
-      snap(`scored (${p.outcome}): ${p.awarded.join(":")}, match ${p.scores.join(":")}`);
+      snap(t("replay.step_scored", { outcome: outcomeWord(p.outcome), awarded: p.awarded.join(":"), scores: p.scores.join(":") }));
       break;
     } else if (e.type === "DealAbandoned") {
-      snap(`abandoned (${p.reason.replace("_", " ")}): redeal`);
+      snap(t("replay.step_abandoned", { reason: abandonedWhy(p.reason) }));
       break;
     } else if (e.type === "MatchForfeited" || e.type === "MatchAborted") {
-      snap(e.type === "MatchForfeited" ? `seat ${p.leaver} left: forfeit` : `aborted: ${p.reason}`);
+      snap(e.type === "MatchForfeited" ? t("replay.step_forfeit", { seat: p.leaver }) : t("replay.aborted", { reason: p.reason }));
       break;
     }
   }
   return steps;
+}
+
+/** What a deal was: its dealer, turned card and contract; then how it was scored or
+ * why abandoned. */
+function dealMeta(d) {
+  const said = { seat: d.dealer, card: d.turned ? cardLabel(d.turned) : "—" };
+  let first;
+  if (!d.contract) first = t("replay.meta_dealer", said);
+  else if (d.contract.taker === null) first = t("replay.meta_contract", { ...said, contract: strainLabel(d.contract.strain) });
+  else first = t("replay.meta_contract_by", { ...said, contract: strainLabel(d.contract.strain), taker: d.contract.taker });
+  const parts = [first];
+  if (d.score) parts.push(t("replay.meta_scored", { awarded: d.score.awarded.join(":"), outcome: outcomeWord(d.score.outcome) }));
+  if (d.abandoned) parts.push(t("replay.meta_abandoned", { reason: abandonedWhy(d.abandoned) }));
+  return parts;
 }
 
 function dealView(record, d, recomputed, ctx) {
@@ -332,19 +385,19 @@ function dealView(record, d, recomputed, ctx) {
   const deckLine = h(
     "div",
     { class: "deck-line" },
-    h("b", {}, "Deck (top first), recomputed here: "),
+    h("b", {}, t("replay.deck_recomputed"), " "),
     recomputed ? recomputed.cards.map((c) => cardFace(c, { small: true })) : "—",
     " ",
-    recomputed ? verdict(recomputed.sameDeck !== false && recomputed.ok, "the record's deck, and every seat's cards follow from it", "differs from the record") : null,
+    recomputed ? verdict(recomputed.sameDeck !== false && recomputed.ok, t("replay.deck_ok"), t("replay.deck_bad")) : null,
   );
-  const meta = h("p", {}, `Dealer seat ${d.dealer}, turned ${d.turned ? cardLabel(d.turned) : "—"}${d.contract ? `, contract ${strainLabel(d.contract.strain)}${d.contract.taker !== null ? ` by seat ${d.contract.taker}` : ""}` : ""}${d.score ? `; scored ${d.score.awarded.join(":")} (${d.score.outcome})` : ""}${d.abandoned ? `; abandoned (${d.abandoned.replace("_", " ")})` : ""}.`);
+  const meta = h("p", {}, `${dealMeta(d).join("; ")}.`);
   const stage = h("div", { class: "stage" });
   const slider = h("input", { type: "range", min: 0, max: Math.max(0, steps.length - 1), value: 0, id: "step" });
   const label = h("span", { id: "step-label" });
   const draw = () => {
     const i = Number(slider.value);
     const s = steps[i];
-    label.textContent = s ? `step ${i + 1} of ${steps.length}: ${s.text}` : "no steps";
+    label.textContent = s ? t("replay.step_label", { step: i + 1, steps: steps.length, text: s.text }) : t("replay.no_steps");
     if (!s) return replace(stage);
     const pos = (seat) => ["bottom", "left", "top", "right"][n === 2 ? seat * 2 : seat];
     replace(
@@ -356,7 +409,7 @@ function dealView(record, d, recomputed, ctx) {
           h(
             "div",
             { class: `seat-box ${pos(seat)}` },
-            h("div", { class: "seat-name" }, seatLabel(record, seat, ctx), d.dealer === seat ? h("span", { class: "dealer", title: "dealer" }, " D") : null, h("span", { class: "dim" }, ` tricks ${s.won[seat]}`)),
+            h("div", { class: "seat-name" }, seatLabel(record, seat, ctx), d.dealer === seat ? h("span", { class: "dealer", title: t("replay.dealer") }, " ", t("replay.dealer_mark")) : null, h("span", { class: "dim" }, " ", t("replay.tricks", { count: s.won[seat] }))),
             h("div", { class: "mini-hand" }, sortHand(s.hands[seat], d.contract?.strain).map((c) => cardFace(c, { small: true }))),
             h("div", { class: "call" }, s.calls.filter(([x]) => x === seat).map(([, c]) => strainLabel(c)).join(", ")),
           ),
@@ -373,11 +426,11 @@ function dealView(record, d, recomputed, ctx) {
   const controls = h(
     "div",
     { class: "step-controls" },
-    h("button", { type: "button", title: "the start of the deal", onclick: () => ((slider.value = "0"), draw()) }, "«"),
+    h("button", { type: "button", title: t("replay.deal_start"), onclick: () => ((slider.value = "0"), draw()) }, "«"),
     h("button", { type: "button", id: "step-back", onclick: go(-1) }, "◀"),
     slider,
     h("button", { type: "button", id: "step-next", onclick: go(1) }, "▶"),
-    h("button", { type: "button", title: "the end of the deal", onclick: () => ((slider.value = String(steps.length - 1)), draw()) }, "»"),
+    h("button", { type: "button", title: t("replay.deal_end"), onclick: () => ((slider.value = String(steps.length - 1)), draw()) }, "»"),
     label,
   );
   draw();
@@ -385,21 +438,22 @@ function dealView(record, d, recomputed, ctx) {
 }
 
 function reportSection(report, error, ctx, matchId) {
+  const address = `${ctx.verify.base}/v1/matches/${matchId}/verification`;
   if (!report) {
-    const why = error?.code === "seed_not_revealed" ? "the server has not revealed its seed yet: try again in a few seconds" : error ? error.message : "none";
-    return h("section", { id: "report" }, h("h2", {}, "The verify service's report"), h("p", {}, `No report: ${why}.`));
+    const why = error?.code === "seed_not_revealed" ? t("replay.no_report_seed") : error ? errorText(error, t("replay.no_report")) : t("replay.no_report_none");
+    return h("section", { id: "report" }, h("h2", {}, t("replay.report")), h("p", {}, why));
   }
   return h(
     "section",
     { id: "report", dataset: { ok: report.ok } },
-    h("h2", {}, "The verify service's report"),
-    h("p", { class: report.ok ? "pass" : "fail", id: "report-verdict" }, report.ok ? "VERIFIED by the verify service: every check passed." : `NOT VERIFIED by the verify service: ${report.failed.join(", ")}.`),
-    h("p", { class: "dim" }, report.dealt_with_drand === false ? `Dealt without drand: ${report.fallback_reason}.` : `Dealt with drand round ${report.drand_round}${report.bls_checked ? ", its BLS signature checked by the service" : ""}.`),
+    h("h2", {}, t("replay.report")),
+    h("p", { class: report.ok ? "pass" : "fail", id: "report-verdict" }, report.ok ? t("replay.verified") : t("replay.not_verified", { failed: report.failed.join(", ") })),
+    h("p", { class: "dim" }, report.dealt_with_drand === false ? t("replay.report_fallback", { reason: report.fallback_reason }) : report.bls_checked ? t("replay.report_drand_bls", { round: String(report.drand_round) }) : t("replay.report_drand", { round: String(report.drand_round) })),
     h(
       "ul",
       { class: "checks" },
-      report.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, `${c.status.toUpperCase()} `), `${c.name}: ${c.detail}`)),
+      report.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, checkStatus(c.status), " "), `${c.name}: ${c.detail}`)),
     ),
-    h("p", { class: "dim" }, `This report is the server side's (`, h("code", {}, `${ctx.verify.base}/v1/matches/${matchId}/verification`), "); the checks above it were made in this tab, on its own."),
+    h("p", { class: "dim" }, withElements(t("replay.report_source"), { url: h("code", {}, address) })),
   );
 }

@@ -11,12 +11,19 @@
 // scoring rules (the gateway's /v1/rulesets "scoring"), and checked against the core's
 // totals: a row whose split does not add up says so (``consistent: false``) rather than
 // show a wrong breakdown quietly.
+//
+// Its words are the catalogue's (sheet.*): БТ and vs(xx) are seed 002's own marks, which
+// the English sheet keeps; Bulgarian and French players write their own ("вътре",
+// "dedans", hanging points).
 
 import { strainLabel } from "./cards.js";
+import { t } from "./i18n.js";
 import { h } from "./ui.js";
 
 const NO_TRUMPS = "no_trumps";
 export const MISERE = "misere";
+// A header cell's scope (an HTML keyword, not a word).
+const COLUMN = "col";
 
 /** A side: 0 (seats 0 and 2) or 1 (seats 1 and 3); at two players the seat itself. */
 export function sideOf(seat) {
@@ -43,7 +50,7 @@ export function belotePoints(calls, ruleset) {
     pairs.get(key).ranks.add(card[0]);
   }
   for (const { seat, ranks } of pairs.values()) {
-    if (ruleset.belote_announce === "king_first" && !(ranks.has("K") && ranks.has("Q"))) continue;
+    if (ruleset.belote_announce === "king_first" && ![..."KQ"].every((rank) => ranks.has(rank))) continue;
     out[sideOf(seat)] += ruleset.belote_points;
   }
   return out;
@@ -160,8 +167,10 @@ function scoredRow(cur, p, before, ruleset, scoring) {
 export function dealCell(row, side) {
   if (row.abandoned) return "—";
   const pts = row.awarded[side];
-  if (row.bait === side) return pts ? `БТ ${pts}` : "БТ";
-  if (row.hangs && (row.hangs.side === side || row.hangs.side === null)) return pts ? `${pts} vs(${row.hangs.points})` : `vs(${row.hangs.points})`;
+  if (row.bait === side) return pts ? t("sheet.bait_points", { points: pts }) : t("sheet.bait");
+  if (row.hangs && (row.hangs.side === side || row.hangs.side === null)) {
+    return pts ? t("sheet.points_hanging", { own: pts, points: row.hangs.points }) : t("sheet.hanging", { points: row.hangs.points });
+  }
   return String(pts);
 }
 
@@ -171,7 +180,7 @@ export function dealCell(row, side) {
  * viewer's side) on the upper line. ``names``: the two sides' names in that order;
  * ``seatName(seat)``: a taker's name. Each row carries the core's numbers (data-awarded,
  * data-scores: side 0's first) for anyone checking it against the record. */
-export function sheetTable(rows, { first = 0, names = ["Us", "Them"], seatName = (s) => `seat ${s}` } = {}) {
+export function sheetTable(rows, { first = 0, names = [t("sheet.us"), t("sheet.them")], seatName = (s) => t("sheet.seat", { seat: s }) } = {}) {
   const sides = [first, 1 - first];
   const two = (value, { cls = "", extra = () => null } = {}) =>
     h("td", { class: cls }, sides.map((s) => h("span", { class: `line${s === first ? " ours" : " theirs"}`, dataset: { side: s } }, value(s), extra(s))));
@@ -183,23 +192,23 @@ export function sheetTable(rows, { first = 0, names = ["Us", "Them"], seatName =
         "tr",
         { class: "abandoned", dataset: data },
         h("td", { class: "no" }, String(row.deal + 1)),
-        h("td", { class: "contract" }, "redeal", h("small", {}, row.abandoned === "all_passed" ? "all passed" : "four 7s or 8s")),
-        h("td", { colspan: 5 }, row.hanging ? `vs(${row.hanging}) waits for the next deal` : ""),
+        h("td", { class: "contract" }, t("game.redeal"), h("small", {}, row.abandoned === "all_passed" ? t("sheet.all_passed") : t("sheet.redeal_demanded"))),
+        h("td", { colspan: 5 }, row.hanging ? t("sheet.hanging_waits", { points: row.hanging }) : ""),
         two((s) => String(row.scores[s]), { cls: "total" }),
       );
     }
     data.awarded = row.awarded.join(",");
     data.consistent = row.consistent ? "true" : "false";
-    const contract = row.strain === MISERE ? "misère" : strainLabel(row.strain);
+    const contract = row.strain === MISERE ? t("game.misere") : strainLabel(row.strain);
     const tag = (s) => [
-      row.capot === s ? h("small", { class: "tag capot" }, "capot") : null,
-      row.received?.side === s ? h("small", { class: "tag received", title: `the hanging points of the deal before, vs(${row.received.points})` }, `+vs ${row.received.points}`) : null,
+      row.capot === s ? h("small", { class: "tag capot" }, t("game.capot")) : null,
+      row.received?.side === s ? h("small", { class: "tag received", title: t("sheet.received_title", { points: row.received.points }) }, t("sheet.received", { points: row.received.points })) : null,
     ];
     return h(
       "tr",
-      { class: `${row.bait !== null ? "bait" : ""}${row.hangs ? " hangs" : ""}`.trim() || null, dataset: data, title: row.consistent ? null : "the split into cards, melds and belote does not add up to the deal's totals" },
+      { class: `${row.bait !== null ? "bait" : ""}${row.hangs ? " hangs" : ""}`.trim() || null, dataset: data, title: row.consistent ? null : t("sheet.inconsistent") },
       h("td", { class: "no" }, String(row.deal + 1)),
-      h("td", { class: "contract" }, contract, h("small", {}, row.taker === null ? "no taker" : seatName(row.taker)), row.lost ? h("small", { class: "tag" }, `vs(${row.lost}) lost`) : null),
+      h("td", { class: "contract" }, contract, h("small", {}, row.taker === null ? t("sheet.no_taker") : seatName(row.taker)), row.lost ? h("small", { class: "tag" }, t("sheet.lost", { points: row.lost })) : null),
       h("td", { class: "side-names" }, sides.map((s, i) => h("span", { class: "line" }, names[i], row.takerSide === s ? " •" : ""))),
       two((s) => String(row.cards[s]), { cls: "cards" }),
       two((s) => dash(row.melds[s]), { cls: "melds" }),
@@ -208,18 +217,28 @@ export function sheetTable(rows, { first = 0, names = ["Us", "Them"], seatName =
       two((s) => String(row.scores[s]), { cls: "total" }),
     );
   });
+  const columns = [
+    ["#", t("sheet.col.deal")],
+    [t("sheet.col.contract"), t("sheet.col.contract_title")],
+    ["", t("sheet.col.sides")],
+    [t("sheet.col.cards"), t("sheet.col.cards_title")],
+    [t("sheet.col.melds"), t("sheet.col.melds_title")],
+    [t("sheet.col.belote"), t("game.belote")],
+    [t("sheet.col.deal_points"), t("sheet.col.deal_points_title")],
+    [t("sheet.col.total"), t("sheet.col.total_title")],
+  ];
   return h(
     "section",
-    { class: "sheet", id: "sheet", "aria-label": "the score sheet" },
-    h("h2", {}, "Score sheet"),
+    { class: "sheet", id: "sheet", "aria-label": t("sheet.label") },
+    h("h2", {}, t("sheet.title")),
     rows.length
       ? h(
           "table",
           { class: "sheet-table", id: "sheet-table" },
-          h("thead", {}, h("tr", {}, [["#", "deal"], ["Contract", "the contract and its taker"], ["", "the sides"], ["Cards", "card points"], ["Melds", "melds"], ["Bel.", "belote"], ["Deal", "the deal's points"], ["Total", "the running totals"]].map(([x, title]) => h("th", { scope: "col", title }, x)))),
+          h("thead", {}, h("tr", {}, columns.map(([x, title]) => h("th", { scope: COLUMN, title }, x)))),
           h("tbody", {}, body),
         )
-      : h("p", { class: "dim" }, "One row a deal, once it is scored."),
-    h("p", { class: "dim legend" }, "• the takers · БТ a bait: the takers fail and the defenders score the deal · vs(xx) hanging points: the next deal's winner takes them"),
+      : h("p", { class: "dim" }, t("sheet.empty")),
+    h("p", { class: "dim legend" }, t("sheet.legend")),
   );
 }

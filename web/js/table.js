@@ -19,7 +19,7 @@ import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { now, realMs, sleep } from "./clock.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
-import { askCommitment, checkKept, checkLive, drandPage } from "./fairdeal.js";
+import { askCommitment, checkKept, checkLive, checkName, drandPage } from "./fairdeal.js";
 import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
 import { actionOf, keyNames } from "./keys.js";
@@ -27,6 +27,8 @@ import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
+import { rulesetName, withElements } from "./names.js";
+import { has, language, t } from "./i18n.js";
 import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
@@ -39,9 +41,9 @@ const LOG_RETRY_MS = 2000;
 const HOLD_TRICK_MS = 1200;
 
 export function renderTable(root, ctx, tableId) {
-  const t = new TablePage(root, ctx, tableId);
-  t.start();
-  return () => t.stop();
+  const page = new TablePage(root, ctx, tableId);
+  page.start();
+  return () => page.stop();
 }
 
 class TablePage {
@@ -73,7 +75,7 @@ class TablePage {
     this.refreshAgain = false;
     this.ticker = null;
     this.renderQueued = false;
-    this.connection = "connecting";
+    this.connection = null; // the connection's state as api.js Live says it (null: connecting)
     this.matchEvents = []; // the match stream's events as {type, payload}: the score sheet
     this.matchVersions = new Set();
     this.trickSoFar = []; // [seat, card] of the trick being played, from the events
@@ -87,12 +89,12 @@ class TablePage {
   // ------------------------------------------------------------------ life
 
   async start() {
-    replace(this.root, h("div", { id: "table", class: "table-page" }, h("p", {}, "Opening the table…")));
+    replace(this.root, h("div", { id: "table", class: "table-page" }, h("p", {}, t("table.opening"))));
     try {
       await this.refresh();
     } catch (e) {
-      sayError(e, "Opening the table");
-      replace(this.root, h("p", {}, "This table cannot be shown. ", h("a", { href: "#/" }, "Back to the lobby.")));
+      sayError(e, t("table.doing.open"));
+      replace(this.root, h("p", {}, `${t("table.cannot_show")} `, h("a", { href: "#/" }, t("table.back_to_lobby"))));
       return;
     }
     if (this.stopped) return;
@@ -310,7 +312,7 @@ class TablePage {
       try {
         await this.refresh();
       } catch (e) {
-        if (e.code !== "rate_limited") sayError(e, "Updating the table");
+        if (e.code !== "rate_limited") sayError(e, t("table.doing.update"));
       }
     }, REFRESH_DEBOUNCE_MS);
   }
@@ -331,7 +333,7 @@ class TablePage {
       this.deadline = m.deadline_ms;
       this.scheduleRefresh();
     } else if (m.type === "error") {
-      say(`The table says: ${m.message}`, "error");
+      say(t("table.server_says", { message: m.message }), "error");
     }
   }
 
@@ -394,14 +396,15 @@ class TablePage {
     }
   }
 
-  /** "belote" for a seat's first announcement in the deal, "rebelote" for its second. */
-  beloteWord(m) {
+  /** Whether a seat's announcement is its second in the deal ("rebelote"), not its first
+   * ("belote"). */
+  isRebelote(m) {
     let n = 0;
     for (const e of this.matchEvents) {
       if (e.type === "DealStarted") n = 0;
       else if (e.type === "BeloteAnnounced" && e.payload.seat === m.payload.seat && e.version < m.version) n += 1;
     }
-    return n % 2 ? "rebelote" : "belote";
+    return n % 2 === 1;
   }
 
   addLog(text, m) {
@@ -435,17 +438,17 @@ class TablePage {
         this.updateKept((k) => keepSeedAnswered(k));
       }
       this.seedSent = true;
-      say("Your seed is sent.", "info");
+      say(t("table.seed_sent"), "info");
       // The receipt names the event that recorded the seed: the record must honour it.
       if (reply?.receipt) this.updateLive(this.updateKept((k) => keepReceipt(k, reply.receipt, now())));
     } catch (e) {
       if (e.code === "seed_already_sent") this.seedSent = true; // by this tab, before a reload
       else if (e.code === "seed_window_closed") {
         this.updateKept((k) => keepSeedRefused(k, e.code, now()));
-        sayError(e, "Sending your seed");
+        sayError(e, t("table.doing.send_seed"));
       } else {
         retry = !this.stopped;
-        if (e.code !== "not_started") sayError(e, "Sending your seed (trying again)");
+        if (e.code !== "not_started") sayError(e, t("table.doing.send_seed_again"));
       }
     } finally {
       this.sendingSeed = false;
@@ -486,10 +489,10 @@ class TablePage {
         return true;
       });
       this.checkedReveal = kept.reveal.server_seed;
-      if (result.failed) say("The fair-deal check FAILED: see the fair deal panel.", "error");
-      else if (!result.ok) say(`The fair deal is checked, but ${result.unchecked.length} could not be checked: see the fair deal panel.`, "info");
+      if (result.failed) say(t("table.said.check_failed"), "error");
+      else if (!result.ok) say(t("table.said.check_unchecked", { count: result.unchecked.length }), "info");
     } catch (e) {
-      say(`The in-tab check could not run: ${e.message}`, "error");
+      say(t("table.said.check_not_run", { message: e.message }), "error");
     } finally {
       this.checking = false;
       this.queueRender();
@@ -527,16 +530,16 @@ class TablePage {
       const key = newSeatKey();
       this.ctx.store?.saveSeatKey(this.tableId, key);
       await this.ctx.gateway.join(this.tableId, seat, key.key);
-      say(`You sit at seat ${seat}.`, "info");
+      say(t("table.said.sat", { seat }), "info");
       await this.refresh();
     } catch (e) {
-      sayError(e, `Taking seat ${seat}`);
+      sayError(e, t("table.doing.sit", { seat }));
     }
   }
 
   async leave() {
     const started = this.reply && this.reply.status !== "open";
-    if (started && !confirm("The match has started: leaving forfeits it for your side. Leave?")) return;
+    if (started && !confirm(t("table.leave_confirm"))) return;
     try {
       if (started && this.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
       // The seat's own signed request (seatkey.js): the table takes no other.
@@ -544,10 +547,10 @@ class TablePage {
       const body = key ? { signature: signLeave(key.secret, this.matchId, this.seat) } : {};
       await this.ctx.gateway.move(this.tableId, "leave", body);
       // Said on the lobby's page (the next page clears the message line).
-      this.ctx.flash = started ? "You left: your side forfeits the match." : "You left the table.";
+      this.ctx.flash = started ? t("table.said.left_forfeit") : t("table.said.left");
       location.hash = "#/";
     } catch (e) {
-      sayError(e, "Leaving");
+      sayError(e, t("table.doing.leave"));
     }
   }
 
@@ -605,14 +608,14 @@ class TablePage {
 
   board(v, myTurn) {
     const r = this.reply;
-    const t = r.table;
-    const n = t.seats.length;
+    const table = r.table;
+    const n = table.seats.length;
     const pos = (s) => this.position(s);
     const legal = myTurn ? v.legal : [];
-    const seats = t.seats.map((s) => this.seatBox(s, v, pos(s.seat)));
+    const seats = table.seats.map((s) => this.seatBox(s, v, pos(s.seat)));
     return h(
       "section",
-      { class: "board", id: "board", "aria-label": "the table" },
+      { class: "board", id: "board", "aria-label": t("table.board_label") },
       this.scoreBar(v),
       h("div", { class: `felt play players-${n}`, id: "felt" }, this.feltInfo(v), seats, this.trickArea(v, pos, myTurn), this.lastTrickButton(v)),
       this.statusLine(v, myTurn),
@@ -622,11 +625,11 @@ class TablePage {
       h(
         "div",
         { class: "table-links" },
-        this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, "Leave the table") : null,
-        this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, "Replay and the verification report") : null,
-        h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, "Score sheet"),
-        h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(this.keyNames), true) }, "Keys"),
-        h("span", { class: "dim" }, `connection: ${this.connection}`),
+        this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
+        this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
+        h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
+        h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(this.keyNames), true) }, t("table.keys")),
+        h("span", { class: "dim" }, t("table.connection", { state: this.connection ?? t("table.connecting") })),
       ),
     );
   }
@@ -639,17 +642,17 @@ class TablePage {
   }
 
   scoreBar(v) {
-    const t = this.reply.table;
+    const table = this.reply.table;
     const mySide = (this.seat ?? 0) % 2;
     const scores = this.ending?.scores ?? v?.scores ?? [0, 0];
-    const [ours, theirs] = this.players === 2 ? [cap(this.sideName(mySide)), this.sideName(1 - mySide)] : this.seat === null ? ["N–S", "E–W"] : ["Us", "them"];
+    const [ours, theirs] = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), t("table.side.them")];
     const bits = [
-      h("span", { class: "ruleset" }, `${t.ruleset} · ${t.target}`),
+      h("span", { class: "ruleset" }, `${rulesetName(table.ruleset)} · ${table.target}`),
       h("span", { class: "score", id: "score" }, h("b", {}, `${ours} `), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, ` ${theirs}`)),
     ];
-    if (v?.hanging) bits.push(h("span", { class: "hanging", id: "hanging", title: "hanging points: the next deal's winner takes them" }, `vs(${v.hanging})`));
+    if (v?.hanging) bits.push(h("span", { class: "hanging", id: "hanging", title: t("table.hanging_title") }, t("table.hanging", { points: v.hanging })));
     if (v && v.strain && v.phase !== "deck" && v.phase !== "over") {
-      bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${cap(this.seatName(v.taker))}` : ""}`));
+      bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${this.seatName(v.taker, true)}` : ""}`));
     }
     return h("div", { class: "score-bar" }, bits);
   }
@@ -658,10 +661,10 @@ class TablePage {
   feltInfo(v) {
     const bits = [];
     if (v && v.phase !== "deck" && v.phase !== "over") {
-      bits.push(h("div", { class: "deal-no" }, `deal ${v.deal_number + 1}`));
+      bits.push(h("div", { class: "deal-no" }, t("table.deal_no", { number: v.deal_number + 1 })));
       // The turned card: on the table while bidding; at two it stays there (gambler).
-      if (v.turned && (v.phase === "bidding" || this.players === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: `turned: ${cardLabel(v.turned)}` }), h("span", {}, " turned")));
-      if (v.bottom) bits.push(h("div", { class: "turned" }, cardFace(v.bottom, { small: true, title: `bottom card: ${cardLabel(v.bottom)}` }), h("span", {}, " bottom")));
+      if (v.turned && (v.phase === "bidding" || this.players === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: t("table.turned_title", { card: cardLabel(v.turned) }) }), h("span", {}, ` ${t("table.turned")}`)));
+      if (v.bottom) bits.push(h("div", { class: "turned" }, cardFace(v.bottom, { small: true, title: t("table.bottom_title", { card: cardLabel(v.bottom) }) }), h("span", {}, ` ${t("table.bottom")}`)));
     }
     return h("div", { class: "felt-info" }, bits);
   }
@@ -672,31 +675,43 @@ class TablePage {
     return `${scores[mine]}:${scores[1 - mine]}`;
   }
 
-  /** A side (0: seats 0 and 2, 1: seats 1 and 3; at two players, the seat). */
-  sideName(side) {
-    if (this.players === 2) return this.seatName(side);
-    if (this.seat === null) return side === 0 ? "N–S (seats 0 and 2)" : "E–W (seats 1 and 3)";
-    return side === this.seat % 2 ? "your side" : "their side";
+  /** A side (0: seats 0 and 2, 1: seats 1 and 3; at two players, the seat); ``start``:
+   * at a sentence's start ("Your side"). */
+  sideName(side, start = false) {
+    if (this.players === 2) return this.seatName(side, start);
+    let name;
+    if (this.seat === null) name = side === 0 ? t("table.side.ns_seats") : t("table.side.ew_seats");
+    else name = side === this.seat % 2 ? t("table.side.yours") : t("table.side.theirs");
+    return start ? upFirst(name) : name;
   }
 
-  /** A seat as the log names it: "you", "bot 2 (medium)" (cap() at a sentence's start),
-   * a player's own name. */
-  seatName(seat) {
+  /** Who a side is, for a sentence's verb: "you" (at two players), "side" (a pair of
+   * seats), "seat" (one seat, named). */
+  sideKind(side) {
+    if (this.players !== 2) return "side";
+    return side === this.seat ? "you" : "seat";
+  }
+
+  /** A seat as the log names it: "you", "bot 2 (medium)", a player's own name (as its
+   * owner wrote it); ``start``: at a sentence's start ("You", "Bot 2 (medium)"). */
+  seatName(seat, start = false) {
     if (seat === null || seat === undefined) return "";
-    if (seat === this.seat) return "you";
     const s = this.reply.table.seats[seat];
-    if (!s) return `seat ${seat}`;
-    if (s.kind === "bot") return `bot ${seat} (${s.level})`;
-    return s.name ?? `seat ${seat}`;
+    if (seat !== this.seat && s?.kind !== "bot" && s?.name) return s.name;
+    let name;
+    if (seat === this.seat) name = t("table.seat.you");
+    else if (s?.kind === "bot") name = t("table.seat.bot", { seat, level: has(`table.level.${s.level}`) ? t(`table.level.${s.level}`) : s.level });
+    else name = t("table.seat.number", { seat });
+    return start ? upFirst(name) : name;
   }
 
   seatBox(s, v, where) {
     const isMe = s.seat === this.seat;
     const n = this.players;
     const mySide = this.seat === null ? null : this.seat % 2;
-    const side = n === 2 ? (isMe ? "you" : "opponent") : mySide === null ? (s.seat % 2 === 0 ? "N–S" : "E–W") : isMe ? "us" : s.seat % 2 === mySide ? "us · partner" : "them";
+    const side = n === 2 ? (isMe ? t("table.seat.you") : t("table.chip.opponent")) : mySide === null ? (s.seat % 2 === 0 ? t("table.side.ns") : t("table.side.ew")) : isMe ? t("table.side.us") : s.seat % 2 === mySide ? t("table.chip.partner") : t("table.side.them");
     const ours = n === 2 ? isMe : mySide === null ? s.seat % 2 === 0 : s.seat % 2 === mySide;
-    const name = isMe ? `You${s.name ? ` (${s.name})` : ""}` : s.kind === "bot" || s.player ? cap(this.seatName(s.seat)) : "free seat";
+    const name = isMe ? (s.name ? t("table.seat.you_named", { name: s.name }) : upFirst(t("table.seat.you"))) : s.kind === "bot" || s.player ? this.seatName(s.seat, true) : t("table.seat.free");
     const dealer = v && v.dealer === s.seat && v.phase !== "deck" && v.phase !== "over";
     const dueNow = v && v.turn === s.seat && v.phase !== "over";
     const cards = v?.hand_sizes?.[s.seat];
@@ -705,19 +720,19 @@ class TablePage {
     const call = v?.calls?.filter(([seat]) => seat === s.seat).map(([, strain]) => strainLabel(strain)).pop();
     if (call) did = call;
     for (const [seat, claim] of v?.meld_claims ?? []) if (seat === s.seat) did = claimLabel(claim);
-    for (const [seat, melds] of v?.melds_shown ?? []) if (seat === s.seat) did = `shows ${melds.map(meldLabel).join(", ")}`;
+    for (const [seat, melds] of v?.melds_shown ?? []) if (seat === s.seat) did = t("table.did.shows", { melds: melds.map(meldLabel).join(", ") });
     const belotes = (v?.belote_calls ?? []).filter(([seat]) => seat === s.seat);
-    if (belotes.length) did = belotes.length > 1 ? "belote, rebelote" : "belote";
-    const turnWord = v?.phase === "bidding" ? "to bid" : "to play";
+    if (belotes.length) did = belotes.length > 1 ? t("table.did.rebelote") : t("table.did.belote");
+    const turnWord = v?.phase === "bidding" ? t("table.seat.to_bid") : t("table.seat.to_play");
     const children = [
-      h("div", { class: "seat-name", title: name }, h("span", { class: "who" }, name), dealer ? h("span", { class: "dealer", title: "the dealer", "aria-label": "dealer" }, "D") : null),
-      h("div", { class: "seat-side" }, h("span", { class: `side-chip ${ours ? "ours" : "theirs"}` }, side), cards && !isMe ? h("span", { class: "dim" }, ` · ${cards} cards`) : null),
-      h("div", { class: `seat-did${dueNow ? " due" : ""}` }, dueNow ? (isMe ? "▶ your turn" : `▶ ${turnWord}`) : did ?? "\u00a0"),
+      h("div", { class: "seat-name", title: name }, h("span", { class: "who" }, name), dealer ? h("span", { class: "dealer", title: t("table.seat.dealer_title"), "aria-label": t("table.seat.dealer") }, t("table.seat.dealer_mark")) : null),
+      h("div", { class: "seat-side" }, h("span", { class: `side-chip ${ours ? "ours" : "theirs"}` }, side), cards && !isMe ? h("span", { class: "dim" }, ` · ${t("table.seat.cards", { count: cards })}`) : null),
+      h("div", { class: `seat-did${dueNow ? " due" : ""}` }, dueNow ? `▶ ${isMe ? t("table.seat.your_turn") : turnWord}` : did ?? "\u00a0"),
     ];
     if (this.reply.status === "open" && this.seat === null && s.kind === "human" && !s.player) {
-      children.push(h("button", { type: "button", class: "sit", dataset: { seat: s.seat }, onclick: () => this.sit(s.seat) }, "Sit here"));
+      children.push(h("button", { type: "button", class: "sit", dataset: { seat: s.seat }, onclick: () => this.sit(s.seat) }, t("table.sit")));
     }
-    return h("div", { class: `seat-box ${where}${dueNow ? " due-now" : ""}${isMe ? " me" : ""}${dealer ? " dealer-seat" : ""}`, dataset: { seat: s.seat, side: s.seat % 2 }, "aria-label": `${name}, ${side}${dealer ? ", dealer" : ""}${dueNow ? `, ${turnWord}` : ""}` }, children);
+    return h("div", { class: `seat-box ${where}${dueNow ? " due-now" : ""}${isMe ? " me" : ""}${dealer ? " dealer-seat" : ""}`, dataset: { seat: s.seat, side: s.seat % 2 }, "aria-label": [name, side, dealer ? t("table.seat.dealer") : null, dueNow ? turnWord : null].filter((x) => x !== null).join(", ") }, children);
   }
 
   /** The trick just taken, held on the felt for a moment (HOLD_TRICK_MS) with its
@@ -732,9 +747,9 @@ class TablePage {
   }
 
   trickArea(v, pos, myTurn) {
-    const area = h("div", { class: "trick", id: "trick", "aria-label": "the cards on the table" });
+    const area = h("div", { class: "trick", id: "trick", "aria-label": t("table.trick_label") });
     if (this.ending || v?.phase === "over") {
-      area.append(h("div", { class: "final" }, h("div", {}, "Final score"), h("div", { class: "final-score" }, this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]))));
+      area.append(h("div", { class: "final" }, h("div", {}, t("table.final_score")), h("div", { class: "final-score" }, this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]))));
       return area;
     }
     if (!v) return area;
@@ -746,16 +761,16 @@ class TablePage {
     if (held) {
       cards = held.cards;
       winner = held.winner;
-      caption = `${cap(this.seatName(held.winner))} ${held.winner === this.seat ? "take" : "takes"} it (${held.points})`;
+      caption = held.winner === this.seat ? t("table.caption.you_take", { count: held.points }) : t("table.caption.takes", { name: this.seatName(held.winner, true), count: held.points });
     } else if (this.showLast && last) {
       cards = last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
       winner = last.winner;
-      caption = `last trick: ${this.seatName(last.winner)} took it (${last.points})`;
+      caption = last.winner === this.seat ? t("table.caption.last_you", { count: last.points }) : t("table.caption.last", { name: this.seatName(last.winner), count: last.points });
     } else if (!cards.length && last) {
       // Between tricks the last one stays on the felt, dimmed, until the next card.
       cards = last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
       winner = last.winner;
-      caption = `${cap(this.seatName(last.winner))} took the last trick (${last.points})`;
+      caption = last.winner === this.seat ? t("table.caption.you_took_last", { count: last.points }) : t("table.caption.took_last", { name: this.seatName(last.winner, true), count: last.points });
     }
     const old = !held && !this.showLast && !(v.trick ?? []).length && cards.length;
     for (const [seat, card] of cards) area.append(h("div", { class: `played ${pos(seat)}${old ? " old" : ""}${seat === winner ? " winner" : ""}` }, cardFace(card)));
@@ -764,11 +779,11 @@ class TablePage {
   }
 
   lastTrickButton(v) {
-    const has = !!v?.tricks?.length && v.phase === "playing";
+    const taken = !!v?.tricks?.length && v.phase === "playing";
     return h(
       "div",
       { class: "felt-corner" },
-      h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !has, "aria-pressed": this.showLast ? "true" : "false", title: "the last trick (L)", onclick: () => this.toggleLast() }, "Last trick"),
+      h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !taken, "aria-pressed": String(this.showLast), title: t("table.last_trick_title"), onclick: () => this.toggleLast() }, t("table.last_trick")),
     );
   }
 
@@ -785,15 +800,17 @@ class TablePage {
     let text;
     if (r.status === "open") {
       const free = r.table.seats.filter((s) => s.kind === "human" && !s.player).length;
-      text = `Waiting for ${free} more player${free === 1 ? "" : "s"}.`;
+      text = t("table.status.waiting", { count: free });
     } else if (this.ending || r.status === "finished" || r.status === "closed" || v?.phase === "over") {
       text = endText(this.ending, v, this);
     } else if (!v || v.phase === "deck") {
-      text = kept?.seat_seeds ? "Dealing: the deck comes once drand's round is in." : "The commitment is shown: waiting for the seats' seeds.";
+      text = kept?.seat_seeds ? t("table.status.dealing") : t("table.status.commitment");
     } else if (myTurn) {
-      text = v.phase === "bidding" ? "Your turn to bid." : "Your turn: play a highlighted card.";
+      text = v.phase === "bidding" ? t("table.status.your_bid") : t("table.status.your_play");
     } else if (v.turn !== null && v.turn !== undefined) {
-      text = `${cap(this.seatName(v.turn))} to ${v.phase === "bidding" ? "bid" : "play"}.`;
+      const bidding = v.phase === "bidding";
+      if (v.turn === this.seat) text = bidding ? t("table.status.you_to_bid") : t("table.status.you_to_play");
+      else text = bidding ? t("table.status.to_bid", { name: this.seatName(v.turn, true) }) : t("table.status.to_play", { name: this.seatName(v.turn, true) });
     } else {
       text = "";
     }
@@ -809,22 +826,24 @@ class TablePage {
     for (const m of bids) {
       const label = bidLabel(m.strain);
       const strain = m.strain ?? "pass";
-      buttons.push(h("button", { type: "button", id: `bid-${strain}`, class: `bid${m.strain === null ? " pass" : ""}`, dataset: { strain, pick: `bid-${strain}` }, title: m.strain === null ? "pass" : `take ${contractWords(m.strain)}`, "aria-label": m.strain === null ? "pass" : `take ${contractWords(m.strain)}`, onclick: () => this.act("bid", { strain: m.strain }, m.strain === null ? "Passing" : `Taking ${contractWords(m.strain)}`) }, label));
+      const said = m.strain === null ? t("table.bid.pass") : t("table.bid.take", { contract: contractWords(m.strain) });
+      const doing = m.strain === null ? t("table.doing.pass") : t("table.doing.take", { contract: contractWords(m.strain) });
+      buttons.push(h("button", { type: "button", id: `bid-${strain}`, class: `bid${m.strain === null ? " pass" : ""}`, dataset: { strain, pick: `bid-${strain}` }, title: said, "aria-label": said, onclick: () => this.act("bid", { strain: m.strain }, doing) }, label));
     }
-    if (legal.some((m) => m.type === "DeclareMelds")) buttons.push(h("button", { type: "button", id: "declare-melds", dataset: { pick: "declare-melds" }, onclick: () => this.act("announce", { melds: true }, "Declaring melds") }, "Declare melds"));
-    if (legal.some((m) => m.type === "SwapTrumpSeven")) buttons.push(h("button", { type: "button", id: "swap", dataset: { pick: "swap" }, onclick: () => this.act("swap", {}, "Swapping the trump seven") }, "Swap the trump seven"));
-    if (legal.some((m) => m.type === "DemandRedeal")) buttons.push(h("button", { type: "button", id: "redeal", dataset: { pick: "redeal" }, onclick: () => this.act("redeal", {}, "Demanding a redeal") }, "Demand a redeal"));
+    if (legal.some((m) => m.type === "DeclareMelds")) buttons.push(h("button", { type: "button", id: "declare-melds", dataset: { pick: "declare-melds" }, onclick: () => this.act("announce", { melds: true }, t("table.doing.declare")) }, t("table.act.declare")));
+    if (legal.some((m) => m.type === "SwapTrumpSeven")) buttons.push(h("button", { type: "button", id: "swap", dataset: { pick: "swap" }, onclick: () => this.act("swap", {}, t("table.doing.swap")) }, t("table.act.swap")));
+    if (legal.some((m) => m.type === "DemandRedeal")) buttons.push(h("button", { type: "button", id: "redeal", dataset: { pick: "redeal" }, onclick: () => this.act("redeal", {}, t("table.doing.redeal")) }, t("table.act.redeal")));
     const beloteCards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
     if (beloteCards.length) {
       this.announceBelote = this.announceBelote ?? true;
       const box = h("input", { type: "checkbox", id: "belote", checked: this.announceBelote, onchange: (e) => (this.announceBelote = e.target.checked) });
-      buttons.push(h("label", { class: "belote", title: "Space" }, box, ` announce belote with ${andList(beloteCards.map(cardLabel))}`));
+      buttons.push(h("label", { class: "belote", title: t("table.act.belote_key") }, box, ` ${t("table.act.belote", { cards: andList(beloteCards.map(cardLabel)) })}`));
     }
-    return h("div", { class: "actions", id: "bids", role: "group", "aria-label": "your bids and actions" }, buttons);
+    return h("div", { class: "actions", id: "bids", role: "group", "aria-label": t("table.act.label") }, buttons);
   }
 
   hand(v, legal) {
-    const el = h("div", { class: "hand", id: "hand", role: "group", "aria-label": "your hand" });
+    const el = h("div", { class: "hand", id: "hand", role: "group", "aria-label": t("table.hand_label") });
     if (!v || this.seat === null) return el;
     const playable = new Set(legal.filter((m) => m.type === "PlayCard").map((m) => m.card));
     const belote = new Set(legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card));
@@ -833,12 +852,12 @@ class TablePage {
       const isLegal = playable.has(card);
       const face = cardFace(card, {
         legal: isLegal,
-        title: isLegal ? `play ${cardLabel(card)}` : playing ? `${cardLabel(card)}: not playable now` : cardLabel(card),
-        onclick: () => this.act("play", { card, belote: belote.has(card) && this.announceBelote !== false }, `Playing ${cardLabel(card)}`),
+        title: isLegal ? t("table.card.play_title", { card: cardLabel(card) }) : playing ? t("table.card.unplayable_title", { card: cardLabel(card) }) : cardLabel(card),
+        onclick: () => this.act("play", { card, belote: belote.has(card) && this.announceBelote !== false }, t("table.doing.play", { card: cardLabel(card) })),
       });
       face.id = `card-${card}`;
       face.dataset.pick = `card-${card}`;
-      face.setAttribute("aria-label", `${cardName(card)}${isLegal ? ", playable" : playing ? ", not playable now" : ""}`);
+      face.setAttribute("aria-label", isLegal ? t("table.card.playable", { card: cardName(card) }) : playing ? t("table.card.unplayable", { card: cardName(card) }) : cardName(card));
       if (playing && !isLegal) face.classList.add("unplayable");
       el.append(face);
     }
@@ -854,8 +873,8 @@ class TablePage {
 
   onKey(e) {
     if (this.stopped || e.altKey || e.ctrlKey || e.metaKey) return;
-    const t = e.target;
-    const typing = t && ((t.tagName === "INPUT" && t.type !== "checkbox") || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
+    const target = e.target;
+    const typing = target && ((target.tagName === "INPUT" && target.type !== "checkbox") || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable);
     if (typing) return;
     const v = this.view;
     const names = (s) => this.seatName(s);
@@ -914,7 +933,7 @@ class TablePage {
   moveChoice(delta) {
     const row = this.currentRow();
     const items = this.picks(row);
-    if (!items.length) return speak(row === "#hand" ? "You hold no cards." : "Nothing to choose.", true);
+    if (!items.length) return speak(row === "#hand" ? t("table.key.no_cards") : t("table.key.nothing"), true);
     const at = items.indexOf(document.activeElement);
     const next = at < 0 ? (delta > 0 ? 0 : items.length - 1) : (at + delta + items.length) % items.length;
     this.choose(items[next]);
@@ -922,7 +941,7 @@ class TablePage {
 
   switchRow(row) {
     const items = this.picks(row);
-    if (!items.length) return speak(row === "#hand" ? "You hold no cards." : "No bid or action is open to you now.", true);
+    if (!items.length) return speak(row === "#hand" ? t("table.key.no_cards") : t("table.key.no_bid"), true);
     this.choose(items.find((x) => x.classList.contains("legal")) ?? items[0]);
   }
 
@@ -943,10 +962,10 @@ class TablePage {
   announceByKey() {
     const legal = this.isMyTurn() ? this.view.legal : [];
     const cards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
-    if (!cards.length) return speak("No belote to announce now: it is announced with the trump king or queen as you play it.", true);
+    if (!cards.length) return speak(t("table.key.no_belote"), true);
     this.announceBelote = true;
     this.queueRender();
-    speak(`Belote and rebelote: announced as you play ${andList(cards.map(cardName))}.`, true);
+    speak(t("table.key.belote", { cards: andList(cards.map(cardName)) }), true);
   }
 
   // ------------------------------------------------------------------ the score sheet
@@ -959,54 +978,54 @@ class TablePage {
 
   sheetPanel() {
     const mySide = this.seat === null ? 0 : this.seat % 2;
-    const names = this.players === 2 ? [cap(this.sideName(mySide)), cap(this.sideName(1 - mySide))] : this.seat === null ? ["N–S", "E–W"] : ["Us", "Them"];
-    return sheetTable(this.sheetRows(), { first: mySide, names, seatName: (s) => cap(this.seatName(s)) });
+    const names = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide, true)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), upFirst(t("table.side.them"))];
+    return sheetTable(this.sheetRows(), { first: mySide, names, seatName: (s) => this.seatName(s, true) });
   }
 
   fairDealPanel(kept, checkStatus) {
     const rows = [];
     const row = (label, ...value) => rows.push(h("dt", {}, label), h("dd", {}, value));
     if (!kept || !kept.commitment) {
-      row("Commitment", "not shown yet: it comes when every seat is taken, before anyone sends a seed");
+      row(t("table.fair.commitment"), t("table.fair.commitment_not_yet"));
     } else {
-      row("Commitment", h("code", { id: "commitment", title: kept.commitment }, shortHex(kept.commitment, 16)), h("div", { class: "dim" }, "SHA-256 of the server's secret seed, shown before any seat sent its seed"));
+      row(t("table.fair.commitment"), h("code", { id: "commitment", title: kept.commitment }, shortHex(kept.commitment, 16)), h("div", { class: "dim" }, t("table.fair.commitment_about")));
       if (kept.seat !== null) {
-        row("Your seed", kept.my_seed ? h("code", { id: "my-seed", title: kept.my_seed }, kept.my_seed) : "—", h("div", { class: "dim" }, kept.my_seed ? "made in this tab with crypto.getRandomValues, kept, then sent" : "not made in this tab"));
+        row(t("table.fair.my_seed"), kept.my_seed ? h("code", { id: "my-seed", title: kept.my_seed }, kept.my_seed) : "—", h("div", { class: "dim" }, kept.my_seed ? t("table.fair.my_seed_made") : t("table.fair.my_seed_not_made")));
       }
       if (kept.seat_seeds) {
         row(
-          "Every seat's seed",
+          t("table.fair.seat_seeds"),
           h(
             "ul",
             { id: "seat-seeds" },
-            kept.seat_seeds.map((s, i) => h("li", {}, `${i === kept.seat ? "you" : this.seatName(i)}: `, s ? h("code", { title: s }, shortHex(s, 8)) : h("span", { class: "dim" }, "none (a bot, or no seed in time)"))),
+            kept.seat_seeds.map((s, i) => h("li", {}, `${i === kept.seat ? t("table.seat.you") : this.seatName(i)}: `, s ? h("code", { title: s }, shortHex(s, 8)) : h("span", { class: "dim" }, t("table.fair.no_seat_seed")))),
           ),
         );
       } else {
-        row("Every seat's seed", "shown once the seed window closes");
+        row(t("table.fair.seat_seeds"), t("table.fair.seat_seeds_later"));
       }
       const chain = kept.chain ?? "quicknet";
       if (kept.fallback) {
-        row("drand", h("strong", { class: "warn", id: "fallback" }, "Dealt without drand"), h("div", {}, `${kept.fallback.reason}: round ${kept.fallback.round} did not come in time; the decks use the server seed and the seats' seeds alone (round 0, zeros).`));
+        row("drand", h("strong", { class: "warn", id: "fallback" }, t("table.fair.fallback")), h("div", {}, t("table.fair.fallback_about", { reason: kept.fallback.reason, round: String(kept.fallback.round) })));
       } else if (kept.drand_round !== null) {
         const own = kept.drand_seen?.[String(kept.drand_round)];
         row(
-          "drand round",
-          h("a", { id: "drand-round", href: drandPage(chain, kept.drand_round), target: "_blank", rel: "noopener noreferrer" }, `${chain} round ${kept.drand_round}`),
-          kept.drand ? h("div", {}, "randomness ", h("code", { title: kept.drand.randomness }, shortHex(kept.drand.randomness, 12))) : h("div", { class: "dim" }, "waiting for drand's value"),
-          own ? h("div", { class: "dim", id: "drand-own" }, `this tab fetched it itself from ${own.relay} and checked its signature`) : null,
+          t("table.fair.drand_round"),
+          h("a", { id: "drand-round", href: drandPage(chain, kept.drand_round), target: "_blank", rel: "noopener noreferrer" }, t("table.fair.chain_round", { chain, round: String(kept.drand_round) })),
+          kept.drand ? h("div", {}, `${t("table.fair.randomness")} `, h("code", { title: kept.drand.randomness }, shortHex(kept.drand.randomness, 12))) : h("div", { class: "dim" }, t("table.fair.drand_waiting")),
+          own ? h("div", { class: "dim", id: "drand-own" }, t("table.fair.drand_own", { relay: own.relay })) : null,
         );
       }
       const deals = Object.keys(kept.deals ?? {}).length;
-      if (deals) row("Deals kept", `${deals} (your cards of each, as dealt)`);
-      if (kept.reveal) row("Server seed", h("code", { id: "server-seed", title: kept.reveal.server_seed }, shortHex(kept.reveal.server_seed, 16)));
+      if (deals) row(t("table.fair.deals_kept"), t("table.fair.deals_kept_value", { count: deals }));
+      if (kept.reveal) row(t("table.fair.server_seed"), h("code", { id: "server-seed", title: kept.reveal.server_seed }, shortHex(kept.reveal.server_seed, 16)));
     }
     const check = kept?.check;
     let checkEl;
-    if (checkStatus === "running") checkEl = h("p", {}, "Checking the match in this tab…");
-    else if (!check) checkEl = h("p", { class: "dim" }, "When the match ends the server reveals its seed and this tab checks it against the commitment, recomputes every deck and compares your cards.");
+    if (checkStatus === "running") checkEl = h("p", {}, t("table.fair.checking"));
+    else if (!check) checkEl = h("p", { class: "dim" }, t("table.fair.check_about"));
     else {
-      const verdict = { pass: "Verified in this tab", fail: "CHECK FAILED", unchecked: "Checked, but not everything could be", waiting: "Not checked yet" }[checkStatus];
+      const verdict = t(`table.verdict.${checkStatus}`);
       checkEl = h(
         "div",
         {},
@@ -1014,9 +1033,9 @@ class TablePage {
         h(
           "ul",
           { class: "checks", id: "checks" },
-          check.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, `${STATUS_WORDS[c.status] ?? c.status.toUpperCase()} `), `${c.name}: `, linkify(c.detail))),
+          check.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, `${has(`table.check_status.${c.status}`) ? t(`table.check_status.${c.status}`) : c.status.toUpperCase()} `), `${checkName(c.name)}: `, linkify(c.detail))),
         ),
-        h("button", { type: "button", class: "link", id: "check-again", onclick: () => ((this.checkedReveal = null), this.maybeCheck()) }, "Check again"),
+        h("button", { type: "button", class: "link", id: "check-again", onclick: () => ((this.checkedReveal = null), this.maybeCheck()) }, t("table.fair.check_again")),
       );
     }
     // The banner keeps its place at the top of this panel, beside the board: it appears
@@ -1025,19 +1044,16 @@ class TablePage {
       "aside",
       { class: "fairdeal", id: "fairdeal", dataset: { check: checkStatus } },
       h("div", { class: "banner-slot" }, checkBanner(kept, this, checkStatus)),
-      h("h2", {}, "Fair deal"),
+      h("h2", {}, t("table.fair.title")),
       h("dl", {}, rows),
       h("div", { id: "check", dataset: { status: checkStatus } }, checkEl),
     );
   }
 
   logPanel() {
-    return h("section", { class: "log" }, h("h2", {}, "At the table"), h("ol", { id: "log", reversed: true }, this.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
+    return h("section", { class: "log" }, h("h2", {}, t("table.log_title")), h("ol", { id: "log", reversed: true }, this.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
   }
 }
-
-/** The check's words for its statuses, on the panel's list. */
-const STATUS_WORDS = { pass: "PASS", fail: "FAIL", unchecked: "COULD NOT CHECK", info: "INFO" };
 
 /** The table's data-check: waiting (no complete check yet), pass (ok), fail (something
  * failed), unchecked (nothing failed, but not everything could be checked). */
@@ -1049,28 +1065,29 @@ function statusOf(check) {
 
 function checkBanner(kept, page, status) {
   const c = kept?.check;
-  if (status === "running") return h("div", { class: "banner info", id: "banner" }, "Checking the match in this tab…");
+  if (status === "running") return h("div", { class: "banner info", id: "banner" }, t("table.fair.checking"));
   const failedNow = page.liveCheck.failed;
   if (failedNow.length && status === "waiting") {
     // What can already be known to have failed is said now, not at the end.
     const names = [...new Set(failedNow.map((x) => x.name))];
-    return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: names.join(",") } }, `Fair-deal check FAILED (${names.join(", ")}): ${failedNow[0].detail}.`);
+    return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: names.join(",") } }, t("table.banner.failed_now", { names: names.map(checkName).join(", "), detail: failedNow[0].detail }));
   }
-  if (status === "waiting") return kept?.fallback ? h("div", { class: "banner warn", id: "banner" }, "This match is dealt without drand: drand's value did not come in time, the server says.") : null;
-  if (status === "pass") return h("div", { class: "banner pass", id: "banner" }, "Fair deal verified in this tab: the revealed seed matches the commitment, drand's round and value are drand's, and every deck gives the cards you were dealt.");
+  if (status === "waiting") return kept?.fallback ? h("div", { class: "banner warn", id: "banner" }, t("table.banner.fallback")) : null;
+  if (status === "pass") return h("div", { class: "banner pass", id: "banner" }, t("table.banner.pass"));
   if (status === "unchecked") {
     const open = c.checks.filter((x) => x.status === "unchecked");
     return h(
       "div",
       { class: "banner unchecked", id: "banner", dataset: { unchecked: open.map((x) => x.name).join(",") } },
-      `Fair deal checked in this tab, but ${open.length} could not be checked: `,
-      open.map((x, i) => [i ? "; " : "", h("b", {}, x.name), " (", linkify(x.detail), ")"]),
-      ". Nothing failed.",
+      withElements(t("table.banner.unchecked", { count: open.length }), {
+        list: open.map((x, i) => [i ? "; " : "", h("b", {}, checkName(x.name)), " (", linkify(x.detail), ")"]),
+      }),
     );
   }
   const failed = [...new Set(c.checks.filter((x) => x.status === "fail").map((x) => x.name))];
-  return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: failed.join(",") } }, `Fair-deal check FAILED (${failed.join(", ")}): what this table showed you does not add up to a fair deal.`);
+  return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: failed.join(",") } }, t("table.banner.failed", { names: failed.map(checkName).join(", ") }));
 }
+
 
 function linkify(text) {
   const m = /(https:\/\/\S+)/.exec(text);
@@ -1084,108 +1101,133 @@ function linkify(text) {
 function timerText(deadline) {
   if (!deadline) return "";
   const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-  return `${left} s`;
+  return t("table.timer", { seconds: left });
 }
 
-/** "you" and "bot 2 (easy)" start a sentence with a capital; a player's name stays as
- * its owner wrote it. */
-function cap(text) {
-  return /^(you|bot |seat |seats |your |their )/.test(text ?? "") ? text[0].toUpperCase() + text.slice(1) : text;
+/** A name of ours ("you", "bot 2 (easy)", "your side") at a sentence's start, with a
+ * capital (a player's name is never given here: it stays as its owner wrote it). */
+function upFirst(text) {
+  return text ? text[0].toLocaleUpperCase(language()) + text.slice(1) : text;
 }
 
-/** A scored deal in words, from its row of the score sheet (sheet.js). */
+/** A scored deal in words, from its row of the score sheet (sheet.js). A side's verb
+ * agrees with who it is (sideKind: "you", a pair of seats, one seat). */
 function dealWords(row, page) {
-  const no = `Deal ${row.deal + 1}`;
   const side = (s) => page.sideName(s);
-  const takers = row.takerSide === null ? null : side(row.takerSide);
-  const plural = (name) => (name === "you" || name.endsWith("side") || name.startsWith("N–S") || name.startsWith("E–W") ? "" : "s");
-  const got = row.received ? ` (${side(row.received.side)} take${plural(side(row.received.side))} the hanging ${row.received.points})` : "";
-  const capot = row.capot !== null && row.capot !== undefined ? `, capot by ${side(row.capot)}` : "";
+  const capot = row.capot !== null && row.capot !== undefined ? t("table.deal.capot", { side: side(row.capot) }) : "";
+  let received = "";
+  if (row.received) {
+    const to = row.received.side;
+    const params = { side: side(to), points: row.received.points };
+    const kind = page.sideKind(to);
+    received = kind === "you" ? t("table.deal.received_you", params) : kind === "side" ? t("table.deal.received_side", params) : t("table.deal.received_seat", params);
+  }
   let what;
-  if (row.outcome === "made") what = `${cap(takers)} make${plural(takers)} ${contractWords(row.strain)}${capot}`;
-  else if (row.outcome === "failed") what = `bait (БТ): ${takers} fail${plural(takers)} ${contractWords(row.strain)}${capot}`;
-  else if (row.outcome === "level") what = `level: ${row.hanging} points hang, vs(${row.hanging}), for the next deal's winner`;
-  else if (row.outcome === "misere") what = `misère, won by ${side(row.winner)}`;
-  else what = `misère, level${row.hanging ? `: vs(${row.hanging})` : ""}`;
-  const lost = row.lost ? `; the hanging ${row.lost} are lost` : "";
-  return `${no}: ${what}${got}${lost}; ${page.scoreText(row.awarded)}, match ${page.scoreText(row.scores)}.`;
+  if (row.outcome === "made" || row.outcome === "failed") {
+    const kind = page.sideKind(row.takerSide);
+    const contract = contractWords(row.strain);
+    if (row.outcome === "made") {
+      const params = { takers: page.sideName(row.takerSide, true), contract, capot };
+      what = kind === "you" ? t("table.deal.made_you", params) : kind === "side" ? t("table.deal.made_side", params) : t("table.deal.made_seat", params);
+    } else {
+      const params = { takers: side(row.takerSide), contract, capot };
+      what = kind === "you" ? t("table.deal.failed_you", params) : kind === "side" ? t("table.deal.failed_side", params) : t("table.deal.failed_seat", params);
+    }
+  } else if (row.outcome === "level") what = t("table.deal.level", { count: row.hanging });
+  else if (row.outcome === "misere") what = t("table.deal.misere_won", { side: side(row.winner) });
+  else what = row.hanging ? t("table.deal.misere_level_hanging", { points: row.hanging }) : t("table.deal.misere_level");
+  const lost = row.lost ? t("table.deal.lost", { count: row.lost }) : "";
+  return t("table.deal.line", { number: row.deal + 1, what, received, lost, awarded: page.scoreText(row.awarded), scores: page.scoreText(row.scores) });
+}
+
+/** The match's end when it was forfeited: who left, who wins. */
+function forfeitText(page, leaver, winnerSide) {
+  if (leaver === page.seat) return t("table.end.forfeit_by_you", { winner: page.sideName(winnerSide) });
+  if (page.sideKind(winnerSide) === "you") return t("table.end.forfeit_you_win", { leaver: page.seatName(leaver) });
+  return t("table.end.forfeit", { leaver: page.seatName(leaver), winner: page.sideName(winnerSide) });
 }
 
 function endText(e, v, page) {
-  if (e?.type === "MatchForfeited") return `Match over: ${page.seatName(e.leaver)} left; ${page.sideName(e.winner_side)} ${winVerb(page, e.winner_side)}.`;
-  if (e?.type === "MatchAborted") return `Match aborted: ${e.reason}.`;
-  const scores = e?.scores ?? v?.scores ?? [0, 0];
+  if (e?.type === "MatchForfeited") return forfeitText(page, e.leaver, e.winner_side);
+  if (e?.type === "MatchAborted") return t("table.end.aborted", { reason: e.reason });
+  const scores = page.scoreText(e?.scores ?? v?.scores ?? [0, 0]);
   const winner = e?.winner;
-  const who = winner === null || winner === undefined ? "a draw" : `${page.sideName(winner)} ${winVerb(page, winner)}`;
-  return `Match over: ${who}, ${page.scoreText(scores)}.`;
+  if (winner === null || winner === undefined) return t("table.end.draw", { scores });
+  if (page.sideKind(winner) === "you") return t("table.end.you_win", { scores });
+  return t("table.end.wins", { winner: page.sideName(winner), scores });
 }
 
-function winVerb(page, side) {
-  const name = page.sideName(side);
-  return name === "you" ? "win" : name.startsWith("seats ") ? "win" : "wins";
-}
-
-/** A line of the table's log for an event, in the game's words. */
+/** A line of the table's log for an event, in the game's words: "You play 7♠", "Bot 2
+ * (easy) plays 7♠" (each sentence twice: said of you, said of another seat). */
 function describe(m, page) {
   const p = m.payload ?? {};
-  const who = (s) => cap(page.seatName(s));
-  // "You play", "Bot 2 (easy) plays".
-  const does = (s, verb, mine = verb.replace(/s$/, "")) => `${who(s)} ${s === page.seat ? mine : verb}`;
+  const who = (s) => page.seatName(s, true);
+  const me = (s) => s === page.seat;
   switch (m.event) {
     case "SeatTaken":
-      return `${who(p.seat)} sat at seat ${p.seat}.`;
+      return me(p.seat) ? t("table.log.sat_you", { seat: p.seat }) : t("table.log.sat", { who: who(p.seat), seat: p.seat });
     case "SeatLeft":
-      return `${who(p.seat)} left${p.forfeit ? " (forfeit)" : ""}.`;
+      if (p.forfeit) return me(p.seat) ? t("table.log.left_forfeit_you") : t("table.log.left_forfeit", { who: who(p.seat) });
+      return me(p.seat) ? t("table.log.left_you") : t("table.log.left", { who: who(p.seat) });
     case "FairDealOpened":
-      return "Every seat is taken: the commitment to the server's seed is shown.";
+      return t("table.log.fair_deal_opened");
     case "SeedWindowClosed":
-      return `Every seat's seed is shown${p.missing?.length ? ` (no seed from seat ${p.missing.join(", ")})` : ""}.`;
+      return p.missing?.length ? t("table.log.seeds_shown_missing", { count: p.missing.length, seats: p.missing.join(", ") }) : t("table.log.seeds_shown");
     case "DrandRoundNamed":
-      return `drand round ${p.round} is named: nobody knows its value yet.`;
+      return t("table.log.drand_named", { round: String(p.round) });
     case "DrandBeaconVerified":
-      return `drand round ${p.round} is in (signature verified by the server).`;
+      return t("table.log.drand_verified", { round: String(p.round) });
     case "DrandFallback":
-      return `drand did not answer in time: the match is dealt without drand (${p.reason}).`;
-    case "DealStarted":
-      return `Deal ${p.deal_number + 1}: ${does(p.dealer, "deals", "deal")} and turn${p.dealer === page.seat ? "" : "s"} ${cardLabel(p.turned)}.`;
+      return t("table.log.drand_fallback", { reason: p.reason });
+    case "DealStarted": {
+      const params = { number: p.deal_number + 1, card: cardLabel(p.turned) };
+      return me(p.dealer) ? t("table.log.deal_started_you", params) : t("table.log.deal_started", { ...params, who: who(p.dealer) });
+    }
     case "CardsDealt":
-      return p.seat === page.seat && m.visibility === `seat:${p.seat}` ? `You get ${p.cards.map(cardLabel).join(" ")}.` : null;
+      return p.seat === page.seat && m.visibility === `seat:${p.seat}` ? t("table.log.cards_dealt", { cards: p.cards.map(cardLabel).join(" ") }) : null;
     case "Passed":
-      return `${does(p.seat, "passes", "pass")}.`;
+      return me(p.seat) ? t("table.log.passed_you") : t("table.log.passed", { who: who(p.seat) });
     case "ContractTaken":
-      return `${does(p.seat, "takes")} ${strainLabel(p.strain)}.`;
+      return me(p.seat) ? t("table.log.took_you", { contract: strainLabel(p.strain) }) : t("table.log.took", { who: who(p.seat), contract: strainLabel(p.strain) });
     case "MisereStarted":
-      return "Everyone passed: misère.";
+      return t("table.log.misere");
     case "DealAbandoned":
-      return `Deal ${p.deal_number + 1} is dealt again (${p.reason === "all_passed" ? "everyone passed" : "a redeal was demanded"}).`;
-    case "BeloteAnnounced":
-      return `${does(p.seat, "says", "say")} “${page.beloteWord(m)}” with ${cardLabel(p.card)}.`;
+      return p.reason === "all_passed" ? t("table.log.redealt_all_passed", { number: p.deal_number + 1 }) : t("table.log.redealt_demanded", { number: p.deal_number + 1 });
+    case "BeloteAnnounced": {
+      const card = cardLabel(p.card);
+      if (page.isRebelote(m)) return me(p.seat) ? t("table.log.rebelote_you", { card }) : t("table.log.rebelote", { who: who(p.seat), card });
+      return me(p.seat) ? t("table.log.belote_you", { card }) : t("table.log.belote", { who: who(p.seat), card });
+    }
     case "CardPlayed":
-      return `${does(p.seat, "plays")} ${cardLabel(p.card)}.`;
+      return me(p.seat) ? t("table.log.played_you", { card: cardLabel(p.card) }) : t("table.log.played", { who: who(p.seat), card: cardLabel(p.card) });
     case "TrickTaken":
-      return `${does(p.seat, "takes")} the trick (${p.points} points).`;
+      return me(p.seat) ? t("table.log.trick_you", { count: p.points }) : t("table.log.trick", { who: who(p.seat), count: p.points });
     case "MeldDeclared":
-      return `${does(p.seat, "declares")} a ${claimLabel(p.claim)}.`;
+      return me(p.seat) ? t("table.log.declared_you", { claim: claimLabel(p.claim) }) : t("table.log.declared", { who: who(p.seat), claim: claimLabel(p.claim) });
     case "MeldsShown":
-      return `${does(p.seat, "shows")} ${andList(p.melds.map(meldLabel))}.`;
+      return me(p.seat) ? t("table.log.shown_you", { melds: andList(p.melds.map(meldLabel)) }) : t("table.log.shown", { who: who(p.seat), melds: andList(p.melds.map(meldLabel)) });
     case "TrumpSevenSwapped":
-      return `${does(p.seat, "swaps")} the trump seven for ${cardLabel(p.taken)}.`;
+      return me(p.seat) ? t("table.log.swapped_you", { card: cardLabel(p.taken) }) : t("table.log.swapped", { who: who(p.seat), card: cardLabel(p.taken) });
     case "RedealDemanded":
-      return `${does(p.seat, "demands")} a redeal.`;
+      return me(p.seat) ? t("table.log.redeal_you") : t("table.log.redeal", { who: who(p.seat) });
     case "DealScored": {
       const row = page.sheetRows().find((r) => r.deal === p.deal_number && !r.abandoned);
-      return row ? dealWords(row, page) : `Deal ${p.deal_number + 1}: ${page.scoreText(p.awarded)}; match ${page.scoreText(p.scores)}.`;
+      return row ? dealWords(row, page) : t("table.log.deal_scored", { number: p.deal_number + 1, awarded: page.scoreText(p.awarded), scores: page.scoreText(p.scores) });
     }
-    case "MatchEnded":
-      return `Match over: ${p.winner === null ? "a draw" : `${page.sideName(p.winner)} won`}, ${page.scoreText(p.scores)}.`;
+    case "MatchEnded": {
+      const scores = page.scoreText(p.scores);
+      if (p.winner === null) return t("table.end.draw", { scores });
+      if (page.sideKind(p.winner) === "you") return t("table.log.you_won", { scores });
+      return t("table.log.won", { winner: page.sideName(p.winner), scores });
+    }
     case "MatchForfeited":
-      return `Match over: ${page.seatName(p.leaver)} left; ${page.sideName(p.winner_side)} ${winVerb(page, p.winner_side)}.`;
+      return forfeitText(page, p.leaver, p.winner_side);
     case "MatchAborted":
-      return `Match aborted: ${p.reason}.`;
+      return t("table.end.aborted", { reason: p.reason });
     case "ServerSeedRevealed":
-      return "The server reveals its seed: this tab checks the match.";
+      return t("table.log.seed_revealed");
     case "TableClosed":
-      return "The table is closed.";
+      return t("table.log.closed");
     default:
       return null;
   }

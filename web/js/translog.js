@@ -21,6 +21,7 @@
 
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { t } from "./i18n.js";
 
 export const HASH_SIZE = 32;
 /** Signature types (C2SP signed-note): the log's own Ed25519 signature. */
@@ -46,6 +47,9 @@ export class TranslogError extends Error {
     this.code = code;
   }
 }
+// A refusal's message is shown to the player (logcheck.js puts it into a check's detail):
+// it is made with t() when it is thrown, in the player's language. Numbers go in as text:
+// sizes, indices and bytes are the log's, written as it writes them (never grouped).
 const refuse = (code, message) => {
   throw new TranslogError(code, message);
 };
@@ -84,23 +88,39 @@ export function nodeHash(left, right) {
   return sha256(concat(NODE_PREFIX, left, right));
 }
 
+/** The hashes and sizes a proof is given, named in the player's language when refused. */
+const HASH = Object.freeze({
+  leaf: () => t("log.hash.leaf"),
+  proof: () => t("log.hash.proof"),
+  root: () => t("log.hash.root"),
+  firstRoot: () => t("log.hash.first_root"),
+  secondRoot: () => t("log.hash.second_root"),
+});
+const SIZE = Object.freeze({
+  tree: () => t("log.size.tree"),
+  leafIndex: () => t("log.size.leaf_index"),
+  first: () => t("log.size.first"),
+  second: () => t("log.size.second"),
+});
+
+/** ``what``: which hash (HASH), said when it is refused. */
 function checkHash(value, what) {
   if (!(value instanceof Uint8Array) || value.length !== HASH_SIZE) {
-    const size = value instanceof Uint8Array ? value.length : typeof value;
-    refuse("hash_malformed", `the ${what} is not a ${HASH_SIZE}-byte SHA-256 value (${size})`);
+    const size = value instanceof Uint8Array ? String(value.length) : typeof value;
+    refuse("hash_malformed", t("log.hash.not_sha256", { what: what(), bytes: String(HASH_SIZE), size }));
   }
   return value;
 }
 
 function checkSize(value, what) {
-  if (!Number.isSafeInteger(value) || value < 0) refuse("out_of_range", `the ${what} is not a whole number this tab can count (${value})`);
+  if (!Number.isSafeInteger(value) || value < 0) refuse("out_of_range", t("log.size.not_whole", { what: what(), value: String(value) }));
   return value;
 }
 
 function checkIndex(index, size) {
-  checkSize(size, "tree size");
-  checkSize(index, "leaf index");
-  if (index >= size) refuse("out_of_range", `leaf ${index} is not in a tree of ${size} leaves`);
+  checkSize(size, SIZE.tree);
+  checkSize(index, SIZE.leafIndex);
+  if (index >= size) refuse("out_of_range", t("log.proof.leaf_outside", { index: String(index), size: String(size) }));
 }
 
 /** The root an inclusion proof leads to from ``leaf`` at ``index`` in a tree of
@@ -108,12 +128,12 @@ function checkIndex(index, size) {
  * too long nor too short). Throws TranslogError. */
 export function rootFromInclusion(leaf, index, size, proof) {
   checkIndex(index, size);
-  let r = checkHash(leaf, "leaf hash");
+  let r = checkHash(leaf, HASH.leaf);
   let fn = BigInt(index);
   let sn = BigInt(size - 1);
   for (const p of proof) {
-    checkHash(p, "proof hash");
-    if (sn === 0n) refuse("proof_invalid", `the inclusion proof is longer than a tree of ${size} needs`);
+    checkHash(p, HASH.proof);
+    if (sn === 0n) refuse("proof_invalid", t("log.proof.inclusion_too_long", { size: String(size) }));
     if (fn & 1n || fn === sn) {
       r = nodeHash(p, r);
       if (!(fn & 1n)) {
@@ -128,16 +148,16 @@ export function rootFromInclusion(leaf, index, size, proof) {
     fn >>= 1n;
     sn >>= 1n;
   }
-  if (sn !== 0n) refuse("proof_invalid", `the inclusion proof is shorter than a tree of ${size} needs`);
+  if (sn !== 0n) refuse("proof_invalid", t("log.proof.inclusion_too_short", { size: String(size) }));
   return r;
 }
 
 /** Throws TranslogError unless ``proof`` shows ``leaf`` at ``index`` in the tree of
  * ``size`` leaves whose root is ``root``. */
 export function verifyInclusion(leaf, index, size, proof, root) {
-  checkHash(root, "root hash");
+  checkHash(root, HASH.root);
   if (!bytesEqual(rootFromInclusion(leaf, index, size, proof), root)) {
-    refuse("proof_invalid", `the inclusion proof of leaf ${index} does not lead to the root of ${size}`);
+    refuse("proof_invalid", t("log.proof.inclusion_wrong_root", { index: String(index), size: String(size) }));
   }
 }
 
@@ -145,25 +165,26 @@ export function verifyInclusion(leaf, index, size, proof, root) {
  * ``firstRoot`` to be a prefix of the tree of ``second`` leaves with root ``secondRoot``
  * (RFC 9162 §2.1.4.2). */
 export function verifyConsistency(first, second, proof, firstRoot, secondRoot) {
-  checkSize(first, "first tree size");
-  checkSize(second, "second tree size");
-  if (first > second) refuse("out_of_range", `the first tree size ${first} is larger than the second ${second}`);
-  checkHash(firstRoot, "first root");
-  checkHash(secondRoot, "second root");
-  const path = [...proof].map((p) => checkHash(p, "proof hash"));
+  checkSize(first, SIZE.first);
+  checkSize(second, SIZE.second);
+  const sizes = { first: String(first), second: String(second) };
+  if (first > second) refuse("out_of_range", t("log.proof.sizes_reversed", sizes));
+  checkHash(firstRoot, HASH.firstRoot);
+  checkHash(secondRoot, HASH.secondRoot);
+  const path = [...proof].map((p) => checkHash(p, HASH.proof));
   if (first === 0) {
-    if (path.length) refuse("proof_invalid", "a consistency proof from the empty tree is empty");
-    if (!bytesEqual(firstRoot, EMPTY_ROOT)) refuse("proof_invalid", "the root of the empty tree is SHA-256 of nothing");
-    if (second === 0 && !bytesEqual(secondRoot, EMPTY_ROOT)) refuse("proof_invalid", "the root of the empty tree is SHA-256 of nothing");
+    if (path.length) refuse("proof_invalid", t("log.proof.from_empty_not_empty"));
+    if (!bytesEqual(firstRoot, EMPTY_ROOT)) refuse("proof_invalid", t("log.proof.empty_root"));
+    if (second === 0 && !bytesEqual(secondRoot, EMPTY_ROOT)) refuse("proof_invalid", t("log.proof.empty_root"));
     return;
   }
   if (first === second) {
-    if (path.length) refuse("proof_invalid", "a consistency proof between equal sizes is empty");
-    if (!bytesEqual(firstRoot, secondRoot)) refuse("proof_invalid", `two different roots for the same size ${first}`);
+    if (path.length) refuse("proof_invalid", t("log.proof.equal_not_empty"));
+    if (!bytesEqual(firstRoot, secondRoot)) refuse("proof_invalid", t("log.proof.two_roots", { size: String(first) }));
     return;
   }
   // Step 1: an empty proof between different sizes proves nothing.
-  if (!path.length) refuse("proof_invalid", `the consistency proof from ${first} to ${second} is empty`);
+  if (!path.length) refuse("proof_invalid", t("log.proof.consistency_empty", sizes));
   let fn = BigInt(first - 1);
   let sn = BigInt(second - 1);
   // Step 2: when the old tree is a perfect subtree of the new one, its root is the first
@@ -178,7 +199,7 @@ export function verifyConsistency(first, second, proof, firstRoot, secondRoot) {
   let fr = path[0];
   let sr = path[0];
   for (const c of path.slice(1)) {
-    if (sn === 0n) refuse("proof_invalid", `the consistency proof is longer than ${first} to ${second} needs`);
+    if (sn === 0n) refuse("proof_invalid", t("log.proof.consistency_too_long", sizes));
     if (fn & 1n || fn === sn) {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
@@ -195,9 +216,9 @@ export function verifyConsistency(first, second, proof, firstRoot, secondRoot) {
     sn >>= 1n;
   }
   // Step 7.
-  if (sn !== 0n) refuse("proof_invalid", `the consistency proof is shorter than ${first} to ${second} needs`);
-  if (!bytesEqual(fr, firstRoot)) refuse("proof_invalid", `the consistency proof does not lead to the root of ${first}`);
-  if (!bytesEqual(sr, secondRoot)) refuse("proof_invalid", `the consistency proof does not lead to the root of ${second}`);
+  if (sn !== 0n) refuse("proof_invalid", t("log.proof.consistency_too_short", sizes));
+  if (!bytesEqual(fr, firstRoot)) refuse("proof_invalid", t("log.proof.consistency_wrong_root", { size: sizes.first }));
+  if (!bytesEqual(sr, secondRoot)) refuse("proof_invalid", t("log.proof.consistency_wrong_root", { size: sizes.second }));
 }
 
 // --- base64, names, keys
@@ -235,19 +256,19 @@ const hex8 = (n) => n.toString(16).padStart(8, "0");
  * its name and key: {name, keyId, type, publicKey, vkey}. Throws TranslogError
  * (key_malformed). */
 export function parseVkey(vkey) {
-  if (typeof vkey !== "string") refuse("key_malformed", "a verifier key is <name>+<hex key ID>+<base64 key>");
+  if (typeof vkey !== "string") refuse("key_malformed", t("log.key.form"));
   // The base64 part may itself hold '+': split on the first two only.
   const first = vkey.indexOf("+");
   const second = first < 0 ? -1 : vkey.indexOf("+", first + 1);
-  if (second < 0) refuse("key_malformed", "a verifier key is <name>+<hex key ID>+<base64 key>");
+  if (second < 0) refuse("key_malformed", t("log.key.form"));
   const [name, kid, material] = [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)];
-  if (!isValidName(name)) refuse("key_malformed", `${JSON.stringify(name)} is not a key name (non-empty, no spaces, no '+')`);
-  if (!/^[0-9a-fA-F]{8}$/.test(kid)) refuse("key_malformed", `${JSON.stringify(kid)} is not a key ID (8 hex digits)`);
+  if (!isValidName(name)) refuse("key_malformed", t("log.key.bad_name", { name: JSON.stringify(name) }));
+  if (!/^[0-9a-fA-F]{8}$/.test(kid)) refuse("key_malformed", t("log.key.bad_id", { id: JSON.stringify(kid) }));
   const raw = fromBase64(material);
-  if (raw === null || raw.length < 2) refuse("key_malformed", "the key material is not base64 of a type byte and a key");
+  if (raw === null || raw.length < 2) refuse("key_malformed", t("log.key.bad_material"));
   const type = raw[0];
   const publicKey = raw.slice(1);
-  if (keyId(name, type, publicKey) !== parseInt(kid, 16)) refuse("key_malformed", `the key ID ${kid} is not the one of ${JSON.stringify(name)} and this key`);
+  if (keyId(name, type, publicKey) !== parseInt(kid, 16)) refuse("key_malformed", t("log.key.wrong_id", { id: kid, name: JSON.stringify(name) }));
   return { name, keyId: parseInt(kid, 16), type, publicKey, vkey };
 }
 
@@ -255,8 +276,8 @@ export function parseVkey(vkey) {
  * verify(text, data)}. Throws TranslogError (key_malformed). */
 export function logVerifier(vkey) {
   const key = parseVkey(vkey);
-  if (key.type !== ED25519_TYPE) refuse("key_malformed", `the log's key is of type 0x${key.type.toString(16).padStart(2, "0")}, not an Ed25519 note key (0x01)`);
-  if (key.publicKey.length !== ED25519_KEY_SIZE) refuse("key_malformed", `an Ed25519 public key is ${ED25519_KEY_SIZE} bytes`);
+  if (key.type !== ED25519_TYPE) refuse("key_malformed", t("log.key.not_note_key", { type: key.type.toString(16).padStart(2, "0") }));
+  if (key.publicKey.length !== ED25519_KEY_SIZE) refuse("key_malformed", t("log.key.ed25519_size", { count: String(ED25519_KEY_SIZE) }));
   return {
     name: key.name,
     keyId: key.keyId,
@@ -277,18 +298,18 @@ export function logVerifier(vkey) {
  * "cosignature/v1\ntime <decimal, no leading zeroes>\n" followed by the checkpoint's
  * whole note text. */
 export function cosignedMessage(text, timestamp) {
-  const t = BigInt(timestamp);
-  if (t < 0n || t > MAX_TIMESTAMP) refuse("note_malformed", `a cosignature time is in [0, 2**63), not ${t}`);
-  return `cosignature/v1\ntime ${t.toString()}\n${text}`;
+  const time = BigInt(timestamp);
+  if (time < 0n || time > MAX_TIMESTAMP) refuse("note_malformed", t("log.note.bad_time", { time: time.toString() }));
+  return `cosignature/v1\ntime ${time.toString()}\n${text}`;
 }
 
 /** The time a cosignature's bytes (after the key ID) carry: its first 8 bytes, big-endian
  * POSIX seconds, as a BigInt; null when the bytes are not timestamp || 64-byte signature. */
 export function cosignatureTime(data) {
   if (!(data instanceof Uint8Array) || data.length !== TIMESTAMP_SIZE + ED25519_SIGNATURE_SIZE) return null;
-  let t = 0n;
-  for (const b of data.subarray(0, TIMESTAMP_SIZE)) t = (t << 8n) | BigInt(b);
-  return t;
+  let time = 0n;
+  for (const b of data.subarray(0, TIMESTAMP_SIZE)) time = (time << 8n) | BigInt(b);
+  return time;
 }
 
 /** A witness's key: an Ed25519 cosignature vkey (type 0x04) as a verifier {name, keyId,
@@ -297,18 +318,18 @@ export function cosignatureTime(data) {
  * CosignatureVerifier). Throws TranslogError (key_malformed). */
 export function witnessVerifier(vkey) {
   const key = parseVkey(vkey);
-  if (key.type !== COSIGNATURE_TYPE) refuse("key_malformed", `a witness's key is of type 0x04 (an Ed25519 cosignature key), not 0x${key.type.toString(16).padStart(2, "0")}`);
-  if (key.publicKey.length !== ED25519_KEY_SIZE) refuse("key_malformed", `an Ed25519 public key is ${ED25519_KEY_SIZE} bytes`);
+  if (key.type !== COSIGNATURE_TYPE) refuse("key_malformed", t("log.key.not_cosignature_key", { type: key.type.toString(16).padStart(2, "0") }));
+  if (key.publicKey.length !== ED25519_KEY_SIZE) refuse("key_malformed", t("log.key.ed25519_size", { count: String(ED25519_KEY_SIZE) }));
   return {
     name: key.name,
     keyId: key.keyId,
     vkey: key.vkey,
     witness: true,
     verify(text, data) {
-      const t = cosignatureTime(data);
-      if (t === null || t > MAX_TIMESTAMP) return false;
+      const time = cosignatureTime(data);
+      if (time === null || time > MAX_TIMESTAMP) return false;
       try {
-        return ed25519.verify(data.subarray(TIMESTAMP_SIZE), encoder.encode(cosignedMessage(text, t)), key.publicKey, { zip215: false });
+        return ed25519.verify(data.subarray(TIMESTAMP_SIZE), encoder.encode(cosignedMessage(text, time)), key.publicKey, { zip215: false });
       } catch {
         return false;
       }
@@ -319,14 +340,14 @@ export function witnessVerifier(vkey) {
 // --- notes and checkpoints
 
 function checkText(text) {
-  if (typeof text !== "string" || !text.endsWith("\n")) refuse("note_malformed", "a note's text ends with a newline");
-  if (typeof text.isWellFormed === "function" && !text.isWellFormed()) refuse("note_malformed", "a note is UTF-8 text");
-  if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) refuse("note_malformed", "a note holds no control characters but newline");
+  if (typeof text !== "string" || !text.endsWith("\n")) refuse("note_malformed", t("log.note.no_newline"));
+  if (typeof text.isWellFormed === "function" && !text.isWellFormed()) refuse("note_malformed", t("log.note.not_utf8"));
+  if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) refuse("note_malformed", t("log.note.control"));
   return text;
 }
 
 function parseSignatureLine(line) {
-  const bad = () => refuse("note_malformed", "a signature line is '— <key name> <base64 signature>'");
+  const bad = () => refuse("note_malformed", t("log.note.bad_signature_line"));
   if (!line.startsWith(SIGNATURE_PREFIX)) bad();
   const rest = line.slice(SIGNATURE_PREFIX.length);
   const space = rest.indexOf(" ");
@@ -341,15 +362,15 @@ function parseSignatureLine(line) {
 /** A signed note's text and signature lines: {text, signatures: [{name, keyId, data}]}.
  * Nothing is verified (openNote does). Throws TranslogError (note_malformed). */
 export function parseNote(message) {
-  if (typeof message !== "string") refuse("note_malformed", "a note is text");
-  if (message.length > MAX_NOTE_SIZE) refuse("note_malformed", `a note is at most ${MAX_NOTE_SIZE} bytes`);
+  if (typeof message !== "string") refuse("note_malformed", t("log.note.not_text"));
+  if (message.length > MAX_NOTE_SIZE) refuse("note_malformed", t("log.note.too_big", { count: String(MAX_NOTE_SIZE) }));
   const split = message.lastIndexOf("\n\n");
-  if (split < 0) refuse("note_malformed", "a note's signatures follow a blank line");
+  if (split < 0) refuse("note_malformed", t("log.note.no_blank_line"));
   const text = message.slice(0, split + 1);
   const block = message.slice(split + 2);
-  if (!block.endsWith("\n")) refuse("note_malformed", "a note ends with a signature line and its newline");
+  if (!block.endsWith("\n")) refuse("note_malformed", t("log.note.no_final_newline"));
   const lines = block.slice(0, -1).split("\n");
-  if (lines.length > MAX_SIGNATURES) refuse("note_malformed", `a note has at most ${MAX_SIGNATURES} signatures`);
+  if (lines.length > MAX_SIGNATURES) refuse("note_malformed", t("log.note.too_many_signatures", { count: String(MAX_SIGNATURES) }));
   checkText(text);
   return { text, signatures: lines.map(parseSignatureLine) };
 }
@@ -366,12 +387,12 @@ export function openNote(message, verifiers) {
     const v = known.get(`${s.name}+${s.keyId}`);
     if (!v) continue;
     // Every line of a trusted key is checked, repeated ones too.
-    if (!v.verify(note.text, s.data)) refuse("note_bad_signature", `the signature of ${s.name}+${hex8(s.keyId)} does not verify`);
+    if (!v.verify(note.text, s.data)) refuse("note_bad_signature", t("log.note.bad_signature", { key: `${s.name}+${hex8(s.keyId)}` }));
     verified.set(`${s.name}+${s.keyId}`, { name: s.name, keyId: s.keyId });
   }
   if (!verified.size) {
-    const names = verifiers.map((v) => `${v.name}+${hex8(v.keyId)}`).join(", ") || "no key";
-    refuse("note_unknown_key", `the note is signed by none of the trusted keys (${names})`);
+    const keys = verifiers.map((v) => `${v.name}+${hex8(v.keyId)}`).join(", ") || t("log.note.no_key");
+    refuse("note_unknown_key", t("log.note.unknown_key", { keys }));
   }
   return { ...note, verified: [...verified.values()] };
 }
@@ -379,20 +400,20 @@ export function openNote(message, verifiers) {
 /** A checkpoint's body (C2SP tlog-checkpoint): {origin, size, root, extensions}. Throws
  * TranslogError (checkpoint_malformed). */
 export function parseCheckpoint(text) {
-  if (typeof text !== "string" || !text.endsWith("\n")) refuse("checkpoint_malformed", "a checkpoint's text ends with a newline");
+  if (typeof text !== "string" || !text.endsWith("\n")) refuse("checkpoint_malformed", t("log.checkpoint.no_newline"));
   const lines = text.slice(0, -1).split("\n");
-  if (lines.length < 3) refuse("checkpoint_malformed", "a checkpoint has an origin, a size and a root hash line");
+  if (lines.length < 3) refuse("checkpoint_malformed", t("log.checkpoint.too_short"));
   const [origin, sizeText, rootText, ...extensions] = lines;
-  if (!origin) refuse("checkpoint_malformed", "a checkpoint's origin is one non-empty line");
+  if (!origin) refuse("checkpoint_malformed", t("log.checkpoint.bad_origin"));
   if (!/^(?:0|[1-9][0-9]{0,18})$/.test(sizeText) || BigInt(sizeText) >= 2n ** 63n) {
-    refuse("checkpoint_malformed", `${JSON.stringify(sizeText)} is not a tree size (decimal, no leading 0)`);
+    refuse("checkpoint_malformed", t("log.checkpoint.bad_size", { size: JSON.stringify(sizeText) }));
   }
   const size = Number(sizeText);
-  if (!Number.isSafeInteger(size)) refuse("checkpoint_malformed", `a tree of ${sizeText} entries is larger than this tab can count`);
+  if (!Number.isSafeInteger(size)) refuse("checkpoint_malformed", t("log.checkpoint.too_large", { size: sizeText }));
   const root = fromBase64(rootText);
-  if (root === null) refuse("checkpoint_malformed", `${JSON.stringify(rootText)} is not a base64 root hash`);
-  if (root.length !== HASH_SIZE) refuse("checkpoint_malformed", `the checkpoint root is not a ${HASH_SIZE}-byte SHA-256 value (${root.length})`);
-  if (extensions.some((line) => !line)) refuse("checkpoint_malformed", "an extension line is one non-empty line");
+  if (root === null) refuse("checkpoint_malformed", t("log.checkpoint.bad_root", { root: JSON.stringify(rootText) }));
+  if (root.length !== HASH_SIZE) refuse("checkpoint_malformed", t("log.checkpoint.root_size", { bytes: String(HASH_SIZE), size: String(root.length) }));
+  if (extensions.some((line) => !line)) refuse("checkpoint_malformed", t("log.checkpoint.bad_extension"));
   return { origin, size, root, extensions };
 }
 
@@ -405,7 +426,7 @@ export function parseCheckpoint(text) {
 export function openCheckpoint(message, log) {
   const opened = openNote(message, [log]);
   const checkpoint = parseCheckpoint(opened.text);
-  if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", `the checkpoint is of ${JSON.stringify(checkpoint.origin)}, not ${JSON.stringify(log.name)}`);
+  if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", t("log.checkpoint.wrong_origin", { origin: JSON.stringify(checkpoint.origin), name: JSON.stringify(log.name) }));
   return { origin: checkpoint.origin, size: checkpoint.size, root: checkpoint.root, root_b64: toBase64(checkpoint.root), text: opened.text, note: message };
 }
 
@@ -420,14 +441,14 @@ export function openCosignedCheckpoint(message, log, witnesses = []) {
   const byKey = new Map();
   for (const v of [log, ...witnesses]) {
     const k = `${v.name}+${v.keyId}`;
-    if (byKey.has(k) && byKey.get(k).vkey !== v.vkey) refuse("key_ambiguous", `two keys named ${v.name}+${hex8(v.keyId)}`);
+    if (byKey.has(k) && byKey.get(k).vkey !== v.vkey) refuse("key_ambiguous", t("log.key.ambiguous", { key: `${v.name}+${hex8(v.keyId)}` }));
     byKey.set(k, v);
   }
-  for (const w of witnesses) if (!w.witness) refuse("key_malformed", `witness key ${w.name} is not a cosignature key (0x04)`);
+  for (const w of witnesses) if (!w.witness) refuse("key_malformed", t("log.key.witness_not_cosignature", { name: w.name }));
   const opened = openNote(message, [...byKey.values()]);
   const checkpoint = parseCheckpoint(opened.text);
-  if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", `the checkpoint is of ${JSON.stringify(checkpoint.origin)}, not ${JSON.stringify(log.name)}`);
-  if (!opened.verified.some((v) => v.name === log.name && v.keyId === log.keyId)) refuse("note_unknown_key", `the log's key ${log.name}+${hex8(log.keyId)} did not sign the checkpoint`);
+  if (checkpoint.origin !== log.name) refuse("checkpoint_wrong_origin", t("log.checkpoint.wrong_origin", { origin: JSON.stringify(checkpoint.origin), name: JSON.stringify(log.name) }));
+  if (!opened.verified.some((v) => v.name === log.name && v.keyId === log.keyId)) refuse("note_unknown_key", t("log.checkpoint.unsigned", { key: `${log.name}+${hex8(log.keyId)}` }));
   const cosignatures = [];
   const seen = new Set();
   for (const s of opened.signatures) {

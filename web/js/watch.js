@@ -19,6 +19,7 @@
 
 import { CHAINS, fetchRound, normalizeRelay, roundTime } from "./drand.js";
 import { TOLERANCE } from "./fairdeal.js";
+import { t } from "./i18n.js";
 
 export const WATCH = Object.freeze({
   /** After an answer that is no beacon, ask again this much later (tab time, ms). */
@@ -92,7 +93,7 @@ export class DrandWatch {
           this.record(got.beacon, { at: got.at, relay: got.relay, source, how: ask.how });
           if (!this.read()?.drand_seen?.[String(got.beacon.round)]) {
             // Not kept (storage full?): asking again would learn nothing new, forever.
-            this.lastError = `could not keep round ${got.beacon.round}'s value`;
+            this.lastError = t("watch.not_kept", { round: String(got.beacon.round) });
             break;
           }
           known = Math.max(known ?? 0, got.beacon.round);

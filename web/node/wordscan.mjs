@@ -62,13 +62,14 @@ function role(node, ancestors) {
         return "code";
       case "Property":
         if (parent.key === child) return "code";
-        // A value in h()'s attributes: shown when its name says so.
+        // A property's value (h()'s attributes among them): shown when its name says so,
+        // else judged by how it reads ("aria-live": "polite" is not shown).
         {
           const name = parent.key.type === "Identifier" ? parent.key.name : parent.key.value;
           if (SHOWN_ATTRS.has(name)) return "shown";
           if (["class", "id", "type", "name", "for", "href", "role", "autocomplete", "rel", "target", "method", "lang", "inputmode", "pattern", "dataset", "key", "kind", "code", "status", "phase", "op", "check", "event", "state"].includes(name)) return "code";
         }
-        break;
+        return "other";
       case "MemberExpression":
         if (parent.property === child) return "code"; // obj["name"]
         break;
@@ -80,11 +81,14 @@ function role(node, ancestors) {
         const name = calleeName(parent);
         const object = calleeObject(parent);
         if (object === "console") return "code";
-        if (KEY_CALLS.has(name) && parent.arguments[0] === child) return "key";
+        // t(key) and has(key), called by their own names (a Set's .has is not one).
+        if (KEY_CALLS.has(name) && parent.callee.type === "Identifier" && parent.arguments[0] === child) return "key";
         if (CODE_CALLS.has(name)) return "code";
-        if (name === "h") return parent.arguments[0] === child ? "code" : "shown";
-        if (name === "replace" && object === null) return parent.arguments[0] === child ? "code" : "shown";
-        if ((name === "say" || name === "speak") && parent.arguments[0] === child) return "shown";
+        // The page's own helpers, called by their names (a string's .replace is not one).
+        const own = parent.callee.type === "Identifier";
+        if (own && name === "h") return parent.arguments[0] === child ? "code" : "shown";
+        if (own && name === "replace") return parent.arguments[0] === child ? "code" : "shown";
+        if (own && (name === "say" || name === "speak") && parent.arguments[0] === child) return "shown";
         return "other";
       }
       case "AssignmentExpression":

@@ -7,6 +7,7 @@ import "../node/importmap.mjs";
 
 const { actionOf, keyNames } = await import("../js/keys.js");
 const { readKeys } = await import("../js/words.js");
+const { setLanguage } = await import("../js/i18n.js");
 
 test("a hot key is its place: the letter a Russian or AZERTY layout types there does not matter", () => {
   const cases = [
@@ -45,4 +46,18 @@ test("the keys' help names the letter keys as the player's layout shows them", a
   assert.deepEqual(await keyNames(undefined), { KeyC: "C", KeyA: "A", KeyF: "F", KeyS: "S", KeyL: "L" });
   assert.deepEqual(await keyNames({ getLayoutMap: async () => { throw new Error("not allowed"); } }), { KeyC: "C", KeyA: "A", KeyF: "F", KeyS: "S", KeyL: "L" });
   assert.match(readKeys(), /C: the cards on the table; A: the trump/);
+});
+
+test("in Russian, the keys' help is said in Russian, the letters as the layout shows them", async () => {
+  const names = await keyNames({ getLayoutMap: async () => new Map([["KeyC", "с"], ["KeyA", "ф"], ["KeyF", "а"], ["KeyS", "ы"], ["KeyL", "д"]]) });
+  setLanguage("ru");
+  try {
+    const said = readKeys(names);
+    assert.match(said, /^Клавиши: стрелка влево или вправо: выбрать карту/);
+    assert.match(said, /пробел: объявить белот-ребелот/);
+    assert.match(said, /С: посмотреть карты на столе; Ф: узнать козырную масть; А: узнать ведущую масть; Ы: узнать, чей ход; Д: посмотреть последнюю взятку/);
+  } finally {
+    setLanguage("en");
+  }
+  assert.match(readKeys(names), /^Keys: left or right arrow: /);
 });

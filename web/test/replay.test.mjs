@@ -10,6 +10,7 @@ import "../node/importmap.mjs";
 // replay.js reaches drand.js (and the vendored noble) through fairdeal.js: imported after
 // the import map's hook (web/node/importmap.mjs).
 const { recompute } = await import("../js/replay.js");
+const { setLanguage } = await import("../js/i18n.js");
 
 const path = process.env.BELOT_WEB_FIXTURES;
 const records = path ? JSON.parse(readFileSync(path, "utf8")).records ?? {} : {};
@@ -106,4 +107,21 @@ test("a record whose server seed is not revealed recomputes nothing", { skip }, 
   assert.equal(out.ok, false);
   assert.deepEqual(out.decks, {});
   assert.match(out.problems[0], /not revealed/);
+});
+
+test("what the recomputation found is said in the language chosen", async () => {
+  const unrevealed = { fair_deal: { server_seed: null }, seats: [], deals: [] };
+  const said = {};
+  try {
+    for (const lang of ["ru", "bg", "fr", "en"]) {
+      setLanguage(lang);
+      said[lang] = (await recompute(unrevealed)).problems;
+    }
+  } finally {
+    setLanguage("en");
+  }
+  assert.deepEqual(said.en, ["the server seed is not revealed: no deck can be recomputed"]);
+  assert.match(said.ru[0], /серверный сид не раскрыт/);
+  assert.match(said.bg[0], /сийдът на сървъра не е разкрит/);
+  assert.match(said.fr[0], /la graine du serveur n'est pas révélée/);
 });

@@ -49,13 +49,15 @@ test("the scan leaves code alone", () => {
     'el.addEventListener("click", f);',
     'switch (k) { case "MatchEnded": break; }',
     'const k = "MatchEnded";', // a CamelCase name, not a capitalised word
+    'h("div", { "aria-live": "polite", scope: "col" })', // an attribute no one reads
+    'text.trim().replace(/_/g, "$1 x")', // a string's replace, not the page's
   ]) {
     assert.deepEqual(scan(src).words, [], src);
   }
 });
 
 test("the scan reads the keys asked for, and a template's fixed start as a prefix", () => {
-  const got = scan('t("a.b"); t(`error.${code}`, {x}); has("c.d"); t(`e.f`);');
+  const got = scan('t("a.b"); t(`error.${code}`, {x}); has("c.d"); t(`e.f`); seen.has("K");');
   assert.deepEqual(got.keys.sort(), ["a.b", "c.d", "e.f"]);
   assert.deepEqual(got.prefixes, ["error."]);
 });

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dealCell, scoreSheet } from "../js/sheet.js";
+import { setLanguage } from "../js/i18n.js";
 
 const path = process.env.BELOT_WEB_FIXTURES;
 const data = path ? JSON.parse(readFileSync(path, "utf8")) : { sheets: [], rulesets: [] };
@@ -18,6 +19,24 @@ const events = (record) => record.streams.match.events.map((e) => ({ type: e.typ
 test("the sheet fixtures hold every ruleset, a bait and hanging points", { skip }, () => {
   const chosen = data.sheets.filter((s) => s.name.startsWith("sheet-"));
   assert.deepEqual(chosen.map((s) => s.record.ruleset.name).sort(), ["classic", "club", "french", "gambler"]);
+});
+
+test("the deal cell's marks: БТ and vs(xx) in English and Russian (seed 002), each language's own elsewhere", () => {
+  const bait = { awarded: [0, 162], bait: 0, hangs: null };
+  const kept = { awarded: [20, 162], bait: 0, hangs: null };
+  const hangs = { awarded: [0, 81], bait: null, hangs: { side: 0, points: 81 } };
+  const cells = () => [dealCell(bait, 0), dealCell(kept, 0), dealCell(hangs, 0), dealCell(hangs, 1)];
+  assert.deepEqual(cells(), ["БТ", "БТ 20", "vs(81)", "81"]);
+  try {
+    setLanguage("ru");
+    assert.deepEqual(cells(), ["БТ", "БТ 20", "vs(81)", "81"]);
+    setLanguage("bg");
+    assert.deepEqual(cells(), ["вътре", "вътре 20", "висящи 81", "81"]);
+    setLanguage("fr");
+    assert.deepEqual(cells(), ["dedans", "dedans 20", "81 en suspens", "81"]);
+  } finally {
+    setLanguage("en");
+  }
 });
 
 for (const { name, record, split } of data.sheets) {

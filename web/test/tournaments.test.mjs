@@ -25,10 +25,12 @@ class Node {
 }
 globalThis.Node = Node;
 globalThis.document = {
+  documentElement: {},
   createElement: (tag) => new Node(tag),
   createTextNode: (text) => ({ text }),
 };
 const { drawSection } = await import("../js/tournaments.js");
+const { setLanguage } = await import("../js/i18n.js");
 
 const DUE = 1_700_000_009_000;
 const draw = (over = {}) => ({
@@ -71,4 +73,25 @@ test("a draw already made when first seen says nothing of when it was named", ()
 test("two namings are shown as what they are", () => {
   const nodes = drawSection(draw({ namings: 2 }), (p) => p, new Map(), () => DUE - 6_000);
   assert.match(text(nodes), /2 rounds were named for this draw: only one may be/);
+});
+
+test("the draw is said in the language chosen, the command as it is typed", () => {
+  const said = {};
+  try {
+    for (const lang of ["ru", "bg", "fr"]) {
+      setLanguage(lang);
+      said[lang] = text(drawSection(draw({ namings: 2, order: ["a"] }), (p) => p, new Map(), () => DUE - 6_000));
+    }
+  } finally {
+    setLanguage("en");
+  }
+  assert.match(said.ru, /Раунд drand 1234 сети quicknet/);
+  assert.match(said.ru, /названо 2 раунда: допустим только один/);
+  assert.match(said.bg, /Рунд 1234 на drand \(quicknet\)/);
+  assert.match(said.bg, /посочени 2 рунда/);
+  assert.match(said.fr, /Tour drand 1234 de quicknet/);
+  assert.match(said.fr, /2 tours ont été désignés/);
+  for (const lang of ["ru", "bg", "fr"]) assert.match(said[lang], /belot verify-draw cup --api /);
+  // Back in English, word for word as before.
+  assert.match(text(drawSection(draw({ namings: 2 }), (p) => p, new Map(), () => DUE - 6_000)), /2 rounds were named for this draw: only one may be/);
 });

@@ -1,0 +1,222 @@
+"""The table in Russian and in Bulgarian, in a real browser against the real services.
+
+1. A player who chose Russian in the header's menu logs in as "Иван…" (an account in
+   Cyrillic, which played a rated gambler match over the API first), and plays a whole
+   club match and a whole gambler match against bots; a second player does the same in
+   Bulgarian as "Петър…". On every turn the table is measured at 390x844 and 1366x768
+   with the layout test's checks (tests/integration/test_web_table.py: nothing overlaps,
+   nothing is off the screen, nothing scrolls sideways, every seat's lines fit), the hot
+   key S is pressed at its place on a Russian layout (it types "ы") and its answer is in
+   the page's language, and no English word is left on the table. The score sheet's rows
+   are the record's. The language was kept for the account, and "Иван…" is on the
+   gambler leaderboard, drawn in Russian.
+2. The pseudo-locale (en-XA: every text 40% longer and accented) plays a club match
+   through the same checks: the longest language's words fit.
+
+Screenshots of the table (phone and laptop) and of the score sheet in each language go
+to tests/artifacts/ (web-lang-*.png); docs/img/ holds copies of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser import Page, chromium
+from tests.integration.gateway_support import Player
+from tests.integration.test_web_browser import ARTIFACTS, CHROMIUM, explained, watchdog
+from tests.integration.test_web_pages import pages_stack, rows_of, wait_api
+from tests.integration.test_web_table import (
+    LAPTOP,
+    PHONE,
+    ask,
+    assert_sheet_is_the_record,
+    new_table,
+    play_by_clicks,
+)
+from tools.matchgen import stored_record
+
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+PASSWORD = "correct horse"  # gateway_support.Player's
+
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no Chromium: install Debian's chromium (apt-get install chromium) "
+        "or set BELOT_CHROMIUM to run the browser tests",
+    ),
+]
+
+#: The Latin words left on the page drawn in another language: every word of three
+#: Latin letters or more in the header and the page, but the players' names, hex digits,
+#: and the names no language translates.
+LATIN_WORDS = r"""((names) => {
+  const keep = new Set(['Belot', 'Club', 'drand', 'SHA', 'BLS', 'Ed25519', 'vs', 'URL']);
+  let text = document.querySelector('header.top').innerText + ' ' +
+             document.querySelector('#table, #page').innerText;
+  for (const n of names) text = text.split(n).join(' ');
+  return (text.match(/[A-Za-z][A-Za-z0-9-]{2,}/g) || [])
+    .filter(w => !keep.has(w) && !/^[0-9a-f-]+$/.test(w) && !/^(?:0x)?[0-9a-fA-F]{6,}$/.test(w));
+})"""
+
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+
+
+def speaks(language: str, me: str) -> Callable[[Page, dict[str, Any]], Awaitable[None]]:
+    """Each turn's check: S, pressed at its place on a Russian layout, is answered in
+    ``language``; the table shows no English word (``me``, the player's name, aside)."""
+
+    async def check(page: Page, state: dict[str, Any]) -> None:
+        said = await ask(page, "s", "ru")
+        if language in ("ru", "bg"):
+            assert CYRILLIC.search(said) and not re.search(r"[A-Za-z]{3,}", said), said
+        else:  # the pseudo-locale: accented, bracketed English
+            assert said.startswith("[") and "~" in said, said
+        if language in ("ru", "bg"):
+            left = await page.evaluate(f"({LATIN_WORDS})({json.dumps([me])})")
+            assert left == [], (state["phase"], left)
+
+    return check
+
+
+def on_board(name: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda board: any(r["name"] == name for r in board["rows"])
+
+
+async def choose(page: Page, language: str) -> None:
+    """The header's menu: the page is drawn again in ``language``."""
+    await page.wait_for("document.querySelector('#language')")
+    await page.select("#language", language)
+    await page.wait_for(f"document.documentElement.lang === {language!r}")
+
+
+async def shoot(page: Page, name: str) -> dict[str, Path]:
+    """The table at both sizes as the screen shows it, and the whole page at the
+    laptop's (the score sheet under the table), to tests/artifacts/ and docs/img/."""
+    shots = {}
+    for label, size, whole in (("phone", PHONE, False), ("laptop", LAPTOP, False),
+                               ("sheet", LAPTOP, True)):  # fmt: skip
+        await page.set_viewport(*size)
+        await page.evaluate(
+            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        path = await page.screenshot(ARTIFACTS / f"web-lang-{name}-{label}.png", full_page=whole)
+        shutil.copy(path, DOCS_IMG / path.name)
+        shots[label] = path
+    return shots
+
+
+async def play_two_rulesets(page: Page, web: Any, store: Any, language: str, me: str) -> list[str]:
+    """A club match and a gambler match against bots, checked on every turn; the score
+    sheet's rows are the record's. Returns the matches' ids."""
+    matches = []
+    for i, ruleset in enumerate(("club", "gambler")):
+        await new_table(page, web, ruleset)
+        assert await page.evaluate("document.documentElement.lang") == language
+        seen = await play_by_clicks(page, web, random.Random(i), each_turn=speaks(language, me))
+        assert seen["turns"] >= 3 and seen["cards"] >= 1, (ruleset, seen)
+        kept = await page.evaluate(
+            "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
+            ".map(k => JSON.parse(localStorage.getItem(k)))"
+            ".find(k => k.table_id === decodeURIComponent(location.hash.slice(8)))"
+        )
+        record = await stored_record(store, kept["match_id"])
+        await assert_sheet_is_the_record(page, record, language)
+        await shoot(page, f"{language}-{ruleset}")
+        matches.append(kept["match_id"])
+    return matches
+
+
+async def test_russian_and_bulgarian_players_play_club_and_gambler(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    tag = str(uuid.uuid4().int)[:5]  # digits: they go with any script
+    async with (
+        watchdog(500),
+        pages_stack(servers, store, pg_pool, nc, js_names) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        # Иван plays a rated gambler match over the API (two humans: rated).
+        ivan = await Player(web.http, f"Иван{tag}").register()
+        olga = await Player(web.http, f"Ольга{tag}").register()
+        status, created = await ivan.call("POST", "/v1/tables", {
+            "ruleset": "gambler", "seats": ["human", "human"], "target": 1, "sit": 0,
+            "rated": True})  # fmt: skip
+        assert status == 201, created
+        status, body = await olga.call("POST", f"/v1/tables/{created['table_id']}/seats/1")
+        assert status == 200, body
+        await asyncio.gather(ivan.play(created["table_id"]), olga.play(created["table_id"]))
+
+        for language, name in (("ru", ivan.name), ("bg", f"Петър{tag}")):
+            page = await browser.new_page(context=await browser.new_context())
+            async with explained(page, f"lang-{language}"):
+                await page.goto(web.url)
+                await page.wait_for("document.querySelector('#login')")
+                assert await page.evaluate("document.documentElement.lang") == "en"
+                await choose(page, language)
+                login = await page.evaluate("document.querySelector('#log-in').textContent")
+                assert CYRILLIC.search(login), login
+                await page.type("#name", name)
+                await page.type("#password", PASSWORD)
+                await page.click("#sign-up" if language == "bg" else "#log-in")
+                await page.wait_for("document.querySelector('#create-table')")
+                assert await page.evaluate("document.querySelector('#who').textContent") == name
+                # Chosen before the account had a language: kept for it.
+                status, session = await Player(web.http, name).call(
+                    "POST", "/v1/sessions", {"name": name, "password": PASSWORD}
+                )
+                assert (status, session["language"]) == (201, language), session
+                await play_two_rulesets(page, web, store, language, name)
+                if language == "bg":
+                    # The finished table and its sheet in the other two languages, as the
+                    # menu redraws them.
+                    for other in ("fr", "en"):
+                        await choose(page, other)
+                        await page.wait_for("document.querySelector('#sheet-table tbody tr')")
+                        await shoot(page, f"{other}-gambler")
+                if language == "ru":
+                    board = await wait_api(
+                        page, "/v1/leaderboards/gambler?all=1", on_board(ivan.name)
+                    )
+                    await page.goto(f"{web.url}#/leaderboards/gambler?all=1")
+                    await page.wait_for("document.querySelector('#leaderboard-rows tr')")
+                    rows = await page.evaluate(rows_of("#leaderboard-rows", "player"))
+                    assert [ivan.player, name] in [r[:1] + r[2:3] for r in rows], (rows, board)
+                    heading = await page.evaluate("document.querySelector('#page').innerText")
+                    assert CYRILLIC.search(heading), heading
+                    await page.set_viewport(*PHONE)
+                    shot = await page.screenshot(ARTIFACTS / "web-lang-ru-leaderboard.png")
+                    shutil.copy(shot, DOCS_IMG / shot.name)
+                assert page.errors == [], page.errors
+
+        # The pseudo-locale: the longest words fit the same checks.
+        page = await browser.new_page(context=await browser.new_context())
+        async with explained(page, "lang-pseudo"):
+            await page.goto(f"{web.url}?lang=en-XA")
+            await page.wait_for("document.documentElement.lang === 'en-XA'")
+            await page.wait_for("document.querySelector('#login')")
+            await page.type("#name", f"pseudo{tag}")
+            await page.type("#password", PASSWORD)
+            await page.click("#sign-up")
+            await page.wait_for("document.querySelector('#create-table')")
+            await new_table(page, web, "club")
+            seen = await play_by_clicks(
+                page, web, random.Random(7), each_turn=speaks("en-XA", f"pseudo{tag}")
+            )
+            assert seen["turns"] >= 3, seen
+            await shoot(page, "pseudo-club")
+            assert page.errors == [], page.errors
+    print(f"\nbrowser matches in ru, bg and the pseudo-locale: {time.monotonic() - started:.1f} s")

@@ -1,0 +1,30 @@
+// The platform's names said in the player's language, for every page: a ruleset, a bot's
+// level, a table's status (each as the server wrote it when the catalogue does not know
+// it), and a catalogue's sentence with page elements at its {marks}.
+
+import { has, t } from "./i18n.js";
+
+/** A ruleset's name as players say it ("club", "classic", "french", "gambler"). */
+export function rulesetName(name) {
+  return has(`pages.ruleset.${name}`) ? t(`pages.ruleset.${name}`) : name;
+}
+
+/** A bot's level ("easy", "medium", "hard"). */
+export function levelName(level) {
+  return has(`pages.level.${level}`) ? t(`pages.level.${level}`) : level;
+}
+
+/** A table's status ("open", "playing", ...). */
+export function tableStatus(status) {
+  return has(`pages.table_status.${status}`) ? t(`pages.table_status.${status}`) : status;
+}
+
+/** A text of the catalogue with elements put at its {marks}: withElements(t("a.b"),
+ * {link: h("a", ...)}) is the children to append (a mark it is not given stays). Each
+ * language puts the elements where its sentence has them. */
+export function withElements(text, elements) {
+  return text
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 ? elements[part] ?? `{${part}}` : part))
+    .filter((part) => part !== "");
+}
