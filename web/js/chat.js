@@ -17,6 +17,8 @@
 import { language, t } from "./i18n.js";
 import { newSeatKey } from "./seatkey.js";
 import { errorText, h, replace } from "./ui.js";
+import { fallbackReason } from "./names.js";
+import { checkName } from "./fairdeal.js";
 
 const MAX_TEXT = 300;
 const SHOWN = 200;
@@ -34,14 +36,14 @@ export function tableLineText(m) {
   const f = m.facts ?? {};
   if (!Object.hasOwn(TABLE_LINES, m.event ?? "") || !m.facts) return m.text ?? "";
   // Identifiers, not quantities: a drand round is written as the log has it (no grouping).
-  const facts = { commitment: String(f.commitment), round: String(f.round), chain: String(f.chain), reason: String(f.reason), seed: String(f.server_seed) };
+  const facts = { commitment: String(f.commitment), round: String(f.round), chain: String(f.chain), reason: fallbackReason(String(f.reason)), seed: String(f.server_seed) };
   return t(`chat.line.${TABLE_LINES[m.event]}`, facts);
 }
 
 /** What a line says: a player's text as written, the table's and the tab's in words. */
 function lineText(m) {
   if (m.kind === "table") return tableLineText(m);
-  if (m.kind === "tab" && m.check) return t("chat.tab_failed", { name: m.check.name, detail: m.check.detail });
+  if (m.kind === "tab" && m.check) return t("chat.tab_failed", { name: checkName(m.check.name), detail: m.check.detail });
   return m.text;
 }
 

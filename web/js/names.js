@@ -19,6 +19,13 @@ export function tableStatus(status) {
   return has(`pages.table_status.${status}`) ? t(`pages.table_status.${status}`) : status;
 }
 
+/** Why a match was dealt without drand: the randomness service's one reason
+ * (libs/fairdeal/fairness.py decide_round) said in the player's language; any other as
+ * the server wrote it. */
+export function fallbackReason(reason) {
+  return reason === "no verified drand value by the round's due time + 5 s" ? t("fair.fallback_reason") : reason;
+}
+
 /** A text of the catalogue with elements put at its {marks}: withElements(t("a.b"),
  * {link: h("a", ...)}) is the children to append (a mark it is not given stays). Each
  * language puts the elements where its sentence has them. */

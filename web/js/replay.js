@@ -13,7 +13,7 @@ import { drandPage, seatCards } from "./fairdeal.js";
 import { keepHashServed, recordHash } from "./keeper.js";
 import { formatTime, has, t } from "./i18n.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
-import { rulesetName, withElements } from "./names.js";
+import { fallbackReason, rulesetName, withElements } from "./names.js";
 import { cardFace, errorText, h, replace, sayError } from "./ui.js";
 
 /** A deal's outcome as the record names it ("made", "failed", "level", ...). */
@@ -232,7 +232,7 @@ function inputsSection(record, inputs, ctx) {
   if (f.drand) {
     rows.push([t("replay.drand"), [h("a", { href: drandPage(chain, f.drand.round), target: "_blank", rel: "noopener noreferrer", id: "r-drand-round" }, t("replay.drand_round", { chain, round: String(f.drand.round) })), " ", t("replay.randomness"), " ", h("code", {}, f.drand.randomness)]]);
   } else if (f.fallback) {
-    rows.push([t("replay.drand"), h("strong", { class: "warn", id: "r-fallback" }, t("replay.dealt_without_drand", { reason: f.fallback.reason, round: String(f.fallback.round) }))]);
+    rows.push([t("replay.drand"), h("strong", { class: "warn", id: "r-fallback" }, t("replay.dealt_without_drand", { reason: fallbackReason(f.fallback.reason), round: String(f.fallback.round) }))]);
   }
   return h(
     "section",
@@ -448,7 +448,7 @@ function reportSection(report, error, ctx, matchId) {
     { id: "report", dataset: { ok: report.ok } },
     h("h2", {}, t("replay.report")),
     h("p", { class: report.ok ? "pass" : "fail", id: "report-verdict" }, report.ok ? t("replay.verified") : t("replay.not_verified", { failed: report.failed.join(", ") })),
-    h("p", { class: "dim" }, report.dealt_with_drand === false ? t("replay.report_fallback", { reason: report.fallback_reason }) : report.bls_checked ? t("replay.report_drand_bls", { round: String(report.drand_round) }) : t("replay.report_drand", { round: String(report.drand_round) })),
+    h("p", { class: "dim" }, report.dealt_with_drand === false ? t("replay.report_fallback", { reason: fallbackReason(report.fallback_reason) }) : report.bls_checked ? t("replay.report_drand_bls", { round: String(report.drand_round) }) : t("replay.report_drand", { round: String(report.drand_round) })),
     h(
       "ul",
       { class: "checks" },

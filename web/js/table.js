@@ -27,7 +27,7 @@ import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
-import { rulesetName, withElements } from "./names.js";
+import { fallbackReason, rulesetName, withElements } from "./names.js";
 import { has, language, t } from "./i18n.js";
 import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
 
@@ -1006,7 +1006,7 @@ class TablePage {
       }
       const chain = kept.chain ?? "quicknet";
       if (kept.fallback) {
-        row("drand", h("strong", { class: "warn", id: "fallback" }, t("table.fair.fallback")), h("div", {}, t("table.fair.fallback_about", { reason: kept.fallback.reason, round: String(kept.fallback.round) })));
+        row("drand", h("strong", { class: "warn", id: "fallback" }, t("table.fair.fallback")), h("div", {}, t("table.fair.fallback_about", { reason: fallbackReason(kept.fallback.reason), round: String(kept.fallback.round) })));
       } else if (kept.drand_round !== null) {
         const own = kept.drand_seen?.[String(kept.drand_round)];
         row(
@@ -1178,7 +1178,7 @@ function describe(m, page) {
     case "DrandBeaconVerified":
       return t("table.log.drand_verified", { round: String(p.round) });
     case "DrandFallback":
-      return t("table.log.drand_fallback", { reason: p.reason });
+      return t("table.log.drand_fallback", { reason: fallbackReason(p.reason) });
     case "DealStarted": {
       const params = { number: p.deal_number + 1, card: cardLabel(p.turned) };
       return me(p.dealer) ? t("table.log.deal_started_you", params) : t("table.log.deal_started", { ...params, who: who(p.dealer) });

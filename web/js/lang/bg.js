@@ -428,6 +428,7 @@ export default Object.freeze({
   "fair.check.drand_value": "стойност на drand",
   "fair.check.drand_relay": "ретранслатор на drand",
   "fair.check.drand_fallback": "раздаване без drand",
+  "fair.fallback_reason": "до срока на рунда + 5 с не дойде проверена стойност от drand",
   "fair.check.deals": "раздавания",
   "fair.check.deal": "раздаване {deal}",
   "fair.check.dealer": "първи раздаващ",

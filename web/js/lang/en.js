@@ -436,6 +436,7 @@ export default Object.freeze({
   "fair.check.drand_value": "drand value",
   "fair.check.drand_relay": "drand relay",
   "fair.check.drand_fallback": "drand fallback",
+  "fair.fallback_reason": "no verified drand value by the round's due time + 5 s",
   "fair.check.deals": "deals",
   "fair.check.deal": "deal {deal}",
   "fair.check.dealer": "dealer",

@@ -428,6 +428,7 @@ export default Object.freeze({
   "fair.check.drand_value": "valeur drand",
   "fair.check.drand_relay": "relais drand",
   "fair.check.drand_fallback": "donne sans drand",
+  "fair.fallback_reason": "aucune valeur drand vérifiée à l’échéance du round + 5 s",
   "fair.check.deals": "donnes",
   "fair.check.deal": "donne {deal}",
   "fair.check.dealer": "premier donneur",

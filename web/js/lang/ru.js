@@ -428,6 +428,7 @@ export default Object.freeze({
   "fair.check.drand_value": "значение drand",
   "fair.check.drand_relay": "ретранслятор drand",
   "fair.check.drand_fallback": "сдача без drand",
+  "fair.fallback_reason": "к сроку раунда + 5 с не пришло проверенного значения drand",
   "fair.check.deals": "сдачи",
   "fair.check.deal": "сдача {deal}",
   "fair.check.dealer": "первый сдающий",
