@@ -48,7 +48,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { CARD_CODES, COMPLETION, FIRST, dealSalts, deck, fromHex, saltIndex, sha256Hex } from "./deck.js";
 import { CHAINS, fetchRound, roundAt, roundTime, verifyBeacon } from "./drand.js";
-import { BEFORE_LEAVE, BEFORE_SALTS } from "./keeper.js";
+import { BEFORE_LEAVE, BEFORE_SALTS, conflictText } from "./keeper.js";
 import { LANGUAGES, has, language, t } from "./i18n.js";
 import { LOG_CHECKS, checkLog, logCheckName } from "./logcheck.js";
 import { verifyReceipt } from "./receipts.js";
@@ -297,7 +297,7 @@ function seedSha256(hex) {
 // (only what can already be told), true at the end.
 
 function checkConsistency(kept) {
-  return (kept.conflicts ?? []).map((c) => fail("consistency", c));
+  return (kept.conflicts ?? []).map((c) => fail("consistency", conflictText(c)));
 }
 
 function checkBounds(kept, { final, now = Infinity }) {

@@ -128,50 +128,61 @@ function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Set kept[key] to value unless it is set: then a different value is a conflict, said
- * with ``what`` (WHAT: the fact's name in the player's language). */
+/** Set kept[key] to value unless it is set: then a different value is a conflict naming
+ * ``what`` (one of WHAT: the fact). */
 function fix(kept, key, value, what) {
   if (kept[key] === null || kept[key] === undefined) {
     kept[key] = value;
     return true;
   }
   if (!same(kept[key], value)) {
-    return conflict(kept, t("keeper.conflict.shown_twice", { what: what(), first: JSON.stringify(kept[key]), later: JSON.stringify(value) }));
+    return conflict(kept, "shown_twice", { what, first: JSON.stringify(kept[key]), later: JSON.stringify(value) });
   }
   return false;
 }
 
-/** The facts a conflict names. A conflict is kept as the words it was said in (the
- * player's language when it was found): fairdeal.js shows each as the consistency
- * check's failure. */
+/** The facts a conflict names: each its key's last segment (keeper.what.<segment>). A
+ * conflict is kept as facts, never as words ({said, facts}: said, keeper.conflict.<said>;
+ * facts, its values, "what" one of these): conflictText says it in the language of the
+ * moment, and fairdeal.js shows each as the consistency check's failure. */
 const WHAT = Object.freeze({
-  ruleset: () => t("keeper.what.ruleset"),
-  seat: () => t("keeper.what.seat"),
-  salted: () => t("keeper.what.salted"),
-  receiptKey: () => t("keeper.what.receipt_key"),
-  seatKeys: () => t("keeper.what.seat_keys"),
-  commitmentAt: () => t("keeper.what.commitment_at"),
-  seedReceived: () => t("keeper.what.seed_received"),
-  seatSeeds: () => t("keeper.what.seat_seeds"),
-  missingSeeds: () => t("keeper.what.missing_seeds"),
-  windowClosedAt: () => t("keeper.what.window_closed_at"),
-  chain: () => t("keeper.what.chain"),
-  drandRound: () => t("keeper.what.drand_round"),
-  drandValue: () => t("keeper.what.drand_value"),
-  fallback: () => t("keeper.what.fallback"),
-  target: () => t("keeper.what.target"),
-  firstDealer: () => t("keeper.what.first_dealer"),
-  commitment: () => t("keeper.what.commitment"),
-  windowEnd: () => t("keeper.what.window_end"),
-  lastRound: () => t("keeper.what.last_round"),
-  roundLead: () => t("keeper.what.round_lead"),
-  receipt: () => t("keeper.what.receipt"),
+  ruleset: "ruleset",
+  seat: "seat",
+  salted: "salted",
+  receiptKey: "receipt_key",
+  seatKeys: "seat_keys",
+  commitmentAt: "commitment_at",
+  seedReceived: "seed_received",
+  seatSeeds: "seat_seeds",
+  missingSeeds: "missing_seeds",
+  windowClosedAt: "window_closed_at",
+  chain: "chain",
+  drandRound: "drand_round",
+  drandValue: "drand_value",
+  fallback: "fallback",
+  target: "target",
+  firstDealer: "first_dealer",
+  commitment: "commitment",
+  windowEnd: "window_end",
+  lastRound: "last_round",
+  roundLead: "round_lead",
+  receipt: "receipt",
 });
 
-function conflict(kept, text) {
-  if (kept.conflicts.includes(text)) return false;
-  kept.conflicts.push(text);
+function conflict(kept, said, facts) {
+  const found = { said, facts };
+  if (kept.conflicts.some((c) => same(c, found))) return false;
+  kept.conflicts.push(found);
   return true;
+}
+
+/** A kept conflict in the player's language now (one kept as words by an older page is
+ * said as it was). */
+export function conflictText(c) {
+  if (typeof c === "string") return c;
+  const facts = { ...c.facts };
+  if (facts.what !== undefined) facts.what = t(`keeper.what.${facts.what}`);
+  return t(`keeper.conflict.${c.said}`, facts);
 }
 
 function deal(kept) {
@@ -292,7 +303,7 @@ function keepEvent(kept, msg, rulesets, now) {
         changed = true;
       } else if (!same({ deal: kept.deals[k].deal, dealer: kept.deals[k].dealer, turned: kept.deals[k].turned }, fact)) {
         const was = kept.deals[k];
-        changed = conflict(kept, t("keeper.conflict.dealt", { deal: k, dealer: String(was.dealer), turned: String(was.turned), later_dealer: String(p.dealer), later_turned: String(p.turned) }));
+        changed = conflict(kept, "dealt", { deal: k, dealer: String(was.dealer), turned: String(was.turned), later_dealer: String(p.dealer), later_turned: String(p.turned) });
       }
       if (kept.current_deal !== p.deal_number) {
         kept.current_deal = p.deal_number;
@@ -310,14 +321,14 @@ function keepEvent(kept, msg, rulesets, now) {
       for (const part of ["first", "completion"]) {
         if (d[part] && d[part].version === msg.version) {
           const dealNumber = String(d.deal);
-          if (!same(d[part].cards, p.cards)) return conflict(kept, t("keeper.conflict.cards", { deal: dealNumber, first: d[part].cards.join(" "), later: p.cards.join(" ") }));
+          if (!same(d[part].cards, p.cards)) return conflict(kept, "cards", { deal: dealNumber, first: d[part].cards.join(" "), later: p.cards.join(" ") });
           if (!("salt" in d[part])) {
             d[part].salt = salt; // kept by an older page, before the salts
             return true;
           }
           if (d[part].salt !== salt) {
             const shownSalts = { deal: dealNumber, first: JSON.stringify(d[part].salt), later: JSON.stringify(salt) };
-            return conflict(kept, part === "first" ? t("keeper.conflict.salt_first", shownSalts) : t("keeper.conflict.salt_completion", shownSalts));
+            return conflict(kept, part === "first" ? "salt_first" : "salt_completion", shownSalts);
           }
           return false;
         }
@@ -326,7 +337,7 @@ function keepEvent(kept, msg, rulesets, now) {
       // over, the completion once a contract (or a misère) is taken.
       const over = d.taker !== null || d.misere;
       const part = d.first === null && !over ? "first" : "completion";
-      if (d[part] !== null) return conflict(kept, t("keeper.conflict.third_cards", { deal: String(d.deal) }));
+      if (d[part] !== null) return conflict(kept, "third_cards", { deal: String(d.deal) });
       d[part] = shown;
       return true;
     }
@@ -406,7 +417,7 @@ function fixReveal(kept, serverSeed, via, now) {
     return true;
   }
   if (kept.reveal.server_seed !== serverSeed) {
-    return conflict(kept, t("keeper.conflict.reveal", { first: String(kept.reveal.server_seed), later: String(serverSeed), via }));
+    return conflict(kept, "reveal", { first: String(kept.reveal.server_seed), later: String(serverSeed), via });
   }
   return false;
 }

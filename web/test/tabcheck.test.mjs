@@ -13,7 +13,8 @@ const { bytesToHex, hexToBytes } = await import("@noble/hashes/utils.js");
 const { roundAt, roundTime } = await import("../js/drand.js");
 const { COMMITMENT_WAIT, TOLERANCE, askCommitment, checkKept, checkLive, firstDealer, hadAt } = await import("../js/fairdeal.js");
 const { CARD_CODES, COMPLETION, FIRST, dealSalts, saltIndex } = await import("../js/deck.js");
-const { keep, keepCommitmentUses, keepDrandSeen, keepHashServed, keepLeaveAsked, keepMySeed, keepReceipt, newKept, recordHash } = await import("../js/keeper.js");
+const { setLanguage } = await import("../js/i18n.js");
+const { conflictText, keep, keepCommitmentUses, keepDrandSeen, keepHashServed, keepLeaveAsked, keepMySeed, keepReceipt, newKept, recordHash } = await import("../js/keeper.js");
 const { WATCH, DrandWatch, nextAsk } = await import("../js/watch.js");
 const { Sim, relayNetwork, verifyNetwork, failedNames } = await import("../node/tabsim.mjs");
 
@@ -585,7 +586,7 @@ test("your seed: lateness is judged from when this tab first saw the commitment 
   keep(k, msg(commit), {}, T0);
   assert.equal(k.commitment_at_ms, T0 - 40);
   keep(k, msg({ ...commit, at_ms: T0 }), {}, T0 + 1);
-  assert.match(k.conflicts.at(-1), /when the commitment was made/);
+  assert.match(conflictText(k.conflicts.at(-1)), /when the commitment was made/);
 });
 
 test("your seed: the window's close may overtake the reply with the receipt", async () => {
@@ -745,11 +746,36 @@ test("the keeper keeps whether the commitment promises salts; another answer lat
   keep(k, msg({ ...commit, salted: true }), {}, T0 + 1);
   assert.deepEqual(k.conflicts, []);
   keep(k, msg(commit), {}, T0 + 2); // shown again without the promise
-  assert.match(k.conflicts.at(-1), /whether the commitment promises salts was shown as true, later as false/);
+  assert.match(conflictText(k.conflicts.at(-1)), /whether the commitment promises salts was shown as true, later as false/);
   k = newKept("m-1", "t-1", "ann");
   keep(k, msg(commit), {}, T0); // a commitment without the field promises none
   assert.equal(k.salted, false);
   assert.ok(liveNames(k, T0).includes("salts"));
+});
+
+test("a conflict is kept as facts and said in the language of the moment, never twice", () => {
+  const commit = { commitment: "ab".repeat(32), chain: "quicknet", window_closes_at_ms: T0 + 20_000, last_round: 1009, round_lead_ms: 0, seats: [{ seat: 0, player: "ann" }], at_ms: 1 };
+  const msg = (payload) => ({ type: "event", stream: "randomness-m-1", version: 1, event: "ServerSeedCommitted", payload, visibility: "public" });
+  const k = newKept("m-1", "t-1", "ann");
+  keep(k, msg({ ...commit, salted: true }), {}, T0);
+  keep(k, msg(commit), {}, T0 + 1);
+  assert.equal(k.conflicts.length, 1);
+  assert.deepEqual(k.conflicts[0], { said: "shown_twice", facts: { what: "salted", first: "true", later: "false" } });
+  try {
+    setLanguage("ru");
+    const ru = conflictText(k.conflicts[0]);
+    assert.match(ru, /[а-я]/);
+    assert.doesNotMatch(ru, /was shown as/);
+    keep(k, msg(commit), {}, T0 + 2); // the same conflict again, another language now
+    assert.equal(k.conflicts.length, 1);
+    const failed = checkLive(k, T0 + 3).failed.filter((c) => c.name === "consistency");
+    assert.deepEqual(failed.map((c) => c.detail), [ru]); // the check says it in Russian too
+  } finally {
+    setLanguage("en");
+  }
+  assert.match(conflictText(k.conflicts[0]), /^whether the commitment promises salts was shown as true, later as false$/);
+  // A record kept by an older page holds words: said as they were.
+  assert.equal(conflictText("the ruleset was shown as 1, later as 2"), "the ruleset was shown as 1, later as 2");
 });
 
 test("the keeper keeps each of the seat's cards with its salt, its part by the bidding", () => {
@@ -769,7 +795,7 @@ test("the keeper keeps each of the seat's cards with its salt, its part by the b
   // Shown again (a reconnection): the same is nothing new; another salt is a conflict.
   assert.equal(keep(k, first), false);
   keep(k, { ...first, payload: { ...first.payload, salt: S(4) } });
-  assert.match(k.conflicts.at(-1), /^the salt of your first cards of deal 0 was shown as "1{32}", later as "4{32}"$/);
+  assert.match(conflictText(k.conflicts.at(-1)), /^the salt of your first cards of deal 0 was shown as "1{32}", later as "4{32}"$/);
   // The first cards not seen, the contract taken: what comes is the completion.
   keep(k, ev("DealStarted", { deal_number: 1, dealer: 0, turned: "TH" }));
   keep(k, ev("MisereStarted", {}));
@@ -984,7 +1010,7 @@ test("the keeper keeps the commitment's lead (none recorded: 0) and when the ser
   keep(k, msg("ServerSeedCommitted", { ...commit, round_lead_ms: LEAD }), {}, T0 + 10);
   assert.equal(k.round_lead_ms, LEAD);
   keep(k, msg("ServerSeedCommitted", { ...commit, round_lead_ms: 0 }), {}, T0 + 20);
-  assert.match(k.conflicts.at(-1), /the lead of the round the match names/);
+  assert.match(conflictText(k.conflicts.at(-1)), /the lead of the round the match names/);
   keep(k, msg("SeedWindowClosed", { seat_seeds: [MY_SEED], missing: [], at_ms: T0 + 900 }), {}, T0 + 950);
   assert.deepEqual([k.seeds_in_at_ms, k.window_closed_at], [T0 + 900, T0 + 950]);
   // A commitment made before the lead has no field: its lead is 0, the next round.
@@ -1018,7 +1044,7 @@ test("the keeper keeps when this tab saw each fact, on the clock it is given, an
   assert.equal(keepReceipt(k, r, T0 + 120), true);
   assert.equal(k.receipt_at, T0 + 120);
   keepReceipt(k, { ...r, version: 3 }, T0 + 130);
-  assert.match(k.conflicts.at(-1), /the receipt for your seed was shown as/);
+  assert.match(conflictText(k.conflicts.at(-1)), /the receipt for your seed was shown as/);
   assert.equal(keepDrandSeen(k, beacon(1001), { at: 5, relay: "a", source: "tab", how: "next" }), true);
   assert.equal(keepDrandSeen(k, beacon(1001), { at: 1, relay: "b", source: "tab", how: "fetch" }), false, "first had wins");
   assert.equal(k.drand_seen["1001"].at, 5);
