@@ -182,6 +182,16 @@ async def test_russian_and_bulgarian_players_play_club_and_gambler(
                 await choose(page, language)
                 login = await page.evaluate("document.querySelector('#log-in').textContent")
                 assert CYRILLIC.search(login), login
+                # "Ivan" with a Cyrillic "а": refused, the reason in the page's language.
+                await page.type("#name", f"Iv\u0430n{tag}")
+                await page.type("#password", PASSWORD)
+                await page.click("#sign-up")
+                said = await page.wait_for(
+                    "(m => !m.hidden && m.classList.contains('error') && m.textContent)"
+                    "(document.querySelector('#message'))"
+                )
+                scripts = {"ru": "кириллица и латиница", "bg": "кирилица и латиница"}[language]
+                assert scripts in said.lower() and "script" not in said, said
                 await page.type("#name", name)
                 await page.type("#password", PASSWORD)
                 await page.click("#sign-up")

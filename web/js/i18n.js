@@ -93,7 +93,8 @@ export function has(key) {
   return Object.hasOwn(catalogue(), key);
 }
 
-function locale() {
+/** The locale the Intl APIs are given: the language's (English for the pseudo-locale). */
+export function locale() {
   return current === PSEUDO ? DEFAULT_LANGUAGE : current;
 }
 

@@ -1,7 +1,7 @@
 // Small DOM helpers: build elements, show a message, render a card.
 
 import { cardLabel, isRed, suitName } from "./cards.js";
-import { has, language, orList, t } from "./i18n.js";
+import { andList, has, language, locale, orList, t } from "./i18n.js";
 
 export { formatTime } from "./i18n.js";
 
@@ -124,9 +124,49 @@ function detailsText(err) {
   const d = err.details;
   if (!d || typeof d !== "object") return "";
   if (err.code === "illegal_card") return illegalCardText(d);
+  if (err.code === "bad_name") return badNameText(d);
   const wait = Number(d.retry_after);
   if (d.retry_after !== undefined && d.retry_after !== null && Number.isFinite(wait)) return t("ui.retry_after", { count: wait });
   return "";
+}
+
+/** ISO 15924 codes (which Intl.DisplayNames says in the player's language) of Unicode's
+ * script names, as the gateway names them (services/gateway/names.py), in lower case. */
+const SCRIPT_CODES = Object.freeze({ latin: "latn", cyrillic: "cyrl", greek: "grek", armenian: "armn", georgian: "geor", hebrew: "hebr", arabic: "arab", devanagari: "deva", thai: "thai", han: "hani", hiragana: "hira", katakana: "kana", hangul: "hang" });
+
+function scriptName(script) {
+  const name = String(script).toLowerCase();
+  const code = Object.hasOwn(SCRIPT_CODES, name) ? SCRIPT_CODES[name] : null;
+  if (code === null) return String(script);
+  try {
+    const iso = code[0].toUpperCase() + code.slice(1); // "Cyrl": the form Intl knows
+    return new Intl.DisplayNames([locale()], { type: "script" }).of(iso) ?? String(script);
+  } catch {
+    return String(script);
+  }
+}
+
+/** Why a name was refused (the gateway's details: {reason, ...}). */
+function badNameText(d) {
+  switch (d.reason) {
+    case "not_text":
+      return t("ui.bad_name.not_text");
+    case "length":
+      return t("ui.bad_name.length", { min: Number(d.min), max: Number(d.max), length: Number(d.length) });
+    case "character": {
+      const facts = { code_point: String(d.code_point ?? "") };
+      if (d.kind === "control") return t("ui.bad_name.control", facts);
+      if (d.kind === "format") return t("ui.bad_name.format", facts);
+      if (d.kind === "space") return t("ui.bad_name.space");
+      return t("ui.bad_name.other", facts);
+    }
+    case "scripts":
+      return t("ui.bad_name.scripts", { scripts: andList((Array.isArray(d.scripts) ? d.scripts : []).map(scriptName)) });
+    case "no_letter":
+      return t("ui.bad_name.no_letter");
+    default:
+      return "";
+  }
 }
 
 const isCard = (code) => typeof code === "string" && /^[789TJQKA][CDHS]$/.test(code);

@@ -117,3 +117,27 @@ test("Russian says the suit to follow and the cards allowed", () => {
   assert.equal(errorText({ code: "rate_limited", details: { retry_after: 5 } }), "Слишком много запросов — подождите 5 секунд.");
   assert.equal(errorText({ code: "rate_limited", details: { retry_after: 2 } }), "Слишком много запросов — подождите 2 секунды.");
 });
+
+test("a refused name's reason in the player's language, the scripts by their names there", () => {
+  const mixed = { code: "bad_name", message: "name: a name is written in one script, not a mix (Cyrillic and Latin): …", details: { reason: "scripts", scripts: ["Cyrillic", "Latin"] } };
+  const control = { code: "bad_name", message: "…", details: { reason: "character", kind: "control", code_point: "U+0007" } };
+  const short = { code: "bad_name", message: "…", details: { reason: "length", min: 3, max: 32, length: 2 } };
+  try {
+    setLanguage("ru");
+    const said = errorText(mixed, "Регистрация");
+    assert.match(said, /кириллица/i);
+    assert.match(said, /латиница/i);
+    assert.match(said, /одним алфавитом/);
+    assert.doesNotMatch(said, /script|Cyrillic/);
+    assert.match(errorText(control), /управляющих символов \(U\+0007\)/);
+    assert.match(errorText(short), /от 3 до 32/);
+    setLanguage("fr");
+    assert.match(errorText(mixed), /cyrillique/i);
+    setLanguage("bg");
+    assert.match(errorText(mixed), /кирилица/i);
+  } finally {
+    setLanguage("en");
+  }
+  // In English the server's own reason, as before.
+  assert.match(errorText(mixed), /one script, not a mix \(Cyrillic and Latin\)/);
+});
