@@ -11,7 +11,7 @@ import { now } from "./clock.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
 import { keepHashServed, recordHash } from "./keeper.js";
-import { formatTime, has, t } from "./i18n.js";
+import { formatTime, has, language, t } from "./i18n.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { fallbackReason, rulesetName, withElements } from "./names.js";
 import { cardFace, errorText, h, replace, sayError } from "./ui.js";
@@ -437,6 +437,21 @@ function dealView(record, d, recomputed, ctx) {
   return h("div", {}, meta, deckLine, controls, stage);
 }
 
+/** A check's name in the verify API's report ("seat_seeds"), in the player's language. */
+function reportCheckName(name) {
+  return has(`replay.report_check.${name}`) ? t(`replay.report_check.${name}`) : name;
+}
+
+/** A check of the verify API's report: its name in the player's language, its detail as
+ * the API wrote it (English, marked so: a screen reader reads it in English). The tab's
+ * own recomputation above says everything in the player's language. */
+function reportCheckLine(c) {
+  const name = reportCheckName(c.name);
+  if (language() === "en") return t("replay.report_check_line", { name, detail: c.detail });
+  const detail = h("span", { lang: "en", title: t("replay.report_in_english") }, c.detail);
+  return withElements(t("replay.report_check_line", { name }), { detail });
+}
+
 function reportSection(report, error, ctx, matchId) {
   const address = `${ctx.verify.base}/v1/matches/${matchId}/verification`;
   if (!report) {
@@ -447,12 +462,12 @@ function reportSection(report, error, ctx, matchId) {
     "section",
     { id: "report", dataset: { ok: report.ok } },
     h("h2", {}, t("replay.report")),
-    h("p", { class: report.ok ? "pass" : "fail", id: "report-verdict" }, report.ok ? t("replay.verified") : t("replay.not_verified", { failed: report.failed.join(", ") })),
+    h("p", { class: report.ok ? "pass" : "fail", id: "report-verdict" }, report.ok ? t("replay.verified") : t("replay.not_verified", { failed: report.failed.map(reportCheckName).join(", ") })),
     h("p", { class: "dim" }, report.dealt_with_drand === false ? t("replay.report_fallback", { reason: fallbackReason(report.fallback_reason) }) : report.bls_checked ? t("replay.report_drand_bls", { round: String(report.drand_round) }) : t("replay.report_drand", { round: String(report.drand_round) })),
     h(
       "ul",
       { class: "checks" },
-      report.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, checkStatus(c.status), " "), `${c.name}: ${c.detail}`)),
+      report.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, checkStatus(c.status), " "), reportCheckLine(c))),
     ),
     h("p", { class: "dim" }, withElements(t("replay.report_source"), { url: h("code", {}, address) })),
   );
