@@ -86,15 +86,18 @@ CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
 def speaks(language: str, me: str) -> Callable[[Page, dict[str, Any]], Awaitable[None]]:
-    """Each turn's check: S, pressed at its place on a Russian layout, is answered in
-    ``language``; the table shows no English word (``me``, the player's name, aside)."""
+    """Each turn's check: the hot keys S, C, A and F, pressed at their places on a Russian
+    layout (they type ы, с, ф, а), are answered in ``language``; the table shows no English
+    word (``me``, the player's name, aside)."""
 
     async def check(page: Page, state: dict[str, Any]) -> None:
-        said = await ask(page, "s", "ru")
-        if language in ("ru", "bg"):
-            assert CYRILLIC.search(said) and not re.search(r"[A-Za-z]{3,}", said), said
-        else:  # the pseudo-locale: accented, bracketed English
-            assert said.startswith("[") and "~" in said, said
+        for key in "scaf":
+            said = await ask(page, key, "ru")
+            if language in ("ru", "bg"):
+                words = re.sub(r"\bdrand\b", "", said.replace(me, ""))
+                assert CYRILLIC.search(said) and not re.search(r"[A-Za-z]{3,}", words), said
+            else:  # the pseudo-locale: accented, bracketed English
+                assert said.startswith("[") and "~" in said, said
         if language in ("ru", "bg"):
             left = await page.evaluate(f"({LATIN_WORDS})({json.dumps([me])})")
             assert left == [], (state["phase"], " ".join(sorted(set(left))))

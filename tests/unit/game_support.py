@@ -21,7 +21,7 @@ from belot.match import (
     replay,
     started_event,
 )
-from belot.play import playable
+from belot.play import MISERE, playable, trick_points, winning_index
 from belot.ruleset import Ruleset, Strain
 
 
@@ -139,3 +139,44 @@ class Table:
 
     def check_replay(self) -> None:
         assert replay(self.ruleset, self.log) == self.state
+
+
+def brute_force(
+    rules: Ruleset,
+    strain: int,
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    left: int,
+    won: int,
+    only: int | None = None,
+) -> int:
+    """Minimax over every legal card, no pruning: the value for the side to play of the
+    points it takes from here minus the other side's (misère: the other way round),
+    the last trick's 10 and capot included (see belot.bots.solver). ``only``: the value of
+    that card alone for the seat to play (it must be legal)."""
+    n = rules.players
+    seat = (leader + len(trick)) % n
+    legal = playable(hands[seat], tuple(trick), strain, rules)
+    best = -(10**9)
+    for c in range(32) if only is None else (only,):
+        if not legal >> c & 1:
+            continue
+        after = list(hands)
+        after[seat] &= ~(1 << c)
+        played = [*trick, c]
+        if len(played) < n:
+            v = -brute_force(rules, strain, after, played, leader, left, won)
+        else:
+            winner = (leader + winning_index(played, strain)) % n
+            p = trick_points(played, strain) + (10 if left == 1 else 0)
+            won2 = won | 1 << (winner & 1)
+            if strain == MISERE:
+                p = -p
+            elif left == 1 and won2 != 3:
+                p += rules.capot_bonus
+            if left > 1:
+                p += brute_force(rules, strain, after, [], winner, left - 1, won2)
+            v = p if winner & 1 == seat & 1 else -p
+        best = max(best, v)
+    return best

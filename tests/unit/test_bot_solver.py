@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from belot.bots.equivalent import reduce_equivalent
 from belot.bots.solver import (
-    INF,
     NO_MERGE,
     NO_TABLE,
     Solver,
@@ -24,48 +23,9 @@ from belot.bots.solver import (
 from belot.bots.solver import (
     playable as compiled_playable,
 )
-from belot.play import MISERE, playable, trick_points, winning_index
+from belot.play import playable
 from belot.ruleset import RULESETS, Ruleset, Strain
-from tests.unit.game_support import mask, random_hands
-
-
-def brute_force(
-    rules: Ruleset,
-    strain: int,
-    hands: list[int],
-    trick: list[int],
-    leader: int,
-    left: int,
-    won: int,
-) -> int:
-    """Minimax over every legal card, no pruning: the value for the side to play of the
-    points it takes from here minus the other side's (misère: the other way round),
-    the last trick's 10 and capot included (see belot.bots.solver)."""
-    n = rules.players
-    seat = (leader + len(trick)) % n
-    legal = playable(hands[seat], tuple(trick), strain, rules)
-    best = -INF
-    for c in range(32):
-        if not legal >> c & 1:
-            continue
-        after = list(hands)
-        after[seat] &= ~(1 << c)
-        played = [*trick, c]
-        if len(played) < n:
-            v = -brute_force(rules, strain, after, played, leader, left, won)
-        else:
-            winner = (leader + winning_index(played, strain)) % n
-            p = trick_points(played, strain) + (10 if left == 1 else 0)
-            won2 = won | 1 << (winner & 1)
-            if strain == MISERE:
-                p = -p
-            elif left == 1 and won2 != 3:
-                p += rules.capot_bonus
-            if left > 1:
-                p += brute_force(rules, strain, after, [], winner, left - 1, won2)
-            v = p if winner & 1 == seat & 1 else -p
-        best = max(best, v)
-    return best
+from tests.unit.game_support import brute_force, mask, random_hands
 
 
 def random_position(

@@ -1,0 +1,290 @@
+"""A finished match analysed double-dummy: for every card played, what each card the seat
+could play was worth with every hand known, the best of them, and the points the card
+played gave away; for every deal, what each contract would have taken from the first
+lead on; for every seat, its accuracy over the match.
+
+A fold of the match's events, like :func:`belot.evolve.replay`, with the exact solver of
+the hard bot (:class:`belot.bots.solver.Solver`) asked at each card. Everything here is
+derived from the record alone (the events hold every deck), so anyone recomputes it; the
+platform stores it only so as not to solve again (``services/verify``: the analysis job).
+
+**What a value is.** The solver's value of a card: the card points (the last trick's 10
+and the capot bonus included) the seat's side takes from this card to the end of the
+deal, less those the other side takes, both sides playing perfectly with every hand
+known. Melds and belote are not in it: they are fixed by the time the cards are played,
+so they change no card's value relative to another's. In misère (gambler's all-pass) the
+side wants fewer points: a value is then what the other side takes less what it takes, so
+that in every strain a larger value is better and ``loss`` is never negative.
+
+**What the loss is.** ``best - value(card played)``: the points the card gave away against
+perfect play from there. A card whose loss is 0 is a best card; equivalent cards (the 8 and
+the 7 of a suit with nothing between them that matters) have equal values, so either is
+best. The loss is measured against the true deal, which the player did not see: a card
+can be the right play on what a seat knows and still lose points double-dummy. This is
+what the accuracy figures say and no more; the fair-play statistics that compare a
+seat's choices with what it could know are another thing (docs/fair-play.md).
+
+**The contract table.** For each strain the ruleset lets a player choose and each side
+as the taker, the card points the taker's side takes double-dummy from the deal's first
+lead (the seat after the dealer) with the hands as dealt for play (eight cards each, or
+the gambler's twelve after the bottom card), in card points only, as above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from belot.cards import LAST_TRICK_POINTS, Mask, to_code
+from belot.errors import BadEvent
+from belot.events import CardPlayed, Event, MatchStarted
+from belot.evolve import evolve
+from belot.play import CARD_POINTS, MISERE, playable
+from belot.ruleset import SUIT_STRAINS, Ruleset, Strain
+from belot.seats import side_of
+from belot.state import Deal, Match, new_match
+
+#: Positions the solver may search for one position's values before the analysis says it
+#: could not tell (None): far above any deal's (a whole deal is about a million).
+NODE_LIMIT = 200_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class CardAnalysis:
+    """One card played: by ``seat`` in deal ``deal``, trick ``trick`` (0-based), as the
+    ``index``-th card of it; each legal card's value (``values``, by card code), the best
+    cards, and the points the card played gave away."""
+
+    deal: int
+    trick: int
+    index: int
+    seat: int
+    card: str
+    values: dict[str, int]
+    best: tuple[str, ...]
+    loss: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "deal": self.deal, "trick": self.trick, "index": self.index, "seat": self.seat,
+            "card": self.card, "values": dict(self.values), "best": list(self.best),
+            "loss": self.loss,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ContractValue:
+    """What a contract in ``strain`` would have taken: each side's card points,
+    double-dummy, from the deal's first lead (the taker makes it on cards alone when its
+    side's are the more)."""
+
+    strain: str
+    points: tuple[int, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"strain": self.strain, "points": list(self.points)}
+
+
+@dataclass(frozen=True, slots=True)
+class DealAnalysis:
+    """A deal played out: its contract (strain, taker) and every card analysed, with the
+    contract table of the hands as they were at the first lead."""
+
+    deal: int
+    strain: str
+    taker: int | None
+    cards: tuple[CardAnalysis, ...]
+    contracts: tuple[ContractValue, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "deal": self.deal, "strain": self.strain, "taker": self.taker,
+            "cards": [c.to_json() for c in self.cards],
+            "contracts": [c.to_json() for c in self.contracts],
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAccuracy:
+    """A seat over the match: cards played, how many a best card, how many where the
+    choice mattered (the legal cards' values differed) and of those how many best, and
+    the points given away in all."""
+
+    seat: int
+    cards: int
+    best: int
+    choices: int
+    best_of_choices: int
+    lost: int
+
+    @property
+    def accuracy(self) -> float | None:
+        """The share of real choices (more than one value on offer) met with a best card."""
+        return None if not self.choices else self.best_of_choices / self.choices
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat, "cards": self.cards, "best": self.best, "choices": self.choices,
+            "best_of_choices": self.best_of_choices, "lost": self.lost,
+            "accuracy": self.accuracy,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAnalysis:
+    """Every deal played out, and each seat's accuracy."""
+
+    match_id: str
+    ruleset: str
+    deals: tuple[DealAnalysis, ...]
+    seats: tuple[SeatAccuracy, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "match_id": self.match_id, "ruleset": self.ruleset,
+            "deals": [d.to_json() for d in self.deals],
+            "seats": [s.to_json() for s in self.seats],
+        }  # fmt: skip
+
+
+#: The analysis's JSON format (what the verify API serves and ``belot analyse`` prints).
+FORMAT = "belot-analysis/1"
+
+
+def strain_name(strain: int) -> str:
+    return Strain(strain).name.lower()
+
+
+def _won(deal: Deal) -> int:
+    """Bit ``s`` set if side ``s`` has taken a trick this deal (the solver's capot state)."""
+    won = 0
+    for t in deal.tricks:
+        won |= 1 << side_of(t.winner)
+    return won
+
+
+def card_values(solver: Any, ruleset: Ruleset, deal: Deal) -> dict[int, int]:
+    """Each legal card's value for the seat due to play in ``deal`` (see the module)."""
+    strain = deal.strain
+    left = ruleset.tricks - len(deal.tricks)
+    won = 3 if strain == MISERE else _won(deal)
+    values = solver.values(
+        list(deal.hands), list(deal.trick), deal.leader, left, won, node_limit=NODE_LIMIT
+    )
+    if values is None:
+        raise RuntimeError("the solver went past its node limit")  # never on a real deal
+    return dict(values)
+
+
+def _contract_table(ruleset: Ruleset, first: Deal) -> tuple[ContractValue, ...]:
+    """Each strain a player may choose, played from ``first`` (the deal at its first lead)."""
+    from belot.bots.solver import Solver
+
+    strains = sorted({int(s) for s in (*SUIT_STRAINS, *ruleset.second_round)} - {MISERE})
+    hands = list(first.hands)
+    lead_side = side_of(first.leader)
+    out = []
+    for strain in strains:
+        total = LAST_TRICK_POINTS + sum(
+            CARD_POINTS[strain][c] for h in hands for c in range(32) if h >> c & 1
+        )
+        value = Solver(ruleset, strain).value(
+            hands, [], first.leader, ruleset.tricks, 0, NODE_LIMIT
+        )
+        if value is None:
+            raise RuntimeError("the solver went past its node limit")
+        lead, other = _split(total, value, ruleset.capot_bonus)
+        points = (lead, other) if lead_side == 0 else (other, lead)
+        out.append(ContractValue(strain_name(strain), points))
+    return tuple(out)
+
+
+def _split(total: int, value: int, capot: int) -> tuple[int, int]:
+    """The leading side's and the other's points from the value (their difference): a
+    capot adds its bonus to the difference, so a difference beyond the total is one."""
+    if value > total:
+        return (total + capot, 0)
+    if value < -total:
+        return (0, total + capot)
+    return ((total + value) // 2, (total - value) // 2)
+
+
+def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True) -> MatchAnalysis:
+    """The analysis of a match's events (its whole log: MatchStarted first). Raises
+    :class:`~belot.errors.BadEvent` for a log that does not fit the rules."""
+    from belot.bots.solver import Solver  # numba: loaded by the first analysis only
+
+    it = iter(events)
+    first = next(it, None)
+    if not isinstance(first, MatchStarted):
+        raise BadEvent("a match's log starts with MatchStarted")
+    state: Match = new_match(
+        ruleset, first.match_id, target=first.target, first_dealer=first.first_dealer
+    )
+    # By deal number: the deal at its first lead, and its cards analysed.
+    played: dict[int, tuple[Deal, list[CardAnalysis]]] = {}
+    solvers: dict[int, Any] = {}
+    for event in it:
+        if isinstance(event, CardPlayed):
+            deal = state.deal
+            if deal is None:
+                raise BadEvent("a card played outside a deal")
+            if deal.number not in played:
+                played[deal.number] = (deal, [])
+                solvers[deal.number] = Solver(ruleset, deal.strain)
+            values = card_values(solvers[deal.number], ruleset, deal)
+            played[deal.number][1].append(_card(deal, event, values))
+        state = evolve(state, event)
+    deals = tuple(
+        DealAnalysis(
+            number,
+            strain_name(at_lead.strain),
+            None if at_lead.taker < 0 else at_lead.taker,
+            tuple(cards),
+            _contract_table(ruleset, at_lead) if contracts else (),
+        )
+        for number, (at_lead, cards) in played.items()
+    )
+    return MatchAnalysis(first.match_id, ruleset.name, deals, _accuracy(ruleset, deals))
+
+
+def _card(deal: Deal, event: CardPlayed, values: dict[int, int]) -> CardAnalysis:
+    best_value = max(values.values())
+    played = values.get(event.card)
+    if played is None:
+        raise BadEvent(f"{to_code(event.card)} was not a legal card")
+    return CardAnalysis(
+        deal=deal.number,
+        trick=len(deal.tricks),
+        index=len(deal.trick),
+        seat=event.seat,
+        card=to_code(event.card),
+        values={to_code(c): v for c, v in sorted(values.items())},
+        best=tuple(to_code(c) for c, v in sorted(values.items()) if v == best_value),
+        loss=best_value - played,
+    )
+
+
+def _accuracy(ruleset: Ruleset, deals: Sequence[DealAnalysis]) -> tuple[SeatAccuracy, ...]:
+    out = []
+    for seat in range(ruleset.players):
+        mine = [c for d in deals for c in d.cards if c.seat == seat]
+        choices = [c for c in mine if len(set(c.values.values())) > 1]
+        out.append(
+            SeatAccuracy(
+                seat=seat,
+                cards=len(mine),
+                best=sum(c.loss == 0 for c in mine),
+                choices=len(choices),
+                best_of_choices=sum(c.loss == 0 for c in choices),
+                lost=sum(c.loss for c in mine),
+            )
+        )
+    return tuple(out)
+
+
+def legal_mask(deal: Deal, ruleset: Ruleset) -> Mask:
+    """The legal cards of the seat due to play (the engine's own rule)."""
+    seat = (deal.leader + len(deal.trick)) % ruleset.players
+    return playable(deal.hands[seat], deal.trick, deal.strain, ruleset)
