@@ -30,7 +30,17 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import db, drand_cmd, draw_cmd, log_audit, run, serve, verify_cmd, witness_cmd
+from services import (
+    analyse_cmd,
+    db,
+    drand_cmd,
+    draw_cmd,
+    log_audit,
+    run,
+    serve,
+    verify_cmd,
+    witness_cmd,
+)
 from services.rating import cli as rating_cli
 
 
@@ -190,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.register(sub)
     run.register(sub)
     verify_cmd.register(sub)
+    analyse_cmd.register(sub)
     draw_cmd.register(sub)
     witness_cmd.register(sub)
     log_audit.register(add_log_commands(sub))
