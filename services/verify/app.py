@@ -19,6 +19,7 @@ from belot_platform.supervise import Supervised
 from drand import verify as drand_verify
 from eventlog import EventStore
 from fairdeal.verifier.context import BlsCheck
+from services.verify.analyses import ANALYSIS_TASK, Analyses
 from services.verify.handlers import MAX_RECORD_BYTES, Api
 from services.verify.http import (
     RateLimiter,
@@ -54,6 +55,7 @@ def create_app(
     limits: RateLimits | None = None,
     bls: BlsCheck | None = drand_verify,
     max_record_bytes: int = MAX_RECORD_BYTES,
+    analysis_poll: float = 1.0,
 ) -> web.Application:
     """The service's app. ``schema``: where its projection lives (default
     ``BELOT_VERIFY_SCHEMA``; tests give their own); ``bls``: the BLS check handed to the
@@ -108,8 +110,13 @@ def create_app(
         projection = Projection(pool, schema or settings.verify_schema, reads)
         await projection.migrate()
         app[PROJECTION] = projection
-        api.attach(api_store, projection)
+        # The analysis job reads and writes on the primary; the API reads its rows there
+        # too (one row a match, read once a page: not worth a replica's lag).
+        analyses = Analyses(pool, schema or settings.verify_schema, store, bls,
+                            poll_interval=analysis_poll)  # fmt: skip
+        api.attach(api_store, projection, analyses)
         app[FEED] = feed = app[TASKS].spawn(FEED_TASK, lambda _: projection.feed(store))
+        analysing = app[TASKS].spawn(ANALYSIS_TASK, lambda _: analyses.run())
         # The transparency log: reads, cosignatures, and the signer (its key is this
         # process's only: services/verify/translog.py says why it lives here).
         app[LOG] = log_service = LogService(
@@ -129,6 +136,7 @@ def create_app(
         signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)
         yield
         await signing.stop()
+        await analysing.stop()
         await feed.stop()
 
     # The read pool after the primary's (it may be the primary's) and closed before it,

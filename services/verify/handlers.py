@@ -67,9 +67,10 @@ from fairdeal.verifier.wholelog import (
     receipts_check,
     round_check,
 )
+from services.verify.analyses import Analyses
 from services.verify.domain import FinishedMatch
 from services.verify.http import json_response
-from services.verify.matches import LoadedMatch, if_none_match, load_match
+from services.verify.matches import FINISHED_CACHE, LoadedMatch, if_none_match, load_match
 from services.verify.openapi import OPENAPI
 from services.verify.store import Projection
 
@@ -166,16 +167,20 @@ class Api:
     def __init__(self, bls: BlsCheck | None, *, max_record_bytes: int = MAX_RECORD_BYTES) -> None:
         self._store: EventStore | None = None
         self._projection: Projection | None = None
+        self._analyses: Analyses | None = None
         self.bls = bls
         self.max_record_bytes = max_record_bytes
         self._verifying = asyncio.Semaphore(VERIFY_CONCURRENCY)
         self._reports: OrderedDict[str, Report] = OrderedDict()
         self._stats: tuple[float, dict[str, Any]] | None = None
 
-    def attach(self, store: EventStore, projection: Projection) -> None:
+    def attach(
+        self, store: EventStore, projection: Projection, analyses: Analyses | None = None
+    ) -> None:
         """``store``: the log as the API reads it, on the projection's read pool
-        (``projection.reads``), so that :meth:`_reading` pins its reads too."""
-        self._store, self._projection = store, projection
+        (``projection.reads``), so that :meth:`_reading` pins its reads too; ``analyses``:
+        the analysis job's rows (services/verify/analyses.py)."""
+        self._store, self._projection, self._analyses = store, projection, analyses
 
     @property
     def store(self) -> EventStore:
@@ -335,6 +340,43 @@ class Api:
         }
         body = orjson.dumps(doc)
         return web.Response(body=body, content_type="application/json", headers=headers)
+
+    async def get_analysis(self, request: web.Request) -> web.Response:
+        """The match analysed double-dummy (belot-analysis/1), as the analysis job stored
+        it: 404 for no such match, 409 until it has ended and its seed is revealed, 409
+        ``analysis_pending`` (Retry-After) until the job has been to it, 409
+        ``not_verified`` for a record that does not verify."""
+        async with self._reading():
+            loaded = await self._load(request)
+        if not loaded.ended:
+            raise ServiceError(
+                "match_not_ended", "a match is analysed once it has ended: its cards are secret"
+            )
+        if not loaded.revealed:
+            raise ServiceError(
+                "seed_not_revealed",
+                "the match has ended; its server seed is revealed moments later: try again",
+                headers={"Retry-After": "5"},
+            )
+        if self._analyses is None:
+            raise ServiceError("starting", "the service is starting", headers={"Retry-After": "1"})
+        row = await self._db(self._analyses.get(loaded.match_id))
+        if row is None:
+            raise ServiceError(
+                "analysis_pending",
+                "the match is being analysed (a deal takes about a second): try again",
+                headers={"Retry-After": "5"},
+            )
+        if row["outcome"] != "analysed":
+            raise ServiceError("not_verified", f"not analysed: {row['reason']}")
+        tag = hashlib.sha256(("analysis|" + row["digest"]).encode()).hexdigest()[:40]
+        etag = f'"{tag}"'
+        headers = {"ETag": etag, "Cache-Control": FINISHED_CACHE}
+        if if_none_match(request.headers.get("If-None-Match"), etag):
+            return web.Response(status=304, headers=headers)
+        return web.Response(
+            body=orjson.dumps(row["analysis"]), content_type="application/json", headers=headers
+        )
 
     async def stats(self) -> dict[str, Any]:
         """The platform's figures, computed at most every :data:`STATS_SECONDS`."""
@@ -566,6 +608,7 @@ class Api:
             web.get("/v1/matches/{match_id}/record", self.get_record, allow_head=False),
             web.get("/v1/matches/{match_id}/verification", self.get_verification, allow_head=False),
             web.get("/v1/matches/{match_id}/receipts", self.get_receipts, allow_head=False),
+            web.get("/v1/matches/{match_id}/analysis", self.get_analysis, allow_head=False),
             web.post("/v1/matches/{match_id}/receipts", self.post_receipt),
             web.post("/v1/verify", self.post_verify),
             web.get("/v1/decks", self.get_deck, allow_head=False),

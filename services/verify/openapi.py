@@ -190,6 +190,28 @@ OPENAPI: Final[dict[str, Any]] = {
                 },
             }
         },
+        "/v1/matches/{match_id}/analysis": {
+            "get": {
+                "operationId": "getAnalysis",
+                "summary": "The finished match analysed double-dummy",
+                "description": "For every card played, each legal card's value with every "
+                "hand known (card points the seat's side takes from there less the other's), "
+                "the best cards and the points given away; each deal's card points by strain; "
+                "each seat's accuracy. Made once by the analysis job after the match ended, "
+                "from the verified record; `belot analyse` recomputes it from the record.",
+                "parameters": [_MATCH_ID, _IF_NONE_MATCH],
+                "responses": {
+                    "200": _json("Analysis", "the analysis (belot-analysis/1)", _CACHE_HEADERS),
+                    "304": _NOT_MODIFIED,
+                    "404": _error("unknown_match"),
+                    "409": _error(
+                        "match_not_ended, seed_not_revealed or analysis_pending (see "
+                        "Retry-After), or not_verified (the record fails a check)"
+                    ),
+                    **_COMMON_ERRORS,
+                },
+            }
+        },
         "/v1/matches/{match_id}/receipts": {
             "get": {
                 "operationId": "getReceipts",
@@ -521,6 +543,46 @@ OPENAPI: Final[dict[str, Any]] = {
                     "stream": {"type": "string"},
                     "version": {"type": "integer", "minimum": 1},
                     "signature": {"type": "string", "pattern": "^[0-9a-f]{128}$"},
+                },
+            },
+            "Analysis": {
+                "type": "object",
+                "required": ["format", "match_id", "ruleset", "deals", "seats"],
+                "properties": {
+                    "format": {"const": "belot-analysis/1"},
+                    "match_id": {"type": "string"},
+                    "ruleset": {"type": "string"},
+                    "deals": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["deal", "strain", "taker", "cards", "contracts"],
+                            "properties": {
+                                "deal": {"type": "integer"},
+                                "strain": {"type": "string"},
+                                "taker": {"type": ["integer", "null"]},
+                                "cards": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "required": ["deal", "trick", "index", "seat", "card",
+                                                     "values", "best", "loss"],
+                                        "properties": {
+                                            "card": {"type": "string"},
+                                            "values": {
+                                                "type": "object",
+                                                "additionalProperties": {"type": "integer"},
+                                            },
+                                            "best": {"type": "array", "items": {"type": "string"}},
+                                            "loss": {"type": "integer", "minimum": 0},
+                                        },
+                                    },
+                                },
+                                "contracts": {"type": "array"},
+                            },
+                        },
+                    },
+                    "seats": {"type": "array"},
                 },
             },
             "Receipts": {

@@ -29,6 +29,7 @@ from eventlog import EventStore, RecordedEvent
 from eventlog.follow import Follower
 from eventlog.migrations import Component, Migration, apply, quote_schema
 from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
+from services.verify.analyses import ANALYSES_MIGRATION, ANALYSES_PRIVILEGES
 from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
 from services.verify.reads import ReadPool
@@ -99,6 +100,9 @@ CREATE TABLE IF NOT EXISTS {s}.verify_seed_receipts (
 );
 """,
         ),
+        # Each finished match analysed double-dummy (services/verify/analyses.py): derived
+        # data anyone recomputes from the record, kept so as not to solve again.
+        Migration(7, "finished matches analysed double-dummy", ANALYSES_MIGRATION),
     ),
 )
 
@@ -112,6 +116,7 @@ PRIVILEGES: Final = {
     **TRANSLOG_PRIVILEGES,
     # A receipt is kept once (no UPDATE, no DELETE): what a seat published stays.
     "verify_seed_receipts": "SELECT, INSERT",
+    **ANALYSES_PRIVILEGES,
 }
 
 

@@ -68,7 +68,7 @@ export const ERROR_CODES = Object.freeze([
   // The fair deal: the seats' seeds, the server's seed, drand.
   "seed_not_hex", "seed_wrong_length", "seed_window_closed", "seed_already_sent", "seed_mismatch",
   "bad_key", "bad_signature", "bad_receipt", "bad_name", "no_receipt_key", "seed_lost",
-  "seed_not_revealed", "inputs_not_fixed", "match_not_ended", "match_exists", "unknown_match",
+  "seed_not_revealed", "inputs_not_fixed", "match_not_ended", "analysis_pending", "not_verified", "match_exists", "unknown_match",
   "bad_commitment", "bad_seats", "bad_window", "bad_round_lead", "unknown_chain", "wrong_round",
   "not_due", "bad_randomness", "bad_deal", "bad_cards", "bad_payload", "unknown_event",
   // Finished matches (the verify API's queries).

@@ -1245,6 +1245,8 @@ export default Object.freeze({
   "error.seed_not_revealed": "Сървърът още не е разкрил своя сийд",
   "error.inputs_not_fixed": "Още не са получени всички сийдове или стойността на drand",
   "error.match_not_ended": "Мачът още не е завършил",
+  "error.analysis_pending": "Играта още се анализира",
+  "error.not_verified": "Записът на играта не минава проверката",
   "error.match_exists": "Този мач вече е отворен",
   "error.unknown_match": "Няма такъв мач",
   "error.bad_commitment": "Този ангажимент не е SHA-256 хеш",

@@ -1265,6 +1265,8 @@ export default Object.freeze({
   "error.seed_not_revealed": "The server has not revealed its seed yet",
   "error.inputs_not_fixed": "The seeds or drand's value are not all in yet",
   "error.match_not_ended": "The match has not ended yet",
+  "error.analysis_pending": "The match is still being analysed",
+  "error.not_verified": "The match's record does not verify",
   "error.match_exists": "That match is already open",
   "error.unknown_match": "There is no such match",
   "error.bad_commitment": "That commitment is not a SHA-256 hash",

@@ -1245,6 +1245,8 @@ export default Object.freeze({
   "error.seed_not_revealed": "Le serveur n'a pas encore révélé sa graine",
   "error.inputs_not_fixed": "Les graines ou la valeur de drand ne sont pas encore toutes arrivées",
   "error.match_not_ended": "Le match n'est pas encore terminé",
+  "error.analysis_pending": "La partie est encore en cours d’analyse",
+  "error.not_verified": "L’enregistrement de la partie ne se vérifie pas",
   "error.match_exists": "Ce match est déjà ouvert",
   "error.unknown_match": "Ce match n'existe pas",
   "error.bad_commitment": "Cet engagement n'est pas un hachage SHA-256",

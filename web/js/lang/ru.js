@@ -1245,6 +1245,8 @@ export default Object.freeze({
   "error.seed_not_revealed": "Сервер ещё не раскрыл свой сид",
   "error.inputs_not_fixed": "Ещё не получены все сиды или значение drand",
   "error.match_not_ended": "Матч ещё не закончился",
+  "error.analysis_pending": "Партия ещё анализируется",
+  "error.not_verified": "Запись партии не проходит проверку",
   "error.match_exists": "Этот матч уже открыт",
   "error.unknown_match": "Такого матча нет",
   "error.bad_commitment": "Это обязательство — не хеш SHA-256",
