@@ -21,8 +21,8 @@ perfect play from there. A card whose loss is 0 is a best card; equivalent cards
 the 7 of a suit with nothing between them that matters) have equal values, so either is
 best. The loss is measured against the true deal, which the player did not see: a card
 can be the right play on what a seat knows and still lose points double-dummy. This is
-what the accuracy figures say and no more; the fair-play statistics that compare a
-seat's choices with what it could know are another thing (docs/fair-play.md).
+what the accuracy figures say and no more: comparing a seat's choices with what it could
+know (its information set) is another measure, which this module does not make.
 
 **The contract table.** For each strain the ruleset lets a player choose and each side
 as the taker, the card points the taker's side takes double-dummy from the deal's first

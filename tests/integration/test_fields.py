@@ -251,6 +251,10 @@ async def _sessions(c: Ctx) -> Request:
     return gw("POST", "/v1/sessions", {"name": c.ann.name, "password": "correct horse"})
 
 
+async def _language(c: Ctx) -> Request:
+    return gw("PUT", "/v1/account/language", {"language": "ru"}, auth=c.ann.token)
+
+
 async def _lobby(c: Ctx) -> Request:
     return gw("GET", "/v1/lobby", query={"ruleset": "club", "status": "open"})
 
@@ -434,6 +438,12 @@ CORRECTION_FIELDS = tuple(CORRECTION)
 GATEWAY: list[Route] = [
     Route("POST /v1/accounts", ("name", "password"), _accounts, accept={"name": {"bad_name": 400}}),
     Route("POST /v1/sessions", ("name", "password"), _sessions),
+    Route(
+        "PUT /v1/account/language",
+        ("language",),
+        _language,
+        accept={"language": {"bad_language": 400}},
+    ),
     Route("GET /v1/lobby", ("?ruleset", "?status"), _lobby),
     Route("POST /v1/tables", TABLE_OPTIONS, _create_table, accept=BAD_KEY),
     Route("GET /v1/tables/{table_id}", ("/table_id",), _table),

@@ -76,7 +76,7 @@ test("every key the code asks for is in the catalogues, and every key there is a
     found.keys.forEach((k) => keys.add(k));
     found.prefixes.forEach((p) => prefixes.add(p));
   }
-  for (const p of prefixes) assert.ok(p.length >= 3 && p.endsWith("."), `a key made at run time from "${p}": its fixed start must be a whole prefix ("error.")`);
+  for (const p of prefixes) assert.ok(p.length >= 3 && p.endsWith("."), `the fixed start "${p}" of a key made at run time must be a whole prefix ("error.")`);
   const en = Object.keys(CATALOGUES.en);
   const missing = [...keys].filter((k) => !Object.hasOwn(CATALOGUES.en, k));
   assert.deepEqual(missing.sort(), [], "keys the code asks for that no catalogue has");
