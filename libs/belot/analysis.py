@@ -54,7 +54,9 @@ NODE_LIMIT = 200_000_000
 class CardAnalysis:
     """One card played: by ``seat`` in deal ``deal``, trick ``trick`` (0-based), as the
     ``index``-th card of it; each legal card's value (``values``, by card code), the best
-    cards, and the points the card played gave away."""
+    cards, the points the card played gave away, and the deal's card-point margin (side 0's
+    card points less side 1's at the deal's end, the capot bonus included) if both sides
+    play perfectly after this card (what the replay's chart draws, card by card)."""
 
     deal: int
     trick: int
@@ -64,12 +66,13 @@ class CardAnalysis:
     values: dict[str, int]
     best: tuple[str, ...]
     loss: int
+    margin: int
 
     def to_json(self) -> dict[str, Any]:
         return {
             "deal": self.deal, "trick": self.trick, "index": self.index, "seat": self.seat,
             "card": self.card, "values": dict(self.values), "best": list(self.best),
-            "loss": self.loss,
+            "loss": self.loss, "margin": self.margin,
         }  # fmt: skip
 
 
@@ -96,10 +99,12 @@ class DealAnalysis:
     taker: int | None
     cards: tuple[CardAnalysis, ...]
     contracts: tuple[ContractValue, ...]
+    #: The margin (see :class:`CardAnalysis`) with perfect play from the first lead.
+    start: int
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "deal": self.deal, "strain": self.strain, "taker": self.taker,
+            "deal": self.deal, "strain": self.strain, "taker": self.taker, "start": self.start,
             "cards": [c.to_json() for c in self.cards],
             "contracts": [c.to_json() for c in self.contracts],
         }  # fmt: skip
@@ -243,10 +248,20 @@ def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True
             None if at_lead.taker < 0 else at_lead.taker,
             tuple(cards),
             _contract_table(ruleset, at_lead) if contracts else (),
+            _margin(at_lead, cards[0].seat, max(cards[0].values.values())),
         )
         for number, (at_lead, cards) in played.items()
     )
     return MatchAnalysis(first.match_id, ruleset.name, deals, _accuracy(ruleset, deals))
+
+
+def _margin(deal: Deal, seat: int, value: int) -> int:
+    """Side 0's final card points less side 1's, from the points taken before this card
+    and the value (for ``seat``'s side) of what is played now and after."""
+    side = side_of(seat)
+    taken = deal.points[side] - deal.points[1 - side]
+    mine = taken - value if deal.strain == MISERE else taken + value
+    return mine if side == 0 else -mine
 
 
 def _card(deal: Deal, event: CardPlayed, values: dict[int, int]) -> CardAnalysis:
@@ -263,6 +278,7 @@ def _card(deal: Deal, event: CardPlayed, values: dict[int, int]) -> CardAnalysis
         values={to_code(c): v for c, v in sorted(values.items())},
         best=tuple(to_code(c) for c, v in sorted(values.items()) if v == best_value),
         loss=best_value - played,
+        margin=_margin(deal, event.seat, played),
     )
 
 

@@ -16,7 +16,7 @@ from belot.bots.solver import Solver
 from belot.cards import FULL_DECK, to_code
 from belot.commands import PlayCard
 from belot.errors import BadEvent
-from belot.events import CardPlayed, DealScored, MatchStarted
+from belot.events import CardPlayed, DealScored, DealStarted, MatchStarted, TrickTaken
 from belot.evolve import evolve
 from belot.match import DueKind, due, legal_moves
 from belot.play import MISERE, playable
@@ -46,6 +46,22 @@ def late_positions(name: str, seed: int):  # type: ignore[no-untyped-def]
             if ruleset.tricks - len(deal.tricks) <= TRICKS_FROM_END:
                 yield deal, event
         state = evolve(state, event)
+
+
+def trick_points_by_deal(log, ruleset):  # type: ignore[no-untyped-def]
+    """Each deal's card points and tricks taken by each side, from its TrickTaken events:
+    {deal: [points 0, points 1, tricks 0, tricks 1]}."""
+    out: dict[int, list[int]] = {}
+    deal = -1
+    for e in log:
+        if isinstance(e, DealStarted):
+            deal = e.deal_number
+        elif isinstance(e, TrickTaken):
+            side = side_of(e.seat)
+            got = out.setdefault(deal, [0, 0, 0, 0])
+            got[side] += e.points
+            got[2 + side] += 1
+    return out
 
 
 def brute_values(ruleset, deal):  # type: ignore[no-untyped-def]
@@ -114,6 +130,18 @@ def test_a_whole_match_is_analysed_card_by_card(name: str) -> None:
             assert min(contract.points) >= 0, contract
             if ruleset.players == 4:
                 assert sum(contract.points) in (162, 162 + ruleset.capot_bonus), contract
+    # The margin, card by card: each card moves it by exactly the points it gave away,
+    # and after the deal's last card it is what the tricks gave (the capot bonus aside).
+    taken = trick_points_by_deal(table.log, ruleset)
+    for deal in analysis.deals:
+        margins = [deal.start, *(c.margin for c in deal.cards)]
+        for c, before, after in zip(deal.cards, margins[:-1], margins[1:], strict=True):
+            assert abs(after - before) == c.loss, (deal.deal, c)
+        if len(deal.cards) == ruleset.players * ruleset.tricks:  # played to its end
+            p0, p1, t0, t1 = taken[deal.deal]
+            capot = ruleset.capot_bonus if min(t0, t1) == 0 and deal.strain != "misere" else 0
+            want = p0 - p1 + (capot if t0 else -capot)
+            assert deal.cards[-1].margin == want, (deal.deal, points)
     doc = analysis.to_json()
     assert doc["format"] == "belot-analysis/1" and len(doc["deals"]) == len(analysis.deals)
 
