@@ -141,7 +141,7 @@ def test_a_whole_match_is_analysed_card_by_card(name: str) -> None:
             p0, p1, t0, t1 = taken[deal.deal]
             capot = ruleset.capot_bonus if min(t0, t1) == 0 and deal.strain != "misere" else 0
             want = p0 - p1 + (capot if t0 else -capot)
-            assert deal.cards[-1].margin == want, (deal.deal, points)
+            assert deal.cards[-1].margin == want, (deal.deal, p0, p1, t0, t1)
     doc = analysis.to_json()
     assert doc["format"] == "belot-analysis/1" and len(doc["deals"]) == len(analysis.deals)
 
