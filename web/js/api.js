@@ -128,6 +128,10 @@ export class VerifyApi {
   verification(id) {
     return call(this.base, "GET", `/v1/matches/${encodeURIComponent(id)}/verification`);
   }
+  /** The match analysed double-dummy (docs/analysis.md). */
+  analysis(id) {
+    return call(this.base, "GET", `/v1/matches/${encodeURIComponent(id)}/analysis`);
+  }
 }
 
 /**

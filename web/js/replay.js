@@ -14,6 +14,7 @@ import { keepHashServed, recordHash } from "./keeper.js";
 import { formatTime, has, language, t } from "./i18n.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { fallbackReason, rulesetName, withElements } from "./names.js";
+import { cardVerdict, dealAnalysis, dealSection, seatsTable } from "./analysis.js";
 import { cardFace, errorText, h, replace, sayError } from "./ui.js";
 
 /** A deal's outcome as the record names it ("made", "failed", "level", ...). */
@@ -117,6 +118,13 @@ export function renderReplay(root, ctx, matchId) {
     } catch (e) {
       reportError = e;
     }
+    let analysis = null;
+    let analysisError = null;
+    try {
+      analysis = await ctx.verify.analysis(matchId);
+    } catch (e) {
+      analysisError = e;
+    }
     const inputs = await recompute(record);
     if (stopped) return;
     const kept = ctx.store.kept(matchId);
@@ -129,7 +137,8 @@ export function renderReplay(root, ctx, matchId) {
         inputsSection(record, inputs, ctx),
         keptSection(record, kept, inputs),
         sheetSection(record, ctx),
-        dealsSection(record, inputs, ctx),
+        analysisSection(record, analysis, analysisError, ctx),
+        dealsSection(record, inputs, ctx, analysis),
         reportSection(report, reportError, ctx, matchId),
       ),
     );
@@ -298,12 +307,20 @@ function sheetSection(record, ctx) {
   return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => (mine?.seat === seat ? t("replay.seat_you", { seat }) : t("replay.seat", { seat })) });
 }
 
-function dealsSection(record, inputs, ctx) {
+/** The match analysed double-dummy (analysis.js): each seat's figures; a deal's are in
+ * its view below. When the API has none yet, why. */
+function analysisSection(record, analysis, error, ctx) {
+  const seatName = (seat) => seatLabel(record, seat, ctx);
+  const body = analysis ? seatsTable(analysis, seatName) : h("p", { class: "dim", id: "analysis-none" }, error ? errorText(error, t("analysis.none")) : t("analysis.none"));
+  return h("section", { id: "analysis", dataset: { ready: analysis ? "yes" : "no" } }, h("h2", {}, t("analysis.title")), h("p", { class: "dim" }, t("analysis.about")), body);
+}
+
+function dealsSection(record, inputs, ctx, analysis = null) {
   const box = h("div", { id: "deal-view" });
   const tabs = h("div", { class: "deal-tabs" });
   const show = (i) => {
     for (const [j, b] of [...tabs.children].entries()) b.classList.toggle("active", j === i);
-    replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], ctx));
+    replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], ctx, analysis ? dealAnalysis(analysis, record.deals[i].deal) : undefined));
   };
   record.deals.forEach((d, i) => tabs.append(h("button", { type: "button", dataset: { deal: d.deal }, onclick: () => show(i) }, d.abandoned ? t("replay.deal_tab_redealt", { deal: d.deal + 1 }) : t("replay.deal_tab", { deal: d.deal + 1 }))));
   const section = h("section", { id: "deals" }, h("h2", {}, t("replay.each_deal")), tabs, box);
@@ -318,7 +335,8 @@ function dealSteps(record, d) {
   const start = events.findIndex((e) => e.type === "DealStarted" && e.payload.deal_number === d.deal);
   const steps = [];
   const state = { hands: Array.from({ length: n }, () => []), calls: [], trick: [], last: null, won: Array(n).fill(0), text: "" };
-  const snap = (text) => steps.push({ ...structuredClone(state), text });
+  const snap = (text, extra = {}) => steps.push({ ...structuredClone(state), text, ...extra });
+  let played = 0; // the cards played so far in the deal: the analysis's index of each
   for (let i = start; i >= 0 && i < events.length; i++) {
     const e = events[i];
     const p = e.payload;
@@ -337,7 +355,7 @@ function dealSteps(record, d) {
     } else if (e.type === "CardPlayed") {
       state.hands[p.seat] = state.hands[p.seat].filter((c) => c !== p.card);
       state.trick.push([p.seat, p.card]);
-      snap(t("replay.step_play", { seat: p.seat, card: cardLabel(p.card) }));
+      snap(t("replay.step_play", { seat: p.seat, card: cardLabel(p.card) }), { cardIndex: played++ });
     } else if (e.type === "TrickTaken") {
       state.won[p.seat] += 1;
       state.last = state.trick;
@@ -379,7 +397,8 @@ function dealMeta(d) {
   return parts;
 }
 
-function dealView(record, d, recomputed, ctx) {
+/** ``da``: the deal's analysis (null: none for this deal; undefined: no analysis). */
+function dealView(record, d, recomputed, ctx, da = undefined) {
   const n = record.ruleset.players;
   const steps = dealSteps(record, d);
   const deckLine = h(
@@ -394,10 +413,13 @@ function dealView(record, d, recomputed, ctx) {
   const stage = h("div", { class: "stage" });
   const slider = h("input", { type: "range", min: 0, max: Math.max(0, steps.length - 1), value: 0, id: "step" });
   const label = h("span", { id: "step-label" });
+  const judged = h("p", { class: "step-analysis", id: "step-analysis", "aria-live": "polite" });
   const draw = () => {
     const i = Number(slider.value);
     const s = steps[i];
     label.textContent = s ? t("replay.step_label", { step: i + 1, steps: steps.length, text: s.text }) : t("replay.no_steps");
+    judged.textContent = s?.cardIndex !== undefined && da ? cardVerdict(da, s.cardIndex) : "";
+    judged.dataset.card = s?.cardIndex ?? "";
     if (!s) return replace(stage);
     const pos = (seat) => ["bottom", "left", "top", "right"][n === 2 ? seat * 2 : seat];
     replace(
@@ -434,7 +456,9 @@ function dealView(record, d, recomputed, ctx) {
     label,
   );
   draw();
-  return h("div", {}, meta, deckLine, controls, stage);
+  const seatName = (seat) => seatLabel(record, seat, ctx);
+  const sideName = (side) => sideLabel(record, side);
+  return h("div", {}, meta, deckLine, controls, judged, stage, da === undefined ? null : dealSection(da, seatName, sideName));
 }
 
 /** A check's name in the verify API's report ("seat_seeds"), in the player's language. */
