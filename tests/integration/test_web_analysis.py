@@ -2,12 +2,11 @@
 figures, a deal's chart, its cards that gave points away and its table of contracts,
 and beside each card of the steps its verdict; every number the page shows is the API's
 (GET /v1/matches/{id}/analysis, made by the verify service's analysis job). And the same
-page in Russian. Screenshots: docs/img/replay-analysis-{phone,laptop}.png."""
+page in Russian. Screenshots: tests/artifacts/replay-analysis-{phone,laptop}.png (with
+BELOT_DOCS_SHOTS=1, copied to docs/img/)."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -16,11 +15,17 @@ import pytest
 from drand.clock import ScaledClock
 from tests.browser import chromium
 from tests.integration.table_support import ORIGIN, eventually
-from tests.integration.test_web_browser import ARTIFACTS, CHROMIUM, explained, watchdog, web_stack
+from tests.integration.test_web_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    explained,
+    to_docs,
+    watchdog,
+    web_stack,
+)
 from tests.integration.test_web_table import LAPTOP, PHONE
 from tools.matchgen import MatchSpec, generate, write
 
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 SPEC = MatchSpec(match_id="web-analysis-1", ruleset="club", label="web-analysis", target=300)
 
 pytestmark = [
@@ -102,7 +107,7 @@ async def test_the_replay_shows_the_analysis_the_api_made(
                 await page.set_viewport(*size)
                 await page.evaluate(f"document.querySelector('{where}').scrollIntoView()")
                 shot = await page.screenshot(ARTIFACTS / f"replay-analysis-{name}.png", False)
-                shutil.copy(shot, DOCS_IMG / shot.name)
+                to_docs(shot)
                 shots.append(shot)
             # In Russian: the same numbers, the words of the catalogue.
             await page.goto(f"{web.url}?lang=ru#/replay/{SPEC.match_id}")

@@ -46,8 +46,10 @@ import base64
 import contextlib
 import hashlib
 import json
+import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -639,6 +641,17 @@ async def checks_shown(page: Page) -> dict[str, str]:
 
 def artifact(name: str) -> Path:
     return ARTIFACTS / name
+
+
+#: Where the docs' screenshots live: a test copies its screenshot there only when
+#: BELOT_DOCS_SHOTS=1 asks it to (a run of the tests leaves the checkout as it was).
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+def to_docs(shot: Path) -> None:
+    """Copy ``shot`` to docs/img/ when BELOT_DOCS_SHOTS=1 (the docs' pictures renewed)."""
+    if os.environ.get("BELOT_DOCS_SHOTS") == "1":
+        shutil.copy(shot, DOCS_IMG / shot.name)
 
 
 @contextlib.asynccontextmanager

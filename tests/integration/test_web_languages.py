@@ -14,7 +14,7 @@
    through the same checks: the longest language's words fit.
 
 Screenshots of the table (phone and laptop) and of the score sheet in each language go
-to tests/artifacts/ (web-lang-*.png); docs/img/ holds copies of them.
+to tests/artifacts/ (web-lang-*.png); with BELOT_DOCS_SHOTS=1 they are copied to docs/img/.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import asyncio
 import json
 import random
 import re
-import shutil
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -42,6 +41,7 @@ from tests.integration.test_web_browser import (
     PASSWORD,
     as_player,
     explained,
+    to_docs,
     watchdog,
     web_stack,
 )
@@ -55,8 +55,6 @@ from tests.integration.test_web_table import (
     play_by_clicks,
 )
 from tools.matchgen import stored_record
-
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
@@ -127,7 +125,7 @@ async def shoot(page: Page, name: str) -> dict[str, Path]:
             "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
         )
         path = await page.screenshot(ARTIFACTS / f"web-lang-{name}-{label}.png", full_page=whole)
-        shutil.copy(path, DOCS_IMG / path.name)
+        to_docs(path)
         shots[label] = path
     return shots
 
@@ -274,5 +272,5 @@ async def test_ivan_plays_a_rated_match_and_is_on_the_leaderboard_in_russian(
             assert CYRILLIC.search(text.replace(ivan.name, "").replace(olga.name, "")), text
             await page.set_viewport(*PHONE)
             shot = await page.screenshot(ARTIFACTS / "web-lang-ru-leaderboard.png")
-            shutil.copy(shot, DOCS_IMG / shot.name)
+            to_docs(shot)
             assert page.errors == [], page.errors
