@@ -116,7 +116,7 @@ async def choose(page: Page, language: str) -> None:
 
 async def shoot(page: Page, name: str) -> dict[str, Path]:
     """The table at both sizes as the screen shows it, and the whole page at the
-    laptop's (the score sheet under the table), to tests/artifacts/ and docs/img/."""
+    laptop's (the score sheet under the table), to tests/artifacts/ (and docs/img/: to_docs)."""
     shots = {}
     for label, size, whole in (("phone", PHONE, False), ("laptop", LAPTOP, False),
                                ("sheet", LAPTOP, True)):  # fmt: skip
