@@ -318,6 +318,8 @@ class Settings:
     translog_witness_ttl: int = 86_400
     translog_witness_ttl_new: int = 600
     translog_witnesses_per_address: int = 4
+    #: Finished matches the verify service's analysis job analyses at once (0: no job).
+    verify_analysis_workers: int = 1
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -518,6 +520,9 @@ class Settings:
             translog_vkey=translog_vkey,
             translog_interval=_float(
                 "BELOT_TRANSLOG_INTERVAL", get("BELOT_TRANSLOG_INTERVAL"), 1.0, 60.0
+            ),
+            verify_analysis_workers=_int(
+                "BELOT_VERIFY_ANALYSIS_WORKERS", get("BELOT_VERIFY_ANALYSIS_WORKERS"), 1, 0, 64
             ),
             translog_witnesses=witnesses,
             translog_max_witnesses=_int(

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import asyncpg
 import orjson
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 from eventlog import EventStore
 from eventlog.migrations import quote_schema
@@ -61,6 +61,10 @@ ANALYSES = Counter(
     "Finished matches the analysis job took, by outcome (analysed, not_verified).",
     ["outcome"],
 )
+BACKLOG = Gauge(
+    "belot_verify_analysis_backlog",
+    "Finished matches waiting for the analysis job (ended, seed revealed, not analysed).",
+)
 ANALYSIS_SECONDS = Histogram(
     "belot_verify_analysis_seconds",
     "Time to verify and analyse one finished match.",
@@ -79,8 +83,10 @@ class Analyses:
         bls: BlsCheck | None,
         *,
         poll_interval: float = 1.0,
+        workers: int = 1,
     ) -> None:
         self._pool = pool
+        self._workers = max(1, workers)
         self._s = quote_schema(schema)
         self._store = store
         self._bls = bls
@@ -129,15 +135,30 @@ class Analyses:
         ANALYSIS_SECONDS.observe(seconds)
         return outcome
 
+    async def backlog(self) -> int:
+        """How many finished matches wait for their analysis."""
+        count: int = await self._pool.fetchval(
+            f"SELECT count(*) FROM {self._s}.verify_matches m WHERE m.revealed AND NOT EXISTS"
+            f" (SELECT 1 FROM {self._s}.verify_analyses a WHERE a.match_id = m.match_id)"
+        )
+        return count
+
     async def run(self) -> None:
-        """Forever (cancel to stop): analyse what is pending, then look again after
-        ``poll_interval``. A failure is raised: run it under a supervisor, which logs it
-        and starts it again (what is not stored is analysed again)."""
+        """Forever (cancel to stop): analyse what is pending, ``workers`` matches at once
+        (each in a thread: the solver releases the GIL), then look again after
+        ``poll_interval``; the backlog is a gauge. A failure is raised: run it under a
+        supervisor, which logs it and starts it again (what is not stored is analysed
+        again)."""
+        gate = asyncio.Semaphore(self._workers)
+
+        async def one(match_id: str) -> str | None:
+            async with gate:
+                return await self.analyse(match_id)
+
         while True:
-            done = 0
-            for match_id in await self.pending():
-                if await self.analyse(match_id) is not None:
-                    done += 1
+            BACKLOG.set(await self.backlog())
+            pending = await self.pending(max(BATCH, self._workers))
+            done = [o for o in await asyncio.gather(*map(one, pending)) if o is not None]
             if not done:
                 await asyncio.sleep(self._poll)
 

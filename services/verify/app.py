@@ -112,11 +112,16 @@ def create_app(
         app[PROJECTION] = projection
         # The analysis job reads and writes on the primary; the API reads its rows there
         # too (one row a match, read once a page: not worth a replica's lag).
+        workers = settings.verify_analysis_workers
         analyses = Analyses(pool, schema or settings.verify_schema, store, bls,
-                            poll_interval=analysis_poll)  # fmt: skip
+                            poll_interval=analysis_poll, workers=workers)  # fmt: skip
         api.attach(api_store, projection, analyses)
         app[FEED] = feed = app[TASKS].spawn(FEED_TASK, lambda _: projection.feed(store))
-        analysing = app[TASKS].spawn(ANALYSIS_TASK, lambda _: analyses.run())
+        # BELOT_VERIFY_ANALYSIS_WORKERS=0: no job here (another replica, or none, runs it;
+        # the API serves what is stored and says analysis_pending for the rest).
+        analysing = (
+            app[TASKS].spawn(ANALYSIS_TASK, lambda _: analyses.run()) if workers else None
+        )
         # The transparency log: reads, cosignatures, and the signer (its key is this
         # process's only: services/verify/translog.py says why it lives here).
         app[LOG] = log_service = LogService(
@@ -136,7 +141,8 @@ def create_app(
         signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)
         yield
         await signing.stop()
-        await analysing.stop()
+        if analysing is not None:
+            await analysing.stop()
         await feed.stop()
 
     # The read pool after the primary's (it may be the primary's) and closed before it,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -53,22 +54,22 @@ async def test_finished_matches_are_analysed_once_and_served(servers: Any, pg_po
     await roles.prepare(pg_pool, schema)
     store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     settings = Settings(pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema)
-    # A replica whose job looks for work once an hour: what it has not analysed is pending.
-    idle = await client_of(settings, schema, poll=3600)
+    # A replica without the job (BELOT_VERIFY_ANALYSIS_WORKERS=0): what nobody analysed
+    # is pending there.
+    idle = await client_of(replace(settings, verify_analysis_workers=0), schema, poll=0.05)
     try:
         await write(store, generate(CLUB))
 
-        async def pending_or_done() -> bool:
+        async def pending() -> bool:
             status, body, headers = await answer(idle, f"/v1/matches/{CLUB.match_id}/analysis")
             seen.append((status, body, headers))
-            return status == 200 or body.get("error") == "analysis_pending"
+            return body.get("error") not in ("match_not_ended", "seed_not_revealed")
 
         seen: list[Any] = []
-        await eventually(pending_or_done, timeout=30)
+        await eventually(pending, timeout=30)
         status, body, headers = seen[-1]
-        if status == 409:  # the idle job had looked before the match ended
-            assert body["error"] == "analysis_pending", body
-            assert headers["Retry-After"] == "5"
+        assert (status, body["error"]) == (409, "analysis_pending"), body
+        assert headers["Retry-After"] == "5"
         # A working replica on the same schema analyses; both then serve it.
         busy = await client_of(settings, schema, poll=0.05)
         try:
@@ -118,6 +119,12 @@ async def test_finished_matches_are_analysed_once_and_served(servers: Any, pg_po
             }  # fmt: skip
             spec = (await answer(busy, "/v1/openapi.json"))[1]
             assert "/v1/matches/{match_id}/analysis" in spec["paths"]
+
+            async def no_backlog() -> bool:
+                text = await (await busy.get("/metrics")).text()
+                return "\nbelot_verify_analysis_backlog 0.0" in text
+
+            await eventually(no_backlog, timeout=10)  # everything finished is analysed
         finally:
             await busy.close()
     finally:
