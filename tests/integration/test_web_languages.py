@@ -83,6 +83,36 @@ LATIN_WORDS = r"""((names) => {
 CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
+#: The pages besides the table, each with its lists and the catalogue key each says while
+#: it loads them: the page is read once every list has its data.
+PAGES = (
+    ("#/", (("#tables", "lobby.loading"),)),
+    ("#/matches", (("#matches", "replay.loading_matches"),)),
+    ("#/tournaments", (("#tournament-list", "tour.loading_list"),)),
+    ("#/leaderboards/club", (("#leaderboard", "players.loading_leaderboard"),)),
+    ("#/my-matches", (("#my-tables", "players.loading_tables"),
+                      ("#my-finished", "players.loading_finished"))),
+)  # fmt: skip
+
+LOADED = """(async (lists) => {
+  const {t} = await import('/js/i18n.js');
+  return lists.every(([sel, key]) => {
+    const el = document.querySelector(sel);
+    return el && el.textContent.trim() && el.textContent.trim() !== t(key);
+  });
+})"""
+
+
+async def every_page_speaks(page: Page, url: str, names: list[str]) -> None:
+    """Each page besides the table, once its lists are drawn, shows no English word (the
+    players' ``names`` aside)."""
+    for hash_, lists in PAGES:
+        await page.goto(f"{url}{hash_}")
+        await page.wait_for(f"({LOADED})({json.dumps(lists)})")
+        left = await page.evaluate(f"({LATIN_WORDS})({json.dumps(names)})")
+        assert left == [], (hash_, " ".join(sorted(set(left))))
+
+
 def speaks(language: str, me: str) -> Callable[[Page, dict[str, Any]], Awaitable[None]]:
     """Each turn's check: the hot keys S, C, A and F, pressed at their places on a Russian
     layout (they type ы, с, ф, а), are answered in ``language``; the table shows no English
@@ -272,5 +302,14 @@ async def test_ivan_plays_a_rated_match_and_is_on_the_leaderboard_in_russian(
             assert CYRILLIC.search(text.replace(ivan.name, "").replace(olga.name, "")), text
             await page.set_viewport(*PHONE)
             shot = await page.screenshot(ARTIFACTS / "web-lang-ru-leaderboard.png")
+            # Logged in as Иван, every other page in Russian: the lobby, finished matches,
+            # tournaments, the leaderboard, his matches (with the rated one in them).
+            await page.goto(f"{web.url}#/login")
+            await page.wait_for("document.querySelector('#login')")
+            await page.type("#name", ivan.name)
+            await page.type("#password", "correct horse")  # gateway_support.Player's
+            await page.click("#log-in")
+            await page.wait_for("document.querySelector('#create-table')")
+            await every_page_speaks(page, web.url, [ivan.name, olga.name])
             to_docs(shot)
             assert page.errors == [], page.errors
