@@ -6,8 +6,7 @@ played in the game core (``belot.match``: ``due``, the seat's ``view``,
 ``belot.bots.choose``, ``decide``, ``evolve``; decks from the fair-deal recipe with seeds
 of this run), and the CPU of playing them is counted (``time.process_time``): the game
 core's own cost per deal, which bench/capacity.py measures the whole platform's deal
-against (a table worker costs about 2x it, all the platform's processes together about
-12x: docs/bench/capacity.md). Then each match is analysed as the verify service's job
+against (docs/bench/capacity.md). Then each match is analysed as the verify service's job
 does it (:func:`belot.analysis.analyse`: every card's values, the contract table), its
 CPU counted per deal and per match (median and p99).
 
