@@ -36,11 +36,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from belot.cards import LAST_TRICK_POINTS, Mask, to_code
+from belot.cards import LAST_TRICK_POINTS, to_code
 from belot.errors import BadEvent
 from belot.events import CardPlayed, Event, MatchStarted
 from belot.evolve import evolve
-from belot.play import CARD_POINTS, MISERE, playable
+from belot.play import CARD_POINTS, MISERE
 from belot.ruleset import SUIT_STRAINS, Ruleset, Strain
 from belot.seats import side_of
 from belot.state import Deal, Match, new_match
@@ -298,9 +298,3 @@ def _accuracy(ruleset: Ruleset, deals: Sequence[DealAnalysis]) -> tuple[SeatAccu
             )
         )
     return tuple(out)
-
-
-def legal_mask(deal: Deal, ruleset: Ruleset) -> Mask:
-    """The legal cards of the seat due to play (the engine's own rule)."""
-    seat = (deal.leader + len(deal.trick)) % ruleset.players
-    return playable(deal.hands[seat], deal.trick, deal.strain, ruleset)

@@ -26,7 +26,6 @@ export const PSEUDO = "en-XA";
 export const DEFAULT_LANGUAGE = "en";
 
 let current = DEFAULT_LANGUAGE;
-const listeners = new Set();
 
 /** The language the words are in now ("ru", "bg", "en", "fr" or the pseudo-locale). */
 export function language() {
@@ -45,20 +44,12 @@ export function chooseLanguage(chosen, browserLanguages = []) {
 }
 
 /** Speak ``code`` from now on (an unknown code is refused: false). The page's
- * ``<html lang>`` follows; every listener (the page, to redraw) is told. */
+ * ``<html lang>`` follows; the page draws itself again (app.js routes anew). */
 export function setLanguage(code) {
   if (code !== PSEUDO && !LANGUAGES.includes(code)) return false;
-  const changed = code !== current;
   current = code;
   if (typeof document !== "undefined") document.documentElement.lang = code;
-  if (changed) for (const f of listeners) f(code);
   return true;
-}
-
-/** Call ``f(code)`` whenever the language changes; returns the unsubscribe. */
-export function onLanguage(f) {
-  listeners.add(f);
-  return () => listeners.delete(f);
 }
 
 function catalogue(code = current) {
@@ -128,10 +119,6 @@ export function formatTime(ms) {
   return new Date(ms).toLocaleString(locale());
 }
 
-/** A date alone. */
-export function formatDate(ms) {
-  return new Date(ms).toLocaleDateString(locale());
-}
 
 // The pseudo-locale: each letter accented, each text 40% longer (padded with "~" inside
 // brackets), the {marks} left as they are.
