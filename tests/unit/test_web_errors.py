@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE = shutil.which("node")
+from tests.node import NODE, ROOT, node_output
 
 SOURCES = (
     *("services/gateway", "services/table", "services/randomness", "services/tournament"),
@@ -132,20 +129,6 @@ def service_codes() -> set[str]:
     return codes | OTHER
 
 
-def node(script: str) -> str:
-    """What ``script`` (an ES module, run from the repository's root) writes."""
-    assert NODE is not None
-    proc = subprocess.run(
-        [NODE, "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
 def client_words(codes: set[str]) -> dict[str, dict[str, str | None]]:
     """The words each catalogue has for each of ``codes`` (and for the codes the client
     lists, ui.js ERROR_CODES), by language: None where a catalogue has none."""
@@ -161,7 +144,7 @@ def client_words(codes: set[str]) -> dict[str, dict[str, str | None]]:
         "}"
         "process.stdout.write(JSON.stringify(words));"
     )
-    words: dict[str, dict[str, str | None]] = json.loads(node(script))
+    words: dict[str, dict[str, str | None]] = json.loads(node_output(script))
     return words
 
 
@@ -216,7 +199,7 @@ def test_a_refused_card_is_said_in_russian() -> None:
         "  said: ui.errorText(err), words: ui.errorWords('illegal_card'),"
         "  cards: ['AH', '8D', 'KD'].map(cards.cardLabel)}));"
     )
-    out = json.loads(node(script))
+    out = json.loads(node_output(script))
     said, words, (refused, *allowed) = out["said"], out["words"], out["cards"]
     assert said.startswith(words), said
     assert "бубны" in said, said  # the suit to follow

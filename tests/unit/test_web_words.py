@@ -7,9 +7,7 @@ the catalogues the client has."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +15,8 @@ from fairdeal.verifier import CHECKS
 from fairdeal.verifier.wholelog import PLATFORM_CHECKS
 from services.gateway.store import LANGUAGES
 from services.logcheck import LOG_CHECKS
+from tests.node import NODE, ROOT, node_output
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE = shutil.which("node")
 ACORN = ROOT / "node_modules" / "acorn" / "package.json"
 
 
@@ -40,20 +37,11 @@ def test_no_word_outside_the_catalogues() -> None:
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the catalogues need it")
 def test_the_gateway_keeps_the_languages_the_client_has() -> None:
-    assert NODE is not None
     script = (
         "const m = await import('./web/js/i18n.js');"
         "process.stdout.write(JSON.stringify(m.LANGUAGES));"
     )
-    proc = subprocess.run(
-        [NODE, "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert sorted(json.loads(proc.stdout)) == sorted(LANGUAGES)
+    assert sorted(json.loads(node_output(script))) == sorted(LANGUAGES)
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed: the catalogues need it")
@@ -61,22 +49,13 @@ def test_every_check_the_verify_api_reports_is_named_in_every_language() -> None
     """The replay page names each check of the verify API's report in the player's
     language (web/js/replay.js reportCheckName): the verifier's checks, the platform's
     and the transparency log's, each a key of every catalogue."""
-    assert NODE is not None
     script = (
         "const m = await import('./web/js/i18n.js');"
         "process.stdout.write(JSON.stringify(Object.fromEntries(m.LANGUAGES.map("
         "l => [l, Object.keys(m.CATALOGUES[l]).filter(k => k.startsWith('replay.report_check.'))"
         ".map(k => k.slice(20))]))));"
     )
-    proc = subprocess.run(
-        [NODE, "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr
-    named = json.loads(proc.stdout)
+    named = json.loads(node_output(script))
     checks = {*CHECKS, *PLATFORM_CHECKS, *LOG_CHECKS}
     for language, names in named.items():
         missing = sorted(checks - set(names))
