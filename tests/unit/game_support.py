@@ -4,9 +4,9 @@ applies commands with decide/evolve and keeps the log."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from belot.cards import Card, mask_of, parse_card
+from belot.cards import FULL_DECK, Card, mask_of, parse_card
 from belot.commands import Bid, Command, PlayCard, SupplyDeck
 from belot.deal import deal_pattern
 from belot.events import Event
@@ -180,3 +180,24 @@ def brute_force(
             v = p if winner & 1 == seat & 1 else -p
         best = max(best, v)
     return best
+
+
+def play_cards(
+    table: Table, rng: random.Random, card_of: Callable[[int], Card | None]
+) -> Table:
+    """Play ``table``'s match to its end on shuffled decks: when a card is due, the card
+    ``card_of(seat)`` names (it must be legal), and a random legal move otherwise (or
+    when it names none)."""
+    while (d := due(table.state)).kind is not DueKind.NOTHING:
+        if d.kind is DueKind.DECK:
+            deck = list(FULL_DECK)
+            rng.shuffle(deck)
+            table.deck(deck)
+            continue
+        moves = legal_moves(table.state)
+        card = card_of(d.seat) if d.kind is DueKind.CARD and d.seat is not None else None
+        if card is None:
+            table.do(rng.choice(moves))
+        else:
+            table.do(next(m for m in moves if isinstance(m, PlayCard) and m.card == card))
+    return table

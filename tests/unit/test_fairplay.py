@@ -15,14 +15,13 @@ import pytest
 
 from belot.analysis import analyse, card_values
 from belot.bots.solver import Solver
-from belot.cards import FULL_DECK, to_code
+from belot.cards import to_code
 from belot.commands import PlayCard
 from belot.events import CardPlayed
 from belot.fairplay import Decision, binomial_tail, decisions, evidence
-from belot.match import DueKind, due, legal_moves
 from belot.ruleset import RULESETS
 from belot.view import view
-from tests.unit.game_support import Table
+from tests.unit.game_support import Table, play_cards
 from tests.unit.test_game_properties import random_match
 
 
@@ -74,24 +73,15 @@ def test_a_seat_that_sees_every_card_hits_every_time_and_stands_out() -> None:
     rng = random.Random(9)
     ruleset = RULESETS["club"]
     table = Table(ruleset, target=1001, first_dealer=1)
-    while (d := due(table.state)).kind is not DueKind.NOTHING:
-        if d.kind is DueKind.DECK:
-            deck = list(FULL_DECK)
-            rng.shuffle(deck)
-            table.deck(deck)
-            continue
-        moves = legal_moves(table.state)
+
+    def card_of(seat: int):  # type: ignore[no-untyped-def]
         deal = table.state.deal
-        card = None
-        if d.kind is DueKind.CARD and deal is not None and d.seat == 0:
+        if seat == 0 and deal is not None:  # every hand seen
             values = card_values(Solver(ruleset, deal.strain), ruleset, deal)
-            card = max(values, key=lambda c: (values[c], -c))
-        elif d.kind is DueKind.CARD and d.seat == 2:
-            card = lowest_legal(view(table.state, 2), rng)
-        if card is None:
-            table.do(rng.choice(moves))
-        else:
-            table.do(next(m for m in moves if isinstance(m, PlayCard) and m.card == card))
+            return max(values, key=lambda c: (values[c], -c))
+        return lowest_legal(view(table.state, 2), rng) if seat == 2 else None
+
+    play_cards(table, rng, card_of)
     analysis = analyse(ruleset, table.log, contracts=False)
     made = decisions(ruleset, table.log, analysis, lowest_legal)
     seer = evidence([d for d in made if d.seat == 0], p0=0.3)

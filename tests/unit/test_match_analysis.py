@@ -13,17 +13,15 @@ import pytest
 
 from belot.analysis import analyse, card_values
 from belot.bots.solver import Solver
-from belot.cards import FULL_DECK, to_code
-from belot.commands import PlayCard
+from belot.cards import Card, to_code
 from belot.errors import BadEvent
 from belot.events import CardPlayed, DealScored, DealStarted, MatchStarted, TrickTaken
 from belot.evolve import evolve
-from belot.match import DueKind, due, legal_moves
 from belot.play import MISERE, playable
 from belot.ruleset import RULESETS
 from belot.seats import side_of
 from belot.state import new_match
-from tests.unit.game_support import Table, brute_force
+from tests.unit.game_support import Table, brute_force, play_cards
 from tests.unit.test_game_properties import random_match
 
 NAMES = sorted(RULESETS)
@@ -152,21 +150,16 @@ def test_a_seat_that_plays_the_best_cards_loses_nothing() -> None:
     rng = random.Random(5)
     ruleset = RULESETS["club"]
     table = Table(ruleset, target=300, first_dealer=1)
-    while (d := due(table.state)).kind is not DueKind.NOTHING:
-        if d.kind is DueKind.DECK:
-            deck = list(FULL_DECK)
-            rng.shuffle(deck)
-            table.deck(deck)
-            continue
-        moves = legal_moves(table.state)
+
+    def best_for_seat_0(seat: int) -> Card | None:
         deal = table.state.deal
-        if d.kind is DueKind.CARD and d.seat == 0 and deal is not None:
-            values = card_values(Solver(ruleset, deal.strain), ruleset, deal)
-            best = max(values.values())
-            card = rng.choice([c for c, v in values.items() if v == best])
-            table.do(next(m for m in moves if isinstance(m, PlayCard) and m.card == card))
-        else:
-            table.do(rng.choice(moves))
+        if seat != 0 or deal is None:
+            return None
+        values = card_values(Solver(ruleset, deal.strain), ruleset, deal)
+        best = max(values.values())
+        return rng.choice([c for c, v in values.items() if v == best])
+
+    play_cards(table, rng, best_for_seat_0)
     analysis = analyse(ruleset, table.log, contracts=False)
     seats = {s.seat: s for s in analysis.seats}
     assert seats[0].cards >= 8 and seats[0].lost == 0 and seats[0].best == seats[0].cards
