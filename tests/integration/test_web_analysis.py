@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
-import pytest
 
 from drand.clock import ScaledClock
 from tests.browser import chromium
 from tests.integration.table_support import ORIGIN, eventually
 from tests.integration.test_web_browser import (
     ARTIFACTS,
+    BROWSER_TEST,
     CHROMIUM,
     explained,
     to_docs,
@@ -28,14 +28,7 @@ from tools.matchgen import MatchSpec, generate, write
 
 SPEC = MatchSpec(match_id="web-analysis-1", ruleset="club", label="web-analysis", target=300)
 
-pytestmark = [
-    pytest.mark.asyncio(loop_scope="session"),
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="no Chromium: install Debian's chromium (apt-get install chromium) "
-        "or set BELOT_CHROMIUM to run the browser tests",
-    ),
-]
+pytestmark = BROWSER_TEST
 
 SEATS = """[...document.querySelectorAll('#analysis-seats tbody tr')]
   .map(tr => [Number(tr.dataset.seat), Number(tr.dataset.lost), tr.dataset.accuracy])"""

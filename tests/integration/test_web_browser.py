@@ -110,7 +110,8 @@ SCORE = """(el => el ? [...el.childNodes].filter(n => n.nodeType === Node.TEXT_N
   .map(n => n.textContent).join('').split('—').map(x => Number(x.trim())) : null)
   (document.querySelector('#score'))"""
 
-pytestmark = [
+#: A browser test's marks: the session's loop, and Chromium (a skip says what to install).
+BROWSER_TEST = [
     pytest.mark.asyncio(loop_scope="session"),
     pytest.mark.skipif(
         CHROMIUM is None,
@@ -118,6 +119,7 @@ pytestmark = [
         "or set BELOT_CHROMIUM to run the browser tests",
     ),
 ]
+pytestmark = BROWSER_TEST
 
 
 class RestartableClock(ScaledClock):

@@ -29,14 +29,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from drand.clock import ScaledClock
 from tests.browser import Page, chromium
 from tests.integration.gateway_support import Player
 from tests.integration.table_support import ORIGIN, eventually
 from tests.integration.test_web_browser import (
     ARTIFACTS,
+    BROWSER_TEST,
     CHROMIUM,
     PASSWORD,
     as_player,
@@ -47,6 +46,7 @@ from tests.integration.test_web_browser import (
 )
 from tests.integration.test_web_pages import pages_stack, rows_of
 from tests.integration.test_web_table import (
+    KEPT_HERE,
     LAPTOP,
     PHONE,
     ask,
@@ -56,14 +56,7 @@ from tests.integration.test_web_table import (
 )
 from tools.matchgen import stored_record
 
-pytestmark = [
-    pytest.mark.asyncio(loop_scope="session"),
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="no Chromium: install Debian's chromium (apt-get install chromium) "
-        "or set BELOT_CHROMIUM to run the browser tests",
-    ),
-]
+pytestmark = BROWSER_TEST
 
 #: The Latin words left on the page drawn in another language: every word of three
 #: Latin letters or more in the header and the page, but the players' names, hex digits,
@@ -169,11 +162,7 @@ async def play_two_rulesets(page: Page, web: Any, store: Any, language: str, me:
         assert await page.evaluate("document.documentElement.lang") == language
         seen = await play_by_clicks(page, web, random.Random(i), each_turn=speaks(language, me))
         assert seen["turns"] >= 3 and seen["cards"] >= 1, (ruleset, seen)
-        kept = await page.evaluate(
-            "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
-            ".map(k => JSON.parse(localStorage.getItem(k)))"
-            ".find(k => k.table_id === decodeURIComponent(location.hash.slice(8)))"
-        )
+        kept = await page.evaluate(KEPT_HERE)
         record = await stored_record(store, kept["match_id"])
         await assert_sheet_is_the_record(page, record)
         await shoot(page, f"{language}-{ruleset}")

@@ -130,6 +130,13 @@ PROBE = """(() => {
   };
 })()"""
 
+#: What this tab kept of the match at the table it shows (store.js).
+KEPT_HERE = (
+    "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
+    ".map(k => JSON.parse(localStorage.getItem(k)))"
+    ".find(k => k.table_id === decodeURIComponent(location.hash.slice(8)))"
+)
+
 #: The score sheet as drawn: each row's data and its "deal" cells by side.
 SHEET = """[...document.querySelectorAll('#sheet-table tbody tr')].map(tr => {
   const cell = (td, s) => tr.querySelector(`td.${td} [data-side="${s}"]`);
@@ -366,11 +373,7 @@ async def test_every_ruleset_plays_on_a_phone_and_a_laptop_with_nothing_overlapp
                 await new_table(page, web, ruleset)
                 seen = await play_by_clicks(page, web, random.Random(i), shots)
                 assert seen["turns"] >= 3 and seen["cards"] >= 1, (ruleset, seen)
-                kept = await page.evaluate(
-                    "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
-                    ".map(k => JSON.parse(localStorage.getItem(k)))"
-                    ".find(k => k.table_id === decodeURIComponent(location.hash.slice(8)))"
-                )
+                kept = await page.evaluate(KEPT_HERE)
                 record = await stored_record(store, kept["match_id"])
                 rows = await assert_sheet_is_the_record(page, record)
                 # The seats are named as the log names them.
@@ -560,11 +563,7 @@ async def test_a_match_played_with_the_keyboard_alone_is_told_in_the_live_region
                 await page.set_viewport(*PHONE)
                 got = await play_by_keys(page, web, random.Random(n))
                 seen = {k: seen.get(k, 0) + got[k] for k in got}
-                kept = await page.evaluate(
-                    "Object.keys(localStorage).filter(k => k.startsWith('belot.kept.'))"
-                    ".map(k => JSON.parse(localStorage.getItem(k)))"
-                    ".find(k => k.table_id === decodeURIComponent(location.hash.slice(8)))"
-                )
+                kept = await page.evaluate(KEPT_HERE)
                 record = await stored_record(store, kept["match_id"])
                 await assert_sheet_is_the_record(page, record)
                 announced += sum(
