@@ -140,6 +140,17 @@ async def test_refusals_carry_precise_codes_and_append_nothing(
                     illegal = [c for c in v["hand"] if c not in legal]
                     if illegal:
                         before = await versions(store, created)
+                        # The attack: another seat (and a stranger) ask to play the card
+                        # for this seat, to read its legal cards from the refusal's
+                        # details. They are refused as not its owner, before the rules
+                        # are asked: nothing of the seat's hand is in the answer.
+                        for snoop in (players[(v["seat"] + 1) % 4], stranger):
+                            status, body = await snoop.call(
+                                "POST", f"/v1/tables/{table_id}/play",
+                                {"card": illegal[0], "seat": v["seat"]},
+                            )  # fmt: skip
+                            assert (status, body["error"]) == (403, "not_your_seat"), body
+                            assert "details" not in body and illegal[0] not in str(body), body
                         status, body = await pl.call(
                             "POST", f"/v1/tables/{table_id}/play", {"card": illegal[0]}
                         )
