@@ -1,7 +1,9 @@
 // Finished matches, and the replay of one: every input, every deck recomputed in this
 // tab (deck.js) and compared with the record's and with what this tab kept if it played
 // there, each deal step by step from the record's own events, and the verify service's
-// report. The record and the report come from the verify API (another origin, CORS).
+// report, and its analysis. The record, the report and the analysis come from the verify
+// API (another origin, CORS); the deals' steps are replaysteps.js's, the report's view
+// report.js's, the analysis's view analysis.js's.
 // A record of a match not yet ended that serves a hash of its events (nobody is served
 // one while it runs) is kept against the match, if this tab played it (keeper.js
 // recordHash, keepHashServed): its check at the table then fails "hashes".
@@ -11,26 +13,13 @@ import { now } from "./clock.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
 import { keepHashServed, recordHash } from "./keeper.js";
-import { formatTime, has, language, t } from "./i18n.js";
+import { formatTime, t } from "./i18n.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { fallbackReason, rulesetName, withElements } from "./names.js";
 import { cardVerdict, dealAnalysis, dealSection, seatsTable } from "./analysis.js";
+import { reportSection } from "./report.js";
+import { dealMeta, dealSteps } from "./replaysteps.js";
 import { cardFace, errorText, h, replace, sayError } from "./ui.js";
-
-/** A deal's outcome as the record names it ("made", "failed", "level", ...). */
-function outcomeWord(outcome) {
-  return has(`replay.outcome.${outcome}`) ? t(`replay.outcome.${outcome}`) : outcome;
-}
-
-/** Why a deal was abandoned ("all_passed", "redeal_demanded"). */
-function abandonedWhy(reason) {
-  return has(`replay.abandoned.${reason}`) ? t(`replay.abandoned.${reason}`) : reason.replace("_", " ");
-}
-
-/** A check's status in the report ("pass", "fail", "skip"), as a verdict. */
-function checkStatus(status) {
-  return has(`replay.check_status.${status}`) ? t(`replay.check_status.${status}`) : status.toUpperCase();
-}
 
 export function renderMatches(root, ctx) {
   const list = h("div", { id: "matches" }, h("p", {}, t("replay.loading_matches")));
@@ -328,75 +317,6 @@ function dealsSection(record, inputs, ctx, analysis = null) {
   return section;
 }
 
-/** The steps of a deal from the record's match events: the hands, bids and tricks. */
-function dealSteps(record, d) {
-  const events = record.streams.match.events;
-  const n = record.ruleset.players;
-  const start = events.findIndex((e) => e.type === "DealStarted" && e.payload.deal_number === d.deal);
-  const steps = [];
-  const state = { hands: Array.from({ length: n }, () => []), calls: [], trick: [], last: null, won: Array(n).fill(0), text: "" };
-  const snap = (text, extra = {}) => steps.push({ ...structuredClone(state), text, ...extra });
-  let played = 0; // the cards played so far in the deal: the analysis's index of each
-  for (let i = start; i >= 0 && i < events.length; i++) {
-    const e = events[i];
-    const p = e.payload;
-    if (i > start && (e.type === "DealStarted" || e.type === "DeckSupplied")) break;
-    if (e.type === "DealStarted") continue;
-    if (e.type === "CardsDealt") {
-      state.hands[p.seat].push(...p.cards);
-      const next = events[i + 1];
-      if (next?.type !== "CardsDealt") snap(t("replay.step_dealt", { counts: state.hands.map((x) => x.length).join(", ") }));
-    } else if (e.type === "Passed") {
-      state.calls.push([p.seat, "pass"]);
-      snap(t("replay.step_pass", { seat: p.seat }));
-    } else if (e.type === "ContractTaken") {
-      state.calls.push([p.seat, p.strain]);
-      snap(t("replay.step_take", { seat: p.seat, contract: strainLabel(p.strain) }));
-    } else if (e.type === "CardPlayed") {
-      state.hands[p.seat] = state.hands[p.seat].filter((c) => c !== p.card);
-      state.trick.push([p.seat, p.card]);
-      snap(t("replay.step_play", { seat: p.seat, card: cardLabel(p.card) }), { cardIndex: played++ });
-    } else if (e.type === "TrickTaken") {
-      state.won[p.seat] += 1;
-      state.last = state.trick;
-      state.trick = [];
-      snap(t("replay.step_trick", { seat: p.seat, points: p.points }));
-    } else if (e.type === "TrumpSevenSwapped") {
-      state.hands[p.seat] = [...state.hands[p.seat].filter((c) => c !== p.seven), p.taken];
-      snap(t("replay.step_swap", { seat: p.seat, seven: cardLabel(p.seven), taken: cardLabel(p.taken) }));
-    } else if (e.type === "BeloteAnnounced") {
-      snap(t("replay.step_belote", { seat: p.seat, card: cardLabel(p.card) }));
-    } else if (e.type === "MeldDeclared" || e.type === "MeldsShown" || e.type === "RedealDemanded" || e.type === "MisereStarted" || e.type === "BottomCardShown") {
-      const what = t(`replay.event.${e.type.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()}`);
-      snap(p.seat !== undefined ? t("replay.step_by_seat", { what, seat: p.seat }) : what);
-    } else if (e.type === "DealScored") {
-      snap(t("replay.step_scored", { outcome: outcomeWord(p.outcome), awarded: p.awarded.join(":"), scores: p.scores.join(":") }));
-      break;
-    } else if (e.type === "DealAbandoned") {
-      snap(t("replay.step_abandoned", { reason: abandonedWhy(p.reason) }));
-      break;
-    } else if (e.type === "MatchForfeited" || e.type === "MatchAborted") {
-      snap(e.type === "MatchForfeited" ? t("replay.step_forfeit", { seat: p.leaver }) : t("replay.aborted", { reason: p.reason }));
-      break;
-    }
-  }
-  return steps;
-}
-
-/** What a deal was: its dealer, turned card and contract; then how it was scored or
- * why abandoned. */
-function dealMeta(d) {
-  const said = { seat: d.dealer, card: d.turned ? cardLabel(d.turned) : "—" };
-  let first;
-  if (!d.contract) first = t("replay.meta_dealer", said);
-  else if (d.contract.taker === null) first = t("replay.meta_contract", { ...said, contract: strainLabel(d.contract.strain) });
-  else first = t("replay.meta_contract_by", { ...said, contract: strainLabel(d.contract.strain), taker: d.contract.taker });
-  const parts = [first];
-  if (d.score) parts.push(t("replay.meta_scored", { awarded: d.score.awarded.join(":"), outcome: outcomeWord(d.score.outcome) }));
-  if (d.abandoned) parts.push(t("replay.meta_abandoned", { reason: abandonedWhy(d.abandoned) }));
-  return parts;
-}
-
 /** ``da``: the deal's analysis (null: none for this deal; undefined: no analysis). */
 function dealView(record, d, recomputed, ctx, da = undefined) {
   const n = record.ruleset.players;
@@ -461,38 +381,3 @@ function dealView(record, d, recomputed, ctx, da = undefined) {
   return h("div", {}, meta, deckLine, controls, judged, stage, da === undefined ? null : dealSection(da, seatName, sideName));
 }
 
-/** A check's name in the verify API's report ("seat_seeds"), in the player's language. */
-function reportCheckName(name) {
-  return has(`replay.report_check.${name}`) ? t(`replay.report_check.${name}`) : name;
-}
-
-/** A check of the verify API's report: its name in the player's language, its detail as
- * the API wrote it (English, marked so: a screen reader reads it in English). The tab's
- * own recomputation above says everything in the player's language. */
-function reportCheckLine(c) {
-  const name = reportCheckName(c.name);
-  if (language() === "en") return t("replay.report_check_line", { name, detail: c.detail });
-  const detail = h("span", { lang: "en", title: t("replay.report_in_english") }, c.detail);
-  return withElements(t("replay.report_check_line", { name }), { detail });
-}
-
-function reportSection(report, error, ctx, matchId) {
-  const address = `${ctx.verify.base}/v1/matches/${matchId}/verification`;
-  if (!report) {
-    const why = error?.code === "seed_not_revealed" ? t("replay.no_report_seed") : error ? errorText(error, t("replay.no_report")) : t("replay.no_report_none");
-    return h("section", { id: "report" }, h("h2", {}, t("replay.report")), h("p", {}, why));
-  }
-  return h(
-    "section",
-    { id: "report", dataset: { ok: report.ok } },
-    h("h2", {}, t("replay.report")),
-    h("p", { class: report.ok ? "pass" : "fail", id: "report-verdict" }, report.ok ? t("replay.verified") : t("replay.not_verified", { failed: report.failed.map(reportCheckName).join(", ") })),
-    h("p", { class: "dim" }, report.dealt_with_drand === false ? t("replay.report_fallback", { reason: fallbackReason(report.fallback_reason) }) : report.bls_checked ? t("replay.report_drand_bls", { round: String(report.drand_round) }) : t("replay.report_drand", { round: String(report.drand_round) })),
-    h(
-      "ul",
-      { class: "checks" },
-      report.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, checkStatus(c.status), " "), reportCheckLine(c))),
-    ),
-    h("p", { class: "dim" }, withElements(t("replay.report_source"), { url: h("code", {}, address) })),
-  );
-}
