@@ -108,5 +108,12 @@ async def test_the_replay_shows_the_analysis_the_api_made(
             heading = await page.evaluate("document.querySelector('#analysis h2').textContent")
             assert heading == "Анализ", heading
             assert await page.evaluate(SEATS) == seats
+            await page.wait_for("document.querySelector('#analysis-deal')")
+            for name, size in (("laptop", LAPTOP), ("phone", PHONE)):
+                await page.set_viewport(*size)
+                await page.evaluate("document.querySelector('#analysis-deal').scrollIntoView()")
+                shot = await page.screenshot(ARTIFACTS / f"replay-analysis-ru-{name}.png", False)
+                to_docs(shot)
+                shots.append(shot)
             assert page.errors == [], page.errors
     print(f"\nscreenshots: {' '.join(map(str, shots))}")
