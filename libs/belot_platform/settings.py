@@ -109,6 +109,12 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ),
     ("BELOT_TURN_SECONDS", "30", "a table's default turn timer, seconds (a table may set its own)"),
     (
+        "BELOT_PLAY_NOW_WAIT",
+        "20",
+        "seconds a table opened by 'play now' keeps its bots' seats open to humans before "
+        "its match starts (sooner when every seat is a human's); more than 0, at most 600",
+    ),
+    (
         "BELOT_LEASE_TTL",
         "10",
         "seconds a table worker's lease on a table lives without a heartbeat (renewed every "
@@ -292,6 +298,8 @@ class Settings:
     rating_schema: str = "rating"
     subject_prefix: str = "belot"
     turn_seconds: float = 30.0
+    #: BELOT_PLAY_NOW_WAIT: seconds a "play now" table waits for humans in the bots' seats.
+    play_now_wait: float = 20.0
     lease_ttl: float = 10.0
     gateway_schema: str = "gateway"
     verify_schema: str = "verify"
@@ -497,6 +505,7 @@ class Settings:
             rating_schema=rating_schema,
             subject_prefix=prefix,
             turn_seconds=_float("BELOT_TURN_SECONDS", get("BELOT_TURN_SECONDS"), 30.0),
+            play_now_wait=_float("BELOT_PLAY_NOW_WAIT", get("BELOT_PLAY_NOW_WAIT"), 20.0, 600.0),
             lease_ttl=_float("BELOT_LEASE_TTL", get("BELOT_LEASE_TTL"), 10.0),
             gateway_schema=gateway_schema,
             verify_schema=verify_schema,
