@@ -95,6 +95,31 @@ class SeatLeft:
 
 
 @dataclass(frozen=True, slots=True)
+class BotSeatsOpened:
+    """The bots' seats are open to humans until
+    ``until_ms``. A human may take one (``SeatTaken`` on a bot's seat: the seat is then
+    the human's, and a bot's again if they leave); the match starts at ``until_ms``, or
+    as soon as every seat is a human's. Appended with ``TableOpened``."""
+
+    TYPE: ClassVar[str] = "BotSeatsOpened"
+    until_ms: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTable:
+    """The table plays a game of a tournament (its id and name, as the tournament
+    service named them when it opened the table). Appended with ``TableOpened``; tables
+    opened before this event know their tournament only by ``created_by``
+    (``tournament:<id>``)."""
+
+    TYPE: ClassVar[str] = "TournamentTable"
+    tournament_id: str
+    name: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class FairDealOpened:
     """Every human seat is taken: the randomness service's commitment, shown."""
 
@@ -163,6 +188,8 @@ class MatchAborted:
 
 TableEvent = (
     TableOpened
+    | BotSeatsOpened
+    | TournamentTable
     | SeatTaken
     | SeatLeft
     | FairDealOpened
@@ -185,6 +212,8 @@ class TableEventError(ValueError):
 CODEC: Final = Codec(
     (
         TableOpened,
+        BotSeatsOpened,
+        TournamentTable,
         SeatTaken,
         SeatLeft,
         FairDealOpened,

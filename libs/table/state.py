@@ -4,7 +4,8 @@ gateway's lobby and table pages, the tests). Pure: no I/O, times come in the pay
 
 A table hosts one match. Its life::
 
-    TableOpened (+ SeatTaken when the creator sits at once)
+    TableOpened (+ SeatTaken when the creator sits at once, + BotSeatsOpened for
+                 "play now", + TournamentTable for a tournament's game)
     SeatTaken* / SeatLeft*            humans take and leave seats while it is open
     FairDealOpened                    every human seat taken: the commitment is shown
     SeatLeft(forfeit)?                a seat left before the first deck came
@@ -32,6 +33,7 @@ from eventkit.streams import MATCH_ENDINGS
 from table.events import (
     BOT,
     CODEC,
+    BotSeatsOpened,
     FairDealOpened,
     FairDealRevealed,
     MatchAborted,
@@ -43,6 +45,7 @@ from table.events import (
     TableEvent,
     TableMatchFinished,
     TableOpened,
+    TournamentTable,
     from_payload,
 )
 from table.events import HUMAN as HUMAN  # re-exported: the seat kinds live with the events
@@ -50,6 +53,8 @@ from table.events import HUMAN as HUMAN  # re-exported: the seat kinds live with
 # --- event types (declared in table.events) ------------------------------------------
 
 TABLE_OPENED: Final = TableOpened.TYPE
+BOT_SEATS_OPENED: Final = BotSeatsOpened.TYPE
+TOURNAMENT_TABLE: Final = TournamentTable.TYPE
 SEAT_TAKEN: Final = SeatTaken.TYPE
 SEAT_LEFT: Final = SeatLeft.TYPE
 FAIR_DEAL_OPENED: Final = FairDealOpened.TYPE
@@ -96,7 +101,8 @@ class Seat:
 
     @property
     def is_bot(self) -> bool:
-        return self.config.kind == BOT
+        """A bot plays this seat: a bot's seat no human took (BotSeatsOpened)."""
+        return self.config.kind == BOT and self.player is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,11 @@ class TableState:
     finished: bool = False
     server_seed: str | None = None
     close_reason: str | None = None
+    #: Until when humans may take the bots' seats ("play now": BotSeatsOpened).
+    open_until_ms: int | None = None
+    #: The tournament the table plays a game of (TournamentTable, else ``created_by``).
+    tournament_id: str | None = None
+    tournament_name: str | None = None
 
     @property
     def exists(self) -> bool:
@@ -141,6 +152,22 @@ class TableState:
     def humans_seated(self) -> int:
         return sum(1 for s in self.seats if not s.is_bot and s.player is not None)
 
+    def is_open_to_humans(self, seat: Seat, now_ms: int) -> bool:
+        """May a human take this bot's seat now (BotSeatsOpened, before its end)?"""
+        return (
+            seat.is_bot
+            and self.status == OPEN
+            and self.open_until_ms is not None
+            and now_ms < self.open_until_ms
+        )
+
+    def wait_for_humans_ms(self, now_ms: int) -> int:
+        """How long the match still waits for humans to take the bots' seats: 0 when
+        they are not open, their time is up, or every seat is a human's."""
+        if self.open_until_ms is None or all(not s.is_bot for s in self.seats):
+            return 0
+        return max(0, self.open_until_ms - now_ms)
+
 
 def apply(state: TableState, event: TableEvent) -> TableState:
     """The table after one of its events."""
@@ -164,7 +191,12 @@ def apply(state: TableState, event: TableEvent) -> TableState:
                 opened_at_ms=event.at_ms,
                 seats=tuple(Seat(n, c) for n, c in enumerate(options.seats)),
                 status=OPEN,
+                tournament_id=_tournament_of(event.created_by),
             )
+        case BotSeatsOpened():
+            return replace(state, open_until_ms=event.until_ms)
+        case TournamentTable():
+            return replace(state, tournament_id=event.tournament_id, tournament_name=event.name)
         case SeatTaken():
             seats = tuple(replace(s, player=event.player, key=event.key)
                           if s.number == event.seat else s
@@ -209,6 +241,13 @@ def fold(events: Sequence[tuple[str, Mapping[str, Any]]]) -> TableState:
     return state
 
 
+def _tournament_of(created_by: str | None) -> str | None:
+    """The tournament a table was opened by (its creator ``tournament:<id>``)."""
+    if created_by is not None and created_by.startswith("tournament:"):
+        return created_by.removeprefix("tournament:") or None
+    return None
+
+
 def summary(state: TableState, names: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The lobby's line for a table: ruleset, seats, state (public)."""
     assert state.options is not None
@@ -223,13 +262,19 @@ def summary(state: TableState, names: Mapping[str, str] | None = None) -> dict[s
         "status": state.status,
         "opened_at_ms": state.opened_at_ms,
         "commitment": state.commitment,
+        "open_until_ms": state.open_until_ms,
+        "tournament_id": state.tournament_id,
+        "tournament_name": state.tournament_name,
         "seats": [
             {
                 "seat": s.number,
-                "kind": s.config.kind,
+                # Who plays it now: a human who took a bot's seat makes it a human's.
+                "kind": BOT if s.is_bot else HUMAN,
                 "level": s.config.level,
                 "reserved": s.config.reserved,
                 "player": s.player,
+                # A bot's seat a human may take while the table waits ("play now").
+                "open": s.is_bot and state.open_until_ms is not None,
             }
             for s in state.seats
         ],

@@ -22,6 +22,7 @@ from services.gateway.chat import Chat
 from services.gateway.domain import RateLimiter, Tokens, token_secret
 from services.gateway.handlers import Api, Deps
 from services.gateway.live import Hub
+from services.gateway.playnow import PlayNow
 from services.gateway.ratings import Ratings
 from services.gateway.store import AccountStore, ChatStore
 from services.gateway.tournaments import Tournaments
@@ -112,6 +113,7 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
     app.router.add_routes(api.routes())
     app.router.add_routes(chat.routes())
     app.router.add_routes(Ratings(api).routes())
+    app.router.add_routes(PlayNow(api, settings.play_now_wait).routes())
     _add_web_client(app, settings)
     return app
 

@@ -19,12 +19,15 @@ from fairdeal import leave
 from table.events import (
     BOT,
     HUMAN,
+    BotSeatsOpened,
     MatchForfeited,
     MatchSeat,
     SeatConfig,
     SeatTaken,
+    TableEvent,
     TableMatchFinished,
     TableOpened,
+    TournamentTable,
 )
 from table.state import OPEN, TableOptions, TableState
 
@@ -34,6 +37,10 @@ MAX_TARGET: Final = 10_000
 MIN_TURN_MS: Final = 200
 MAX_TURN_MS: Final = 600_000
 MAX_BOT_DELAY_MS: Final = 10_000
+#: The longest a "play now" table keeps its bots' seats open to humans.
+MAX_BOTS_OPEN_MS: Final = 600_000
+#: The longest tournament name a table records (the tournament service's own bound).
+MAX_TOURNAMENT_NAME: Final = 200
 
 
 class TableError(ServiceError):
@@ -72,6 +79,48 @@ def parse_options(body: Mapping[str, Any], default_turn_ms: int) -> TableOptions
         raise TableError("bad_request", "rated must be true or false")
     delay = _whole(body, "bot_delay_ms", 0, 0, MAX_BOT_DELAY_MS)
     return TableOptions(name, seats, target, turn_ms, fallback, rated, delay)
+
+
+def extra_events(body: Mapping[str, Any], now_ms: int) -> list[TableEvent]:
+    """The events a create request adds after ``TableOpened``: ``bots_open_ms`` (a whole
+    number of milliseconds: the bots' seats open to humans that long, "play now"),
+    ``tournament`` (``{"id", "name"}``: the tournament the table plays a game of).
+    Raises :class:`TableError` (bad_request)."""
+    out: list[TableEvent] = []
+    if body.get("bots_open_ms") is not None:
+        wait = _whole(body, "bots_open_ms", 0, 0, MAX_BOTS_OPEN_MS)
+        out.append(BotSeatsOpened(now_ms + wait, now_ms))
+    tournament = body.get("tournament")
+    if tournament is not None:
+        if not isinstance(tournament, dict):
+            raise TableError("bad_request", "tournament is an object {id, name}")
+        try:
+            tid = fields.text("tournament.id", tournament.get("id"), fields.MAX_ID)
+            name = fields.text("tournament.name", tournament.get("name"), MAX_TOURNAMENT_NAME)
+        except fields.FieldError as exc:
+            raise TableError.of(exc) from None
+        out.append(TournamentTable(tid, name, now_ms))
+    return out
+
+
+def first_free_seat(state: TableState, player: str, now_ms: int) -> int:
+    """The seat "play now" gives ``player``: a free human seat (not kept for another),
+    else a bot's seat open to humans. Raises :class:`TableError` (``already_seated``
+    with the seat in its details, ``table_started``, ``seat_taken``: none is free)."""
+    mine = state.seat_of(player)
+    if mine is not None:
+        raise TableError(
+            "already_seated", f"you already sit at seat {mine}", details={"seat": mine}
+        )
+    if state.status != OPEN:
+        raise TableError("table_started", "the match has started: seats are taken")
+    for s in state.seats:
+        if not s.is_bot and s.player is None and s.config.reserved in (None, player):
+            return s.number
+    for s in state.seats:
+        if state.is_open_to_humans(s, now_ms):
+            return s.number
+    raise TableError("seat_taken", "no seat is free at this table")
 
 
 def _whole(body: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -181,7 +230,7 @@ def take_seat(state: TableState, seat: int, player: str, now_ms: int, key: str =
     if state.status != OPEN:
         raise TableError("table_started", "the match has started: seats are taken")
     target = state.seats[seat]
-    if target.is_bot:
+    if target.is_bot and not state.is_open_to_humans(target, now_ms):
         raise TableError("bot_seat", f"seat {seat} is a bot's")
     if target.player == player:
         raise TableError("already_seated", f"you already sit at seat {seat}")

@@ -268,12 +268,17 @@ class Table:
     async def join(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
         seat = self._check_seat(body)
-        if seat is None:
+        # "play now": any free seat, chosen under the lock (domain.first_free_seat).
+        any_seat = body.get("any") is True
+        if seat is None and not any_seat:
             raise TableError(BAD_REQUEST, "seat must be a whole number")
         cid = self._command_id(player, body)
         async with self.lock:
             if cid is not None and cid in self.command_ids:
+                seat = self.state.seat_of(player) if seat is None else seat
                 return {"table_id": self.id, "seat": seat, "accepted": True}
+            if seat is None:
+                seat = domain.first_free_seat(self.state, player, now_ms())
             taken = domain.take_seat(
                 self.state, seat, player, now_ms(), domain.seat_key(body.get("key"))
             )
@@ -503,10 +508,15 @@ class Table:
         if st.status == table_state.CLOSED:
             return float("inf")
         if st.status == table_state.OPEN:
-            if st.all_seated:
-                await self._open_fair_deal()
-                return None
-            return float("inf")
+            if not st.all_seated:
+                return float("inf")
+            # "play now": the bots' seats stay open to humans for a while (a seat taken
+            # or left wakes the driver, which looks again).
+            wait_ms = st.wait_for_humans_ms(now_ms())
+            if wait_ms > 0:
+                return wait_ms / 1000
+            await self._open_fair_deal()
+            return None
         if self.ending is not None:
             return await self._finish()
         if self.match is None:

@@ -46,7 +46,7 @@ from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import Supervised, Supervisor, cancel
 from eventkit.streams import table_stream
 from eventlog import EventStore, WrongExpectedVersion
-from services.table import domain, metrics
+from services.table import domain, metrics, playnow
 from services.table.handlers import command_callback
 from services.table.metrics import CLAIMS, LOST, OWNED
 from services.table.store import Loaded, load, table_events
@@ -394,6 +394,13 @@ class TableWorker:
             raise ServiceError(BAD_REQUEST, "the request must be a JSON object")
         if not self._accepting:
             raise ServiceError("unavailable", "this worker is stopping")
+        if body.get("play_now") is True:  # services/table/playnow.py
+            assert self.leases is not None and self.registry is not None
+            return await playnow.play_now(
+                self.nc, self.prefix, self.leases, self.registry,
+                lambda b: self.create(b), body,
+                lock_wait_s=self.lease_ttl + 2 * self.timeout, timeout=self.timeout, now_ms=now_ms,
+            )  # fmt: skip
         creator = fields.optional_text("creator", body.get("creator"), fields.MAX_ID)
         command_id = fields.command_id(body.get("command_id"))
         options = domain.parse_options(body, self.turn_ms)
@@ -404,8 +411,10 @@ class TableWorker:
         match_id = f"{table_id}-1"
         now = now_ms()
         opened = domain.opened(table_id, match_id, options, creator, now)
-        events: list[TableEvent] = [opened]
-        state = table_state.apply(table_state.TableState(), opened)
+        events: list[TableEvent] = [opened, *domain.extra_events(body, now)]
+        state = table_state.TableState()
+        for e in events:
+            state = table_state.apply(state, e)
         if sit is not None:
             assert creator is not None
             taken = domain.take_seat(state, sit, creator, now, domain.seat_key(body.get("key")))
