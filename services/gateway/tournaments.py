@@ -108,7 +108,12 @@ class Tournaments:
             body["status"] = request.query["status"]
         if "limit" in request.query:
             body["limit"] = parse_whole(request.query["limit"], "limit", 1, MAX_LIST)
-        return web.json_response(await self.ask("list", body))
+        reply = await self.ask("list", body)
+        winners = [t["winner"] for t in reply["tournaments"] if t.get("winner")]
+        names = await self.names([p for w in winners for p in w["players"]])
+        for w in winners:
+            w["names"] = [names[p] for p in w["players"]]
+        return web.json_response(reply)
 
     async def create(self, request: web.Request) -> web.Response:
         return web.json_response(await self._command(request, "create"), status=201)
@@ -126,6 +131,9 @@ class Tournaments:
             *(p for ps in reply.get("teams", {}).values() for p in ps),
         ]
         reply["names"] = await self.names(players)
+        winner = reply.get("winner")
+        if winner:  # its players' names too (a team's two)
+            winner["names"] = [reply["names"].get(p, p) for p in winner["players"]]
         return web.json_response(reply)
 
     async def edit(self, request: web.Request) -> web.Response:

@@ -471,6 +471,9 @@ def table_request(
         "bot_delay_ms": t.bot_delay_ms,
         "creator": f"tournament:{loaded.id}",
         "command_id": command_id,
+        # The table names its tournament (table.events.TournamentTable): its page and
+        # the lobby link back to it.
+        "tournament": {"id": loaded.id, "name": loaded.config.name},
     }
     if t.target is not None:
         body["target"] = t.target
@@ -655,6 +658,16 @@ def draw_document(
     }
 
 
+def winner_json(loaded: Loaded) -> dict[str, Any] | None:
+    """The winner of a tournament that finished (not cancelled): the first of its final
+    standings, with its players (a team's two where teams play). None otherwise."""
+    state = loaded.state
+    if state.finished is None or loaded.status != "finished" or not state.finished.standings:
+        return None
+    entrant = state.finished.standings[0]
+    return {"entrant": entrant, "players": list(state.players_of(entrant))}
+
+
 def tournament_json(loaded: Loaded, *, detail: bool = True) -> dict[str, Any]:
     state, config = loaded.state, loaded.config
     out: dict[str, Any] = {
@@ -677,6 +690,7 @@ def tournament_json(loaded: Loaded, *, detail: bool = True) -> dict[str, Any]:
             "standings": list(state.finished.standings),
             "at_ms": state.finished.at_ms,
         },
+        "winner": winner_json(loaded),
     }
     if not detail:
         return out

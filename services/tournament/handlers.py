@@ -146,6 +146,12 @@ class Handlers:
         if type(limit) is not int or not 1 <= limit <= 1000:
             raise domain.bad("limit is a whole number from 1 to 1000")
         rows = await self.engine.store.list_rows(status, limit)
+        # A finished tournament's winner, from its state (the list's rows do not hold it).
+        winners = {
+            r.id: domain.winner_json(await self.engine.get(r.id))
+            for r in rows
+            if r.status == "finished"
+        }
         return {
             "tournaments": [
                 {
@@ -155,6 +161,7 @@ class Handlers:
                     "status": r.status,
                     "creator": r.creator,
                     "created_at_ms": r.created_at_ms,
+                    "winner": winners.get(r.id),
                 }
                 for r in rows
             ]
