@@ -109,6 +109,18 @@ VARIABLES: Final[tuple[tuple[str, str, str], ...]] = (
     ),
     ("BELOT_TURN_SECONDS", "30", "a table's default turn timer, seconds (a table may set its own)"),
     (
+        "BELOT_AUTOPLAY_AFTER",
+        "2",
+        "a table's default number of a seat's turns in a row the timer plays before a bot "
+        "plays the seat until its player takes it back (a table may set its own; 0: never)",
+    ),
+    (
+        "BELOT_PRESENCE_SECONDS",
+        "2",
+        "how often a gateway tells the tables which of their players have a socket open; "
+        "a player whose gateway stopped telling is disconnected after 2.5 times this",
+    ),
+    (
         "BELOT_PLAY_NOW_WAIT",
         "20",
         "seconds a table opened by 'play now' keeps its bots' seats open to humans before "
@@ -298,6 +310,8 @@ class Settings:
     rating_schema: str = "rating"
     subject_prefix: str = "belot"
     turn_seconds: float = 30.0
+    autoplay_after: int = 2
+    presence_seconds: float = 2.0
     #: BELOT_PLAY_NOW_WAIT: seconds a "play now" table waits for humans in the bots' seats.
     play_now_wait: float = 20.0
     lease_ttl: float = 10.0
@@ -505,6 +519,10 @@ class Settings:
             rating_schema=rating_schema,
             subject_prefix=prefix,
             turn_seconds=_float("BELOT_TURN_SECONDS", get("BELOT_TURN_SECONDS"), 30.0),
+            autoplay_after=_int("BELOT_AUTOPLAY_AFTER", get("BELOT_AUTOPLAY_AFTER"), 2, 0, 20),
+            presence_seconds=_float(
+                "BELOT_PRESENCE_SECONDS", get("BELOT_PRESENCE_SECONDS"), 2.0, 60.0
+            ),
             play_now_wait=_float("BELOT_PLAY_NOW_WAIT", get("BELOT_PLAY_NOW_WAIT"), 20.0, 600.0),
             lease_ttl=_float("BELOT_LEASE_TTL", get("BELOT_LEASE_TTL"), 10.0),
             gateway_schema=gateway_schema,

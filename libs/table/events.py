@@ -67,6 +67,10 @@ class TableOpened:
     # fields keep their stored order and at_ms stays required).
     bot_delay_ms: int = field(default=0, kw_only=True)
     created_by: str | None = field(default=None, kw_only=True)
+    #: After this many of a seat's turns in a row played by the timer, a bot plays the
+    #: seat until its player takes it back (0: never). Absent in the first tables'
+    #: payloads: they had no autoplay.
+    autoplay_after: int = field(default=0, kw_only=True)
     at_ms: int
 
 
@@ -186,6 +190,29 @@ class MatchAborted:
     by: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatAutoplayStarted:
+    """The timer played ``missed`` of ``seat``'s turns in a row (the table's
+    ``autoplay_after``): a bot of the table's fallback level plays the seat, at the bots'
+    pace, until its player takes it back."""
+
+    TYPE: ClassVar[str] = "SeatAutoplayStarted"
+    seat: int
+    missed: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAutoplayEnded:
+    """``seat``'s player took it back: ``by`` ``"resume"`` (asked to) or ``"move"``
+    (made a move of its own)."""
+
+    TYPE: ClassVar[str] = "SeatAutoplayEnded"
+    seat: int
+    by: str
+    at_ms: int
+
+
 TableEvent = (
     TableOpened
     | BotSeatsOpened
@@ -198,6 +225,8 @@ TableEvent = (
     | TableClosed
     | MatchForfeited
     | MatchAborted
+    | SeatAutoplayStarted
+    | SeatAutoplayEnded
 )
 
 
@@ -222,6 +251,8 @@ CODEC: Final = Codec(
         TableClosed,
         MatchForfeited,
         MatchAborted,
+        SeatAutoplayStarted,
+        SeatAutoplayEnded,
     ),
     converters={SeatConfig: (SeatConfig.to_json, SeatConfig.from_json)},
     schema_field=False,

@@ -8,6 +8,8 @@ A table hosts one match. Its life::
                  "play now", + TournamentTable for a tournament's game)
     SeatTaken* / SeatLeft*            humans take and leave seats while it is open
     FairDealOpened                    every human seat taken: the commitment is shown
+    SeatAutoplayStarted / Ended*      a bot plays a seat whose timer ran out too often,
+                                      until its player takes it back
     SeatLeft(forfeit)?                a seat left before the first deck came
     TableMatchFinished                the match ended, however (the rating contract)
     FairDealRevealed                  the server seed, once the randomness service revealed it
@@ -16,7 +18,10 @@ A table hosts one match. Its life::
 The match itself is in ``match-<match_id>``: exactly the game core's events, then at most
 one ``MatchForfeited`` (a seat left) or ``MatchAborted`` (public, table-level).
 Moves made by a bot or by the turn timer say so in their events' metadata:
-``{"acted_by": "bot" | "timer", "bot_level": level}``.
+``{"acted_by": "bot" | "timer" | "autoplay", "bot_level": level}`` (a timer's and an
+autoplay's move add ``"seat"``, the timer's ``"missed"``: the seat's turns the timer
+played in a row, this one included; a player's move says ``{"acted_by": "player",
+"seat": n}``).
 
 The decisions (who may take a seat, what a create request may ask for) are the table
 service's (``services/table/domain.py``); this module is only what its events mean.
@@ -38,6 +43,8 @@ from table.events import (
     FairDealRevealed,
     MatchAborted,
     MatchForfeited,
+    SeatAutoplayEnded,
+    SeatAutoplayStarted,
     SeatConfig,
     SeatLeft,
     SeatTaken,
@@ -61,6 +68,8 @@ FAIR_DEAL_OPENED: Final = FairDealOpened.TYPE
 TABLE_MATCH_FINISHED: Final = TableMatchFinished.TYPE
 FAIR_DEAL_REVEALED: Final = FairDealRevealed.TYPE
 TABLE_CLOSED: Final = TableClosed.TYPE
+SEAT_AUTOPLAY_STARTED: Final = SeatAutoplayStarted.TYPE
+SEAT_AUTOPLAY_ENDED: Final = SeatAutoplayEnded.TYPE
 
 #: Table-level events of ``match-<id>`` (after the core's last event).
 MATCH_FORFEITED: Final = MatchForfeited.TYPE
@@ -87,6 +96,8 @@ class TableOptions:
     fallback_level: str
     rated: bool
     bot_delay_ms: int = 0
+    #: Turns in a row the timer plays for a seat before a bot takes it (0: never).
+    autoplay_after: int = 0
 
 
 # --- state ---------------------------------------------------------------------------
@@ -123,6 +134,8 @@ class TableState:
     finished: bool = False
     server_seed: str | None = None
     close_reason: str | None = None
+    #: The seats a bot plays for their player now (SeatAutoplayStarted, until Ended).
+    autoplay: frozenset[int] = frozenset()
     #: Until when humans may take the bots' seats ("play now": BotSeatsOpened).
     open_until_ms: int | None = None
     #: The tournament the table plays a game of (TournamentTable, else ``created_by``).
@@ -181,6 +194,7 @@ def apply(state: TableState, event: TableEvent) -> TableState:
                 fallback_level=event.fallback_level,
                 rated=event.rated,
                 bot_delay_ms=event.bot_delay_ms,
+                autoplay_after=event.autoplay_after,
             )
             return replace(
                 state,
@@ -222,6 +236,10 @@ def apply(state: TableState, event: TableEvent) -> TableState:
             return replace(state, server_seed=event.server_seed)
         case TableClosed():
             return replace(state, status=CLOSED, close_reason=event.reason)
+        case SeatAutoplayStarted():
+            return replace(state, autoplay=state.autoplay | {event.seat})
+        case SeatAutoplayEnded():
+            return replace(state, autoplay=state.autoplay - {event.seat})
     return state  # the match stream's table-level events change nothing here
 
 

@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 API: Final = web.AppKey("gateway_api", Api)
 #: The live hub's follower (the ``task`` label of belot_task_up and restarts).
 FOLLOWER_TASK: Final = "gateway-follower"
+#: The live hub's presence heartbeat (services.gateway.live).
+PRESENCE_TASK: Final = "gateway-presence"
 #: File descriptors kept for what is not a WebSocket: PostgreSQL, NATS, HTTP, files.
 FD_RESERVE: Final = 256
 
@@ -96,12 +98,15 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
             fetch_view=api.fetch_view,
             chat_history=chat.history,
             max_sockets=settings.gateway_max_sockets,
+            presence_seconds=settings.presence_seconds,
         )
         tokens = Tokens(secret, settings.token_ttl, settings.token_secret_previous)
         api.attach(Deps(nc, store, accounts, tokens, registry, hub))
         await hub.start()
         follower = app[TASKS].spawn(FOLLOWER_TASK, hub.follow, grace=1.0, stall_after=30.0)
+        heartbeat = app[TASKS].spawn(PRESENCE_TASK, hub.presence, grace=1.0)
         yield
+        await heartbeat.stop()
         await follower.stop()
         await hub.stop()
         await store.close()

@@ -68,7 +68,7 @@ WHOLE_RE: Final = re.compile(r"[0-9]{1,9}")
 MAX_SEAT: Final = max(r.players for r in RULESETS.values()) - 1
 TABLE_OPTIONS: Final = (
     *("ruleset", "seats", "target", "turn_seconds", "fallback_level", "rated"),
-    *("bot_delay_ms", "sit", "key"),
+    *("bot_delay_ms", "sit", "key", "autoplay_after"),
 )
 #: What each move forwards to the table's owner from the client's body (the gateway
 #: adds the player and the command id).
@@ -186,6 +186,7 @@ class Api:
             web.get("/v1/tables/{table_id}", self.get_table),
             web.get("/v1/tables/{table_id}/events", self.table_events),
             web.post("/v1/tables/{table_id}/seats/{seat}", self.join),
+            web.post("/v1/tables/{table_id}/seat/resume", self.resume),
             web.get("/v1/ws", self.websocket),
             *(web.post(f"/v1/tables/{{table_id}}/{verb}", self.command(verb)) for verb in MOVES),
         ]
@@ -547,6 +548,19 @@ class Api:
                 # The seat's own key (fairdeal.leave): its leave is signed with it.
                 **({"key": body["key"]} if "key" in body else {}),
             },
+        )
+        return web.json_response(reply)
+
+    async def resume(self, request: web.Request) -> web.Response:
+        """The caller takes its seat back from the bot playing it (autoplay): 403
+        ``not_your_seat`` for anyone without a seat, 409 ``not_autoplay`` for a seat no
+        bot plays."""
+        who = self.identity(request)
+        assert who is not None
+        table_id = self.table_id(request)
+        body = await self.body(request)
+        reply = await self.ask_table(
+            table_id, "resume", {"player": who.player, "command_id": _command_id(body)}
         )
         return web.json_response(reply)
 

@@ -47,6 +47,16 @@ connected to different replicas). A message lost on NATS comes back with the his
 that the follower sends again after a reconnection; ids already sent to a watch are not
 sent again.
 
+Presence. The table's owner keeps which seats' players have a live socket on the table
+(:mod:`services.table.presence`), as every gateway tells it: for each table watched here
+by a seated player, the hub announces the players it holds sockets of on
+``<prefix>.table.<id>.presence`` (``{gateway, players, ttl_ms}``), at once when one sits
+down or starts watching, :data:`LEAVE_DELAY_S` after one stops (a page that reloads
+opens its new socket meanwhile: no "disconnected" flicker), and every
+``presence_seconds`` again (:meth:`Hub.presence`, supervised), each announcement living
+:data:`PRESENCE_HEARTBEATS` of those. The owner's ``state`` notices carry the seats'
+``presence`` lines back to every watcher.
+
 The limit. A gateway keeps at most ``max_sockets`` player WebSockets open
 (``BELOT_GATEWAY_MAX_SOCKETS``). One more is accepted and closed at once with
 :data:`FULL` (1013, "try again later", the reason saying the gateway is full), counted
@@ -62,6 +72,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -91,6 +102,11 @@ FULL = 1013
 FULL_REASON = b"the gateway is full: try again later"
 #: How often the follower looks whether NATS reconnected.
 FOLLOW_INTERVAL_S = 0.5
+#: After a socket stops watching, its table hears of it this much later (a reloading
+#: page's new socket is watching by then, and nobody is told it left).
+LEAVE_DELAY_S = 1.5
+#: A presence announcement lives this many heartbeats (the owner's grace, the same).
+PRESENCE_HEARTBEATS = 2.5
 
 ViewFetcher = Callable[[str, str], Awaitable[dict[str, Any] | None]]
 #: A table's chat history, what players wrote (``ChatRow.to_json`` dicts), oldest first.
@@ -181,8 +197,10 @@ class Connection:
                 w.seat = e.payload["seat"]
                 if sat_down and w.ready:  # a catch-up's resync sends the history itself
                     self.hub.spawn(self.hub.send_chat_history(self, w))
+                self.hub.spawn(self.hub.announce(w.table_id))
             elif e.type == "SeatLeft" and not e.payload.get("forfeit"):
                 w.seat = None
+                self.hub.spawn(self.hub.announce(w.table_id))
         if e.visibility == SECRET or not may_see(e.visibility, w.seat, e.stream_id in w.opened):
             return
         self.send_encoded(self.hub.encoded_event(w.table_id, e, replay))
@@ -231,8 +249,12 @@ class Hub:
         fetch_view: ViewFetcher,
         chat_history: ChatHistory | None = None,
         max_sockets: int = 5_000,
+        presence_seconds: float = 2.0,
     ) -> None:
         self.nc = nc
+        #: This gateway in its presence announcements (one set of players per gateway).
+        self.gateway_id = uuid.uuid4().hex[:16]
+        self.presence_seconds = presence_seconds
         self.max_sockets = max_sockets
         self.chat_history = chat_history
         self.store = store
@@ -282,6 +304,40 @@ class Hub:
             t.beat()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(t.stopping.wait(), FOLLOW_INTERVAL_S)
+
+    async def presence(self, t: Supervised) -> None:
+        """The presence heartbeat (run it supervised): every table watched here by a
+        seated player announced again every ``presence_seconds``."""
+        while not t.stopping.is_set():
+            for table_id in list(self._by_table):
+                await self.announce(table_id, idle=False)
+            t.beat()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(t.stopping.wait(), self.presence_seconds)
+
+    def seated_players(self, table_id: str) -> list[str]:
+        """The players watching ``table_id`` here from a seat of it."""
+        return sorted({c.player for c, w in self._by_table.get(table_id, ()) if w.seat is not None})
+
+    async def announce(self, table_id: str, *, idle: bool = True) -> None:
+        """Tell the table's owner the players watching it here from a seat (NATS being
+        away, the next heartbeat tells it). ``idle``: say it even when nobody is (the
+        last one left); the heartbeat says nothing of a table nobody watches from a seat."""
+        players = self.seated_players(table_id)
+        if not players and not idle:
+            return
+        body = {
+            "gateway": self.gateway_id,
+            "players": players,
+            "ttl_ms": int(self.presence_seconds * PRESENCE_HEARTBEATS * 1000),
+        }
+        with contextlib.suppress(Exception):
+            await self.nc.publish(f"{self.prefix}.table.{table_id}.presence", orjson.dumps(body))
+
+    async def _announce_later(self, table_ids: list[str]) -> None:
+        await asyncio.sleep(LEAVE_DELAY_S)
+        for table_id in table_ids:
+            await self.announce(table_id)
 
     async def stop(self) -> None:
         for sub in self._subs:
@@ -345,9 +401,12 @@ class Hub:
         if self.connections.get(conn.player) is conn:
             del self.connections[conn.player]
             metrics.WEBSOCKETS.dec()
+        left = [w.table_id for w in conn.watches.values() if w.seat is not None]
         for w in list(conn.watches.values()):
             self._unindex(conn, w)
         conn.watches.clear()
+        if left:
+            self.spawn(self._announce_later(left))
 
     def _unindex(self, conn: Connection, w: Watch) -> None:
         for s in w.streams:
@@ -374,11 +433,15 @@ class Hub:
         conn.send({"type": "watching", "table": table_id, "match_id": match_id, "seat": seat})
         await self.resync(conn, w)
         await self.push_turn(conn, w, force=True)
+        if w.seat is not None:
+            await self.announce(table_id)
 
     def unwatch(self, conn: Connection, table_id: str) -> None:
         w = conn.watches.pop(table_id, None)
         if w is not None:
             self._unindex(conn, w)
+            if w.seat is not None:
+                self.spawn(self._announce_later([table_id]))
 
     async def resync(self, conn: Connection, w: Watch) -> None:
         """Read from the log what ``w`` has not handled yet, then go live."""

@@ -45,6 +45,8 @@ def create_app(
             timeout=settings.nats_timeout,
             worker_id=worker_id,
             supervisor=app[TASKS],
+            autoplay_after=settings.autoplay_after,
+            presence_seconds=settings.presence_seconds,
         )
         app[WORKER] = worker
         await worker.start()

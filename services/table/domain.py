@@ -37,6 +37,8 @@ MAX_TARGET: Final = 10_000
 MIN_TURN_MS: Final = 200
 MAX_TURN_MS: Final = 600_000
 MAX_BOT_DELAY_MS: Final = 10_000
+#: The most turns in a row the timer may play for a seat before a bot takes it.
+MAX_AUTOPLAY_AFTER: Final = 20
 #: The longest a "play now" table keeps its bots' seats open to humans.
 MAX_BOTS_OPEN_MS: Final = 600_000
 #: The longest tournament name a table records (the tournament service's own bound).
@@ -48,7 +50,9 @@ class TableError(ServiceError):
     for the table's own refusals); nothing is appended."""
 
 
-def parse_options(body: Mapping[str, Any], default_turn_ms: int) -> TableOptions:
+def parse_options(
+    body: Mapping[str, Any], default_turn_ms: int, default_autoplay_after: int = 2
+) -> TableOptions:
     """A table's options from a create request; raises :class:`TableError` (bad_request).
 
     ``seats``: one item a seat, ``"human"``, ``"bot"`` (medium), ``"bot:easy"`` or an
@@ -78,7 +82,10 @@ def parse_options(body: Mapping[str, Any], default_turn_ms: int) -> TableOptions
     if not isinstance(rated, bool):
         raise TableError("bad_request", "rated must be true or false")
     delay = _whole(body, "bot_delay_ms", 0, 0, MAX_BOT_DELAY_MS)
-    return TableOptions(name, seats, target, turn_ms, fallback, rated, delay)
+    autoplay = _whole(body, "autoplay_after", default_autoplay_after, 0, MAX_AUTOPLAY_AFTER)
+    return TableOptions(
+        name, seats, target, turn_ms, fallback, rated, delay, autoplay_after=autoplay
+    )
 
 
 def extra_events(body: Mapping[str, Any], now_ms: int) -> list[TableEvent]:
@@ -174,6 +181,7 @@ def opened(
         options.rated,
         bot_delay_ms=options.bot_delay_ms,
         created_by=created_by,
+        autoplay_after=options.autoplay_after,
         at_ms=now_ms,
     )
 

@@ -3,7 +3,9 @@ and answer errors as ``{"error": code, "message": text}``.
 
 ``belot.table.create`` (queue group ``table``) is :meth:`TableWorker.create`; a table's
 own subjects ``belot.table.<id>.<verb>`` are answered by its owner through
-:func:`command_callback`: ``join``, ``leave``, ``seed``, ``view``, ``abort`` and the moves
+:func:`command_callback`: ``join``, ``leave``, ``seed``, ``view``, ``abort``,
+``resume`` (a seat taken back from autoplay), ``presence`` (a gateway's live players:
+:mod:`services.table.presence`) and the moves
 ``bid``, ``play``, ``announce``, ``swap``, ``redeal``.
 """
 
@@ -85,7 +87,7 @@ def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
 
 MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
 #: A table's own requests besides the moves, each answered by the Table method of its name.
-REQUESTS: Final = ("join", "leave", "seed", "view", "abort")
+REQUESTS: Final = ("join", "leave", "seed", "view", "abort", "resume", "presence")
 
 
 class Requests(Protocol):

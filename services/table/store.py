@@ -25,6 +25,12 @@ from table.events import TableEvent
 
 #: Metadata of events decided for a seat by a bot or by the turn timer.
 ACTED_BY: Final = "acted_by"
+#: Who made a move (ACTED_BY's values): the seat's player, a bot's seat, the turn timer
+#: for a human, the bot playing a human's seat while it is on autoplay.
+PLAYER: Final = "player"
+BOT: Final = "bot"
+TIMER: Final = "timer"
+AUTOPLAY: Final = "autoplay"
 
 
 class LostTable(Exception):
@@ -58,6 +64,30 @@ class Loaded:
     last_match_ms: int = 0
     #: Command ids already in the streams (the log's ids).
     command_ids: set[str] = field(default_factory=set)
+    #: Each human seat's turns in a row the timer played (:func:`missed_turns`).
+    missed: dict[int, int] = field(default_factory=dict)
+
+
+def missed_turns(
+    table_rows: Sequence[RecordedEvent], match_rows: Sequence[RecordedEvent]
+) -> dict[int, int]:
+    """Each seat's turns in a row the timer played, from the log: a timer's move says
+    the count in its metadata (``missed``, with ``seat``), a player's own move (``seat``)
+    and a seat taken back (``SeatAutoplayEnded``) set it to 0, an autoplay's move leaves
+    it. The two streams are read in the log's position order, which is commit order."""
+    missed: dict[int, int] = {}
+    rows = [r for r in table_rows if r.type == table_state.SEAT_AUTOPLAY_ENDED]
+    rows += [r for r in match_rows if r.metadata.get(ACTED_BY) in (TIMER, PLAYER)]
+    for r in sorted(rows, key=lambda r: r.position):
+        if r.type == table_state.SEAT_AUTOPLAY_ENDED:
+            seat, count = r.payload.get("seat"), 0
+        else:
+            seat = r.metadata.get("seat")
+            timed = r.metadata[ACTED_BY] == TIMER
+            count = r.metadata.get("missed", 0) if timed else 0
+        if type(seat) is int and type(count) is int:
+            missed[seat] = count
+    return {s: n for s, n in missed.items() if n}
 
 
 async def load(store: EventStore, table_id: str) -> Loaded:
@@ -82,6 +112,7 @@ async def load(store: EventStore, table_id: str) -> Loaded:
         events.append(from_payload(r.payload))
     loaded.match = replay(RULESETS[table.options.ruleset if table.options else ""], events)
     loaded.match_version = match_rows[-1].version
+    loaded.missed = missed_turns(rows, match_rows)
     loaded.last_match_ms = time_ms(match_rows[-1])
     if loaded.ending is None and loaded.match.result is not None:
         ended = match_rows[-1]

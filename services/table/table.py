@@ -55,8 +55,12 @@ from services.table import domain
 from services.table.domain import TableError
 from services.table.handlers import parse_move
 from services.table.metrics import COMMANDS, DEALS, LOST, MATCHES
+from services.table.presence import MAX_PLAYERS, MAX_TTL_MS, MIN_TTL_MS, Presence, seat_line
 from services.table.store import (
     ACTED_BY,
+    AUTOPLAY,
+    PLAYER,
+    TIMER,
     Loaded,
     LostTable,
     core_events,
@@ -70,6 +74,8 @@ from table.events import (
     MatchAborted,
     MatchForfeited,
     MatchSeat,
+    SeatAutoplayEnded,
+    SeatAutoplayStarted,
     SeatLeft,
     TableClosed,
     TableEvent,
@@ -96,6 +102,14 @@ MAX_BOT_RUN: Final = 64
 DRIVER_TASK: Final = "table-driver"
 #: While a table waits for the randomness service, it says so at most this often.
 WAIT_LOG_S: Final = 30.0
+#: The least pause before a bot plays a seat on autoplay, however fast the table's bots
+#: are: long enough for its player, back, to make the move first (which takes the seat
+#: back) once its page shows the turn; never longer than the table's turn timer (a bot
+#: on autoplay plays no slower than the timer would).
+AUTOPLAY_PACE_MS: Final = 1_000
+#: How a seat is taken back (SeatAutoplayEnded.by).
+RESUMED: Final = "resume"
+MOVED: Final = "move"
 
 
 class Host(Protocol):
@@ -103,6 +117,8 @@ class Host(Protocol):
 
     store: EventStore
     timeout: float
+    #: How long a new owner counts every human as connected, not knowing yet.
+    presence_grace: float
 
     async def drop(self, table: Table, *, release: bool, closed: bool = False) -> None: ...
 
@@ -153,6 +169,12 @@ class Table:
         #: and when the wait was last logged.
         self.waiting_since: float | None = None
         self._wait_logged = 0.0
+        #: Each human seat's turns in a row the timer played (0 when absent).
+        self.missed: dict[int, int] = dict(loaded.missed)
+        #: Who has a live socket on the table (the gateways' announcements), and the
+        #: presence lines watchers were last told (:meth:`presence_lines`).
+        self.sockets = Presence(time.monotonic(), worker.presence_grace)
+        self.presence_said: list[dict[str, Any]] | None = None
 
     def start(self, sub: Subscription) -> None:
         """Drive the table; ``sub`` brings its players' commands."""
@@ -344,11 +366,77 @@ class Table:
                 events = decide(self.match, command_for(seat))
             except RulesError as exc:
                 raise TableError.of(exc) from None
-            await self._append_match(events, {ACTED_BY: "player"}, cid)
+            await self._append_match(events, {ACTED_BY: PLAYER, "seat": seat}, cid)
             version = self.match_version
+            await self._take_back(seat, MOVED)
         COMMANDS.labels("player").observe(time.perf_counter() - started)
         self.wake.set()
         return {"accepted": True, "match_version": version}
+
+    async def _take_back(self, seat: int, by: str) -> None:
+        """``seat``'s player is back (under the lock): its missed turns are forgotten and,
+        if a bot was playing it, ``SeatAutoplayEnded``."""
+        self.missed.pop(seat, None)
+        if seat in self.state.autoplay:
+            await self._append_table([SeatAutoplayEnded(seat, by, now_ms())])
+        await self.say_presence()
+
+    async def resume(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The seat's player takes it back from the bot playing it (autoplay); its turn
+        clock, if it is due, starts again now. Raises :class:`TableError`
+        (``not_your_seat``, ``not_autoplay``)."""
+        player = self._check_player(body.get("player"))
+        cid = self._command_id(player, body)
+        async with self.lock:
+            if cid is not None and cid in self.command_ids:
+                return {"resumed": True, "duplicate": True}
+            seat = domain.seat_for(self.state, player, None)
+            if seat not in self.state.autoplay:
+                raise TableError("not_autoplay", f"seat {seat} is not played by a bot: it is yours")
+            self.missed.pop(seat, None)
+            await self._append_table([SeatAutoplayEnded(seat, RESUMED, now_ms())], cid)
+            self.last_match_ms = max(self.last_match_ms, now_ms())
+            await self.say_presence()
+        self.wake.set()
+        return {"resumed": True, "seat": seat}
+
+    async def presence(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A gateway's announcement (:mod:`services.table.presence`): the players it holds
+        a socket of on this table now; watchers are told if a seat's line changed."""
+        gateway = fields.identifier("gateway", body.get("gateway"))
+        players = body.get("players")
+        if not isinstance(players, list) or len(players) > MAX_PLAYERS:
+            raise TableError(BAD_REQUEST, f"players must be a list of at most {MAX_PLAYERS} ids")
+        ids = [fields.identifier("players[]", p) for p in players]
+        ttl_ms = body.get("ttl_ms")
+        if type(ttl_ms) is not int or not MIN_TTL_MS <= ttl_ms <= MAX_TTL_MS:
+            raise TableError(
+                BAD_REQUEST, f"ttl_ms must be a whole number from {MIN_TTL_MS} to {MAX_TTL_MS}"
+            )
+        self.sockets.announce(gateway, ids, ttl_ms / 1000, time.monotonic())
+        await self.say_presence()
+        return {"accepted": True}
+
+    def presence_lines(self) -> list[dict[str, Any]]:
+        """``presence``: one line a seat (:func:`services.table.presence.seat_line`)."""
+        now = time.monotonic()
+        return [
+            seat_line(
+                s.number,
+                human=not s.is_bot,
+                connected=s.player is not None and self.sockets.is_connected(s.player, now),
+                missed=self.missed.get(s.number, 0),
+                autoplay=s.number in self.state.autoplay,
+            )
+            for s in self.state.seats
+        ]
+
+    async def say_presence(self) -> None:
+        """Tell watchers the table's state if a seat's presence line changed since they
+        were last told (a socket came or went, an announcement expired, a turn missed, a
+        bot took a seat or gave it back)."""
+        if self.presence_lines() != self.presence_said:
+            await self.worker.publish_state(self)
 
     async def seed(self, body: dict[str, Any]) -> dict[str, Any]:
         player = self._check_player(body.get("player"))
@@ -392,6 +480,7 @@ class Table:
             "deadline_ms": self.deadline_ms(),
             "view": None,
             "server_seed": self.state.server_seed,
+            "presence": self.presence_lines(),
         }
         match = self.match
         if match is not None:
@@ -444,7 +533,7 @@ class Table:
         if self.match is None or self.ending is not None or self.state.options is None:
             return None
         d = due(self.match)
-        if d.seat is None or self.state.seats[d.seat].is_bot:
+        if d.seat is None or self.state.seats[d.seat].is_bot or d.seat in self.state.autoplay:
             return None
         return self.last_match_ms + self.state.options.turn_ms
 
@@ -532,10 +621,40 @@ class Table:
             if wait_ms > 0:
                 return wait_ms / 1000
             return await self._bot_move(d.seat, seat.config.level or "medium", "bot")
+        if d.seat in st.autoplay:
+            pace = min(max(st.options.bot_delay_ms, AUTOPLAY_PACE_MS), st.options.turn_ms)
+            wait_ms = self.last_match_ms + pace - now_ms()
+            if wait_ms > 0:
+                return wait_ms / 1000
+            meta = {"seat": d.seat}
+            return await self._bot_move(d.seat, st.options.fallback_level, AUTOPLAY, meta)
+        if self._autoplay_due(d.seat):  # the timer's last move was appended, not this
+            async with self.lock:
+                await self._start_autoplay(d.seat)
+            return None
         left = self.last_match_ms + st.options.turn_ms - now_ms()
         if left > 0:
             return left / 1000
-        return await self._bot_move(d.seat, st.options.fallback_level, "timer")
+        meta = {"seat": d.seat, "missed": self.missed.get(d.seat, 0) + 1}
+        return await self._bot_move(d.seat, st.options.fallback_level, TIMER, meta)
+
+    def _autoplay_due(self, seat: int) -> bool:
+        """Has the timer played ``seat``'s turns as often in a row as the table lets it,
+        with the match going on and no bot playing the seat yet?"""
+        after = self.state.options.autoplay_after if self.state.options else 0
+        return (
+            after > 0
+            and self.missed.get(seat, 0) >= after
+            and seat not in self.state.autoplay
+            and self.ending is None
+        )
+
+    async def _start_autoplay(self, seat: int) -> None:
+        """A bot plays ``seat`` from now on (under the lock): ``SeatAutoplayStarted``."""
+        if self._autoplay_due(seat):
+            started = SeatAutoplayStarted(seat, self.missed.get(seat, 0), now_ms())
+            await self._append_table([started])
+            await self.say_presence()
 
     async def _open_fair_deal(self) -> None:
         st = self.state
@@ -617,7 +736,11 @@ class Table:
         COMMANDS.labels("deck").observe(time.perf_counter() - started)
         return None
 
-    async def _bot_move(self, seat: int, level: str, by: str) -> float | None:
+    async def _bot_move(
+        self, seat: int, level: str, by: str, extra: dict[str, Any] | None = None
+    ) -> float | None:
+        """A bot's move for ``seat`` (``by``: "bot", or "timer" / "autoplay" for a human's
+        seat, whose metadata adds ``extra``: the seat, and the timer's missed count)."""
         match = self.match
         assert match is not None
         version = self.match_version
@@ -633,14 +756,19 @@ class Table:
             events = decide(match, command)
             for e in events:
                 match = evolve(match, e)
-            run = BotRun(core_events(events, {ACTED_BY: by, "bot_level": level}), events, match)
+            meta = {ACTED_BY: by, "bot_level": level, **(extra or {})}
+            run = BotRun(core_events(events, meta), events, match)
         else:
-            run = self._bot_run(match, version, seat, level, by)
+            run = self._bot_run(match, version, seat, level, by, extra=extra)
         started = time.perf_counter()
         async with self.lock:
             if self.match_version != version or self.ending is not None:
                 return None  # a player acted meanwhile: look again
             await self._append_match(run.events, run=run)
+            if by == TIMER and extra is not None:
+                self.missed[seat] = extra["missed"]
+                await self._start_autoplay(seat)
+                await self.say_presence()
         COMMANDS.labels(by).observe(time.perf_counter() - started)
         return None
 
@@ -666,7 +794,15 @@ class Table:
         return self._bot_run(match, version + len(events), d.seat, level, "bot", run)
 
     def _bot_run(
-        self, match: Match, version: int, seat: int, level: str, by: str, run: BotRun | None = None
+        self,
+        match: Match,
+        version: int,
+        seat: int,
+        level: str,
+        by: str,
+        run: BotRun | None = None,
+        *,
+        extra: dict[str, Any] | None = None,
     ) -> BotRun:
         """The bots' turns from ``seat`` on, decided ahead: one move, and while no pause
         is asked for (``bot_delay_ms`` 0, not the timer's move) the moves of the bots due
@@ -676,7 +812,8 @@ class Table:
         secret, :func:`bot_seed`, so a new owner makes the same choice); they are
         appended together, one round trip to the
         log for the run. Nothing is awaited here, so no command comes in between.
-        ``run``: moves already decided that these follow (a deck's: :meth:`_deck_run`)."""
+        ``run``: moves already decided that these follow (a deck's: :meth:`_deck_run`);
+        ``extra``: what the first move's metadata adds (a timer's or autoplay's seat)."""
         st = self.state
         assert st.options is not None
         more = by == "bot" and st.options.bot_delay_ms == 0
@@ -686,7 +823,10 @@ class Table:
         while True:
             rng = cast(random.Random, SeededOnUse(bot_seed(match, st.match_id, version)))
             events = decide(match, choose(view(match, seat), rng, level))
-            meta = metadata.setdefault(level, {ACTED_BY: by, "bot_level": level})
+            if extra is not None:  # a human seat's one move (not a run: more is False)
+                meta = {ACTED_BY: by, "bot_level": level, **extra}
+            else:
+                meta = metadata.setdefault(level, {ACTED_BY: by, "bot_level": level})
             run.encoded += core_events(events, meta)
             run.events += events
             for e in events:

@@ -62,6 +62,13 @@ CREATION_GRACE_MS: Final = 30_000
 #: The worker's supervised loops (the ``task`` label of belot_task_up and restarts).
 SCAN_TASK: Final = "table-scan"
 HEARTBEAT_TASK: Final = "table-heartbeat"
+PRESENCE_TASK: Final = "table-presence"
+#: How often the worker looks whether a table's presence lines changed by themselves
+#: (a gateway's announcement expired, a new owner's grace ended).
+PRESENCE_SWEEP_S: Final = 0.5
+#: A gateway's announcement lives this many of its heartbeats (services.table.presence);
+#: a new owner counts humans as connected for as long.
+PRESENCE_HEARTBEATS: Final = 2.5
 
 
 def table_id_for(creator: str | None, command_id: str | None) -> str:
@@ -86,6 +93,8 @@ class TableWorker:
         timeout: float = 2.0,
         worker_id: str | None = None,
         supervisor: Supervisor | None = None,
+        autoplay_after: int = 2,
+        presence_seconds: float = 2.0,
     ) -> None:
         self.nc = nc
         self.js = nc.jetstream()
@@ -94,6 +103,11 @@ class TableWorker:
         self.lease_ttl = lease_ttl
         self.turn_ms = turn_ms
         self.timeout = timeout
+        #: A new table's autoplay_after unless its creator says (BELOT_AUTOPLAY_AFTER).
+        self.autoplay_after = autoplay_after
+        #: The gateways' presence heartbeat (BELOT_PRESENCE_SECONDS): a new owner knows
+        #: who is connected after this much more than one.
+        self.presence_grace = presence_seconds * PRESENCE_HEARTBEATS
         # Host and pid in the id: operators (and the failover test) see who owns what.
         self.id = worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.tables: dict[str, Table] = {}
@@ -145,6 +159,7 @@ class TableWorker:
         self._loops = [
             self.supervisor.spawn(SCAN_TASK, lambda _: self._scan_loop()),
             self.supervisor.spawn(HEARTBEAT_TASK, lambda _: self._heartbeat_loop()),
+            self.supervisor.spawn(PRESENCE_TASK, lambda _: self._presence_loop()),
         ]
         log.info("table worker started", extra={"worker": self.id})
 
@@ -328,6 +343,13 @@ class TableWorker:
                     LOST.inc()
                     await self.drop(table, release=False)
 
+    async def _presence_loop(self) -> None:
+        """Tell watchers of the presence lines that changed with time alone."""
+        while True:
+            await asyncio.sleep(PRESENCE_SWEEP_S)
+            for table in list(self.tables.values()):
+                await table.say_presence()
+
     async def _renew(self, table: Table) -> bool:
         assert self.leases is not None
         try:
@@ -358,6 +380,7 @@ class TableWorker:
         Once per append (a run of bots' moves is one: :class:`~services.table.table.BotRun`)."""
         match = table.match
         d = due(match) if match is not None else None
+        presence = table.presence_lines()
         body = {
             "table_id": table.id,
             "match_id": table.state.match_id,
@@ -369,7 +392,9 @@ class TableWorker:
             "deal_number": None if d is None else d.deal_number,
             "deadline_ms": table.deadline_ms(),
             "ended": table.ending is not None,
+            "presence": presence,
         }
+        table.presence_said = presence
         with contextlib.suppress(Exception):
             await self.nc.publish(self.state_subject(table.id), orjson.dumps(body))
 
@@ -403,7 +428,7 @@ class TableWorker:
             )  # fmt: skip
         creator = fields.optional_text("creator", body.get("creator"), fields.MAX_ID)
         command_id = fields.command_id(body.get("command_id"))
-        options = domain.parse_options(body, self.turn_ms)
+        options = domain.parse_options(body, self.turn_ms, self.autoplay_after)
         sit = body.get("sit")
         if sit is not None and (type(sit) is not int or creator is None):
             raise ServiceError(BAD_REQUEST, "sit must be a seat number, for a creator")
