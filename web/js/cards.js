@@ -8,10 +8,14 @@ export const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const DIGITS = { T: "10", 9: "9", 8: "8", 7: "7" };
 const STRAIN_SUIT = { clubs: "C", diamonds: "D", hearts: "H", spades: "S" };
 
+/** A card's rank as its corner shows it: "10", "J" (Russian "В", French "V"). */
+export function cardRank(code) {
+  return Object.hasOwn(DIGITS, code[0]) ? DIGITS[code[0]] : t(`card.letter.${code[0]}`);
+}
+
 /** "10♠", "J♥" (Russian "В♥", French "V♥"). */
 export function cardLabel(code) {
-  const rank = Object.hasOwn(DIGITS, code[0]) ? DIGITS[code[0]] : t(`card.letter.${code[0]}`);
-  return rank + SUITS[code[1]];
+  return cardRank(code) + SUITS[code[1]];
 }
 
 /** A suit's name as a contract or a lead says it: "hearts" (Russian "черви"). */

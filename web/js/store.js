@@ -16,6 +16,8 @@ const LOG_KEY = "belot.translog.key";
 const LOG_WITNESSES_KEY = "belot.translog.witnesses";
 /** A seat's key by table (seatkey.js): {secret, key, table_id, made_at}. */
 const SEAT_KEY_PREFIX = "belot.seatkey.";
+/** The four-colour deck (deckstyle.js): true, or absent for the usual two colours. */
+const FOUR_COLOUR_KEY = "belot.cards.fourColour";
 /** Matches kept at most; the oldest are dropped past it. */
 export const MAX_KEPT = 100;
 
@@ -51,6 +53,10 @@ export function makeStore(storage) {
       return typeof code === "string" ? code : null;
     },
     saveLanguage: (code) => write(LANGUAGE_KEY, code),
+
+    /** The player's choice of the four-colour deck (♣ green, ♦ blue): false until made. */
+    fourColour: () => read(FOUR_COLOUR_KEY) === true,
+    saveFourColour: (on) => write(FOUR_COLOUR_KEY, Boolean(on)),
 
     /** The drand relays the player chose (an array of addresses), or null: none chosen,
      * or what is stored is not such a list (the tab's defaults apply then). */

@@ -1,6 +1,8 @@
 // Small DOM helpers: build elements, show a message, render a card.
 
-import { cardLabel, isRed, suitName } from "./cards.js";
+import { backArt, deckDefs, faceArt } from "./cardart.js";
+import { cardLabel, cardRank, isRed, suitName } from "./cards.js";
+import { applyDeckStyle } from "./deckstyle.js";
 import { andList, has, language, locale, orList, t } from "./i18n.js";
 
 export { formatTime } from "./i18n.js";
@@ -222,19 +224,38 @@ export function sayError(err, doing = "") {
   say(errorText(err, doing), "error");
 }
 
-/** A card face: a button when it can be clicked. */
+let deckReady = false;
+
+/** The first card drawn puts the four-colour deck's filters in the page and applies the
+ * player's choice of colours (deckstyle.js), whatever page draws it. */
+function readyDeck() {
+  if (deckReady || !document.body) return;
+  deckReady = true;
+  deckDefs(document);
+  applyDeckStyle();
+}
+
+/** A card face (the picture, its corners in the player's letters: cardart.js): a button
+ * when it can be clicked. Its name, for the eye and the ear, is the card's label ("К♥"). */
 export function cardFace(code, { legal = false, onclick = null, small = false, title = null } = {}) {
+  readyDeck();
+  const label = cardLabel(code);
   const attrs = {
     class: `card${isRed(code) ? " red" : ""}${legal ? " legal" : ""}${small ? " small" : ""}`,
     dataset: { card: code },
-    title: title ?? cardLabel(code),
+    title: title ?? label,
+    "aria-label": label,
   };
-  if (onclick) return h("button", { ...attrs, type: "button", onclick }, cardLabel(code));
-  return h("span", attrs, cardLabel(code));
+  const art = faceArt(code, cardRank(code));
+  if (onclick) return h("button", { ...attrs, type: "button", onclick }, art);
+  return h("span", { ...attrs, role: "img" }, art);
 }
 
+/** A hidden hand: ``count`` backs, fanned. */
 export function cardBacks(count) {
-  return h("span", { class: "backs", title: t("ui.card_backs", { count }) }, Array.from({ length: count }, () => h("span", { class: "back" })));
+  readyDeck();
+  const label = t("ui.card_backs", { count });
+  return h("span", { class: "backs", role: "img", title: label, "aria-label": label }, Array.from({ length: count }, () => h("span", { class: "back" }, backArt())));
 }
 
 export function shortHex(hex, n = 12) {

@@ -1353,4 +1353,7 @@ export default Object.freeze({
   "ui.bad_name.no_letter": "името трябва да съдържа поне една буква",
   "ui.retry_after": { one: "изчакайте {count} секунда", other: "изчакайте {count} секунди" },
   "ui.card_backs": { one: "{count} карта", other: "{count} карти" },
+  // cards: the four-colour deck's switch (deckstyle.js)
+  "cards.four_colour": "Четирицветно тесте",
+  "cards.four_colour_title": "Спатия зелено, каро синьо, купа червено, пика черно",
 });

@@ -1373,4 +1373,7 @@ export default Object.freeze({
   "ui.bad_name.no_letter": "a name holds at least one letter",
   "ui.retry_after": { one: "wait {count} second", other: "wait {count} seconds" },
   "ui.card_backs": { one: "{count} card", other: "{count} cards" },
+  // cards: the four-colour deck's switch (deckstyle.js)
+  "cards.four_colour": "Four-colour deck",
+  "cards.four_colour_title": "Clubs green, diamonds blue, hearts red, spades black",
 });

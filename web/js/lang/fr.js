@@ -1353,4 +1353,7 @@ export default Object.freeze({
   "ui.bad_name.no_letter": "un nom contient au moins une lettre",
   "ui.retry_after": { one: "attendez {count} seconde", many: "attendez {count} secondes", other: "attendez {count} secondes" },
   "ui.card_backs": { one: "{count} carte", many: "{count} de cartes", other: "{count} cartes" },
+  // cards: the four-colour deck's switch (deckstyle.js)
+  "cards.four_colour": "Jeu quatre couleurs",
+  "cards.four_colour_title": "Trèfle vert, carreau bleu, cœur rouge, pique noir",
 });

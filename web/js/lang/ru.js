@@ -1353,4 +1353,7 @@ export default Object.freeze({
   "ui.bad_name.no_letter": "в имени должна быть хотя бы одна буква",
   "ui.retry_after": { one: "подождите {count} секунду", few: "подождите {count} секунды", many: "подождите {count} секунд", other: "подождите {count} секунды" },
   "ui.card_backs": { one: "{count} карта", few: "{count} карты", many: "{count} карт", other: "{count} карты" },
+  // cards: the four-colour deck's switch (deckstyle.js)
+  "cards.four_colour": "Четырёхцветная колода",
+  "cards.four_colour_title": "Трефы зелёные, бубны синие, черви красные, пики чёрные",
 });
