@@ -269,12 +269,15 @@ class Page:
                 {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
             )
 
-    async def set_viewport(self, width: int, height: int, mobile: bool = False) -> None:
+    async def set_viewport(
+        self, width: int, height: int, mobile: bool = False, scale: float = 1
+    ) -> None:
         """Show the page as a screen of that size (``mobile``: a phone's, whose scroll
-        bars take no room)."""
+        bars take no room and whose page's meta viewport applies; ``scale``: device pixels
+        a CSS pixel, 2 on most phones)."""
         await self.send(
             "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile},
         )
 
     async def press(self, key: str, code: str | None = None) -> None:

@@ -11,7 +11,7 @@ import { h, replace, say, sayError } from "./ui.js";
 import { renderLobby } from "./lobby.js";
 import { renderTable } from "./table.js";
 import { renderReplay, renderMatches } from "./replay.js";
-import { mountPages } from "./pages.js";
+import { markPage, mountPages } from "./pages.js";
 import { LANGUAGES, chooseLanguage, language, nameOf, setLanguage, t } from "./i18n.js";
 
 // The language first, before any word is drawn: the visitor's choice on this browser,
@@ -70,9 +70,21 @@ function header() {
       ? [h("span", { class: "who", id: "who" }, ctx.session.name), h("button", { type: "button", class: "link", id: "log-out", onclick: () => logOut() }, t("app.log_out"))]
       : h("a", { href: "#/login" }, t("app.log_in")),
   );
-  // Beside the links, never scrolled away with them on a narrow screen.
+  // Beside the links, never folded away with them on a narrow screen.
   document.getElementById("language")?.remove();
   nav.after(languageMenu());
+  document.getElementById("menu-button")?.remove();
+  nav.before(menuButton(nav));
+}
+
+/** On a phone the links fold under one button (css: button.menu-button), so that the
+ * header stays one line above the table; a new page folds them again. */
+function menuButton(nav) {
+  const top = nav.closest("header");
+  top.classList.remove("open");
+  const button = h("button", { type: "button", id: "menu-button", class: "menu-button", "aria-expanded": "false", "aria-controls": nav.id }, "☰ ", t("layout.menu"));
+  button.addEventListener("click", () => button.setAttribute("aria-expanded", String(top.classList.toggle("open"))));
+  return button;
 }
 
 /** The header's language menu: each language named in its own words. The choice is kept
@@ -121,9 +133,12 @@ function route() {
   if (page === "" || page === undefined) cleanup = renderLobby(root, ctx);
   else if (page === "login") renderLogin(root, "/");
   else if (page === "table" && id) cleanup = renderTable(root, ctx, id);
-  else if (page === "matches") cleanup = renderMatches(root, ctx);
+  else if (page === "matches") {
+    cleanup = renderMatches(root, ctx);
+    markPage(root, "matches");
+  }
   else if (page === "replay" && id) cleanup = renderReplay(root, ctx, id);
-  else replace(root, h("p", {}, t("app.no_such_page"), " ", h("a", { href: "#/" }, t("app.go_to_lobby"))));
+  else replace(root, h("p", { id: "not-found", dataset: { region: "not-found" } }, t("app.no_such_page"), " ", h("a", { href: "#/" }, t("app.go_to_lobby"))));
 }
 
 function renderLogin(root, next) {
@@ -155,7 +170,7 @@ function renderLogin(root, next) {
     root,
     h(
       "form",
-      { class: "login", id: "login", onsubmit: (e) => (e.preventDefault(), submit(false)) },
+      { class: "login", id: "login", dataset: { region: "login" }, onsubmit: (e) => (e.preventDefault(), submit(false)) },
       h("h1", {}, t("app.brand")),
       h("p", {}, t("app.intro")),
       h("label", { for: "name" }, t("app.name")),

@@ -32,7 +32,16 @@ export function mountPages(root, ctx, page, id, setCleanup) {
   if (!draw || (WITH_ID.has(page) && !id)) return false;
   document.body.dataset.page = page;
   setCleanup(draw(root, ctx, id) ?? null);
+  markPage(root, page);
   return true;
+}
+
+/** A page that marks no region of its own (data-region) is one region, named by its
+ * route: the layout test (tests/integration/test_web_layout.py) finds the page's regions
+ * by their marks and measures that none lies on another or on the header. */
+export function markPage(root, name) {
+  const page = root.firstElementChild;
+  if (page && !root.querySelector("[data-region]")) page.dataset.region = name;
 }
 
 function navigation(ctx) {

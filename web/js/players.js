@@ -28,7 +28,7 @@ export function renderLeaderboards(root, ctx, pool) {
     root,
     h(
       "div",
-      { class: "page-narrow" },
+      { class: "page-narrow", dataset: { region: "leaderboard" } },
       h("h1", {}, t("pages.leaderboards")),
       h("nav", { class: "tabs", "aria-label": t("players.rulesets_label") }, pools.map((p) => h("a", { href: `#/leaderboards/${p}${everyone ? "?all=1" : ""}`, ...(p === pool ? CURRENT_PAGE : null), dataset: { pool: p } }, rulesetName(p)))),
       h("p", { class: "dim-note" }, everyone ? [t("players.every_rated_of", { pool: rulesetName(pool) }), " ", h("a", { href: `#/leaderboards/${pool}`, id: "established" }, t("players.established_only"))] : [t("players.established_of", { pool: rulesetName(pool) }), " ", h("a", { href: `#/leaderboards/${pool}?all=1`, id: "everyone" }, t("players.every_rated"))]),
@@ -73,7 +73,7 @@ export function renderLeaderboards(root, ctx, pool) {
 }
 
 export function renderPlayer(root, ctx, id) {
-  const el = h("div", { class: "page-narrow", id: "player" }, h("p", {}, t("players.loading_player")));
+  const el = h("div", { class: "page-narrow", id: "player", dataset: { region: "player" } }, h("p", {}, t("players.loading_player")));
   replace(root, el);
   let stopped = false;
   (async () => {
@@ -180,13 +180,13 @@ function matchesTable(matches, id) {
 
 export function renderMyMatches(root, ctx) {
   if (!ctx.session) {
-    replace(root, h("p", {}, withElements(t("players.log_in_to_see"), { link: h("a", { href: "#/login" }, t("pages.log_in")) })));
+    replace(root, h("p", { dataset: { region: "my-matches" } }, withElements(t("players.log_in_to_see"), { link: h("a", { href: "#/login" }, t("pages.log_in")) })));
     return null;
   }
   const me = ctx.session.player;
   const now = h("div", { id: "my-tables" }, h("p", {}, t("players.loading_tables")));
   const done = h("div", { id: "my-finished" }, h("p", {}, t("players.loading_finished")));
-  replace(root, h("div", { class: "page-narrow", id: "my-matches" }, h("h1", {}, t("pages.my_matches")), h("p", {}, h("a", { href: `#/player/${encodeURIComponent(me)}`, id: "my-page" }, t("players.my_page"))), h("h2", {}, t("players.at_a_table")), now, h("h2", {}, t("players.finished")), done));
+  replace(root, h("div", { class: "page-narrow", id: "my-matches", dataset: { region: "my-matches" } }, h("h1", {}, t("pages.my_matches")), h("p", {}, h("a", { href: `#/player/${encodeURIComponent(me)}`, id: "my-page" }, t("players.my_page"))), h("h2", {}, t("players.at_a_table")), now, h("h2", {}, t("players.finished")), done));
   let stopped = false;
   (async () => {
     try {

@@ -1356,4 +1356,6 @@ export default Object.freeze({
   // cards: the four-colour deck's switch (deckstyle.js)
   "cards.four_colour": "Четирицветно тесте",
   "cards.four_colour_title": "Спатия зелено, каро синьо, купа червено, пика черно",
+  // layout: the header on a phone (app.js)
+  "layout.menu": "Меню",
 });

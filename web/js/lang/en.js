@@ -1376,4 +1376,6 @@ export default Object.freeze({
   // cards: the four-colour deck's switch (deckstyle.js)
   "cards.four_colour": "Four-colour deck",
   "cards.four_colour_title": "Clubs green, diamonds blue, hearts red, spades black",
+  // layout: the header on a phone (app.js)
+  "layout.menu": "Menu",
 });

@@ -1356,4 +1356,6 @@ export default Object.freeze({
   // cards: the four-colour deck's switch (deckstyle.js)
   "cards.four_colour": "Jeu quatre couleurs",
   "cards.four_colour_title": "Trèfle vert, carreau bleu, cœur rouge, pique noir",
+  // layout: the header on a phone (app.js)
+  "layout.menu": "Menu",
 });

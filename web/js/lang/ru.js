@@ -1356,4 +1356,6 @@ export default Object.freeze({
   // cards: the four-colour deck's switch (deckstyle.js)
   "cards.four_colour": "Четырёхцветная колода",
   "cards.four_colour_title": "Трефы зелёные, бубны синие, черви красные, пики чёрные",
+  // layout: the header on a phone (app.js)
+  "layout.menu": "Меню",
 });
