@@ -1358,4 +1358,17 @@ export default Object.freeze({
   "cards.four_colour_title": "Спатия зелено, каро синьо, купа червено, пика черно",
   // layout: the header on a phone (app.js)
   "layout.menu": "Меню",
+  // presence and the turn clock (issue 30): presence.js
+  "presence.autoplay": "играе бот",
+  "presence.disconnected": "няма връзка",
+  "presence.missed": { one: "пропусна {count} ход", other: "пропусна {count} хода" },
+  "presence.you_autoplay": "Бяхте далеч: бот играе на вашето място.",
+  "presence.take_back": "Върни ми мястото",
+  "presence.log.timeout_card": "Времето изтече: за {name} е изиграна карта.",
+  "presence.log.timeout_bid": "Времето изтече: за {name} е обявено.",
+  "presence.log.timeout_move": "Времето изтече: за {name} е направен ход.",
+  "presence.log.autoplay_started": { one: "{name} пропусна {count} ход подред: бот играе на мястото му, докато не си го върне.", other: "{name} пропусна {count} хода подред: бот играе на мястото му, докато не си го върне." },
+  "presence.log.back": "{name} се върна и отново играе сам.",
+  "presence.log.back_by_move": "{name} се върна: сам направи ход и отново играе.",
+  "error.not_autoplay": "Не играе бот на вашето място: то е ваше",
 });

@@ -1378,4 +1378,17 @@ export default Object.freeze({
   "cards.four_colour_title": "Clubs green, diamonds blue, hearts red, spades black",
   // layout: the header on a phone (app.js)
   "layout.menu": "Menu",
+  // presence and the turn clock (issue 30): presence.js
+  "presence.autoplay": "a bot is playing",
+  "presence.disconnected": "disconnected",
+  "presence.missed": { one: "missed {count} turn", other: "missed {count} turns" },
+  "presence.you_autoplay": "You were away: a bot is playing your seat.",
+  "presence.take_back": "Take my seat back",
+  "presence.log.timeout_card": "Time out: a card was played for {name}.",
+  "presence.log.timeout_bid": "Time out: a bid was made for {name}.",
+  "presence.log.timeout_move": "Time out: a move was made for {name}.",
+  "presence.log.autoplay_started": { one: "{name} missed {count} turn in a row: a bot plays for them until they take the seat back.", other: "{name} missed {count} turns in a row: a bot plays for them until they take the seat back." },
+  "presence.log.back": "{name} is back and takes the seat back.",
+  "presence.log.back_by_move": "{name} is back: their own move takes the seat back.",
+  "error.not_autoplay": "No bot is playing your seat: it is yours",
 });

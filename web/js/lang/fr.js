@@ -1358,4 +1358,17 @@ export default Object.freeze({
   "cards.four_colour_title": "Trèfle vert, carreau bleu, cœur rouge, pique noir",
   // layout: the header on a phone (app.js)
   "layout.menu": "Menu",
+  // presence and the turn clock (issue 30): presence.js
+  "presence.autoplay": "un bot joue",
+  "presence.disconnected": "déconnecté",
+  "presence.missed": { one: "{count} tour manqué", many: "{count} tours manqués", other: "{count} tours manqués" },
+  "presence.you_autoplay": "Vous étiez absent : un bot joue à votre place.",
+  "presence.take_back": "Reprendre ma place",
+  "presence.log.timeout_card": "Temps écoulé : une carte a été jouée pour {name}.",
+  "presence.log.timeout_bid": "Temps écoulé : on a parlé pour {name}.",
+  "presence.log.timeout_move": "Temps écoulé : un coup a été joué pour {name}.",
+  "presence.log.autoplay_started": { one: "{name} a manqué {count} tour de suite : un bot joue à sa place jusqu'à ce qu'il la reprenne.", many: "{name} a manqué {count} tours de suite : un bot joue à sa place jusqu'à ce qu'il la reprenne.", other: "{name} a manqué {count} tours de suite : un bot joue à sa place jusqu'à ce qu'il la reprenne." },
+  "presence.log.back": "{name} est de retour et reprend sa place.",
+  "presence.log.back_by_move": "{name} est de retour : son propre coup lui rend sa place.",
+  "error.not_autoplay": "Aucun bot ne joue à votre place : elle est à vous",
 });

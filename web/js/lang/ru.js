@@ -1358,4 +1358,17 @@ export default Object.freeze({
   "cards.four_colour_title": "Трефы зелёные, бубны синие, черви красные, пики чёрные",
   // layout: the header on a phone (app.js)
   "layout.menu": "Меню",
+  // presence and the turn clock (issue 30): presence.js
+  "presence.autoplay": "играет бот",
+  "presence.disconnected": "отключился",
+  "presence.missed": { one: "пропустил {count} ход", few: "пропустил {count} хода", many: "пропустил {count} ходов", other: "пропустил {count} хода" },
+  "presence.you_autoplay": "Вас не было: за вас играет бот.",
+  "presence.take_back": "Вернуть своё место",
+  "presence.log.timeout_card": "Время вышло: за {name} сыграна карта.",
+  "presence.log.timeout_bid": "Время вышло: за {name} сказано слово в торговле.",
+  "presence.log.timeout_move": "Время вышло: за {name} сделан ход.",
+  "presence.log.autoplay_started": { one: "{name} пропускает {count} ход подряд: за него играет бот, пока игрок не вернёт себе место.", few: "{name} пропускает {count} хода подряд: за него играет бот, пока игрок не вернёт себе место.", many: "{name} пропускает {count} ходов подряд: за него играет бот, пока игрок не вернёт себе место.", other: "{name} пропускает {count} хода подряд: за него играет бот, пока игрок не вернёт себе место." },
+  "presence.log.back": "{name} возвращается и снова играет сам.",
+  "presence.log.back_by_move": "{name} возвращается: сделал ход сам и снова играет.",
+  "error.not_autoplay": "За вас не играет бот: место ваше",
 });
