@@ -4,6 +4,8 @@
 // it back from storage rather than trusting a copy in memory.
 
 const SESSION_KEY = "belot.session";
+/** The ruleset chosen in the lobby for "Play now" (lobby.js). */
+const LOBBY_RULESET_KEY = "belot.lobby.ruleset";
 /** The language the visitor chose in the header's menu (i18n.js: "ru", "bg", "en", "fr"). */
 const LANGUAGE_KEY = "belot.language";
 const KEPT_PREFIX = "belot.kept.";
@@ -53,6 +55,13 @@ export function makeStore(storage) {
       return typeof code === "string" ? code : null;
     },
     saveLanguage: (code) => write(LANGUAGE_KEY, code),
+
+    /** The ruleset the lobby's "Play now" uses (a name), or null: none chosen yet. */
+    lobbyRuleset() {
+      const name = read(LOBBY_RULESET_KEY);
+      return typeof name === "string" ? name : null;
+    },
+    saveLobbyRuleset: (name) => write(LOBBY_RULESET_KEY, name),
 
     /** The player's choice of the four-colour deck (♣ green, ♦ blue): false until made. */
     fourColour: () => read(FOUR_COLOUR_KEY) === true,

@@ -107,12 +107,12 @@ export function renderTournaments(root, ctx) {
           ? h(
               "table",
               { class: "rows", id: "tournaments" },
-              h("thead", {}, h("tr", {}, [t("tour.name"), t("tour.format_column"), t("tour.status_column"), t("tour.created")].map((x) => h("th", {}, x)))),
+              h("thead", {}, h("tr", {}, [t("tour.name"), t("tour.format_column"), t("tour.status_column"), t("tournament.winner_column"), t("tour.created")].map((x) => h("th", {}, x)))),
               h(
                 "tbody",
                 {},
                 tournaments.map((tour) =>
-                  h("tr", { dataset: { tournament: tour.tournament_id } }, h("td", {}, h("a", { href: `#/tournament/${encodeURIComponent(tour.tournament_id)}` }, tour.name)), h("td", {}, formatName(tour.format)), h("td", {}, tournamentStatus(tour.status)), h("td", {}, formatTime(tour.created_at_ms))),
+                  h("tr", { dataset: { tournament: tour.tournament_id } }, h("td", {}, h("a", { href: `#/tournament/${encodeURIComponent(tour.tournament_id)}` }, tour.name)), h("td", {}, formatName(tour.format)), h("td", {}, tournamentStatus(tour.status)), h("td", { class: "winner" }, tour.winner ? winnerNames(tour.winner) : "—"), h("td", {}, formatTime(tour.created_at_ms))),
                 ),
               ),
             )
@@ -228,6 +228,7 @@ function drawTournament(el, ctx, tour, standings) {
     el,
     h("h1", {}, tour.name),
     h("p", { id: "tournament-about" }, about, " — ", h("b", { id: "tournament-status" }, tournamentStatus(tour.status)), tour.round ? [", ", t("tour.round_now", { round: tour.round })] : "", tour.finished ? [" (", finishedReason(tour.finished.reason), ")"] : ""),
+    tour.winner ? h("p", { id: "tournament-winner", class: "winner" }, t("tournament.winner", { name: winnerNames(tour.winner, name) })) : null,
     next ? nextTable(ctx, next) : null,
     h("div", { class: "buttons" }, buttons),
     drawSection(tour, name),
@@ -255,14 +256,15 @@ function nextTable(ctx, next) {
     try {
       await ctx.gateway.join(next.table_id, next.seat);
     } catch (e) {
-      if (e.code !== "already_seated") return say(errorText(e, t("pages.doing_taking_seat", { seat: next.seat })), "error");
+      if (e.code !== "already_seated") return say(errorText(e, t("pages.doing_taking_seat", { seat: next.seat + 1 })), "error");
     }
     location.hash = `#/table/${encodeURIComponent(next.table_id)}`;
   };
   return h(
     "div",
     { class: "next-table", id: "next-table", dataset: { table: next.table_id, seat: next.seat } },
-    next.game > 1 ? t("tour.your_table_game", { round: next.round, match: next.match, game: next.game, seat: next.seat }) : t("tour.your_table", { round: next.round, match: next.match, seat: next.seat }),
+    // Seats are numbered from 1 for people (the API's seat 0 is "seat 1").
+    next.game > 1 ? t("tour.your_table_game", { round: next.round, match: next.match, game: next.game, seat: next.seat + 1 }) : t("tour.your_table", { round: next.round, match: next.match, seat: next.seat + 1 }),
     " ",
     h("button", { type: "button", id: "take-seat", onclick: take }, t("tour.take_seat")),
   );
@@ -345,6 +347,12 @@ function roundsList(tour, name) {
       ),
     ),
   );
+}
+
+/** A finished tournament's winner by its players' names ("ann + bob" for a team):
+ * the gateway's names, else ``name`` (the page's), a bot by its level. */
+export function winnerNames(winner, name = null) {
+  return winner.players.map((p, i) => (p.startsWith("bot:") ? botName(p) : winner.names?.[i] ?? name?.(p) ?? p)).join(" + ");
 }
 
 export function botName(id) {
