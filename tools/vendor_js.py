@@ -1,5 +1,6 @@
-"""Vendor the web client's JavaScript libraries into web/vendor/, byte for byte as npm
-publishes them, and write web/vendor/MANIFEST.json (docs/web-drand.md says why).
+"""Vendor the web client's JavaScript libraries and its cards' pictures into web/vendor/,
+byte for byte as npm publishes them, and write web/vendor/MANIFEST.json (docs/web-drand.md
+and docs/web-client.md "Cards" say why).
 
 Each package is pinned below with its version and the sha512 ``integrity`` npm's registry
 lists for its tarball. The tarball is fetched with ``npm pack`` (npm's ordinary client),
@@ -44,6 +45,7 @@ class Pin:
     version: str
     integrity: str  # npm's "sha512-<base64>" of the tarball
     entries: tuple[str, ...]  # the modules web/js imports; their imports follow
+    assets: tuple[str, ...] = ()  # other files the page loads as they are (not modules)
 
 
 #: @noble/curves depends on exactly one @noble/hashes version; both are pinned here.
@@ -59,6 +61,14 @@ PINS: Final = (
         "2.4.0",
         "sha512-X5XaVWZIBCT7HHZGm5I7ZQXDwLG+bGXuSrMQAW+7Zvl87h1kmc1ZB1VSRJcpUfoUrGQp4Fkoxm5kZ+Ms+aW+eA==",
         ("sha2.js", "utils.js"),
+    ),
+    #: The cards' pictures (web/js/cardart.js draws them with <use>): no module at all.
+    Pin(
+        "svg-cards",
+        "4.0.2",
+        "sha512-YQVC0+bVQtvGbKoQZAHPgVSrKUymPK+aG9NQjJul9jp/a+lFcm8aWKh7YmKVinSjpaBTbogTLKAPi5YQEFRYLg==",
+        (),
+        ("svg-cards.svg",),
     ),
 )
 #: Copied besides the modules: the licence and the package's own description.
@@ -181,7 +191,7 @@ def build(tmp: Path) -> tuple[dict[str, bytes], dict[str, Any]]:
         "packages": [],
     }
     for p in PINS:
-        chosen = sorted(need[p.name] | set(ALWAYS))
+        chosen = sorted(need[p.name] | set(ALWAYS) | set(p.assets))
         hashes: dict[str, str] = {}
         entry = {
             "package": p.name,

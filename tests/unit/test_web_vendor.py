@@ -46,7 +46,7 @@ def test_the_manifest_is_the_tools_pins() -> None:
     assert [(p["package"], p["version"], p["integrity"]) for p in MANIFEST["packages"]] == [
         (p.name, p.version, p.integrity) for p in TOOL.PINS
     ]
-    assert [p.name for p in TOOL.PINS] == ["@noble/curves", "@noble/hashes"]
+    assert [p.name for p in TOOL.PINS] == ["@noble/curves", "@noble/hashes", "svg-cards"]
     for p in MANIFEST["packages"]:
         assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==", p["integrity"]), p
 
@@ -64,11 +64,15 @@ def test_every_vendored_file_is_the_manifests_and_nothing_else_is_there() -> Non
     assert present == expected, present ^ expected
 
 
+#: Each vendored package's licence, as its package.json says (its LICENSE file beside it).
+LICENCES = {"@noble/curves": "MIT", "@noble/hashes": "MIT", "svg-cards": "LGPL-2.1"}
+
+
 def test_each_vendored_package_json_is_the_pinned_version() -> None:
     versions = {p["package"]: p["version"] for p in MANIFEST["packages"]}
     for name, version in versions.items():
         meta = json.loads((VENDOR / name / "package.json").read_text())
-        assert (meta["name"], meta["version"], meta["license"]) == (name, version, "MIT")
+        assert (meta["name"], meta["version"], meta["license"]) == (name, version, LICENCES[name])
         # The only dependency allowed is another pinned package, at its pinned version.
         for dep, wanted in meta.get("dependencies", {}).items():
             assert versions.get(dep) == wanted, (name, dep, wanted)
@@ -160,8 +164,9 @@ def import_map() -> dict[str, Any]:
 
 
 def test_the_import_map_maps_the_vendored_packages_to_the_served_files() -> None:
+    modules = [p for p in MANIFEST["packages"] if any(f.endswith(".js") for f in p["files"])]
     assert import_map() == {
-        "imports": {p["package"] + "/": f"/vendor/{p['package']}/" for p in MANIFEST["packages"]}
+        "imports": {p["package"] + "/": f"/vendor/{p['package']}/" for p in modules}
     }
     index = (WEB / "index.html").read_text()
     # It must come before the first module script, or the browser ignores it.
@@ -173,6 +178,8 @@ def test_the_import_map_maps_the_vendored_packages_to_the_served_files() -> None
                 served = site.resolve(f"/vendor/{p['package']}/{path}")
                 assert served == VENDOR / p["package"] / path, path
     assert site.resolve("/vendor/MANIFEST.json") == VENDOR / "MANIFEST.json"
+    card_art = "/vendor/svg-cards/svg-cards.svg"  # web/js/cardart.js ART_URL
+    assert site.resolve(card_art) == VENDOR / "svg-cards" / "svg-cards.svg"
     for path in ("/vendor/@noble/curves/LICENSE", "/node/importmap.mjs", "/vendor/@/x.js",
                  "/vendor/@noble/../../README.md", "/vendor/@noble/curves/.x.js"):  # fmt: skip
         assert site.resolve(path) is None, path
