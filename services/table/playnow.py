@@ -31,7 +31,7 @@ from nats.js.kv import KeyValue
 from belot import RULESETS
 from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
-from services.table.domain import MAX_BOTS_OPEN_MS
+from services.table import domain
 from table.events import BOT, HUMAN
 
 #: The lock's key in the leases bucket, by ruleset (never a table id: those are hex).
@@ -102,10 +102,14 @@ async def play_now(
     if not isinstance(name, str) or name not in RULESETS:
         raise ServiceError(BAD_REQUEST, f"ruleset must be one of {', '.join(sorted(RULESETS))}")
     wait = body.get("bots_open_ms")
-    if type(wait) is not int or not 0 <= wait <= MAX_BOTS_OPEN_MS:
-        raise ServiceError(BAD_REQUEST, f"bots_open_ms: a whole number, 0 to {MAX_BOTS_OPEN_MS}")
+    if type(wait) is not int or not 0 <= wait <= domain.MAX_BOTS_OPEN_MS:
+        raise ServiceError(
+            BAD_REQUEST, f"bots_open_ms: a whole number, 0 to {domain.MAX_BOTS_OPEN_MS}"
+        )
     command_id = fields.command_id(body.get("command_id"))
-    seat_key = body.get("key")
+    # Its shape checked now, not only by the join or the creation that uses it: a player
+    # already seated is answered without either.
+    seat_key = domain.seat_key(body.get("key")) or None
     lock = LOCK_PREFIX + name
     revision = await _acquire(leases, lock, player, lock_wait_s)
     try:

@@ -291,7 +291,9 @@ class Table:
         player = self._check_player(body.get("player"))
         seat = self._check_seat(body)
         # "play now": any free seat, chosen under the lock (domain.first_free_seat).
-        any_seat = body.get("any") is True
+        any_seat = body.get("any", False)
+        if not isinstance(any_seat, bool):
+            raise TableError(BAD_REQUEST, "any must be true or false")
         if seat is None and not any_seat:
             raise TableError(BAD_REQUEST, "seat must be a whole number")
         cid = self._command_id(player, body)

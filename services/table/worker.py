@@ -419,7 +419,10 @@ class TableWorker:
             raise ServiceError(BAD_REQUEST, "the request must be a JSON object")
         if not self._accepting:
             raise ServiceError("unavailable", "this worker is stopping")
-        if body.get("play_now") is True:  # services/table/playnow.py
+        play_now = body.get("play_now", False)
+        if not isinstance(play_now, bool):
+            raise ServiceError(BAD_REQUEST, "play_now must be true or false")
+        if play_now:  # services/table/playnow.py
             assert self.leases is not None and self.registry is not None
             return await playnow.play_now(
                 self.nc, self.prefix, self.leases, self.registry,

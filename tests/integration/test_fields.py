@@ -25,6 +25,7 @@ import ast
 import asyncio
 import itertools
 import uuid
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,7 +114,7 @@ class Route:
 SEATS = ("seats", "seats[]", "seats[].kind", "seats[].level", "seats[].player")
 TABLE_OPTIONS = (
     *("ruleset", *SEATS, "target", "turn_seconds", "fallback_level", "rated"),
-    *("bot_delay_ms", "sit", "key", "command_id"),
+    *("bot_delay_ms", "autoplay_after", "sit", "key", "command_id"),
 )
 #: A seat's key (fairdeal.leave): a value of the wrong shape is refused with its own code.
 BAD_KEY = {"key": {"bad_key": 400}}
@@ -142,6 +143,7 @@ def table_options(ctx: Ctx, creator: str) -> dict[str, Any]:
         "fallback_level": "easy",
         "rated": False,
         "bot_delay_ms": 0,
+        "autoplay_after": 3,
         "sit": 0,
         "command_id": ctx.unique("create"),
     }
@@ -288,6 +290,25 @@ async def _leave(c: Ctx) -> Request:
         {"command_id": c.unique("leave")},
         auth=c.bob.token,
         params={"table_id": c.table},
+    )
+
+
+async def _resume(c: Ctx) -> Request:
+    return gw(
+        "POST",
+        "/v1/tables/{table_id}/seat/resume",
+        {"command_id": c.unique("resume")},
+        auth=c.ann.token,
+        params={"table_id": c.table},
+    )
+
+
+async def _play_now(c: Ctx) -> Request:
+    return gw(
+        "POST",
+        "/v1/play-now",
+        {"ruleset": "club", "players": 4, "command_id": c.unique("now")},
+        auth=c.ann.token,
     )
 
 
@@ -454,6 +475,13 @@ GATEWAY: list[Route] = [
         _join,
         accept=BAD_KEY,
     ),
+    # No bot plays ann's seat: not_autoplay (409).
+    Route("POST /v1/tables/{table_id}/seat/resume", ("/table_id", "command_id"), _resume, None),
+    # ann sits at the shared table (of the same ruleset): she is answered with her seat
+    # there, and no table is opened (one would start playing by itself).
+    Route(
+        "POST /v1/play-now", ("ruleset", "players", "key", "command_id"), _play_now, accept=BAD_KEY
+    ),
     Route(
         "POST /v1/tables/{table_id}/leave",
         ("/table_id", "signature", "command_id"),
@@ -585,6 +613,23 @@ def direct_create(c: Ctx) -> dict[str, Any]:
     return {**table_options(c, "bounds-creator"), "creator": "bounds-creator"}
 
 
+def direct_create_in(c: Ctx) -> dict[str, Any]:
+    """A creation for a tournament's game (only its service sends ``tournament``)."""
+    return {**direct_create(c), "tournament": {"id": "bounds-cup", "name": "Bounds cup"}}
+
+
+def direct_play_now(c: Ctx) -> dict[str, Any]:
+    """``table.create`` as the gateway sends it for play now. ann sits at the shared
+    table, of this ruleset: the valid one answers her seat there and opens nothing."""
+    return {
+        "play_now": True,
+        "ruleset": "club",
+        "player": c.ann.player,
+        "bots_open_ms": 0,
+        "command_id": c.unique("now"),
+    }
+
+
 async def _abort_valid(c: Ctx) -> Request:
     table = await c.new_table()
     return Request(subject=f"table.{table}.abort", body={"reason": "bounds", "by": "tests"})
@@ -619,11 +664,25 @@ def fresh_tournament(verb: str, bots: int, extra: dict[str, Any]) -> Build:
 
 T = ("tournament_id", "command_id", *ACTOR)
 
+#: A subject whose requests take two ways has a route for each, ``subject=way``: each
+#: lists the fields its way reads (the subject reads the fields of all its routes).
 NATS: list[Route] = [
     Route(
         "table.create",
-        (*TABLE_OPTIONS, "creator"),
+        (*TABLE_OPTIONS, "creator", "play_now", "bots_open_ms"),
         subject("table.create", direct_create),
+        accept=BAD_KEY,
+    ),
+    Route(
+        "table.create=tournament",
+        ("tournament", "tournament.id", "tournament.name"),
+        subject("table.create", direct_create_in),
+        None,  # a table of no tournament's, open for good
+    ),
+    Route(
+        "table.create=play_now",
+        ("play_now", "ruleset", "player", "bots_open_ms", "key", "command_id"),
+        subject("table.create", direct_play_now),
         accept=BAD_KEY,
     ),
     Route(
@@ -633,7 +692,7 @@ NATS: list[Route] = [
     ),
     Route(
         "table.join",
-        (*PLAYER, "key"),
+        (*PLAYER, "key", "any"),
         subject(
             "table.{table}.join",
             lambda c: {"player": "p-direct", "seat": 1, "command_id": c.unique("join")},
@@ -649,6 +708,23 @@ NATS: list[Route] = [
         accept={"signature": {"bad_signature": 400}},
     ),
     Route("table.seed", (*PLAYER, "seed"), move("seed", {"seed": SEED}), None),
+    Route(
+        "table.resume",
+        ("player", "command_id"),
+        subject(
+            "table.{table}.resume",
+            lambda c: {"player": c.ann.player, "command_id": c.unique("resume")},
+        ),
+        None,  # no bot plays ann's seat: not_autoplay
+    ),
+    Route(
+        "table.presence",
+        ("gateway", "players", "players[]", "ttl_ms"),
+        subject(
+            "table.{table}.presence",
+            lambda c: {"gateway": "bounds-gateway", "players": [c.ann.player], "ttl_ms": 5_000},
+        ),
+    ),
     Route(
         "table.abort",
         ("reason", "by"),
@@ -968,15 +1044,14 @@ async def test_no_field_takes_a_nul_a_lone_surrogate_or_an_oversized_value(
             problems += [
                 f"{route.name}: nothing reads {f!r}" for f in body_fields if not covered(f, seen)
             ]
+        subjects: dict[str, set[str]] = defaultdict(set)
         for route in NATS:
-            own = reads.by_subject[route.name]
-            problems += [
-                f"{route.name} reads {r!r}, not in the list" for r in own - set(route.fields)
-            ]
-            problems += [
-                f"{route.name}: nothing reads {f!r}" for f in route.fields if not covered(f, own)
-            ]
-        unlisted = set(reads.by_subject) - {r.name for r in NATS}
+            subjects[route.name.split("=")[0]] |= set(route.fields)
+        for name, listed in subjects.items():
+            own = reads.by_subject[name]
+            problems += [f"{name} reads {r!r}, not in the list" for r in own - listed]
+            problems += [f"{name}: nothing reads {f!r}" for f in listed if not covered(f, own)]
+        unlisted = set(reads.by_subject) - set(subjects)
         problems += [f"subject {s} is not in the list" for s in sorted(unlisted)]
         assert not problems, "\n".join(problems)
 
@@ -1005,7 +1080,7 @@ async def test_the_list_has_every_route_and_subject() -> None:
     assert actions == set(ACTIONS)
     assert all({"/tournament_id", "/action"} <= set(r.fields) for r in GATEWAY if "=" in r.name)
 
-    subjects = {r.name for r in NATS}
+    subjects = {r.name.split("=")[0] for r in NATS}
     tables = {"table.create", *(f"table.{v}" for v in (*MOVES, *REQUESTS))}
     tournaments = {s.removeprefix("p.") for s in TournamentHandlers(Mock(), "p").routes()}
     randomness = {
