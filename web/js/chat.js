@@ -10,7 +10,8 @@
 //     rematch another player took, a button to take one's seat there.
 // It hooks into the page, not the other way round: it wraps the page's onMessage (the
 // WebSocket's "chat" messages and the match's ending), re-attaches its panel after each
-// render (the page redraws its whole root) and stops with the page.
+// render (the page redraws its whole root) into the page's #chat-slot, and stops with
+// the page.
 // Its words, the table's own lines included, are the catalogue's (chat.*), said in the
 // language of the moment each time the lines are drawn; what players wrote is theirs.
 
@@ -74,7 +75,7 @@ export function mountChat(page) {
   page.render = () => {
     const focused = chat.el.contains(document.activeElement) ? document.activeElement : null;
     render();
-    (page.root.querySelector("#table") ?? page.root).append(chat.el);
+    (page.root.querySelector("#chat-slot") ?? page.root.querySelector("#table") ?? page.root).append(chat.el);
     chat.update();
     focused?.focus();
   };
@@ -92,14 +93,14 @@ class ChatPanel {
     this.messages = new Map(); // id -> message
     this.localFailures = new Set();
     this.ended = false;
-    this.list = h("ol", { id: "chat-lines", class: "chat-lines", "aria-live": POLITE });
+    this.list = h("ol", { id: "chat-lines", class: "chat-lines", "aria-live": POLITE, tabindex: 0, "aria-label": t("chat.title") });
     this.input = h("input", { id: "chat-text", name: "text", maxlength: MAX_TEXT, autocomplete: "off", placeholder: t("chat.placeholder"), "aria-label": t("chat.message_label") });
     this.error = h("div", { id: "chat-error", class: "chat-error", role: "alert" });
     this.sendButton = h("button", { type: "submit", id: "chat-send" }, t("chat.say"));
     this.form = h("form", { id: "chat-form", class: "chat-form", onsubmit: (e) => (e.preventDefault(), this.send()) }, this.input, this.sendButton);
     this.rematch = h("div", { id: "rematch", class: "rematch" });
     this.heading = h("h2", {}, t("chat.title"));
-    this.el = h("section", { class: "chat", id: "chat" }, this.heading, this.list, this.form, this.error, this.rematch);
+    this.el = h("section", { class: "chat", id: "chat", dataset: { region: "chat" } }, this.heading, this.list, this.form, this.error, this.rematch);
     this.timer = setInterval(() => this.watchCheck(), CHECK_POLL_MS);
     this.update();
   }

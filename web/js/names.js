@@ -2,7 +2,7 @@
 // level, a table's status (each as the server wrote it when the catalogue does not know
 // it), and a catalogue's sentence with page elements at its {marks}.
 
-import { has, t } from "./i18n.js";
+import { has, language, t } from "./i18n.js";
 
 /** A ruleset's name as players say it ("club", "classic", "french", "gambler"). */
 export function rulesetName(name) {
@@ -34,4 +34,10 @@ export function withElements(text, elements) {
     .split(/\{(\w+)\}/)
     .map((part, i) => (i % 2 ? elements[part] ?? `{${part}}` : part))
     .filter((part) => part !== "");
+}
+
+/** A name of ours ("you", "bot 2 (easy)", "your side") at a sentence's start, with a
+ * capital (a player's name is never given here: it stays as its owner wrote it). */
+export function upFirst(text) {
+  return text ? text[0].toLocaleUpperCase(language()) + text.slice(1) : text;
 }

@@ -8,7 +8,7 @@
 // one while it runs) is kept against the match, if this tab played it (keeper.js
 // recordHash, keepHashServed): its check at the table then fails "hashes".
 
-import { cardLabel, sortHand, strainLabel } from "./cards.js";
+import { cardLabel, strainLabel } from "./cards.js";
 import { now } from "./clock.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
@@ -20,6 +20,8 @@ import { cardVerdict, dealAnalysis, dealSection, seatsTable } from "./analysis.j
 import { reportSection } from "./report.js";
 import { dealMeta, dealSteps } from "./replaysteps.js";
 import { cardFace, errorText, h, replace, sayError } from "./ui.js";
+import { statusOf } from "./dealpanel.js";
+import { feltView } from "./felt.js";
 
 export function renderMatches(root, ctx) {
   const list = h("div", { id: "matches" }, h("p", {}, t("replay.loading_matches")));
@@ -115,20 +117,21 @@ export function renderReplay(root, ctx, matchId) {
       analysisError = e;
     }
     const inputs = await recompute(record);
+    const names = seatNames(record, ctx, await playerNames(record, ctx));
     if (stopped) return;
     const kept = ctx.store.kept(matchId);
+    // First a viewer of the game (the felt, the steps, the sheet, the analysis), then
+    // its verification: every input, what this tab kept, the verify service's report.
     replace(
       root,
       h(
         "div",
         { class: "replay", id: "replay", dataset: { report: report ? (report.ok ? "ok" : "failed") : "none", recomputed: inputs.ok ? "ok" : "failed" } },
-        header(record, ctx),
-        inputsSection(record, inputs, ctx),
-        keptSection(record, kept, inputs),
-        sheetSection(record, ctx),
-        analysisSection(record, analysis, analysisError, ctx),
-        dealsSection(record, inputs, ctx, analysis),
-        reportSection(report, reportError, ctx, matchId),
+        header(record, ctx, names),
+        dealsSection(record, inputs, names, analysis),
+        sheetSection(record, ctx, names),
+        analysisSection(analysis, analysisError, names),
+        h("div", { class: "verification", id: "verification", dataset: { region: "verification" } }, h("h2", {}, t("replay.verification")), inputsSection(record, inputs, names), keptSection(record, kept, inputs), reportSection(report, reportError, ctx, matchId)),
       ),
     );
   })();
@@ -137,30 +140,53 @@ export function renderReplay(root, ctx, matchId) {
   };
 }
 
-/** "seat 2 (you)", "seat 1 (bot)", "seat 0 (player 5478d4…)". */
-function seatLabel(record, seat, ctx) {
-  const s = record.seats[seat];
-  if (!s) return t("replay.seat", { seat });
-  if (!s.human) return t("replay.seat_bot", { seat });
-  if (ctx.session && s.player === ctx.session.player) return t("replay.seat_you", { seat });
-  return t("replay.seat_player", { seat, player: String(s.player).slice(0, 6) });
+/** The players' names, by account, from the gateway (GET /v1/players/{id}): {} when it
+ * cannot say (the seats are then numbered). */
+async function playerNames(record, ctx) {
+  const ids = [...new Set(record.seats.filter((s) => s.human && s.player).map((s) => s.player))];
+  const names = {};
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        const p = await ctx.gateway.request("GET", `/v1/players/${encodeURIComponent(id)}`);
+        if (p?.name) names[id] = p.name;
+      } catch {
+        // No name: the seat is numbered.
+      }
+    }),
+  );
+  return names;
+}
+
+/** The seats named by their players: "Ivan", "you (Ivan)", "seat 2 (bot)", numbered 1
+ * to 4 where a number is needed. */
+function seatNames(record, ctx, names) {
+  const seat = (n) => {
+    const s = record.seats[n];
+    if (!s) return t("replay.seat", { seat: n + 1 });
+    if (!s.human) return t("replay.seat_bot", { seat: n + 1 });
+    const name = names[s.player];
+    if (ctx.session && s.player === ctx.session.player) return name ? t("table.seat.you_named", { name }) : t("replay.seat_you", { seat: n + 1 });
+    return name ?? t("replay.seat_player", { seat: n + 1, player: String(s.player).slice(0, 6) });
+  };
+  return { seat };
 }
 
 function sideLabel(record, side) {
-  return record.ruleset?.players === 2 ? t("replay.seat", { seat: side }) : t("replay.seats_and", { a: side, b: side + 2 });
+  return record.ruleset?.players === 2 ? t("replay.seat", { seat: side + 1 }) : t("replay.seats_and", { a: side + 1, b: side + 3 });
 }
 
 /** How the match ended: in progress, its score and winner, a forfeit or an abort. */
-function howItEnded(record) {
+function howItEnded(record, names) {
   const r = record.result;
   if (!r) return t("replay.in_progress");
   const scores = r.scores.join(":");
   if (r.ended_by === "MatchEnded") return r.winner === null ? t("replay.ended_draw", { scores }) : t("replay.ended_won", { scores, side: sideLabel(record, r.winner) });
-  if (r.ended_by === "MatchForfeited") return t("replay.forfeited_by", { seat: r.leaver, scores });
+  if (r.ended_by === "MatchForfeited") return t("replay.forfeited_by", { seat: names.seat(r.leaver), scores });
   return t("replay.aborted", { reason: r.reason });
 }
 
-function header(record, ctx) {
+function header(record, ctx, names) {
   const base = ctx.verify.base;
   const ruleset = record.ruleset?.name ? rulesetName(record.ruleset.name) : "?";
   const target = String(record.ruleset?.target ?? "?");
@@ -168,7 +194,7 @@ function header(record, ctx) {
     "header",
     {},
     h("h1", {}, t("replay.match_title", { match: record.match_id })),
-    h("p", {}, t("replay.about_match", { ruleset, target, how: howItEnded(record) })),
+    h("p", {}, t("replay.about_match", { ruleset, target, how: howItEnded(record, names) })),
     h(
       "p",
       { class: "dim" },
@@ -215,13 +241,13 @@ export async function recompute(record) {
   return out;
 }
 
-function inputsSection(record, inputs, ctx) {
+function inputsSection(record, inputs, names) {
   const f = record.fair_deal;
   const chain = f.chain?.name ?? "quicknet";
   const rows = [
     [t("replay.commitment"), h("code", { id: "r-commitment" }, f.commitment)],
     [t("replay.server_seed"), f.server_seed ? [h("code", { id: "r-server-seed" }, f.server_seed), " ", verdict(inputs.commitmentOk, t("replay.seed_is_commitment"), t("replay.seed_not_commitment"))] : t("replay.not_revealed")],
-    [t("replay.seat_seeds"), h("ul", {}, record.seats.map((s) => h("li", {}, seatLabel(record, s.seat, ctx), ": ", s.seed ? h("code", {}, s.seed) : h("span", { class: "dim" }, t("replay.no_seed")))))],
+    [t("replay.seat_seeds"), h("ul", {}, record.seats.map((s) => h("li", {}, names.seat(s.seat), ": ", s.seed ? h("code", {}, s.seed) : h("span", { class: "dim" }, t("replay.no_seed")))))],
     [
       t("replay.deal_pattern"),
       h("details", {}, h("summary", {}, t("replay.pattern_summary", { ruleset: rulesetName(record.ruleset.name) })), h("pre", { class: "pattern" }, JSON.stringify(record.deal_pattern))),
@@ -254,7 +280,7 @@ function keptSection(record, kept, inputs) {
   check(sameCommitment, sameCommitment ? t("replay.kept_commitment_ok") : t("replay.kept_commitment_bad"));
   if (kept.seat !== null && kept.my_seed) {
     const s = record.seats[kept.seat]?.seed;
-    const params = { seed: kept.my_seed, seat: kept.seat };
+    const params = { seed: kept.my_seed, seat: kept.seat + 1 };
     check(s === kept.my_seed, s === kept.my_seed ? t("replay.kept_seed_ok", params) : t("replay.kept_seed_bad", params));
   }
   if (kept.drand) {
@@ -278,47 +304,58 @@ function keptSection(record, kept, inputs) {
     "section",
     { id: "kept" },
     h("h2", {}, t("replay.tab_kept")),
-    h("p", {}, t("replay.tab_played_seat", { seat: kept.seat }), " ", c ? (c.ok ? t("replay.tab_check_passed") : t("replay.tab_check_failed")) : t("replay.tab_not_checked")),
+    h("p", { id: "kept-verdict", dataset: { status: statusOf(c) } }, t("replay.tab_played_seat", { seat: kept.seat + 1 }), " ", keptVerdict(c)),
     h("ul", { class: "checks" }, items),
   );
 }
 
+/** What the tab's own check at the table said, in the table's words: "could not check"
+ * is never "failed" (dealpanel.js statusOf keeps them apart). */
+function keptVerdict(check) {
+  const status = statusOf(check);
+  if (!check) return t("replay.tab_not_checked");
+  if (status === "pass") return t("replay.tab_check_passed");
+  if (status === "fail") return t("replay.tab_check_failed");
+  if (status === "unchecked") return t("replay.tab_check_unchecked");
+  return t("replay.tab_not_checked");
+}
+
 /** The score sheet (sheet.js) from the record's match stream, side 0 first, or this
  * tab's side if it played here. */
-function sheetSection(record, ctx) {
+function sheetSection(record, ctx, names) {
   const rules = ctx.rulesets?.[record.ruleset?.name];
   if (!rules?.scoring) return h("section", { id: "sheet" }, h("h2", {}, t("replay.score_sheet")), h("p", { class: "dim" }, t("replay.scoring_unknown")));
   const events = (record.streams?.match?.events ?? []).map((e) => ({ type: e.type, payload: e.payload }));
   const mine = record.seats.find((s) => s.human && ctx.session && s.player === ctx.session.player);
   const first = mine ? mine.seat % 2 : 0;
-  const short = (side) => (record.ruleset?.players === 2 ? t("replay.seat", { seat: side }) : t("replay.seats_plus", { a: side, b: side + 2 }));
-  const names = [first, 1 - first].map((side) => (mine && side === first ? t("replay.you", { name: short(side) }) : short(side)));
-  return sheetTable(scoreSheet(events, rules).rows, { first, names, seatName: (seat) => (mine?.seat === seat ? t("replay.seat_you", { seat }) : t("replay.seat", { seat })) });
+  const short = (side) => (record.ruleset?.players === 2 ? names.seat(side) : t("replay.seats_plus", { a: side + 1, b: side + 3 }));
+  const sides = [first, 1 - first].map((side) => (mine && side === first && record.ruleset?.players !== 2 ? t("replay.you", { name: short(side) }) : short(side)));
+  return sheetTable(scoreSheet(events, rules).rows, { first, names: sides, seatName: names.seat });
 }
 
 /** The match analysed double-dummy (analysis.js): each seat's figures; a deal's are in
  * its view below. When the API has none yet, why. */
-function analysisSection(record, analysis, error, ctx) {
-  const seatName = (seat) => seatLabel(record, seat, ctx);
+function analysisSection(analysis, error, names) {
+  const seatName = names.seat;
   const body = analysis ? seatsTable(analysis, seatName) : h("p", { class: "dim", id: "analysis-none" }, error ? errorText(error, t("analysis.none")) : t("analysis.none"));
-  return h("section", { id: "analysis", dataset: { ready: analysis ? "yes" : "no" } }, h("h2", {}, t("analysis.title")), h("p", { class: "dim" }, t("analysis.about")), body);
+  return h("section", { id: "analysis", dataset: { ready: analysis ? "yes" : "no", region: "analysis" } }, h("h2", {}, t("analysis.title")), h("p", { class: "dim" }, t("analysis.about")), body);
 }
 
-function dealsSection(record, inputs, ctx, analysis = null) {
+function dealsSection(record, inputs, names, analysis = null) {
   const box = h("div", { id: "deal-view" });
   const tabs = h("div", { class: "deal-tabs" });
   const show = (i) => {
     for (const [j, b] of [...tabs.children].entries()) b.classList.toggle("active", j === i);
-    replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], ctx, analysis ? dealAnalysis(analysis, record.deals[i].deal) : undefined));
+    replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], names, analysis ? dealAnalysis(analysis, record.deals[i].deal) : undefined));
   };
   record.deals.forEach((d, i) => tabs.append(h("button", { type: "button", dataset: { deal: d.deal }, onclick: () => show(i) }, d.abandoned ? t("replay.deal_tab_redealt", { deal: d.deal + 1 }) : t("replay.deal_tab", { deal: d.deal + 1 }))));
-  const section = h("section", { id: "deals" }, h("h2", {}, t("replay.each_deal")), tabs, box);
+  const section = h("section", { id: "deals", dataset: { region: "game" } }, h("h2", {}, t("replay.each_deal")), tabs, box);
   if (record.deals.length) show(0);
   return section;
 }
 
 /** ``da``: the deal's analysis (null: none for this deal; undefined: no analysis). */
-function dealView(record, d, recomputed, ctx, da = undefined) {
+function dealView(record, d, recomputed, names, da = undefined) {
   const n = record.ruleset.players;
   const steps = dealSteps(record, d);
   const deckLine = h(
@@ -331,7 +368,7 @@ function dealView(record, d, recomputed, ctx, da = undefined) {
   );
   const meta = h("p", {}, `${dealMeta(d).join("; ")}.`);
   const stage = h("div", { class: "stage" });
-  const slider = h("input", { type: "range", min: 0, max: Math.max(0, steps.length - 1), value: 0, id: "step" });
+  const slider = h("input", { type: "range", min: 0, max: Math.max(0, steps.length - 1), value: 0, id: "step", "aria-label": t("replay.step_slider") });
   const label = h("span", { id: "step-label" });
   const judged = h("p", { class: "step-analysis", id: "step-analysis", "aria-live": "polite" });
   const draw = () => {
@@ -341,23 +378,24 @@ function dealView(record, d, recomputed, ctx, da = undefined) {
     judged.textContent = s?.cardIndex !== undefined && da ? cardVerdict(da, s.cardIndex) : "";
     judged.dataset.card = s?.cardIndex ?? "";
     if (!s) return replace(stage);
-    const pos = (seat) => ["bottom", "left", "top", "right"][n === 2 ? seat * 2 : seat];
     replace(
       stage,
-      h(
-        "div",
-        { class: `felt players-${n}` },
-        Array.from({ length: n }, (_, seat) =>
-          h(
-            "div",
-            { class: `seat-box ${pos(seat)}` },
-            h("div", { class: "seat-name" }, seatLabel(record, seat, ctx), d.dealer === seat ? h("span", { class: "dealer", title: t("replay.dealer") }, " ", t("replay.dealer_mark")) : null, h("span", { class: "dim" }, " ", t("replay.tricks", { count: s.won[seat] }))),
-            h("div", { class: "mini-hand" }, sortHand(s.hands[seat], d.contract?.strain).map((c) => cardFace(c, { small: true }))),
-            h("div", { class: "call" }, s.calls.filter(([x]) => x === seat).map(([, c]) => strainLabel(c)).join(", ")),
-          ),
-        ),
-        h("div", { class: "trick" }, (s.trick.length ? s.trick : s.last ?? []).map(([seat, c]) => h("div", { class: `played ${pos(seat)}${s.trick.length ? "" : " old"}` }, cardFace(c)))),
-      ),
+      feltView({
+        id: "replay-felt",
+        players: n,
+        bottom: 0,
+        label: t("replay.felt_label", { deal: d.deal + 1 }),
+        seats: Array.from({ length: n }, (_, seat) => ({
+          seat,
+          name: names.seat(seat),
+          dealer: d.dealer === seat,
+          line: s.calls.filter(([x]) => x === seat).map(([, c]) => strainLabel(c)).join(", ") || null,
+          count: t("replay.tricks", { count: s.won[seat] }),
+          hand: s.hands[seat],
+          strain: d.contract?.strain,
+        })),
+        trick: { cards: s.trick.length ? s.trick : s.last ?? [], old: !s.trick.length },
+      }),
     );
   };
   slider.addEventListener("input", draw);
@@ -376,8 +414,7 @@ function dealView(record, d, recomputed, ctx, da = undefined) {
     label,
   );
   draw();
-  const seatName = (seat) => seatLabel(record, seat, ctx);
   const sideName = (side) => sideLabel(record, side);
-  return h("div", {}, meta, deckLine, controls, judged, stage, da === undefined ? null : dealSection(da, seatName, sideName));
+  return h("div", {}, meta, controls, judged, stage, deckLine, da === undefined ? null : dealSection(da, names.seat, sideName));
 }
 

@@ -229,7 +229,7 @@ export function sheetTable(rows, { first = 0, names = [t("sheet.us"), t("sheet.t
   ];
   return h(
     "section",
-    { class: "sheet", id: "sheet", "aria-label": t("sheet.label") },
+    { class: "sheet", id: "sheet", dataset: { region: "sheet" }, "aria-label": t("sheet.label") },
     h("h2", {}, t("sheet.title")),
     rows.length
       ? h(

@@ -16,6 +16,8 @@ const LOG_KEY = "belot.translog.key";
 /** The log's witnesses (its operator's configured set), pinned with the log key the first
  * time the page is told a set that is not empty (logcheck.js witnessesOf). */
 const LOG_WITNESSES_KEY = "belot.translog.witnesses";
+/** The table's sounds muted (sound.js), by player: {player: true}. */
+const SOUND_MUTED_KEY = "belot.sound.muted";
 /** A seat's key by table (seatkey.js): {secret, key, table_id, made_at}. */
 const SEAT_KEY_PREFIX = "belot.seatkey.";
 /** The four-colour deck (deckstyle.js): true, or absent for the usual two colours. */
@@ -62,6 +64,19 @@ export function makeStore(storage) {
       return typeof name === "string" ? name : null;
     },
     saveLobbyRuleset: (name) => write(LOBBY_RULESET_KEY, name),
+
+    /** Whether ``player`` muted the table's sounds on this browser. */
+    soundMuted(player) {
+      const muted = read(SOUND_MUTED_KEY);
+      return !!(muted && typeof muted === "object" && muted[player] === true);
+    },
+    saveSoundMuted(player, muted) {
+      const all = read(SOUND_MUTED_KEY);
+      const next = all && typeof all === "object" && !Array.isArray(all) ? all : {};
+      if (muted) next[player] = true;
+      else delete next[player];
+      write(SOUND_MUTED_KEY, next);
+    },
 
     /** The player's choice of the four-colour deck (♣ green, ♦ blue): false until made. */
     fourColour: () => read(FOUR_COLOUR_KEY) === true,

@@ -17,18 +17,25 @@ import { Live } from "./api.js";
 import { mountChat } from "./chat.js";
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { now, realMs, sleep } from "./clock.js";
+import { fairDealPanel, sealState, sealSwitch, statusOf } from "./dealpanel.js";
 import { toHex } from "./deck.js";
 import { relayList } from "./drand.js";
-import { askCommitment, checkKept, checkLive, checkName, drandPage } from "./fairdeal.js";
+import { askCommitment, checkKept, checkLive } from "./fairdeal.js";
+import { feltView } from "./felt.js";
+import { inviteBox, tournamentLink } from "./invite.js";
 import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
 import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
 import { actionOf, keyNames } from "./keys.js";
+import { capture, play } from "./motion.js";
+import { presenceText, resumeOffer, seatPresence, timeoutLine } from "./presence.js";
 import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
-import { cardFace, h, replace, say, sayError, shortHex, speak } from "./ui.js";
+import { muteSwitch, play as sound } from "./sound.js";
+import { describe, endText } from "./tablelog.js";
+import { cardFace, h, replace, say, sayError, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
-import { fallbackReason, rulesetName, withElements } from "./names.js";
-import { has, language, t } from "./i18n.js";
+import { rulesetName, upFirst } from "./names.js";
+import { has, t } from "./i18n.js";
 import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
@@ -39,6 +46,10 @@ const LOG_RETRY_MS = 2000;
 /** A trick just taken stays on the felt this long, its winner named (seed 002: every
  * player may look at the last trick; the fourth card must not vanish at once). */
 const HOLD_TRICK_MS = 1200;
+/** A hot key's answer stays on the felt this long (it is also spoken). */
+const SAID_MS = 4000;
+/** A seat whose player came back says "back" this long. */
+const BACK_MS = 8000;
 
 export function renderTable(root, ctx, tableId) {
   const page = new TablePage(root, ctx, tableId);
@@ -83,6 +94,11 @@ class TablePage {
     this.showLast = false; // the last trick shown on request (L) until the next card
     this.wasMyTurn = false;
     this.keys = (e) => this.onKey(e);
+    this.fairOpen = false; // the fair deal's panel, opened from the seal
+    this.said = null; // a hot key's answer or the clock's word shown on the felt ({text, until})
+    this.presence = []; // each seat's line: {seat, human, connected, missed, autoplay}
+    this.backUntil = new Map(); // seat -> until when it says "back" (realMs)
+    this.muted = ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false;
     mountChat(this); // the table's chat and the rematch offer (chat.js)
   }
 
@@ -125,6 +141,8 @@ class TablePage {
     clearTimeout(this.checkTimer);
     this.watch?.stop();
     clearTimeout(this.holdTimer);
+    clearTimeout(this.saidTimer);
+    clearTimeout(this.backTimer);
     document.removeEventListener("keydown", this.keys);
     document.removeEventListener("keyup", this.keys);
     // The message line goes back above the page, for the next one.
@@ -288,6 +306,7 @@ class TablePage {
       this.reply = reply;
       this.matchId = reply.table.match_id;
       if (reply.ending && !this.ending) this.ending = reply.ending;
+      if (reply.presence) this.setPresence(reply.presence);
       // A view with no moves must not hide the ones a newer "turn" message brought; and a
       // table changing owner is answered without a view: keep the last one.
       if (!(reply.match_version < this.version) && reply.view) {
@@ -331,6 +350,10 @@ class TablePage {
       }
     } else if (m.type === "state") {
       this.deadline = m.deadline_ms;
+      if (m.presence) {
+        this.setPresence(m.presence);
+        this.queueRender();
+      }
       this.scheduleRefresh();
     } else if (m.type === "error") {
       say(t("table.server_says", { message: m.message }), "error");
@@ -346,11 +369,18 @@ class TablePage {
       return (mine ? keepMyKey(k, mine.key) : false) || changed;
     });
     if (["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event) && m.stream.startsWith("match-")) {
+      if (!this.ending) sound("end", this.muted);
       this.ending = { type: m.event, ...m.payload };
     }
     if (m.stream.startsWith("match-")) this.onMatchEvent(m);
     const line = describe(m, this);
     if (line) this.addLog(line, m);
+    // The clock's moves and a bot taking a seat: in the log, and on the felt a moment.
+    const clock = timeoutLine(m, this.seatName(m.payload?.seat));
+    if (clock) {
+      this.addLog(clock, { ...m, version: `${m.version}.clock` });
+      if (!m.replay) this.note(clock);
+    }
     // The watch first: its first answer should come before the round is named.
     this.maybeWatch(kept);
     this.maybePinLog(kept);
@@ -378,6 +408,7 @@ class TablePage {
       this.tricksTaken = 0;
     } else if (e.type === "CardPlayed") {
       this.trickSoFar.push([p.seat, p.card]);
+      if (m.version > this.version) sound("card", this.muted);
       this.showLast = false; // the last trick may be looked at until the next card
     } else if (e.type === "TrickTaken") {
       const leader = this.trickSoFar[0]?.[0];
@@ -390,6 +421,7 @@ class TablePage {
       if (leader !== undefined && m.version > this.version) {
         const cards = p.cards.map((c, i) => [(leader + i) % this.players, c]);
         this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: realMs() + HOLD_TRICK_MS };
+        sound("trick", this.muted);
         clearTimeout(this.holdTimer);
         this.holdTimer = setTimeout(() => this.queueRender(), HOLD_TRICK_MS + 20);
       }
@@ -530,10 +562,10 @@ class TablePage {
       const key = newSeatKey();
       this.ctx.store?.saveSeatKey(this.tableId, key);
       await this.ctx.gateway.join(this.tableId, seat, key.key);
-      say(t("table.said.sat", { seat }), "info");
+      say(t("table.said.sat", { seat: seat + 1 }), "info");
       await this.refresh();
     } catch (e) {
-      sayError(e, t("table.doing.sit", { seat }));
+      sayError(e, t("table.doing.sit", { seat: seat + 1 }));
     }
   }
 
@@ -577,6 +609,8 @@ class TablePage {
     }
   }
 
+  /** The page: the felt (the screen's largest share), and beside it (under it on a
+   * phone) the fair deal's panel when opened, the score sheet, the log and the chat. */
   render() {
     const r = this.reply;
     if (!r) return;
@@ -584,69 +618,112 @@ class TablePage {
     const kept = this.kept();
     const myTurn = v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
     const checkStatus = this.checking ? "running" : statusOf(kept?.check);
+    const seal = sealState(kept, checkStatus, this.liveCheck.failed);
+    // A failure opens the panel by itself: it is never behind a click.
+    const open = this.fairOpen || seal === "fail";
     const page = h(
       "div",
       {
         id: "table",
         class: `table-page${myTurn ? " my-turn" : ""}`,
-        dataset: { turn: myTurn ? "me" : v?.turn ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "" },
+        dataset: { turn: myTurn ? "me" : v?.turn ?? "", seat: this.seat ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, seal, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "" },
       },
-      h("div", { class: "board-area" }, this.board(v, myTurn), this.sheetPanel(), this.fairDealPanel(kept, checkStatus)),
-      this.logPanel(),
+      h(
+        "div",
+        { class: "table-grid" },
+        this.felt(v, myTurn, seal, open),
+        h("div", { class: "table-side", id: "side" }, fairDealPanel(this, kept, checkStatus, this.liveCheck.failed, open), this.sheetPanel(), this.logPanel(), h("div", { id: "chat-slot", class: "chat-slot" })),
+      ),
     );
     const focusId = document.activeElement?.id;
-    // The page's message line moves into the board, beside the hand, in a slot of its
-    // own: a refusal shows where the player looks, and moves nothing (it is put back
-    // when the page closes).
+    const before = capture(this.root);
+    // The felt fills the screen under the header, however high the header is drawn.
+    const top = document.querySelector("header.top")?.offsetHeight;
+    if (top) document.documentElement.style.setProperty("--top-h", `${top}px`);
+    // The page's message line moves onto the felt, beside the hand, in a slot of its own:
+    // a refusal shows where the player looks, and moves nothing (it is put back when the
+    // page closes).
     const message = document.getElementById("message");
     replace(this.root, page);
     if (message) page.querySelector("#message-slot")?.append(message);
     if (focusId) document.getElementById(focusId)?.focus();
-    if (myTurn && !this.wasMyTurn) speak(readTurn(v, (s) => this.seatName(s), true));
+    play(this.root, before, { winner: this.held?.winner ?? null, taker: v?.taker ?? null });
+    if (myTurn && !this.wasMyTurn) {
+      speak(readTurn(v, (s) => this.seatName(s), true));
+      sound("turn", this.muted);
+    }
     this.wasMyTurn = myTurn;
   }
 
-  board(v, myTurn) {
+  /** The felt's scene (felt.js) from the seat's view. */
+  felt(v, myTurn, seal, open) {
     const r = this.reply;
-    const table = r.table;
-    const n = table.seats.length;
-    const pos = (s) => this.position(s);
     const legal = myTurn ? v.legal : [];
-    const seats = table.seats.map((s) => this.seatBox(s, v, pos(s.seat)));
+    return feltView({
+      id: "felt",
+      players: this.players,
+      bottom: this.seat ?? 0,
+      deal: v && v.phase !== "over" ? v.deal_number : "",
+      bar: this.scoreBar(v, seal, open),
+      info: this.feltInfo(v),
+      corner: [this.lastTrickButton(v)],
+      seats: r.table.seats.map((s) => this.seatScene(s, v)),
+      trick: this.trickScene(v, myTurn),
+      edge: [
+        this.statusLine(v, myTurn),
+        h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot" }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, this.saidNow())),
+        r.status === "open" && this.seat !== null && r.table.seats.some((x) => x.kind === "human" && !x.player) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
+        this.hand(v, legal),
+        this.links(),
+      ],
+    });
+  }
+
+  links() {
+    const r = this.reply;
     return h(
-      "section",
-      { class: "board", id: "board", "aria-label": t("table.board_label") },
-      this.scoreBar(v),
-      h("div", { class: `felt play players-${n}`, id: "felt" }, this.feltInfo(v), seats, this.trickArea(v, pos, myTurn), this.lastTrickButton(v)),
-      this.statusLine(v, myTurn),
-      h("div", { class: "message-slot", id: "message-slot" }),
-      this.actions(v, legal),
-      this.hand(v, legal),
-      h(
-        "div",
-        { class: "table-links" },
-        this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
-        this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
-        h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
-        h("button", { type: "button", class: "link", id: "keys-help", onclick: () => speak(readKeys(this.keyNames), true) }, t("table.keys")),
-        h("span", { class: "dim" }, t("table.connection", { state: this.connection ?? t("table.connecting") })),
-      ),
+      "div",
+      { class: "table-links" },
+      this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
+      this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
+      h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
+      h("button", { type: "button", class: "link", id: "keys-help", onclick: () => this.answer(readKeys(this.keyNames)) }, t("table.keys")),
+      h("span", { class: "dim connection" }, t("table.connection", { state: this.connection ?? t("table.connecting") })),
     );
   }
 
-  /** Where a seat sits on the felt: this seat at the bottom, partner at the top. */
-  position(seat) {
-    const n = this.players;
-    const me = this.seat ?? 0;
-    return ["bottom", "left", "top", "right"][n === 2 ? ((seat - me + n) % n) * 2 : (seat - me + n) % n];
+  /** The invitation (invite.js), one element kept across redraws: its "Copied" stays. */
+  inviteBox() {
+    this.invite ??= inviteBox(this.tableId);
+    return this.invite;
   }
 
-  scoreBar(v) {
+  /** A hot key's answer: spoken (the live region) and shown on the felt a moment. */
+  answer(text) {
+    speak(text, true);
+    this.note(text);
+  }
+
+  /** A word shown on the felt a moment (SAID_MS): a hot key's answer, the clock's. */
+  note(text) {
+    this.said = { text, until: realMs() + SAID_MS };
+    const el = this.root.querySelector("#said");
+    if (el) el.textContent = text;
+    clearTimeout(this.saidTimer);
+    this.saidTimer = setTimeout(() => this.queueRender(), SAID_MS + 20);
+  }
+
+  saidNow() {
+    return this.said && realMs() < this.said.until ? this.said.text : "";
+  }
+
+  scoreBar(v, seal, open) {
     const table = this.reply.table;
     const mySide = (this.seat ?? 0) % 2;
     const scores = this.ending?.scores ?? v?.scores ?? [0, 0];
     const [ours, theirs] = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), t("table.side.them")];
     const bits = [
+      tournamentLink(table),
       h("span", { class: "ruleset" }, `${rulesetName(table.ruleset)} · ${table.target}`),
       h("span", { class: "score", id: "score" }, h("b", {}, `${ours} `), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, ` ${theirs}`)),
     ];
@@ -654,7 +731,27 @@ class TablePage {
     if (v && v.strain && v.phase !== "deck" && v.phase !== "over") {
       bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${this.seatName(v.taker, true)}` : ""}`));
     }
-    return h("div", { class: "score-bar" }, bits);
+    const switches = h(
+      "span",
+      { class: "switches" },
+      sealSwitch(seal, open, () => this.toggleFair()),
+      muteSwitch(this.muted, (muted) => {
+        this.muted = muted;
+        this.ctx.store.saveSoundMuted?.(this.ctx.session?.player ?? "", muted);
+      }),
+    );
+    return h("div", { class: "score-bar" }, h("span", { class: "score-bits" }, bits), switches);
+  }
+
+  toggleFair() {
+    this.fairOpen = !this.fairOpen;
+    this.queueRender();
+    if (this.fairOpen) requestAnimationFrame(() => document.getElementById("fairdeal")?.scrollIntoView({ block: "nearest" }));
+  }
+
+  recheck() {
+    this.checkedReveal = null;
+    this.maybeCheck();
   }
 
   /** The felt's corner: the deal, the turned card (the bottom card in gambler). */
@@ -666,17 +763,17 @@ class TablePage {
       if (v.turned && (v.phase === "bidding" || this.players === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: t("table.turned_title", { card: cardLabel(v.turned) }) }), h("span", {}, ` ${t("table.turned")}`)));
       if (v.bottom) bits.push(h("div", { class: "turned" }, cardFace(v.bottom, { small: true, title: t("table.bottom_title", { card: cardLabel(v.bottom) }) }), h("span", {}, ` ${t("table.bottom")}`)));
     }
-    return h("div", { class: "felt-info" }, bits);
+    return bits;
   }
 
-  /** "ours:theirs" from a seat's point of view (seats 0+2 first for a spectator). */
+  /** "ours:theirs" from a seat's point of view (seats 1 and 3 first for a spectator). */
   scoreText(scores) {
     const mine = (this.seat ?? 0) % 2;
     return `${scores[mine]}:${scores[1 - mine]}`;
   }
 
-  /** A side (0: seats 0 and 2, 1: seats 1 and 3; at two players, the seat); ``start``:
-   * at a sentence's start ("Your side"). */
+  /** A side (0: the first and third seats, 1: the second and fourth; at two players,
+   * the seat); ``start``: at a sentence's start ("Your side"). */
   sideName(side, start = false) {
     if (this.players === 2) return this.seatName(side, start);
     let name;
@@ -692,28 +789,30 @@ class TablePage {
     return side === this.seat ? "you" : "seat";
   }
 
-  /** A seat as the log names it: "you", "bot 2 (medium)", a player's own name (as its
-   * owner wrote it); ``start``: at a sentence's start ("You", "Bot 2 (medium)"). */
+  /** A seat as the log names it: "you", a player's own name (as its owner wrote it),
+   * "bot 2 (medium)", "seat 3" (numbered 1 to 4); ``start``: at a sentence's start. */
   seatName(seat, start = false) {
     if (seat === null || seat === undefined) return "";
     const s = this.reply.table.seats[seat];
     if (seat !== this.seat && s?.kind !== "bot" && s?.name) return s.name;
     let name;
     if (seat === this.seat) name = t("table.seat.you");
-    else if (s?.kind === "bot") name = t("table.seat.bot", { seat, level: has(`table.level.${s.level}`) ? t(`table.level.${s.level}`) : s.level });
-    else name = t("table.seat.number", { seat });
+    else if (s?.kind === "bot") name = t("table.seat.bot", { seat: seat + 1, level: has(`table.level.${s.level}`) ? t(`table.level.${s.level}`) : s.level });
+    else name = t("table.seat.number", { seat: seat + 1 });
     return start ? upFirst(name) : name;
   }
 
-  seatBox(s, v, where) {
+  /** A seat on the felt: its name, its side, the dealer's mark, what it did last or that
+   * it is due, its hidden hand's backs, its presence (presence.js). */
+  seatScene(s, v) {
     const isMe = s.seat === this.seat;
     const n = this.players;
     const mySide = this.seat === null ? null : this.seat % 2;
     const side = n === 2 ? (isMe ? t("table.seat.you") : t("table.chip.opponent")) : mySide === null ? (s.seat % 2 === 0 ? t("table.side.ns") : t("table.side.ew")) : isMe ? t("table.side.us") : s.seat % 2 === mySide ? t("table.chip.partner") : t("table.side.them");
     const ours = n === 2 ? isMe : mySide === null ? s.seat % 2 === 0 : s.seat % 2 === mySide;
     const name = isMe ? (s.name ? t("table.seat.you_named", { name: s.name }) : upFirst(t("table.seat.you"))) : s.kind === "bot" || s.player ? this.seatName(s.seat, true) : t("table.seat.free");
-    const dealer = v && v.dealer === s.seat && v.phase !== "deck" && v.phase !== "over";
-    const dueNow = v && v.turn === s.seat && v.phase !== "over";
+    const dealer = !!v && v.dealer === s.seat && v.phase !== "deck" && v.phase !== "over";
+    const due = !!v && v.turn === s.seat && v.phase !== "over";
     const cards = v?.hand_sizes?.[s.seat];
     // One line says what the seat did last: its call, its meld, its belote.
     let did = null;
@@ -724,15 +823,64 @@ class TablePage {
     const belotes = (v?.belote_calls ?? []).filter(([seat]) => seat === s.seat);
     if (belotes.length) did = belotes.length > 1 ? t("table.did.rebelote") : t("table.did.belote");
     const turnWord = v?.phase === "bidding" ? t("table.seat.to_bid") : t("table.seat.to_play");
-    const children = [
-      h("div", { class: "seat-name", title: name }, h("span", { class: "who" }, name), dealer ? h("span", { class: "dealer", title: t("table.seat.dealer_title"), "aria-label": t("table.seat.dealer") }, t("table.seat.dealer_mark")) : null),
-      h("div", { class: "seat-side" }, h("span", { class: `side-chip ${ours ? "ours" : "theirs"}` }, side), cards && !isMe ? h("span", { class: "dim" }, ` · ${t("table.seat.cards", { count: cards })}`) : null),
-      h("div", { class: `seat-did${dueNow ? " due" : ""}` }, dueNow ? `▶ ${isMe ? t("table.seat.your_turn") : turnWord}` : did ?? "\u00a0"),
-    ];
-    if (this.reply.status === "open" && this.seat === null && s.kind === "human" && !s.player) {
-      children.push(h("button", { type: "button", class: "sit", dataset: { seat: s.seat }, onclick: () => this.sit(s.seat) }, t("table.sit")));
+    const sit = this.reply.status === "open" && this.seat === null && s.kind === "human" && !s.player;
+    const badges = this.badges(s);
+    return {
+      seat: s.seat,
+      me: isMe,
+      name,
+      chip: { text: side, ours },
+      dealer,
+      due,
+      line: due ? `▶ ${isMe ? t("table.seat.your_turn") : turnWord}` : did,
+      count: cards && !isMe ? t("table.seat.cards", { count: cards }) : null,
+      backs: cards && !isMe ? cards : 0,
+      badges,
+      button: sit ? h("button", { type: "button", class: "sit", dataset: { seat: s.seat }, onclick: () => this.sit(s.seat) }, t("table.sit")) : null,
+      label: [name, side, dealer ? t("table.seat.dealer") : null, due ? turnWord : null, ...badges.map((b) => b.text)].filter((x) => x !== null).join(", "),
+    };
+  }
+
+  /** Each seat's presence, as the table's owner says it; a seat whose player came
+   * back (connected again after a disconnection) says "back" a moment. */
+  setPresence(lines) {
+    const before = new Map(this.presence.map((p) => [p.seat, p]));
+    for (const p of lines) {
+      if (p.human && p.connected === true && before.get(p.seat)?.connected === false) {
+        this.backUntil.set(p.seat, realMs() + BACK_MS);
+        clearTimeout(this.backTimer);
+        this.backTimer = setTimeout(() => this.queueRender(), BACK_MS + 20);
+      }
     }
-    return h("div", { class: `seat-box ${where}${dueNow ? " due-now" : ""}${isMe ? " me" : ""}${dealer ? " dealer-seat" : ""}`, dataset: { seat: s.seat, side: s.seat % 2 }, "aria-label": [name, side, dealer ? t("table.seat.dealer") : null, dueNow ? turnWord : null].filter((x) => x !== null).join(", ") }, children);
+    this.presence = lines;
+  }
+
+  /** A seat's presence on the felt (presence.js): a bot playing it, disconnected, turns
+   * missed, or back. */
+  badges(s) {
+    const line = this.presence.find((p) => p.seat === s.seat);
+    const said = seatPresence(line);
+    const badges = [];
+    if ((this.backUntil.get(s.seat) ?? 0) > realMs() && line?.connected) badges.push({ text: t("presence.back"), kind: "back" });
+    if (said) badges.push({ text: presenceText(said), kind: said.key.slice("presence.".length) });
+    return badges;
+  }
+
+  /** The seat's own player, away long enough for a bot to take the seat: the note and
+   * the button that takes it back (coming back to the page does not). */
+  resumeRow() {
+    const offer = resumeOffer(this.presence, this.seat);
+    if (!offer) return null;
+    return h("div", { class: "resume", id: "resume" }, h("span", {}, presenceText(offer.key)), " ", h("button", { type: "button", id: "take-back", onclick: () => this.resume() }, presenceText(offer.action)));
+  }
+
+  async resume() {
+    try {
+      await this.ctx.gateway.move(this.tableId, "seat/resume", {});
+      await this.refresh();
+    } catch (e) {
+      sayError(e, presenceText("presence.take_back"));
+    }
   }
 
   /** The trick just taken, held on the felt for a moment (HOLD_TRICK_MS) with its
@@ -746,51 +894,37 @@ class TablePage {
     return held;
   }
 
-  trickArea(v, pos, myTurn) {
-    const area = h("div", { class: "trick", id: "trick", "aria-label": t("table.trick_label") });
-    if (this.ending || v?.phase === "over") {
-      area.append(h("div", { class: "final" }, h("div", {}, t("table.final_score")), h("div", { class: "final-score" }, this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]))));
-      return area;
-    }
-    if (!v) return area;
-    let cards = v.trick ?? [];
-    let caption = null;
-    let winner = null;
+  trickScene(v, myTurn) {
+    if (this.ending || v?.phase === "over") return { final: { title: t("table.final_score"), score: this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]) } };
+    if (!v) return {};
     const held = this.heldTrick(v, myTurn);
     const last = v.tricks?.at(-1);
+    const lastCards = () => last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
     if (held) {
-      cards = held.cards;
-      winner = held.winner;
-      caption = held.winner === this.seat ? t("table.caption.you_take", { count: held.points }) : t("table.caption.takes", { name: this.seatName(held.winner, true), count: held.points });
-    } else if (this.showLast && last) {
-      cards = last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
-      winner = last.winner;
-      caption = last.winner === this.seat ? t("table.caption.last_you", { count: last.points }) : t("table.caption.last", { name: this.seatName(last.winner), count: last.points });
-    } else if (!cards.length && last) {
-      // Between tricks the last one stays on the felt, dimmed, until the next card.
-      cards = last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
-      winner = last.winner;
-      caption = last.winner === this.seat ? t("table.caption.you_took_last", { count: last.points }) : t("table.caption.took_last", { name: this.seatName(last.winner, true), count: last.points });
+      const caption = held.winner === this.seat ? t("table.caption.you_take", { count: held.points }) : t("table.caption.takes", { name: this.seatName(held.winner, true), count: held.points });
+      return { cards: held.cards, winner: held.winner, caption };
     }
-    const old = !held && !this.showLast && !(v.trick ?? []).length && cards.length;
-    for (const [seat, card] of cards) area.append(h("div", { class: `played ${pos(seat)}${old ? " old" : ""}${seat === winner ? " winner" : ""}` }, cardFace(card)));
-    area.append(h("div", { class: "trick-caption", id: "trick-caption" }, caption ?? ""));
-    return area;
+    if (this.showLast && last) {
+      const caption = last.winner === this.seat ? t("table.caption.last_you", { count: last.points }) : t("table.caption.last", { name: this.seatName(last.winner), count: last.points });
+      return { cards: lastCards(), winner: last.winner, caption };
+    }
+    if (!(v.trick ?? []).length && last) {
+      // Between tricks the last one stays on the felt, dimmed, until the next card.
+      const caption = last.winner === this.seat ? t("table.caption.you_took_last", { count: last.points }) : t("table.caption.took_last", { name: this.seatName(last.winner, true), count: last.points });
+      return { cards: lastCards(), winner: last.winner, caption, old: true };
+    }
+    return { cards: v.trick ?? [] };
   }
 
   lastTrickButton(v) {
     const taken = !!v?.tricks?.length && v.phase === "playing";
-    return h(
-      "div",
-      { class: "felt-corner" },
-      h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !taken, "aria-pressed": String(this.showLast), title: t("table.last_trick_title"), onclick: () => this.toggleLast() }, t("table.last_trick")),
-    );
+    return h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !taken, "aria-pressed": String(this.showLast), title: t("table.last_trick_title"), onclick: () => this.toggleLast() }, t("table.last_trick"));
   }
 
   toggleLast() {
     const v = this.view;
     this.showLast = !this.showLast && !!v?.tricks?.length;
-    if (this.showLast) speak(readLastTrick(v, (s) => this.seatName(s)), true);
+    if (this.showLast) this.answer(readLastTrick(v, (s) => this.seatName(s)));
     this.queueRender();
   }
 
@@ -848,6 +982,7 @@ class TablePage {
     const playable = new Set(legal.filter((m) => m.type === "PlayCard").map((m) => m.card));
     const belote = new Set(legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card));
     const playing = playable.size > 0;
+    el.style.setProperty("--cards", String((v.hand ?? []).length));
     for (const card of sortHand(v.hand ?? [], v.strain)) {
       const isLegal = playable.has(card);
       const face = cardFace(card, {
@@ -888,7 +1023,7 @@ class TablePage {
     const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, this.isMyTurn()), "?": () => readKeys(this.keyNames) };
     if (answers[key]) {
       e.preventDefault();
-      speak(answers[key](), true);
+      this.answer(answers[key]());
     } else if (key === "l") {
       e.preventDefault();
       this.toggleLast();
@@ -953,7 +1088,7 @@ class TablePage {
     }
     const sit = this.root.querySelector("button.sit");
     if (sit) return sit.click();
-    if (!this.isMyTurn()) return speak(readTurn(this.view, (s) => this.seatName(s), false), true);
+    if (!this.isMyTurn()) return this.answer(readTurn(this.view, (s) => this.seatName(s), false));
     // Nothing chosen yet: choose the first thing one may do.
     const first = this.picks("#bids")[0] ?? this.picks("#hand").find((x) => x.classList.contains("legal"));
     this.choose(first);
@@ -962,10 +1097,10 @@ class TablePage {
   announceByKey() {
     const legal = this.isMyTurn() ? this.view.legal : [];
     const cards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
-    if (!cards.length) return speak(t("table.key.no_belote"), true);
+    if (!cards.length) return this.answer(t("table.key.no_belote"));
     this.announceBelote = true;
     this.queueRender();
-    speak(t("table.key.belote", { cards: andList(cards.map(cardName)) }), true);
+    this.answer(t("table.key.belote", { cards: andList(cards.map(cardName)) }));
   }
 
   // ------------------------------------------------------------------ the score sheet
@@ -982,117 +1117,9 @@ class TablePage {
     return sheetTable(this.sheetRows(), { first: mySide, names, seatName: (s) => this.seatName(s, true) });
   }
 
-  fairDealPanel(kept, checkStatus) {
-    const rows = [];
-    const row = (label, ...value) => rows.push(h("dt", {}, label), h("dd", {}, value));
-    if (!kept || !kept.commitment) {
-      row(t("table.fair.commitment"), t("table.fair.commitment_not_yet"));
-    } else {
-      row(t("table.fair.commitment"), h("code", { id: "commitment", title: kept.commitment }, shortHex(kept.commitment, 16)), h("div", { class: "dim" }, t("table.fair.commitment_about")));
-      if (kept.seat !== null) {
-        row(t("table.fair.my_seed"), kept.my_seed ? h("code", { id: "my-seed", title: kept.my_seed }, kept.my_seed) : "—", h("div", { class: "dim" }, kept.my_seed ? t("table.fair.my_seed_made") : t("table.fair.my_seed_not_made")));
-      }
-      if (kept.seat_seeds) {
-        row(
-          t("table.fair.seat_seeds"),
-          h(
-            "ul",
-            { id: "seat-seeds" },
-            kept.seat_seeds.map((s, i) => h("li", {}, `${i === kept.seat ? t("table.seat.you") : this.seatName(i)}: `, s ? h("code", { title: s }, shortHex(s, 8)) : h("span", { class: "dim" }, t("table.fair.no_seat_seed")))),
-          ),
-        );
-      } else {
-        row(t("table.fair.seat_seeds"), t("table.fair.seat_seeds_later"));
-      }
-      const chain = kept.chain ?? "quicknet";
-      if (kept.fallback) {
-        row("drand", h("strong", { class: "warn", id: "fallback" }, t("table.fair.fallback")), h("div", {}, t("table.fair.fallback_about", { reason: fallbackReason(kept.fallback.reason), round: String(kept.fallback.round) })));
-      } else if (kept.drand_round !== null) {
-        const own = kept.drand_seen?.[String(kept.drand_round)];
-        row(
-          t("table.fair.drand_round"),
-          h("a", { id: "drand-round", href: drandPage(chain, kept.drand_round), target: "_blank", rel: "noopener noreferrer" }, t("table.fair.chain_round", { chain, round: String(kept.drand_round) })),
-          kept.drand ? h("div", {}, `${t("table.fair.randomness")} `, h("code", { title: kept.drand.randomness }, shortHex(kept.drand.randomness, 12))) : h("div", { class: "dim" }, t("table.fair.drand_waiting")),
-          own ? h("div", { class: "dim", id: "drand-own" }, t("table.fair.drand_own", { relay: own.relay })) : null,
-        );
-      }
-      const deals = Object.keys(kept.deals ?? {}).length;
-      if (deals) row(t("table.fair.deals_kept"), t("table.fair.deals_kept_value", { count: deals }));
-      if (kept.reveal) row(t("table.fair.server_seed"), h("code", { id: "server-seed", title: kept.reveal.server_seed }, shortHex(kept.reveal.server_seed, 16)));
-    }
-    const check = kept?.check;
-    let checkEl;
-    if (checkStatus === "running") checkEl = h("p", {}, t("table.fair.checking"));
-    else if (!check) checkEl = h("p", { class: "dim" }, t("table.fair.check_about"));
-    else {
-      const verdict = t(`table.verdict.${checkStatus}`);
-      checkEl = h(
-        "div",
-        {},
-        h("p", { class: checkStatus }, verdict),
-        h(
-          "ul",
-          { class: "checks", id: "checks" },
-          check.checks.map((c) => h("li", { class: c.status, dataset: { check: c.name } }, h("b", {}, `${has(`table.check_status.${c.status}`) ? t(`table.check_status.${c.status}`) : c.status.toUpperCase()} `), `${checkName(c.name)}: `, linkify(c.detail))),
-        ),
-        h("button", { type: "button", class: "link", id: "check-again", onclick: () => ((this.checkedReveal = null), this.maybeCheck()) }, t("table.fair.check_again")),
-      );
-    }
-    // The banner keeps its place at the top of this panel, beside the board: it appears
-    // (a failure found during the match) without moving the cards.
-    return h(
-      "aside",
-      { class: "fairdeal", id: "fairdeal", dataset: { check: checkStatus } },
-      h("div", { class: "banner-slot" }, checkBanner(kept, this, checkStatus)),
-      h("h2", {}, t("table.fair.title")),
-      h("dl", {}, rows),
-      h("div", { id: "check", dataset: { status: checkStatus } }, checkEl),
-    );
-  }
-
   logPanel() {
-    return h("section", { class: "log" }, h("h2", {}, t("table.log_title")), h("ol", { id: "log", reversed: true }, this.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
+    return h("section", { class: "log", dataset: { region: "log" } }, h("h2", {}, t("table.log_title")), h("ol", { id: "log", reversed: true, tabindex: 0, "aria-label": t("table.log_title") }, this.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
   }
-}
-
-/** The table's data-check: waiting (no complete check yet), pass (ok), fail (something
- * failed), unchecked (nothing failed, but not everything could be checked). */
-function statusOf(check) {
-  if (!check || !check.complete) return "waiting";
-  if (check.ok) return "pass";
-  return check.failed || check.checks.some((c) => c.status === "fail") ? "fail" : "unchecked";
-}
-
-function checkBanner(kept, page, status) {
-  const c = kept?.check;
-  if (status === "running") return h("div", { class: "banner info", id: "banner" }, t("table.fair.checking"));
-  const failedNow = page.liveCheck.failed;
-  if (failedNow.length && status === "waiting") {
-    // What can already be known to have failed is said now, not at the end.
-    const names = [...new Set(failedNow.map((x) => x.name))];
-    return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: names.join(",") } }, t("table.banner.failed_now", { names: names.map(checkName).join(", "), detail: failedNow[0].detail }));
-  }
-  if (status === "waiting") return kept?.fallback ? h("div", { class: "banner warn", id: "banner" }, t("table.banner.fallback")) : null;
-  if (status === "pass") return h("div", { class: "banner pass", id: "banner" }, t("table.banner.pass"));
-  if (status === "unchecked") {
-    const open = c.checks.filter((x) => x.status === "unchecked");
-    return h(
-      "div",
-      { class: "banner unchecked", id: "banner", dataset: { unchecked: open.map((x) => x.name).join(",") } },
-      withElements(t("table.banner.unchecked", { count: open.length }), {
-        list: open.map((x, i) => [i ? "; " : "", h("b", {}, checkName(x.name)), " (", linkify(x.detail), ")"]),
-      }),
-    );
-  }
-  const failed = [...new Set(c.checks.filter((x) => x.status === "fail").map((x) => x.name))];
-  return h("div", { class: "banner fail", id: "banner", role: "alert", dataset: { failed: failed.join(",") } }, t("table.banner.failed", { names: failed.map(checkName).join(", ") }));
-}
-
-
-function linkify(text) {
-  const m = /(https:\/\/\S+)/.exec(text);
-  if (!m) return text;
-  return [text.slice(0, m.index), h("a", { href: m[1], target: "_blank", rel: "noopener noreferrer" }, m[1]), text.slice(m.index + m[1].length)];
 }
 
 /** The turn timer: the table service's deadline on its own clock, the wall clock (the
@@ -1102,133 +1129,4 @@ function timerText(deadline) {
   if (!deadline) return "";
   const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
   return t("table.timer", { seconds: left });
-}
-
-/** A name of ours ("you", "bot 2 (easy)", "your side") at a sentence's start, with a
- * capital (a player's name is never given here: it stays as its owner wrote it). */
-function upFirst(text) {
-  return text ? text[0].toLocaleUpperCase(language()) + text.slice(1) : text;
-}
-
-/** A scored deal in words, from its row of the score sheet (sheet.js). A side's verb
- * agrees with who it is (sideKind: "you", a pair of seats, one seat). */
-function dealWords(row, page) {
-  const side = (s) => page.sideName(s);
-  const capot = row.capot !== null && row.capot !== undefined ? t("table.deal.capot", { side: side(row.capot) }) : "";
-  let received = "";
-  if (row.received) {
-    const to = row.received.side;
-    const params = { side: side(to), points: row.received.points };
-    const kind = page.sideKind(to);
-    received = kind === "you" ? t("table.deal.received_you", params) : kind === "side" ? t("table.deal.received_side", params) : t("table.deal.received_seat", params);
-  }
-  let what;
-  if (row.outcome === "made" || row.outcome === "failed") {
-    const kind = page.sideKind(row.takerSide);
-    const contract = contractWords(row.strain);
-    if (row.outcome === "made") {
-      const params = { takers: page.sideName(row.takerSide, true), contract, capot };
-      what = kind === "you" ? t("table.deal.made_you", params) : kind === "side" ? t("table.deal.made_side", params) : t("table.deal.made_seat", params);
-    } else {
-      const params = { takers: side(row.takerSide), contract, capot };
-      what = kind === "you" ? t("table.deal.failed_you", params) : kind === "side" ? t("table.deal.failed_side", params) : t("table.deal.failed_seat", params);
-    }
-  } else if (row.outcome === "level") what = t("table.deal.level", { count: row.hanging });
-  else if (row.outcome === "misere") what = t("table.deal.misere_won", { side: side(row.winner) });
-  else what = row.hanging ? t("table.deal.misere_level_hanging", { points: row.hanging }) : t("table.deal.misere_level");
-  const lost = row.lost ? t("table.deal.lost", { count: row.lost }) : "";
-  return t("table.deal.line", { number: row.deal + 1, what, received, lost, awarded: page.scoreText(row.awarded), scores: page.scoreText(row.scores) });
-}
-
-/** The match's end when it was forfeited: who left, who wins. */
-function forfeitText(page, leaver, winnerSide) {
-  if (leaver === page.seat) return t("table.end.forfeit_by_you", { winner: page.sideName(winnerSide) });
-  if (page.sideKind(winnerSide) === "you") return t("table.end.forfeit_you_win", { leaver: page.seatName(leaver) });
-  return t("table.end.forfeit", { leaver: page.seatName(leaver), winner: page.sideName(winnerSide) });
-}
-
-function endText(e, v, page) {
-  if (e?.type === "MatchForfeited") return forfeitText(page, e.leaver, e.winner_side);
-  if (e?.type === "MatchAborted") return t("table.end.aborted", { reason: e.reason });
-  const scores = page.scoreText(e?.scores ?? v?.scores ?? [0, 0]);
-  const winner = e?.winner;
-  if (winner === null || winner === undefined) return t("table.end.draw", { scores });
-  if (page.sideKind(winner) === "you") return t("table.end.you_win", { scores });
-  return t("table.end.wins", { winner: page.sideName(winner), scores });
-}
-
-/** A line of the table's log for an event, in the game's words: "You play 7♠", "Bot 2
- * (easy) plays 7♠" (each sentence twice: said of you, said of another seat). */
-function describe(m, page) {
-  const p = m.payload ?? {};
-  const who = (s) => page.seatName(s, true);
-  const me = (s) => s === page.seat;
-  switch (m.event) {
-    case "SeatTaken":
-      return me(p.seat) ? t("table.log.sat_you", { seat: p.seat }) : t("table.log.sat", { who: who(p.seat), seat: p.seat });
-    case "SeatLeft":
-      if (p.forfeit) return me(p.seat) ? t("table.log.left_forfeit_you") : t("table.log.left_forfeit", { who: who(p.seat) });
-      return me(p.seat) ? t("table.log.left_you") : t("table.log.left", { who: who(p.seat) });
-    case "FairDealOpened":
-      return t("table.log.fair_deal_opened");
-    case "SeedWindowClosed":
-      return p.missing?.length ? t("table.log.seeds_shown_missing", { count: p.missing.length, seats: p.missing.join(", ") }) : t("table.log.seeds_shown");
-    case "DrandRoundNamed":
-      return t("table.log.drand_named", { round: String(p.round) });
-    case "DrandBeaconVerified":
-      return t("table.log.drand_verified", { round: String(p.round) });
-    case "DrandFallback":
-      return t("table.log.drand_fallback", { reason: fallbackReason(p.reason) });
-    case "DealStarted": {
-      const params = { number: p.deal_number + 1, card: cardLabel(p.turned) };
-      return me(p.dealer) ? t("table.log.deal_started_you", params) : t("table.log.deal_started", { ...params, who: who(p.dealer) });
-    }
-    case "CardsDealt":
-      return p.seat === page.seat && m.visibility === `seat:${p.seat}` ? t("table.log.cards_dealt", { cards: p.cards.map(cardLabel).join(" ") }) : null;
-    case "Passed":
-      return me(p.seat) ? t("table.log.passed_you") : t("table.log.passed", { who: who(p.seat) });
-    case "ContractTaken":
-      return me(p.seat) ? t("table.log.took_you", { contract: strainLabel(p.strain) }) : t("table.log.took", { who: who(p.seat), contract: strainLabel(p.strain) });
-    case "MisereStarted":
-      return t("table.log.misere");
-    case "DealAbandoned":
-      return p.reason === "all_passed" ? t("table.log.redealt_all_passed", { number: p.deal_number + 1 }) : t("table.log.redealt_demanded", { number: p.deal_number + 1 });
-    case "BeloteAnnounced": {
-      const card = cardLabel(p.card);
-      if (page.isRebelote(m)) return me(p.seat) ? t("table.log.rebelote_you", { card }) : t("table.log.rebelote", { who: who(p.seat), card });
-      return me(p.seat) ? t("table.log.belote_you", { card }) : t("table.log.belote", { who: who(p.seat), card });
-    }
-    case "CardPlayed":
-      return me(p.seat) ? t("table.log.played_you", { card: cardLabel(p.card) }) : t("table.log.played", { who: who(p.seat), card: cardLabel(p.card) });
-    case "TrickTaken":
-      return me(p.seat) ? t("table.log.trick_you", { count: p.points }) : t("table.log.trick", { who: who(p.seat), count: p.points });
-    case "MeldDeclared":
-      return me(p.seat) ? t("table.log.declared_you", { claim: claimLabel(p.claim) }) : t("table.log.declared", { who: who(p.seat), claim: claimLabel(p.claim) });
-    case "MeldsShown":
-      return me(p.seat) ? t("table.log.shown_you", { melds: andList(p.melds.map(meldLabel)) }) : t("table.log.shown", { who: who(p.seat), melds: andList(p.melds.map(meldLabel)) });
-    case "TrumpSevenSwapped":
-      return me(p.seat) ? t("table.log.swapped_you", { card: cardLabel(p.taken) }) : t("table.log.swapped", { who: who(p.seat), card: cardLabel(p.taken) });
-    case "RedealDemanded":
-      return me(p.seat) ? t("table.log.redeal_you") : t("table.log.redeal", { who: who(p.seat) });
-    case "DealScored": {
-      const row = page.sheetRows().find((r) => r.deal === p.deal_number && !r.abandoned);
-      return row ? dealWords(row, page) : t("table.log.deal_scored", { number: p.deal_number + 1, awarded: page.scoreText(p.awarded), scores: page.scoreText(p.scores) });
-    }
-    case "MatchEnded": {
-      const scores = page.scoreText(p.scores);
-      if (p.winner === null) return t("table.end.draw", { scores });
-      if (page.sideKind(p.winner) === "you") return t("table.log.you_won", { scores });
-      return t("table.log.won", { winner: page.sideName(p.winner), scores });
-    }
-    case "MatchForfeited":
-      return forfeitText(page, p.leaver, p.winner_side);
-    case "MatchAborted":
-      return t("table.end.aborted", { reason: p.reason });
-    case "ServerSeedRevealed":
-      return t("table.log.seed_revealed");
-    case "TableClosed":
-      return t("table.log.closed");
-    default:
-      return null;
-  }
 }
