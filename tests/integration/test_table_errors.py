@@ -227,6 +227,8 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
                 "key": public,
                 "turn_seconds": 0.3,
                 "fallback_level": "easy",
+                # The timer plays every one of her turns: no bot takes her seat over.
+                "autoplay_after": 0,
             },
         )
         assert status == 201, created
@@ -269,6 +271,7 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
     finished = next(e.payload for e in table if e.type == "TableMatchFinished")
     assert (finished["winner"], finished["finished"], finished["leaver"]) == (1, False, 0)
     assert [e.type for e in table][-2:] == ["FairDealRevealed", "TableClosed"]
+    assert "SeatAutoplayStarted" not in [e.type for e in table]
 
 
 ADMIN = "operator-" + "a" * 16
