@@ -206,6 +206,7 @@ class Chat:
                 "fallback_level": o.fallback_level,
                 "rated": o.rated,
                 "bot_delay_ms": o.bot_delay_ms,
+                "autoplay_after": o.autoplay_after,
                 "command_id": REMATCH_COMMAND,
             },
         )

@@ -199,7 +199,7 @@ async def test_the_table_speaks_from_the_log_and_a_rematch_seats_both(
     ):
         ann, bob = [await Player(http, f"rematch-{n}").register() for n in ("ann", "bob")]
         options = {"ruleset": "gambler", "seats": ["human", "human"], "target": 1, "sit": 0,
-                   "turn_seconds": 30}  # fmt: skip
+                   "turn_seconds": 30, "bot_delay_ms": 40, "autoplay_after": 5}  # fmt: skip
         status, t = await ann.call("POST", "/v1/tables", options)
         assert status == 201, t
         table_id, match_id = t["table_id"], t["match_id"]
@@ -235,6 +235,10 @@ async def test_the_table_speaks_from_the_log_and_a_rematch_seats_both(
             (ann.player, ann.player), (bob.player, bob.player)
         ]  # fmt: skip
         assert new["table"]["ruleset"] == "gambler" and new["table"]["target"] == 1
+        # The options no lobby line shows, from the new table's TableOpened.
+        opened = (await store.read_stream(f"table-{first['table_id']}"))[0]
+        assert opened.type == "TableOpened", opened
+        assert (opened.payload["bot_delay_ms"], opened.payload["autoplay_after"]) == (40, 5)
         status, history = await ann.call("GET", f"/v1/tables/{table_id}/chat")
         offers = [m for m in history["messages"] if m["kind"] == "rematch"]
         new_id = first["table_id"]
