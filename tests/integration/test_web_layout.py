@@ -142,7 +142,19 @@ MEASURE = """((tol) => {
     share = (w * h) / (W * H);
   }
   const links = [...document.querySelectorAll('#nav a')].filter(shown).length;
-  return {regions, overlaps, inMain, cut, share, links, width: W,
+  // What is wider than the screen: the innermost elements past its right edge (to say
+  // which, when the page scrolls sideways).
+  // (an element past it, or one whose own content spills past its box: a long word)
+  const spills = (el) => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+    && getComputedStyle(el).overflowX === 'visible';
+  const past = (el) => el.getBoundingClientRect().right > Math.min(W, screen.width) + tol
+    || spills(el);
+  const wide = [...document.querySelectorAll('body *')]
+    .filter((el) => past(el) && ![...el.children].some(past))
+    .slice(0, 6)
+    .map((el) => (el.id ? '#' + el.id : el.tagName.toLowerCase() + '.' + [...el.classList].join('.'))
+      + ' to ' + Math.round(el.getBoundingClientRect().right));
+  return {regions, overlaps, inMain, cut, share, links, width: W, wide,
           scrollWidth: document.scrollingElement.scrollWidth};
 })"""
 
@@ -309,7 +321,10 @@ def problems_of(measured: dict[str, Any], size: Size, name: str) -> list[str]:
     where = f"{name} at {size.width}x{size.height}"
     found = []
     if measured["scrollWidth"] > size.width:
-        found.append(f"{where}: scrolls sideways ({measured['scrollWidth']} px wide)")
+        found.append(
+            f"{where}: scrolls sideways ({measured['scrollWidth']} px wide: "
+            f"{', '.join(measured['wide'])})"
+        )
     for a, b in measured["overlaps"]:
         found.append(f"{where}: {a['name']} {box_text(a)} overlaps {b['name']} {box_text(b)}")
     if not measured["inMain"]:

@@ -37,7 +37,7 @@ function seatBox(s) {
     h("div", { class: "seat-side" }, s.chip ? h("span", { class: `side-chip ${s.chip.ours ? "ours" : "theirs"}` }, s.chip.text) : null, s.count ? h("span", { class: "dim" }, ` · ${s.count}`) : null),
     h("div", { class: `seat-did${s.due ? " due" : ""}` }, s.line ?? "\u00a0"),
   ];
-  for (const b of s.badges ?? []) lines.push(h("div", { class: `seat-badge ${b.kind}`, dataset: { badge: b.kind } }, b.text));
+  if (s.badges?.length) lines.push(h("div", { class: "seat-badges" }, s.badges.map((b) => h("span", { class: `seat-badge ${b.kind}`, dataset: { badge: b.kind } }, b.text))));
   if (s.backs) lines.push(h("div", { class: "seat-backs", "aria-hidden": "true" }, cardBacks(s.backs)));
   if (s.hand) lines.push(h("div", { class: "mini-hand" }, sortHand(s.hand, s.strain).map((c) => cardFace(c, { small: true }))));
   if (s.button) lines.push(s.button);

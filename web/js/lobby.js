@@ -51,7 +51,7 @@ export function renderLobby(root, ctx) {
   useStylesheet(); // css/pages.css: the lobby's rules are there
   const list = h("div", { id: "tables" }, h("p", {}, t("lobby.loading")));
   const form = createForm(ctx);
-  replace(root, h("div", { class: "lobby" }, h("section", {}, playNow(ctx), h("h1", {}, t("lobby.tables")), list), h("section", {}, h("h2", {}, t("lobby.open_a_table")), form)));
+  replace(root, h("div", { class: "lobby" }, h("section", { dataset: { region: "lobby-tables" } }, playNow(ctx), h("h1", {}, t("lobby.tables")), list), h("section", { dataset: { region: "lobby-open" } }, h("h2", {}, t("lobby.open_a_table")), form)));
 
   const rows = new Map(); // table id -> {sig, el}: rows kept between refreshes
   let stopped = false;

@@ -172,8 +172,9 @@ function seatNames(record, ctx, names) {
   return { seat };
 }
 
-function sideLabel(record, side) {
-  return record.ruleset?.players === 2 ? t("replay.seat", { seat: side + 1 }) : t("replay.seats_and", { a: side + 1, b: side + 3 });
+function sideLabel(record, side, names = null) {
+  if (record.ruleset?.players === 2) return names ? names.seat(side) : t("replay.seat", { seat: side + 1 });
+  return t("replay.seats_and", { a: side + 1, b: side + 3 });
 }
 
 /** How the match ended: in progress, its score and winner, a forfeit or an abort. */
@@ -181,7 +182,7 @@ function howItEnded(record, names) {
   const r = record.result;
   if (!r) return t("replay.in_progress");
   const scores = r.scores.join(":");
-  if (r.ended_by === "MatchEnded") return r.winner === null ? t("replay.ended_draw", { scores }) : t("replay.ended_won", { scores, side: sideLabel(record, r.winner) });
+  if (r.ended_by === "MatchEnded") return r.winner === null ? t("replay.ended_draw", { scores }) : t("replay.ended_won", { scores, side: sideLabel(record, r.winner, names) });
   if (r.ended_by === "MatchForfeited") return t("replay.forfeited_by", { seat: names.seat(r.leaver), scores });
   return t("replay.aborted", { reason: r.reason });
 }
@@ -357,7 +358,7 @@ function dealsSection(record, inputs, names, analysis = null) {
 /** ``da``: the deal's analysis (null: none for this deal; undefined: no analysis). */
 function dealView(record, d, recomputed, names, da = undefined) {
   const n = record.ruleset.players;
-  const steps = dealSteps(record, d);
+  const steps = dealSteps(record, d, names.seat);
   const deckLine = h(
     "div",
     { class: "deck-line" },
@@ -366,7 +367,7 @@ function dealView(record, d, recomputed, names, da = undefined) {
     " ",
     recomputed ? verdict(recomputed.sameDeck !== false && recomputed.ok, t("replay.deck_ok"), t("replay.deck_bad")) : null,
   );
-  const meta = h("p", {}, `${dealMeta(d).join("; ")}.`);
+  const meta = h("p", {}, `${dealMeta(d, names.seat).join("; ")}.`);
   const stage = h("div", { class: "stage" });
   const slider = h("input", { type: "range", min: 0, max: Math.max(0, steps.length - 1), value: 0, id: "step", "aria-label": t("replay.step_slider") });
   const label = h("span", { id: "step-label" });
@@ -414,7 +415,7 @@ function dealView(record, d, recomputed, names, da = undefined) {
     label,
   );
   draw();
-  const sideName = (side) => sideLabel(record, side);
+  const sideName = (side) => sideLabel(record, side, names);
   return h("div", {}, meta, controls, judged, stage, deckLine, da === undefined ? null : dealSection(da, names.seat, sideName));
 }
 

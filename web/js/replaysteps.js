@@ -15,8 +15,9 @@ function abandonedWhy(reason) {
   return has(`replay.abandoned.${reason}`) ? t(`replay.abandoned.${reason}`) : reason.replace("_", " ");
 }
 
-/** The steps of a deal from the record's match events: the hands, bids and tricks. */
-export function dealSteps(record, d) {
+/** The steps of a deal from the record's match events: the hands, bids and tricks;
+ * ``name`` names a seat (its player's name). */
+export function dealSteps(record, d, name = (seat) => String(seat + 1)) {
   const events = record.streams.match.events;
   const n = record.ruleset.players;
   const start = events.findIndex((e) => e.type === "DealStarted" && e.payload.deal_number === d.deal);
@@ -35,27 +36,27 @@ export function dealSteps(record, d) {
       if (next?.type !== "CardsDealt") snap(t("replay.step_dealt", { counts: state.hands.map((x) => x.length).join(", ") }));
     } else if (e.type === "Passed") {
       state.calls.push([p.seat, "pass"]);
-      snap(t("replay.step_pass", { seat: p.seat }));
+      snap(t("replay.step_pass", { seat: name(p.seat) }));
     } else if (e.type === "ContractTaken") {
       state.calls.push([p.seat, p.strain]);
-      snap(t("replay.step_take", { seat: p.seat, contract: strainLabel(p.strain) }));
+      snap(t("replay.step_take", { seat: name(p.seat), contract: strainLabel(p.strain) }));
     } else if (e.type === "CardPlayed") {
       state.hands[p.seat] = state.hands[p.seat].filter((c) => c !== p.card);
       state.trick.push([p.seat, p.card]);
-      snap(t("replay.step_play", { seat: p.seat, card: cardLabel(p.card) }), { cardIndex: played++ });
+      snap(t("replay.step_play", { seat: name(p.seat), card: cardLabel(p.card) }), { cardIndex: played++ });
     } else if (e.type === "TrickTaken") {
       state.won[p.seat] += 1;
       state.last = state.trick;
       state.trick = [];
-      snap(t("replay.step_trick", { seat: p.seat, points: p.points }));
+      snap(t("replay.step_trick", { seat: name(p.seat), points: p.points }));
     } else if (e.type === "TrumpSevenSwapped") {
       state.hands[p.seat] = [...state.hands[p.seat].filter((c) => c !== p.seven), p.taken];
-      snap(t("replay.step_swap", { seat: p.seat, seven: cardLabel(p.seven), taken: cardLabel(p.taken) }));
+      snap(t("replay.step_swap", { seat: name(p.seat), seven: cardLabel(p.seven), taken: cardLabel(p.taken) }));
     } else if (e.type === "BeloteAnnounced") {
-      snap(t("replay.step_belote", { seat: p.seat, card: cardLabel(p.card) }));
+      snap(t("replay.step_belote", { seat: name(p.seat), card: cardLabel(p.card) }));
     } else if (e.type === "MeldDeclared" || e.type === "MeldsShown" || e.type === "RedealDemanded" || e.type === "MisereStarted" || e.type === "BottomCardShown") {
       const what = t(`replay.event.${e.type.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()}`);
-      snap(p.seat !== undefined ? t("replay.step_by_seat", { what, seat: p.seat }) : what);
+      snap(p.seat !== undefined ? t("replay.step_by_seat", { what, seat: name(p.seat) }) : what);
     } else if (e.type === "DealScored") {
       snap(t("replay.step_scored", { outcome: outcomeWord(p.outcome), awarded: p.awarded.join(":"), scores: p.scores.join(":") }));
       break;
@@ -63,7 +64,7 @@ export function dealSteps(record, d) {
       snap(t("replay.step_abandoned", { reason: abandonedWhy(p.reason) }));
       break;
     } else if (e.type === "MatchForfeited" || e.type === "MatchAborted") {
-      snap(e.type === "MatchForfeited" ? t("replay.step_forfeit", { seat: p.leaver }) : t("replay.aborted", { reason: p.reason }));
+      snap(e.type === "MatchForfeited" ? t("replay.step_forfeit", { seat: name(p.leaver) }) : t("replay.aborted", { reason: p.reason }));
       break;
     }
   }
@@ -72,12 +73,12 @@ export function dealSteps(record, d) {
 
 /** What a deal was: its dealer, turned card and contract; then how it was scored or
  * why abandoned. */
-export function dealMeta(d) {
-  const said = { seat: d.dealer, card: d.turned ? cardLabel(d.turned) : "—" };
+export function dealMeta(d, name = (seat) => String(seat + 1)) {
+  const said = { seat: name(d.dealer), card: d.turned ? cardLabel(d.turned) : "—" };
   let first;
   if (!d.contract) first = t("replay.meta_dealer", said);
   else if (d.contract.taker === null) first = t("replay.meta_contract", { ...said, contract: strainLabel(d.contract.strain) });
-  else first = t("replay.meta_contract_by", { ...said, contract: strainLabel(d.contract.strain), taker: d.contract.taker });
+  else first = t("replay.meta_contract_by", { ...said, contract: strainLabel(d.contract.strain), taker: name(d.contract.taker) });
   const parts = [first];
   if (d.score) parts.push(t("replay.meta_scored", { awarded: d.score.awarded.join(":"), outcome: outcomeWord(d.score.outcome) }));
   if (d.abandoned) parts.push(t("replay.meta_abandoned", { reason: abandonedWhy(d.abandoned) }));

@@ -97,7 +97,7 @@ class TablePage {
     this.fairOpen = false; // the fair deal's panel, opened from the seal
     this.said = null; // a hot key's answer or the clock's word shown on the felt ({text, until})
     this.presence = []; // each seat's line: {seat, human, connected, missed, autoplay}
-    this.backUntil = new Map(); // seat -> until when it says "back" (realMs)
+    this.backUntil = new Map(); // seat -> until when it says "back" (performance.now())
     this.muted = ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false;
     mountChat(this); // the table's chat and the rematch offer (chat.js)
   }
@@ -420,7 +420,7 @@ class TablePage {
       // (in play order) from the leader round the table.
       if (leader !== undefined && m.version > this.version) {
         const cards = p.cards.map((c, i) => [(leader + i) % this.players, c]);
-        this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: realMs() + HOLD_TRICK_MS };
+        this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: performance.now() + HOLD_TRICK_MS };
         sound("trick", this.muted);
         clearTimeout(this.holdTimer);
         this.holdTimer = setTimeout(() => this.queueRender(), HOLD_TRICK_MS + 20);
@@ -706,7 +706,7 @@ class TablePage {
 
   /** A word shown on the felt a moment (SAID_MS): a hot key's answer, the clock's. */
   note(text) {
-    this.said = { text, until: realMs() + SAID_MS };
+    this.said = { text, until: performance.now() + SAID_MS };
     const el = this.root.querySelector("#said");
     if (el) el.textContent = text;
     clearTimeout(this.saidTimer);
@@ -714,7 +714,7 @@ class TablePage {
   }
 
   saidNow() {
-    return this.said && realMs() < this.said.until ? this.said.text : "";
+    return this.said && performance.now() < this.said.until ? this.said.text : "";
   }
 
   scoreBar(v, seal, open) {
@@ -847,7 +847,7 @@ class TablePage {
     const before = new Map(this.presence.map((p) => [p.seat, p]));
     for (const p of lines) {
       if (p.human && p.connected === true && before.get(p.seat)?.connected === false) {
-        this.backUntil.set(p.seat, realMs() + BACK_MS);
+        this.backUntil.set(p.seat, performance.now() + BACK_MS);
         clearTimeout(this.backTimer);
         this.backTimer = setTimeout(() => this.queueRender(), BACK_MS + 20);
       }
@@ -855,14 +855,23 @@ class TablePage {
     this.presence = lines;
   }
 
-  /** A seat's presence on the felt (presence.js): a bot playing it, disconnected, turns
-   * missed, or back. */
+  /** A seat's presence on the felt (presence.js's words): a bot playing it, its player
+   * disconnected (both may hold: the bot plays for one who is gone), back a moment after
+   * a return, or the turns the clock played for one who is there. */
   badges(s) {
     const line = this.presence.find((p) => p.seat === s.seat);
-    const said = seatPresence(line);
+    if (!line?.human) return [];
+    // One's own seat: only that a bot plays it (the note under it offers it back).
+    if (s.seat === this.seat) return line.autoplay ? [{ text: presenceText({ key: "presence.autoplay", values: {} }), kind: "autoplay" }] : [];
     const badges = [];
-    if ((this.backUntil.get(s.seat) ?? 0) > realMs() && line?.connected) badges.push({ text: t("presence.back"), kind: "back" });
-    if (said) badges.push({ text: presenceText(said), kind: said.key.slice("presence.".length) });
+    const add = (what) => badges.push({ text: presenceText(what), kind: what.key.slice("presence.".length) });
+    if (line.autoplay) add({ key: "presence.autoplay", values: {} });
+    if (line.connected === false) add({ key: "presence.disconnected", values: {} });
+    else if ((this.backUntil.get(s.seat) ?? 0) > performance.now()) badges.push({ text: t("presence.back"), kind: "back" });
+    if (!badges.length) {
+      const said = seatPresence(line);
+      if (said) add(said);
+    }
     return badges;
   }
 
@@ -887,7 +896,7 @@ class TablePage {
    * winner named, unless it is this seat's turn to follow a trick already led. */
   heldTrick(v, myTurn) {
     const held = this.held;
-    if (!held || realMs() >= held.until || !v) return null;
+    if (!held || performance.now() >= held.until || !v) return null;
     if (myTurn && (v.trick ?? []).length) return null;
     // The view has moved past it (another deal, or a later trick taken).
     if (v.deal_number !== held.deal || (v.tricks?.length ?? 0) > held.index + 1) return null;
@@ -992,7 +1001,12 @@ class TablePage {
       });
       face.id = `card-${card}`;
       face.dataset.pick = `card-${card}`;
-      face.setAttribute("aria-label", isLegal ? t("table.card.playable", { card: cardName(card) }) : playing ? t("table.card.unplayable", { card: cardName(card) }) : cardName(card));
+      // Its name is said from its content (a hidden line), not an aria-label over the
+      // picture: a name must hold what is drawn (the index's letters are aria-hidden).
+      const said = isLegal ? t("table.card.playable", { card: cardName(card) }) : playing ? t("table.card.unplayable", { card: cardName(card) }) : cardName(card);
+      face.removeAttribute("aria-label");
+      face.dataset.said = said;
+      face.append(h("span", { class: "sr-only" }, said));
       if (playing && !isLegal) face.classList.add("unplayable");
       el.append(face);
     }
@@ -1062,7 +1076,7 @@ class TablePage {
   choose(el) {
     if (!el) return;
     el.focus();
-    speak(el.getAttribute("aria-label") ?? el.textContent, true);
+    speak(el.dataset.said ?? el.getAttribute("aria-label") ?? el.textContent, true);
   }
 
   moveChoice(delta) {

@@ -1,0 +1,146 @@
+"""The table's motion in a real browser (Chromium, against the real services): a match
+against three bots played by clicking, once with the system's reduced motion asked for and
+once without.
+
+- Reduced motion (CDP Emulation.setEmulatedMedia, prefers-reduced-motion: reduce): no
+  animation runs on the page, ever (a watcher samples document.getAnimations() every
+  frame).
+- Motion: cards do move (the watcher sees animations), and no move waits for one: on
+  every turn of ours to play a card, the time from the WebSocket message of the bot's move
+  that preceded it to our legal card being clickable (drawn, enabled, and the element at
+  its centre) is measured in the page; p99 at most 100 ms, printed with the median.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+import uuid
+from typing import Any
+
+from drand.clock import ScaledClock
+from tests.browser import Page, chromium
+from tests.integration.table_support import ORIGIN
+from tests.integration.test_web_browser import (
+    BROWSER_TEST,
+    CHROMIUM,
+    artifact,
+    as_player,
+    explained,
+    open_table,
+    play_match,
+    sign_up,
+    watchdog,
+    web_stack,
+)
+
+pytestmark = BROWSER_TEST
+
+#: The most a legal card may take to be clickable after the bot's move reached the page.
+CLICKABLE_P99_MS = 100.0
+
+#: Runs before the page's own scripts: notes when each bot's move arrives on the
+#: WebSocket (before the page handles it), watches every frame for animations, and for
+#: each turn of ours notes when a legal card first became clickable.
+WATCH = """(() => {
+  const w = window.__motion = {frames: 0, animated: 0, most: 0, lastBot: null, waits: [],
+                               turns: new Set()};
+  const decoder = new TextDecoder();
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        try {
+          const m = JSON.parse(typeof e.data === 'string' ? e.data : decoder.decode(e.data));
+          const bot = m.type === 'event' && !m.replay && m.acted_by === 'bot';
+          if (bot) w.lastBot = performance.now();
+        } catch (err) { /* not JSON: not ours to time */ }
+      });
+    }
+  };
+  const clickable = (el) => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || el.disabled) return false;
+    const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return !!at && (at === el || el.contains(at));
+  };
+  const frame = () => {
+    w.frames += 1;
+    const n = document.getAnimations().length;
+    if (n) { w.animated += 1; w.most = Math.max(w.most, n); }
+    const t = document.querySelector('#table');
+    const card = document.querySelector('#hand button.card.legal');
+    if (t && t.dataset.turn === 'me' && card && !w.turns.has(t.dataset.version)) {
+      const below = card.getBoundingClientRect().bottom > innerHeight;
+      if (below) card.scrollIntoView({block: 'nearest'});
+      if (clickable(card) && w.lastBot !== null) {
+        w.turns.add(t.dataset.version);
+        w.waits.push(performance.now() - w.lastBot);
+      }
+    }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})();"""
+
+
+async def a_match(web: Any, page: Page, store: Any, name: str) -> dict[str, Any]:
+    await page.add_init_script(WATCH)
+    await as_player(page, web, [])
+    await sign_up(page, web, f"{name}{uuid.uuid4().hex[:6]}")
+    await open_table(page, web, ruleset="club", target=1)
+    clicks = await play_match(page, random.Random(7), store)
+    watched = await page.evaluate(
+        "(({frames, animated, most, waits}) => ({frames, animated, most, waits}))(window.__motion)"
+    )
+    return {"clicks": clicks, **watched}
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+async def test_reduced_motion_moves_nothing_and_motion_never_delays_a_move(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    assert CHROMIUM is not None
+    started = time.monotonic()
+    clock = ScaledClock(ORIGIN, 2.0)
+    async with (
+        watchdog(400),
+        web_stack(servers, store, pg_pool, nc, js_names, drand_mode="down", clock=clock) as web,
+        chromium(CHROMIUM) as browser,
+    ):
+        still = await browser.new_page(context=await browser.new_context())
+        await still.send(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]},
+        )
+        moving = await browser.new_page(context=await browser.new_context())
+        async with explained(still, "motion-reduced"), explained(moving, "motion"):
+            quiet = await a_match(web, still, store, "still")
+            assert await still.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+            assert quiet["clicks"]["cards"] >= 3 and quiet["frames"] > 100, quiet
+            assert quiet["animated"] == 0 and quiet["most"] == 0, quiet
+
+            moved = await a_match(web, moving, store, "moving")
+            assert not await moving.evaluate(
+                "matchMedia('(prefers-reduced-motion: reduce)').matches"
+            )
+            shot = await moving.screenshot(artifact("web-motion.png"), full_page=False)
+            assert moved["animated"] > 0 and moved["most"] >= 1, moved
+            waits = moved["waits"]
+            assert len(waits) >= 3, moved
+            assert p99(waits) <= CLICKABLE_P99_MS, sorted(waits)
+            assert still.errors == [] and moving.errors == [], (still.errors, moving.errors)
+    print(f"\nscreenshot: {shot}")
+    print(
+        f"motion: a bot's move to our card clickable, {len(waits)} turns: median "
+        f"{statistics.median(waits):.1f} ms, p99 {p99(waits):.1f} ms (limit "
+        f"{CLICKABLE_P99_MS:.0f}); animations seen in {moved['animated']} of "
+        f"{moved['frames']} frames, none in {quiet['frames']} frames with reduced motion; "
+        f"{time.monotonic() - started:.1f} s"
+    )
