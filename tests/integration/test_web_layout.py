@@ -152,7 +152,7 @@ MEASURE = """((tol) => {
   const wide = [...document.querySelectorAll('body *')]
     .filter((el) => past(el) && ![...el.children].some(past))
     .slice(0, 6)
-    .map((el) => (el.id ? '#' + el.id : el.tagName.toLowerCase() + '.' + [...el.classList].join('.'))
+    .map((el) => (el.id ? '#' + el.id : [el.tagName.toLowerCase(), ...el.classList].join('.'))
       + ' to ' + Math.round(el.getBoundingClientRect().right));
   return {regions, overlaps, inMain, cut, share, links, width: W, wide,
           scrollWidth: document.scrollingElement.scrollWidth};

@@ -37,6 +37,8 @@ from tests.integration.test_web_browser import (
 
 pytestmark = BROWSER_TEST
 
+#: A match of a few deals: enough turns of ours for a p99.
+TARGET = 151
 #: The most a legal card may take to be clickable after the bot's move reached the page.
 CLICKABLE_P99_MS = 100.0
 
@@ -44,8 +46,7 @@ CLICKABLE_P99_MS = 100.0
 #: WebSocket (before the page handles it), watches every frame for animations, and for
 #: each turn of ours notes when a legal card first became clickable.
 WATCH = """(() => {
-  const w = window.__motion = {frames: 0, animated: 0, most: 0, lastBot: null, waits: [],
-                               turns: new Set()};
+  const w = window.__motion = {frames: 0, animated: 0, most: 0, bots: {}, ready: {}};
   const decoder = new TextDecoder();
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
@@ -54,8 +55,9 @@ WATCH = """(() => {
       this.addEventListener('message', (e) => {
         try {
           const m = JSON.parse(typeof e.data === 'string' ? e.data : decoder.decode(e.data));
-          const bot = m.type === 'event' && !m.replay && m.acted_by === 'bot';
-          if (bot) w.lastBot = performance.now();
+          const bot = m.type === 'event' && !m.replay && m.acted_by === 'bot'
+            && m.stream.startsWith('match-');
+          if (bot && !(m.version in w.bots)) w.bots[m.version] = performance.now();
         } catch (err) { /* not JSON: not ours to time */ }
       });
     }
@@ -72,13 +74,10 @@ WATCH = """(() => {
     if (n) { w.animated += 1; w.most = Math.max(w.most, n); }
     const t = document.querySelector('#table');
     const card = document.querySelector('#hand button.card.legal');
-    if (t && t.dataset.turn === 'me' && card && !w.turns.has(t.dataset.version)) {
+    if (t && t.dataset.turn === 'me' && card && !(t.dataset.version in w.ready)) {
       const below = card.getBoundingClientRect().bottom > innerHeight;
       if (below) card.scrollIntoView({block: 'nearest'});
-      if (clickable(card) && w.lastBot !== null) {
-        w.turns.add(t.dataset.version);
-        w.waits.push(performance.now() - w.lastBot);
-      }
+      if (clickable(card)) w.ready[t.dataset.version] = performance.now();
     }
     requestAnimationFrame(frame);
   };
@@ -87,15 +86,35 @@ WATCH = """(() => {
 
 
 async def a_match(web: Any, page: Page, store: Any, name: str) -> dict[str, Any]:
+    # The tab in front, as a player's is: a tab behind others draws no frames (Chromium
+    # pauses requestAnimationFrame there), and the page draws on the next frame.
+    await page.send("Page.bringToFront")
     await page.add_init_script(WATCH)
     await as_player(page, web, [])
     await sign_up(page, web, f"{name}{uuid.uuid4().hex[:6]}")
-    await open_table(page, web, ruleset="club", target=1)
+    await open_table(page, web, ruleset="club", target=TARGET)
     clicks = await play_match(page, random.Random(7), store)
     watched = await page.evaluate(
-        "(({frames, animated, most, waits}) => ({frames, animated, most, waits}))(window.__motion)"
+        "(({frames, animated, most, bots, ready}) => ({frames, animated, most, bots, ready}))"
+        "(window.__motion)"
     )
-    return {"clicks": clicks, **watched}
+    return {"clicks": clicks, "waits": waits(watched["bots"], watched["ready"]), **watched}
+
+
+def waits(bots: dict[str, float], ready: dict[str, float]) -> list[float]:
+    """For each turn of ours to play a card that a bot's move brought (at match version
+    V, a bot moved since our last turn): from the arrival of that bot's last move (its
+    event of the highest version up to V) to our card clickable; 0 when the card was
+    clickable before that event even arrived (the seat's view came first)."""
+    arrived = sorted((int(v), at) for v, at in bots.items())
+    out = []
+    last = 0
+    for version, at in sorted((int(v), at) for v, at in ready.items()):
+        before = [t for v, t in arrived if last < v <= version]
+        if before:
+            out.append(max(0.0, at - before[-1]))
+        last = version
+    return out
 
 
 def p99(values: list[float]) -> float:

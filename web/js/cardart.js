@@ -83,15 +83,6 @@ export function faceArt(code, rank) {
   );
 }
 
-/** A card's back: the deck's own back, in the colour the stylesheet gives (.back fill). */
-export function backArt() {
-  return svg(
-    "svg",
-    FACE_ATTRS,
-    svg("use", { class: "art", href: `${ART_URL}#back` }),
-  );
-}
-
 /** The ids of the four-colour deck's filters (the stylesheet names them). */
 export const FILTER_IDS = Object.freeze({ C: "deck-four-colour-C", D: "deck-four-colour-D" });
 

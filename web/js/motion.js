@@ -13,6 +13,8 @@
 // capture(root) notes where things are before a redraw; play(root, before) moves them
 // after it. Both are cheap: a few getBoundingClientRect calls a redraw.
 
+import { cardFace } from "./ui.js";
+
 const SLIDE_MS = 220;
 const AWAY_MS = 320;
 const DEAL_MS = 260;
@@ -38,13 +40,13 @@ export function capture(root) {
   out.deal = felt.dataset.deal ?? null;
   for (const el of felt.querySelectorAll("#trick .played:not(.old) [data-card]")) {
     const played = el.closest(".played");
-    out.trick.set(el.dataset.card, { rect: rectOf(el), seat: played?.dataset.seat ?? null, el });
+    out.trick.set(el.dataset.card, { rect: rectOf(el), seat: played?.dataset.seat ?? null });
     if (played?.classList.contains("winner")) out.winner = played.dataset.seat;
   }
   for (const el of felt.querySelectorAll("#hand [data-card]")) out.hand.set(el.dataset.card, rectOf(el));
   for (const el of felt.querySelectorAll(".seat-box[data-seat]")) out.seats.set(el.dataset.seat, rectOf(el));
   const turned = felt.querySelector(".turned [data-card]");
-  if (turned) out.turned = { card: turned.dataset.card, rect: rectOf(turned), el: turned };
+  if (turned) out.turned = { card: turned.dataset.card, rect: rectOf(turned), small: turned.classList.contains("small") };
   return out;
 }
 
@@ -56,10 +58,11 @@ function slide(el, from, duration = SLIDE_MS) {
   el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }], { duration, easing: EASE });
 }
 
-/** A copy of ``el`` drawn where it was (``from``), flown to ``to`` and removed. */
-function flyAway(el, from, to) {
-  const ghost = el.cloneNode(true);
-  ghost.removeAttribute("id");
+/** A card (a new face of ``code``: the one on the felt may have given its picture to the
+ * new drawing) drawn where it was (``from``), flown to ``to`` and removed. */
+function flyAway(code, from, to) {
+  const ghost = cardFace(code);
+  ghost.removeAttribute("aria-label");
   ghost.setAttribute("aria-hidden", "true");
   ghost.classList.add("ghost");
   Object.assign(ghost.style, { position: "fixed", left: `${from.left}px`, top: `${from.top}px`, width: `${from.width}px`, height: `${from.height}px`, margin: "0", pointerEvents: "none", zIndex: "20" });
@@ -97,13 +100,13 @@ export function play(root, before, hints = {}) {
   const winner = hints.winner ?? before.winner;
   if (gone.length && winner !== null && winner !== undefined) {
     const to = seatRect(winner);
-    if (to) for (const [, { rect, el }] of gone) flyAway(el, rect, to);
+    if (to) for (const [card, { rect }] of gone) flyAway(card, rect, to);
   }
   // The turned card, taken: to the taker's seat (my hand's new card when it is mine).
   if (before.turned && !felt.querySelector(`.turned [data-card="${before.turned.card}"]`)) {
     const mine = felt.querySelector(`#hand [data-card="${before.turned.card}"]`);
     const to = mine ? rectOf(mine) : hints.taker !== null && hints.taker !== undefined ? seatRect(hints.taker) : null;
-    if (to) flyAway(before.turned.el, before.turned.rect, to);
+    if (to) flyAway(before.turned.card, before.turned.rect, to);
   }
   // A new deal: the hand fades in card by card (cards that do not move stay clickable).
   if (felt.dataset.deal && felt.dataset.deal !== before.deal) {

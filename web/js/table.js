@@ -32,7 +32,7 @@ import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { muteSwitch, play as sound } from "./sound.js";
 import { describe, endText } from "./tablelog.js";
-import { cardFace, h, replace, say, sayError, speak } from "./ui.js";
+import { cardFace, drawing, h, replace, say, sayError, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
 import { rulesetName, upFirst } from "./names.js";
 import { has, t } from "./i18n.js";
@@ -346,7 +346,7 @@ class TablePage {
         this.view = this.spent(m.view, m.match_version);
         this.version = m.match_version;
         this.deadline = m.deadline_ms;
-        this.queueRender();
+        this.renderNow();
       }
     } else if (m.type === "state") {
       this.deadline = m.deadline_ms;
@@ -546,7 +546,9 @@ class TablePage {
       await this.ctx.gateway.move(this.tableId, verb, body);
       say(""); // an earlier refusal is answered by this move
       this.actedVersion = Math.max(this.actedVersion, version);
-      if (this.view) this.view = { ...this.view, legal: [], turn: null };
+      // The view we moved on is spent; a newer one (our next turn, pushed while the
+      // answer was on its way) is not.
+      if (this.view && this.version === version) this.view = { ...this.view, legal: [], turn: null };
     } catch (e) {
       sayError(e, doing);
     } finally {
@@ -588,13 +590,20 @@ class TablePage {
 
   // ------------------------------------------------------------------ drawing
 
+  /** Draw at the next frame (many changes, one drawing). */
   queueRender() {
+    this.dirty = true;
     if (this.renderQueued || this.stopped) return;
     this.renderQueued = true;
     requestAnimationFrame(() => {
       this.renderQueued = false;
-      if (!this.stopped) this.render();
+      if (!this.stopped && this.dirty) this.render();
     });
+  }
+
+  /** Draw now: our turn's moves wait for no frame (a frame queued finds nothing to do). */
+  renderNow() {
+    if (!this.stopped) this.render();
   }
 
   tick() {
@@ -614,6 +623,9 @@ class TablePage {
   render() {
     const r = this.reply;
     if (!r) return;
+    this.dirty = false;
+    // Where things are before the redraw (motion.js), before any picture moves.
+    const before = capture(this.root);
     const v = this.view;
     const kept = this.kept();
     const myTurn = v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
@@ -621,7 +633,7 @@ class TablePage {
     const seal = sealState(kept, checkStatus, this.liveCheck.failed);
     // A failure opens the panel by itself: it is never behind a click.
     const open = this.fairOpen || seal === "fail";
-    const page = h(
+    const page = drawing(() => h(
       "div",
       {
         id: "table",
@@ -634,9 +646,8 @@ class TablePage {
         this.felt(v, myTurn, seal, open),
         h("div", { class: "table-side", id: "side" }, fairDealPanel(this, kept, checkStatus, this.liveCheck.failed, open), this.sheetPanel(), this.logPanel(), h("div", { id: "chat-slot", class: "chat-slot" })),
       ),
-    );
+    ));
     const focusId = document.activeElement?.id;
-    const before = capture(this.root);
     // The felt fills the screen under the header, however high the header is drawn.
     const top = document.querySelector("header.top")?.offsetHeight;
     if (top) document.documentElement.style.setProperty("--top-h", `${top}px`);

@@ -1,6 +1,6 @@
 // Small DOM helpers: build elements, show a message, render a card.
 
-import { backArt, deckDefs, faceArt } from "./cardart.js";
+import { deckDefs, faceArt } from "./cardart.js";
 import { cardLabel, cardRank, isRed, suitName } from "./cards.js";
 import { applyDeckStyle } from "./deckstyle.js";
 import { andList, has, language, locale, orList, t } from "./i18n.js";
@@ -235,6 +235,40 @@ function readyDeck() {
   applyDeckStyle();
 }
 
+// A page that redraws itself whole (the table, several times a second) draws its cards
+// inside drawing(): each card's picture is then taken from those of the drawing before,
+// moved rather than made again. A picture is costly to make (the deck's figures are
+// hundreds of paths: a new hand costs a phone tens of milliseconds) and nothing in it
+// changes between two drawings but the language of its corners. Outside drawing(),
+// every card gets a picture of its own.
+let drawingNo = 0;
+let inDrawing = false;
+const pictures = new Map(); // code -> [{art, no, language}]
+
+/** Run ``build`` (it draws a whole page), each card picture reused from the last. */
+export function drawing(build) {
+  drawingNo += 1;
+  inDrawing = true;
+  try {
+    return build();
+  } finally {
+    inDrawing = false;
+  }
+}
+
+function picture(code) {
+  if (!inDrawing) return faceArt(code, cardRank(code));
+  const lang = language();
+  const kept = pictures.get(code) ?? [];
+  let p = kept.find((x) => x.no !== drawingNo && x.language === lang);
+  if (!p) {
+    p = { art: faceArt(code, cardRank(code)), no: drawingNo, language: lang };
+    pictures.set(code, [...kept.filter((x) => x.language === lang), p]);
+  }
+  p.no = drawingNo;
+  return p.art;
+}
+
 /** A card face (the picture, its corners in the player's letters: cardart.js): a button
  * when it can be clicked. Its name, for the eye and the ear, is the card's label ("К♥"). */
 export function cardFace(code, { legal = false, onclick = null, small = false, title = null } = {}) {
@@ -246,7 +280,7 @@ export function cardFace(code, { legal = false, onclick = null, small = false, t
     title: title ?? label,
     "aria-label": label,
   };
-  const art = faceArt(code, cardRank(code));
+  const art = picture(code);
   if (onclick) return h("button", { ...attrs, type: "button", onclick }, art);
   return h("span", { ...attrs, role: "img" }, art);
 }
@@ -255,7 +289,9 @@ export function cardFace(code, { legal = false, onclick = null, small = false, t
 export function cardBacks(count) {
   readyDeck();
   const label = t("ui.card_backs", { count });
-  return h("span", { class: "backs", role: "img", title: label, "aria-label": label }, Array.from({ length: count }, () => h("span", { class: "back" }, backArt())));
+  // Each back is drawn by the stylesheet (.back), not the deck's picture: a hidden hand
+  // is drawn on every redraw, and 24 of the deck's backs cost a phone half a second.
+  return h("span", { class: "backs", role: "img", title: label, "aria-label": label }, Array.from({ length: count }, () => h("span", { class: "back" })));
 }
 
 export function shortHex(hex, n = 12) {
