@@ -1037,12 +1037,14 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
                 "document.querySelector('#status').textContent"
             )
             table_id = await gil.evaluate("decodeURIComponent(location.hash.slice(8))")
-            await sign_up(hal, web, f"hal{uuid.uuid4().hex[:6]}")
+            hal_name = f"hal{uuid.uuid4().hex[:6]}"
+            await sign_up(hal, web, hal_name)
             # The lobby lists the open table: its ruleset, who sits, the free seat.
             row = await lobby_row(hal, table_id)
             assert (row["ruleset"], row["target"]) == ("gambler", "to 300"), row
             assert (row["status"], row["count"]) == ("open", "1 free, 0 bots"), row
-            assert row["seats"] == [["seat taken", gil_name], ["seat free", "Sit at seat 1"]]
+            # Seats are numbered 1 and 2 where a number is needed.
+            assert row["seats"] == [["seat taken", gil_name], ["seat free", "Sit at seat 2"]]
             assert row["sit"] == ["1"], row
             await hal.click("button.sit[data-seat='1']", timeout=10)  # from the lobby
             await hal.wait_for("document.querySelector('#table[data-status]')")
@@ -1085,6 +1087,24 @@ async def test_two_players_sit_and_play_gambler_and_both_tabs_check(
                 assert s["drand fallback"] == "unchecked", s
                 assert s["drand round"] == "unchecked", s  # only the server's relay, down
                 assert "fail" not in s.values(), s
+            # The replay of this match, dealt without drand, never says it failed: the
+            # tab's own check at the table could not check everything, nothing failed.
+            await gil.goto(f"{web.url}#/replay/{kept[0]['match_id']}")
+            await gil.wait_for(
+                "document.querySelector('#replay[data-report]') && "
+                "document.querySelector('#kept-verdict')"
+            )
+            verdict = await gil.evaluate("document.querySelector('#kept-verdict').dataset.status")
+            assert verdict == "unchecked", verdict
+            # (A contract the takers failed is the game's word: the verification is read.)
+            text = await gil.evaluate("document.querySelector('#verification').innerText")
+            said_failed = re.compile(r"(?<!nothing )\bfailed\b", re.I)  # not "fail" of a bait
+            failed = [line for line in text.splitlines() if said_failed.search(line)]
+            assert failed == [], failed
+            assert "could not check everything; nothing failed" in text.replace("\n", " ")
+            # The seats are named by their players in the replay too.
+            meta = await gil.evaluate("document.querySelector('#deals p').textContent")
+            assert gil_name in meta or hal_name in meta, meta
             # Each tab kept its own seat's cards, and both seeds went into the decks.
             assert [k["seat"] for k in kept] == [0, 1]
             assert kept[0]["seat_seeds"] == kept[1]["seat_seeds"]

@@ -140,20 +140,29 @@ export function renderReplay(root, ctx, matchId) {
   };
 }
 
-/** The players' names, by account, from the gateway (GET /v1/players/{id}): {} when it
- * cannot say (the seats are then numbered). */
+/** The players' names, by account, from the gateway: the table's seats (its id is the
+ * match's without the match's number), else each player's page (GET /v1/players/{id});
+ * {} when it cannot say (the seats are then numbered). */
 async function playerNames(record, ctx) {
   const ids = [...new Set(record.seats.filter((s) => s.human && s.player).map((s) => s.player))];
   const names = {};
+  try {
+    const reply = await ctx.gateway.table(record.match_id.replace(/-\d+$/, ""));
+    for (const s of reply?.table?.seats ?? []) if (s.player && s.name && ids.includes(s.player)) names[s.player] = s.name;
+  } catch {
+    // The table is gone or not ours to see: each player's page, below.
+  }
   await Promise.all(
-    ids.map(async (id) => {
-      try {
-        const p = await ctx.gateway.request("GET", `/v1/players/${encodeURIComponent(id)}`);
-        if (p?.name) names[id] = p.name;
-      } catch {
-        // No name: the seat is numbered.
-      }
-    }),
+    ids
+      .filter((id) => !names[id])
+      .map(async (id) => {
+        try {
+          const p = await ctx.gateway.request("GET", `/v1/players/${encodeURIComponent(id)}`);
+          if (p?.name) names[id] = p.name;
+        } catch {
+          // No name: the seat is numbered.
+        }
+      }),
   );
   return names;
 }

@@ -72,7 +72,7 @@ export function describe(m, page) {
     case "FairDealOpened":
       return t("table.log.fair_deal_opened");
     case "SeedWindowClosed":
-      return p.missing?.length ? t("table.log.seeds_shown_missing", { count: p.missing.length, seats: p.missing.join(", ") }) : t("table.log.seeds_shown");
+      return p.missing?.length ? t("table.log.seeds_shown_missing", { count: p.missing.length, seats: p.missing.map((s) => s + 1).join(", ") }) : t("table.log.seeds_shown");
     case "DrandRoundNamed":
       return t("table.log.drand_named", { round: String(p.round) });
     case "DrandBeaconVerified":
