@@ -336,6 +336,15 @@ CASES: Final = [
     ("table", "pub", f"{EVENTS_SUBJECT}.match.m1", False),  # the relay's alone
     ("relay", "pub", f"{PREFIX}.randomness.deck", False),
     ("relay", "sub", f"{EVENTS_SUBJECT}.>", False),
+    # Presence: the gateway tells tables who is connected and asks for a seat back; the
+    # table worker hears both (belot.table.*.*); nobody else may send them.
+    ("gateway", "pub", f"{PREFIX}.table.t1.presence", True),
+    ("gateway", "pub", f"{PREFIX}.table.t1.resume", True),
+    ("table", "sub", f"{PREFIX}.table.t1.presence", True),
+    ("tournament", "pub", f"{PREFIX}.table.t1.presence", False),
+    ("tournament", "pub", f"{PREFIX}.table.t1.resume", False),
+    ("randomness", "pub", f"{PREFIX}.table.t1.presence", False),
+    ("gateway", "sub", f"{PREFIX}.table.t1.presence", False),
 ]
 
 

@@ -10,7 +10,6 @@ and the NATS users allowed exactly the new subjects."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import secrets
 import time
@@ -28,13 +27,6 @@ from services.table.worker import TableWorker
 from table.views import view_from_json
 from tests.integration.gateway_support import Player, gateway, move_request
 from tests.integration.table_support import Platform, eventually, platform, wait_for_table
-from tests.integration.test_nats_permissions import (  # noqa: F401 (the fixture)
-    PREFIX,
-    AuthServer,
-    connected,
-    nats_auth,
-    violations,
-)
 from tools.matchgen import stored_record
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -274,41 +266,3 @@ async def test_a_bot_plays_a_seat_that_keeps_missing_until_its_player_takes_it_b
     record = await stored_record(store, match_id)
     report = verify_record(record, bls=drand.verify)
     assert report.ok, [(c.name, c.detail) for c in report.checks if not c.passed]
-
-
-#: The new subjects: the gateway tells tables who is connected and asks for a seat back;
-#: the table worker hears both (belot.table.*.*); nobody else may send them.
-CASES: Final = [
-    ("gateway", "pub", f"{PREFIX}.table.t1.presence", True),
-    ("gateway", "pub", f"{PREFIX}.table.t1.resume", True),
-    ("table", "sub", f"{PREFIX}.table.t1.presence", True),
-    ("tournament", "pub", f"{PREFIX}.table.t1.presence", False),
-    ("tournament", "pub", f"{PREFIX}.table.t1.resume", False),
-    ("randomness", "pub", f"{PREFIX}.table.t1.presence", False),
-    ("gateway", "sub", f"{PREFIX}.table.t1.presence", False),
-]
-
-
-@pytest.mark.parametrize(
-    ("user", "action", "subject", "allowed"),
-    CASES,
-    ids=[f"{u}-{a}-{s}-{'yes' if ok else 'no'}" for u, a, s, ok in CASES],
-)
-async def test_who_may_send_presence_and_resume(
-    nats_auth: AuthServer,  # noqa: F811 (the fixture)
-    caplog: pytest.LogCaptureFixture,
-    user: str,
-    action: str,
-    subject: str,
-    allowed: bool,
-) -> None:
-    async with connected(nats_auth.url(user), user) as client:
-        with caplog.at_level(logging.WARNING, logger="belot_platform.messaging"):
-            if action == "pub":
-                await client.publish(subject, b"{}")
-            else:
-                await client.subscribe(subject)
-            await client.flush()
-            await asyncio.sleep(0.2)  # the server's -ERR follows its PONG
-            seen = violations(caplog)
-    assert (seen == []) == allowed, seen

@@ -1180,16 +1180,19 @@ async def test_a_seed_dropped_after_its_receipt_is_shown_failed_at_once(
             assert "acknowledged your seed (receipt: randomness-" in banner[1], banner
             assert "showing no seed for your seat" in banner[1], banner
             assert await page.evaluate("document.querySelector('#table').dataset.live") == "fail"
-            # Beside the board, not above it: the banner is in the fair-deal panel, which
-            # starts where the board starts (the cards did not move down for it).
+            # Never behind a click: the seal on the felt turns red and the fair-deal panel
+            # opens by itself with its banner, beside the felt (the cards did not move for
+            # it: the felt starts where it did).
             beside = await page.evaluate(
                 """(() => {
                   const b = document.querySelector('#banner');
+                  const seal = document.querySelector('#felt #seal');
                   const top = (s) => document.querySelector(s).getBoundingClientRect().top;
-                  return [!!b.closest('aside.fairdeal'), top('.board') === top('aside.fairdeal')];
+                  return [!!b.closest('aside.fairdeal'), !b.closest('aside.fairdeal').hidden,
+                          seal.dataset.state, top('#felt') === top('.table-side')];
                 })()"""
             )
-            assert beside == [True, True], beside
+            assert beside == [True, True, "fail", True], beside
             kept = await kept_record(page)
             assert kept["receipt"]["seat"] == 0 and kept["seat_seeds"][0] == "", kept
             assert kept["seed_received"] is None and kept["missing_seeds"] == [0], kept
