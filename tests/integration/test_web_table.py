@@ -18,7 +18,7 @@ what a player sees and can do at the table, on a phone and on a laptop.
    hanging points, and the next deal's winner takes them.
 
 Screenshots of the table at both sizes go to the test's tmp directory (their paths are
-printed); docs/img/table-phone.png and table-laptop.png are copies of them.
+printed); the pictures in docs/img/ are test_web_layout.py's.
 """
 
 from __future__ import annotations
@@ -114,7 +114,15 @@ LAYOUT = """(() => {
   // Every seat box's lines fit it (a caption printed on another would overflow it).
   const spill = [...document.querySelectorAll('#felt .seat-box')]
     .filter(el => el.scrollHeight > el.clientHeight + 1).map(el => 'seat ' + el.dataset.seat);
-  return {overlaps, off, wide, spill, size: [window.innerWidth, H], boxes: boxes.length,
+  // The score sheet is whole: every column of its table in view, none behind a sideways
+  // scrollbar (the table no wider than the sheet's box).
+  const sheet = document.querySelector('#sheet');
+  const table = sheet?.querySelector('table.sheet-table');
+  const sheetCut = !!table && table.getBoundingClientRect().right
+    > sheet.getBoundingClientRect().right - sheet.clientLeft + 1
+    && `the table ends at ${Math.round(table.getBoundingClientRect().right)}, the sheet at `
+      + `${Math.round(sheet.getBoundingClientRect().right)}`;
+  return {overlaps, off, wide, spill, sheetCut, size: [window.innerWidth, H], boxes: boxes.length,
           trick: document.querySelectorAll('#trick .played').length};
 })()"""
 
@@ -169,6 +177,7 @@ async def measure(page: Page, where: str) -> dict[str, Any]:
         label = f"{where} at {width}x{height}"
         assert got["size"] == [width, height], (label, got["size"])
         assert got["overlaps"] == [], (label, got)
+        assert not got["sheetCut"], (label, "the score sheet scrolls sideways", got["sheetCut"])
         assert got["off"] == [], (label, got)
         assert not got["wide"], (label, "the page scrolls sideways")
         assert got["spill"] == [], (label, got)

@@ -32,6 +32,7 @@ import { newSeatKey, signLeave } from "./seatkey.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { muteSwitch, play as sound } from "./sound.js";
 import { describe, endText } from "./tablelog.js";
+import { deckSwitch } from "./deckstyle.js";
 import { cardFace, drawing, h, replace, say, sayError, speak } from "./ui.js";
 import { DrandWatch, nextAsk } from "./watch.js";
 import { rulesetName, upFirst } from "./names.js";
@@ -699,6 +700,7 @@ class TablePage {
       this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
       h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
       h("button", { type: "button", class: "link", id: "keys-help", onclick: () => this.answer(readKeys(this.keyNames)) }, t("table.keys")),
+      (this.deckSwitch ??= deckSwitch()),
       h("span", { class: "dim connection" }, t("table.connection", { state: this.connection ?? t("table.connecting") })),
     );
   }
