@@ -68,7 +68,7 @@ export function makeStore(storage) {
     /** Whether ``player`` muted the table's sounds on this browser. */
     soundMuted(player) {
       const muted = read(SOUND_MUTED_KEY);
-      return !!(muted && typeof muted === "object" && muted[player] === true);
+      return !!(muted && typeof muted === "object" && !Array.isArray(muted) && Object.hasOwn(muted, player) && muted[player] === true);
     },
     saveSoundMuted(player, muted) {
       const all = read(SOUND_MUTED_KEY);
