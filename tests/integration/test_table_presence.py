@@ -9,7 +9,6 @@ and the NATS users allowed exactly the new subjects."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import secrets
 import time
@@ -236,18 +235,18 @@ async def test_a_bot_plays_a_seat_that_keeps_missing_until_its_player_takes_it_b
         # Gone again: two more misses, the bot again; now she takes it back by playing.
         await wait_autoplay(p, table_id, 2)
         rng = random.Random(1)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 60
-        while True:
-            assert loop.time() < deadline, "her own move never came first"
+
+        async def her_own_move() -> bool:
+            """Her move while the bot holds her seat; a 409 is the bot playing first."""
             status, body = await ann.call("GET", f"/v1/tables/{table_id}")
-            if body["view"] and body["view"]["legal"] and body["presence"][0]["autoplay"]:
-                verb, move = move_request(choose(view_from_json(body["view"]), rng, "easy"))
-                status, reply = await ann.call("POST", f"/v1/tables/{table_id}/{verb}", move)
-                if status == 200:
-                    break
-                assert status == 409, reply  # the bot played first: the next turn
-            await asyncio.sleep(0.05)
+            if not (body["view"] and body["view"]["legal"] and body["presence"][0]["autoplay"]):
+                return False
+            verb, move = move_request(choose(view_from_json(body["view"]), rng, "easy"))
+            status, reply = await ann.call("POST", f"/v1/tables/{table_id}/{verb}", move)
+            assert status in (200, 409), reply
+            return status == 200
+
+        await eventually(her_own_move, timeout=60)
         ended = [e.payload for e in await p.table_events(table_id)
                  if e.type == "SeatAutoplayEnded"]  # fmt: skip
         assert [(e["seat"], e["by"]) for e in ended] == [(0, "resume"), (0, "move")]
