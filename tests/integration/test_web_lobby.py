@@ -26,13 +26,12 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestServer
 
-from belot_platform.settings import Settings
 from services.tournament.app import create_app as create_tournament
 from tests.browser import Page, chromium
-from tests.integration import roles
 from tests.integration.gateway_support import TEST_HASHER, gateway
 from tests.integration.table_support import platform
 from tests.integration.test_web_browser import ARTIFACTS, CHROMIUM, explained, sign_up, watchdog
+from tests.integration.tournament_support import tournament_settings
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
@@ -61,15 +60,7 @@ async def lobby_stack(servers: Any, store: Any, pg_pool: Any, nc: Any, js_names:
         platform(store, pg_pool, nc, js_names, drand_mode="down", turn_ms=60_000) as p,
         gateway(servers, store.schema, js_names, p.prefix, play_now_wait=WAIT_S) as http,
     ):
-        settings = Settings(
-            pg_dsn=roles.dsn_for("tournament", servers.pg_dsn),
-            nats_url=servers.nats_url,
-            pg_schema=store.schema,
-            tournament_schema=f"{store.schema}_t",
-            subject_prefix=p.prefix,
-            events_stream=js_names.stream,
-            events_subject=js_names.subject_prefix,
-        )
+        settings = tournament_settings(servers, store, js_names, p.prefix)
         tournament = TestServer(create_tournament(settings, tick=0.1, hasher=TEST_HASHER))
         await tournament.start_server()
         try:

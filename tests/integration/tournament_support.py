@@ -151,6 +151,20 @@ class Harness:
         return await self.platform.store.read_stream(f"tournament-{tid}")
 
 
+def tournament_settings(servers: Any, store: Any, js_names: Any, prefix: str) -> Settings:
+    """The tournament service's settings beside a test platform: its own role, its own
+    schema (the store's with "_t"), the platform's subjects and events stream."""
+    return Settings(
+        pg_dsn=roles.dsn_for("tournament", servers.pg_dsn),
+        nats_url=servers.nats_url,
+        pg_schema=store.schema,
+        tournament_schema=f"{store.schema}_t",
+        subject_prefix=prefix,
+        events_stream=js_names.stream,
+        events_subject=js_names.subject_prefix,
+    )
+
+
 @contextlib.asynccontextmanager
 async def harness(
     servers: Any,
@@ -172,15 +186,7 @@ async def harness(
         platform(store, pg_pool, nc, js_names, **options) as p,
         gateway(servers, store.schema, js_names, p.prefix, admin_token=ADMIN_TOKEN) as http,
     ):
-        settings = Settings(
-            pg_dsn=roles.dsn_for("tournament", servers.pg_dsn),
-            nats_url=servers.nats_url,
-            pg_schema=store.schema,
-            tournament_schema=f"{store.schema}_t",
-            subject_prefix=p.prefix,
-            events_stream=js_names.stream,
-            events_subject=js_names.subject_prefix,
-        )
+        settings = tournament_settings(servers, store, js_names, p.prefix)
         h = Harness(p, http, settings, clock or Clock(), drand=drand)
         await h.start_service()
         try:
