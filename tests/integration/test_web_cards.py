@@ -27,16 +27,9 @@ from aiohttp.test_utils import TestServer
 from belot_platform.settings import Settings
 from services.gateway.web import StaticSite, content_security_policy, static_handler
 from tests.browser import Page, chromium, chromium_path
-from tests.integration.test_web_browser import artifact, to_docs
+from tests.integration.test_web_browser import BROWSER_TEST, artifact, to_docs
 
-pytestmark = [
-    pytest.mark.asyncio(loop_scope="session"),
-    pytest.mark.skipif(
-        chromium_path() is None,
-        reason="no Chromium: install Debian's chromium (apt-get install chromium) "
-        "or set BELOT_CHROMIUM to run the browser tests",
-    ),
-]
+pytestmark = BROWSER_TEST
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
