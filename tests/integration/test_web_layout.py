@@ -56,6 +56,7 @@ from tests.integration.test_web_browser import (
     BROWSER_TEST,
     CHROMIUM,
     explained,
+    follow_clock,
     sign_up,
     to_docs,
 )
@@ -238,6 +239,8 @@ async def module_log(servers: Any, pg_pool: Any, nc: Any) -> AsyncIterator[tuple
 async def person(browser: Browser, web: Stack, name: str | None) -> Page:
     """A tab of its own (its own storage), signed up as ``name`` (None: a visitor)."""
     page = await browser.new_page(context=await browser.new_context())
+    # On the services' clock: the player's tab checks the match live against it.
+    await follow_clock(page, web.clock)
     if name is not None:
         await sign_up(page, web, name)
     return page
@@ -262,6 +265,16 @@ async def site(servers: Any, pg_pool: Any, nc: Any, db_roles: Any) -> AsyncItera
         table = await posted(player, "/v1/tables", {
             "ruleset": "club", "seats": ["human", "bot:easy", "bot:medium", "bot:medium"],
             "sit": 0, "target": 151, "turn_seconds": 600, "bot_delay_ms": 20})  # fmt: skip
+        # The player's tab at the table from the start, as a player's is: its seed goes in
+        # while the window is open (a tab opened after it closed is told its seed came
+        # too late, which is no page to show).
+        tables = f"#/table/{table['table_id']}"
+        await player.goto(f"{web.url}{tables}")
+        await player.wait_for(
+            "Object.keys(localStorage).some(k => k.startsWith('belot.kept.')"
+            " && JSON.parse(localStorage.getItem(k)).receipt)",
+            timeout=60,
+        )
         tour = await posted(player, "/v1/tournaments", {
             "name": "Friday cup", "format": "round_robin", "ruleset": "gambler",
             "target": 1})  # fmt: skip
@@ -273,7 +286,6 @@ async def site(servers: Any, pg_pool: Any, nc: Any, db_roles: Any) -> AsyncItera
         await wait_api(player, "/v1/leaderboards/gambler?all=1", lambda b: len(b["rows"]) == 2)
         await wait_api(player, f"/v1/players/{winner}",
                        lambda b: b["pools"]["gambler"]["games"] == 1)  # fmt: skip
-        tables = f"#/table/{table['table_id']}"
         site = Site(web, tabs)
         site.pages = {
             "login": Visit("visitor", "#/login", "document.querySelector('#login')"),

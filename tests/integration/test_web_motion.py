@@ -8,10 +8,9 @@ once without.
 - Motion: cards do move (the watcher sees animations), and no move waits for one: on
   every turn of ours to play a card, the time from the WebSocket message of the bot's move
   that preceded it to our legal card being clickable (drawn, enabled, and the element at
-  its centre) is measured in the page, with motion and with reduced motion; with motion
-  its p99 is within one animation of the page with none (a move that waited for one would
-  lose a whole animation). Both are printed with the issue's bound of 100 ms p99, which
-  the page meets alone on this machine but not beside the suite's other browser test.
+  its centre) is measured in the page, with motion and with reduced motion; its p99 is
+  under the issue's 100 ms on both pages (a move that waited for an animation would lose
+  a whole one, 220 ms or more). Both are printed.
 """
 
 from __future__ import annotations
@@ -43,8 +42,9 @@ pytestmark = BROWSER_TEST
 #: A match of a few deals: enough turns of ours for a p99.
 TARGET = 151
 #: The issue's bound for a legal card to be clickable after the bot's move reached the
-#: page (p99), printed beside the figure: met when the page has the machine to itself
-#: (82 ms), not under the suite's other browser on the other core (up to 256 ms seen).
+#: page (p99). A redraw patches the page (web/js/patch.js) and the deck's pictures are
+#: parsed when the table opens (ui.js readyDeck): 50-80 ms was the worst seen here beside
+#: another browser test, where a whole-page redraw took up to 256 ms.
 CLICKABLE_P99_MS = 100.0
 #: The shortest of motion.js's animations: a move that waited for one would lose this.
 ANIMATION_MS = 220.0
@@ -160,16 +160,17 @@ async def test_reduced_motion_moves_nothing_and_motion_never_delays_a_move(
             assert moved["animated"] > 0 and moved["most"] >= 1, moved
             waits, calm = moved["waits"], quiet["waits"]
             assert len(waits) >= 3 and len(calm) >= 3, (moved, quiet)
-            # No move waits for an animation: a wait for one would add a whole animation
-            # (220-320 ms) over the same page with no motion at all, measured in the same
-            # run on the same machine.
-            assert p99(waits) <= p99(calm) + ANIMATION_MS, (sorted(waits), sorted(calm))
+            # No move waits for an animation (one would add ANIMATION_MS or more), nor for
+            # the page: the bound holds with motion and without.
+            assert CLICKABLE_P99_MS < ANIMATION_MS
+            assert p99(waits) < CLICKABLE_P99_MS, sorted(waits)
+            assert p99(calm) < CLICKABLE_P99_MS, sorted(calm)
             assert still.errors == [] and moving.errors == [], (still.errors, moving.errors)
     print(f"\nscreenshot: {shot}")
     print(
         f"motion: a bot's move to our card clickable, {len(waits)} turns: median "
-        f"{statistics.median(waits):.1f} ms, p99 {p99(waits):.1f} ms (the issue's bound "
-        f"{CLICKABLE_P99_MS:.0f}); with reduced motion, {len(calm)} turns: median "
+        f"{statistics.median(waits):.1f} ms, p99 {p99(waits):.1f} ms (bound "
+        f"{CLICKABLE_P99_MS:.0f} ms); with reduced motion, {len(calm)} turns: median "
         f"{statistics.median(calm):.1f} ms, p99 {p99(calm):.1f} ms; animations seen in "
         f"{moved['animated']} of "
         f"{moved['frames']} frames, none in {quiet['frames']} frames with reduced motion; "

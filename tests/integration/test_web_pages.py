@@ -40,7 +40,8 @@ from services.verify.http import RateLimits
 from tests.browser import Page, chromium
 from tests.integration import roles
 from tests.integration.gateway_support import TEST_HASHER, Player, gateway
-from tests.integration.table_support import platform
+from drand.clock import ScaledClock
+from tests.integration.table_support import ORIGIN, SPEED, platform
 from tests.integration.test_web_browser import (
     ARTIFACTS,
     CHROMIUM,
@@ -64,6 +65,7 @@ class Stack:
     url: str
     verify_url: str
     http: TestClient  # type: ignore[type-arg]  # the gateway, for the API's own answers
+    clock: ScaledClock  # the services' clock: a tab at a table follows it (follow_clock)
 
 
 @contextlib.asynccontextmanager
@@ -71,6 +73,7 @@ async def pages_stack(
     servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any
 ) -> AsyncIterator[Stack]:
     verify_schema = f"v_{uuid.uuid4().hex[:12]}"
+    clock = ScaledClock(ORIGIN, SPEED)
     verify = TestServer(
         build_verify_app(
             Settings(pg_dsn=servers.pg_dsn, pg_schema=store.schema),
@@ -82,7 +85,7 @@ async def pages_stack(
     verify_url = str(verify.make_url("")).rstrip("/")
     try:
         async with (
-            platform(store, pg_pool, nc, js_names, drand_mode="down", turn_ms=60_000) as p,
+            platform(store, pg_pool, nc, js_names, drand_mode="down", turn_ms=60_000, clock=clock) as p,
             gateway(servers, store.schema, js_names, p.prefix, verify_url=verify_url) as http,
         ):
 
@@ -107,7 +110,7 @@ async def pages_stack(
             try:
                 for s in services:
                     await s.start_server()
-                yield Stack(str(http.make_url("/")), verify_url, http)
+                yield Stack(str(http.make_url("/")), verify_url, http, clock)
             finally:
                 for s in services:
                     await s.close()

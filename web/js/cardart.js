@@ -114,6 +114,9 @@ export function deckDefs(doc = document) {
       mask(FILTER_IDS.D, "#1857c4", "0 0 0 0 0  0 0 0 0 0  0 0 0 0 0  1 -1 -1 0 0", "0 0 0 0 0 1 1 1 1 1"),
     ),
   );
+  // One picture of the deck, never shown: the browser reads and parses the deck's file
+  // now, when the page is put up, rather than when the first hand is drawn.
+  defs.append(svg("use", { href: `${ART_URL}#${artId("AS")}` }));
   defs.classList.add("deck-defs");
   doc.body.append(defs);
 }

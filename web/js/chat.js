@@ -73,11 +73,16 @@ export function mountChat(page) {
   };
   const render = page.render.bind(page);
   page.render = () => {
-    const focused = chat.el.contains(document.activeElement) ? document.activeElement : null;
     render();
-    (page.root.querySelector("#chat-slot") ?? page.root.querySelector("#table") ?? page.root).append(chat.el);
+    // The table's frame is kept across redraws (table.js frame()): the chat is put in its
+    // slot once, and again only when the frame is new, keeping what was being typed.
+    const slot = page.root.querySelector("#chat-slot") ?? page.root.querySelector("#table") ?? page.root;
+    if (chat.el.parentNode !== slot) {
+      const focused = chat.el.contains(document.activeElement) ? document.activeElement : null;
+      slot.append(chat.el);
+      focused?.focus();
+    }
     chat.update();
-    focused?.focus();
   };
   const stop = page.stop.bind(page);
   page.stop = () => {
@@ -141,6 +146,8 @@ class ChatPanel {
   /** The panel's own words again, in the language of now (the page redraws on a change
    * of language; the panel is kept across renders). */
   relabel() {
+    if (this.labelledIn === language()) return;
+    this.labelledIn = language();
     this.input.placeholder = t("chat.placeholder");
     this.input.setAttribute("aria-label", t("chat.message_label"));
     this.sendButton.textContent = t("chat.say");
@@ -157,12 +164,18 @@ class ChatPanel {
     const offers = [...this.messages.values()].filter((m) => m.kind === "rematch" && m.player !== this.page.ctx.session?.player);
     const mine = [...this.messages.values()].find((m) => m.kind === "rematch" && m.player === this.page.ctx.session?.player);
     const played = over && this.seated;
-    replace(
-      this.rematch,
+    const rematch = h(
+      "div",
+      { id: "rematch", class: "rematch" },
       played && !mine && !offers.length ? h("button", { type: "button", id: "rematch-button", onclick: () => this.takeRematch() }, t("chat.rematch")) : null,
       played && !mine ? offers.map((m) => h("button", { type: "button", class: "take-rematch", dataset: { table: m.rematch }, onclick: () => this.takeRematch() }, m.name ? t("chat.offers_rematch", { name: m.name }) : t("chat.someone_offers_rematch"))) : null,
       mine ? h("a", { href: `#/table/${encodeURIComponent(mine.rematch)}`, id: "rematch-link" }, t("chat.go_rematch")) : null,
     );
+    // Put in only when it changed: a redraw of the table changes nothing here.
+    if (!rematch.isEqualNode(this.rematch)) {
+      this.rematch.replaceWith(rematch);
+      this.rematch = rematch;
+    }
   }
 
   draw() {

@@ -33,7 +33,8 @@ import { scoreSheet, sheetTable } from "./sheet.js";
 import { muteSwitch, play as sound } from "./sound.js";
 import { describe, endText } from "./tablelog.js";
 import { deckSwitch } from "./deckstyle.js";
-import { cardFace, drawing, h, replace, say, sayError, speak } from "./ui.js";
+import { cardFace, h, readyDeck, replace, say, sayError, speak } from "./ui.js";
+import { patch, patchAttributes } from "./patch.js";
 import { DrandWatch, nextAsk } from "./watch.js";
 import { rulesetName, upFirst } from "./names.js";
 import { has, t } from "./i18n.js";
@@ -106,6 +107,7 @@ class TablePage {
   // ------------------------------------------------------------------ life
 
   async start() {
+    readyDeck();
     replace(this.root, h("div", { id: "table", class: "table-page" }, h("p", {}, t("table.opening"))));
     try {
       await this.refresh();
@@ -144,10 +146,11 @@ class TablePage {
     clearTimeout(this.holdTimer);
     clearTimeout(this.saidTimer);
     clearTimeout(this.backTimer);
+    this.headerWatch?.disconnect();
     document.removeEventListener("keydown", this.keys);
     document.removeEventListener("keyup", this.keys);
     // The message line goes back above the page, for the next one.
-    const message = document.getElementById("message");
+    const message = this.message ?? document.getElementById("message");
     if (message) document.body.insertBefore(message, document.getElementById("page"));
   }
 
@@ -620,7 +623,14 @@ class TablePage {
   }
 
   /** The page: the felt (the screen's largest share), and beside it (under it on a
-   * phone) the fair deal's panel when opened, the score sheet, the log and the chat. */
+   * phone) the fair deal's panel when opened, the score sheet, the log and the chat.
+   *
+   * A move must never wait for the page (the motion test holds a bot's move to our card
+   * clickable under 100 ms p99), so a redraw changes as little of the page as it can: the
+   * page's frame is built once and kept, and the felt and each panel beside it are drawn
+   * whole from the state and patched in (patch.js): only what differs is changed, so the
+   * hand a bot's card does not touch stays as it is, and the sheet, the log and the chat
+   * keep their scroll. Nothing here reads the layout after a change but motion.js. */
   render() {
     const r = this.reply;
     if (!r) return;
@@ -634,37 +644,48 @@ class TablePage {
     const seal = sealState(kept, checkStatus, this.liveCheck.failed);
     // A failure opens the panel by itself: it is never behind a click.
     const open = this.fairOpen || seal === "fail";
-    const page = drawing(() => h(
-      "div",
-      {
-        id: "table",
-        class: `table-page${myTurn ? " my-turn" : ""}`,
-        dataset: { turn: myTurn ? "me" : v?.turn ?? "", seat: this.seat ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, seal, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "" },
-      },
-      h(
-        "div",
-        { class: "table-grid" },
-        this.felt(v, myTurn, seal, open),
-        h("div", { class: "table-side", id: "side" }, fairDealPanel(this, kept, checkStatus, this.liveCheck.failed, open), this.sheetPanel(), this.logPanel(), h("div", { id: "chat-slot", class: "chat-slot" })),
-      ),
-    ));
-    const focusId = document.activeElement?.id;
-    // The felt fills the screen under the header, however high the header is drawn.
-    const top = document.querySelector("header.top")?.offsetHeight;
-    if (top) document.documentElement.style.setProperty("--top-h", `${top}px`);
+    const frame = this.frame();
+    const focused = document.activeElement?.id;
+    const table = h("div", { id: "table", class: `table-page${myTurn ? " my-turn" : ""}`, dataset: { turn: myTurn ? "me" : v?.turn ?? "", seat: this.seat ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, seal, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "", busy: this.busy ? "true" : "" } });
+    patchAttributes(frame.table, table);
+    frame.felt = patch(frame.felt, this.felt(v, myTurn, seal, open));
+    frame.fair = patch(frame.fair, fairDealPanel(this, kept, checkStatus, this.liveCheck.failed, open));
+    frame.sheet = patch(frame.sheet, this.sheetPanel());
+    frame.log = patch(frame.log, this.logPanel());
     // The page's message line moves onto the felt, beside the hand, in a slot of its own:
     // a refusal shows where the player looks, and moves nothing (it is put back when the
     // page closes).
-    const message = document.getElementById("message");
-    replace(this.root, page);
-    if (message) page.querySelector("#message-slot")?.append(message);
-    if (focusId) document.getElementById(focusId)?.focus();
+    // (Held from the first drawing: a patch may take the slot out with it.)
+    const message = (this.message ??= document.getElementById("message"));
+    const slot = frame.felt.querySelector("#message-slot");
+    if (message && slot && message.parentNode !== slot) slot.append(message);
+    // A focused element the patch replaced: its successor takes the focus.
+    if (focused && !document.activeElement?.id) document.getElementById(focused)?.focus();
     play(this.root, before, { winner: this.held?.winner ?? null, taker: v?.taker ?? null });
     if (myTurn && !this.wasMyTurn) {
       speak(readTurn(v, (s) => this.seatName(s), true));
       sound("turn", this.muted);
     }
     this.wasMyTurn = myTurn;
+  }
+
+  /** The page's frame, built on the first drawing and kept: the table (its data the
+   * state tests and styles read), the felt's place, and beside it the panels' places and
+   * the chat's slot. The felt fills the screen under the header, however high the header
+   * is drawn: its height is followed by a ResizeObserver, never read in a redraw. */
+  frame() {
+    if (this.frameEls && this.root.contains(this.frameEls.table)) return this.frameEls;
+    const f = { felt: h("div", { id: "felt" }), fair: h("div"), sheet: h("div"), log: h("div") };
+    f.side = h("div", { class: "table-side", id: "side" }, f.fair, f.sheet, f.log, h("div", { id: "chat-slot", class: "chat-slot" }));
+    f.table = h("div", { id: "table", class: "table-page" }, h("div", { class: "table-grid" }, f.felt, f.side));
+    replace(this.root, f.table);
+    const header = document.querySelector("header.top");
+    if (header && !this.headerWatch) {
+      this.headerWatch = new ResizeObserver(() => document.documentElement.style.setProperty("--top-h", `${header.offsetHeight}px`));
+      this.headerWatch.observe(header);
+    }
+    this.frameEls = f;
+    return f;
   }
 
   /** The felt's scene (felt.js) from the seat's view. */
@@ -683,7 +704,7 @@ class TablePage {
       trick: this.trickScene(v, myTurn),
       edge: [
         this.statusLine(v, myTurn),
-        h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot" }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, this.saidNow())),
+        h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot", "data-own-children": true }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, this.saidNow())),
         r.status === "open" && this.seat !== null && r.table.seats.some((x) => x.kind === "human" && !x.player) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
         this.hand(v, legal),
         this.links(),

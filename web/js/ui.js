@@ -3,6 +3,7 @@
 import { deckDefs, faceArt } from "./cardart.js";
 import { cardLabel, cardRank, isRed, suitName } from "./cards.js";
 import { applyDeckStyle } from "./deckstyle.js";
+import { ON, dispatch } from "./patch.js";
 import { andList, has, language, locale, orList, t } from "./i18n.js";
 
 export { formatTime } from "./i18n.js";
@@ -12,7 +13,14 @@ export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs ?? {})) {
     if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    // Kept on the element behind one listener: a redraw that keeps the element gives it
+    // the new drawing's handler (patch.js).
+    if (k.startsWith("on") && typeof v === "function") {
+      const type = k.slice(2);
+      if (!el[ON]) el[ON] = {};
+      if (!el[ON][type]) el.addEventListener(type, dispatch);
+      el[ON][type] = v;
+    }
     else if (k === "class") el.className = v;
     else if (k === "dataset") Object.assign(el.dataset, v);
     else el.setAttribute(k, v === true ? "" : String(v));
@@ -227,46 +235,15 @@ export function sayError(err, doing = "") {
 let deckReady = false;
 
 /** The first card drawn puts the four-colour deck's filters in the page and applies the
- * player's choice of colours (deckstyle.js), whatever page draws it. */
-function readyDeck() {
+ * player's choice of colours (deckstyle.js), whatever page draws it. A page that will
+ * draw cards calls it when it opens (the table, while it asks for the table): the deck's
+ * pictures, one file the browser reads and parses once (cardart.js deckDefs), are then
+ * ready before the first hand, not read in the middle of the player's first turn. */
+export function readyDeck() {
   if (deckReady || !document.body) return;
   deckReady = true;
   deckDefs(document);
   applyDeckStyle();
-}
-
-// A page that redraws itself whole (the table, several times a second) draws its cards
-// inside drawing(): each card's picture is then taken from those of the drawing before,
-// moved rather than made again. A picture is costly to make (the deck's figures are
-// hundreds of paths: a new hand costs a phone tens of milliseconds) and nothing in it
-// changes between two drawings but the language of its corners. Outside drawing(),
-// every card gets a picture of its own.
-let drawingNo = 0;
-let inDrawing = false;
-const pictures = new Map(); // code -> [{art, no, language}]
-
-/** Run ``build`` (it draws a whole page), each card picture reused from the last. */
-export function drawing(build) {
-  drawingNo += 1;
-  inDrawing = true;
-  try {
-    return build();
-  } finally {
-    inDrawing = false;
-  }
-}
-
-function picture(code) {
-  if (!inDrawing) return faceArt(code, cardRank(code));
-  const lang = language();
-  const kept = pictures.get(code) ?? [];
-  let p = kept.find((x) => x.no !== drawingNo && x.language === lang);
-  if (!p) {
-    p = { art: faceArt(code, cardRank(code)), no: drawingNo, language: lang };
-    pictures.set(code, [...kept.filter((x) => x.language === lang), p]);
-  }
-  p.no = drawingNo;
-  return p.art;
 }
 
 /** A card face (the picture, its corners in the player's letters: cardart.js): a button
@@ -280,7 +257,7 @@ export function cardFace(code, { legal = false, onclick = null, small = false, t
     title: title ?? label,
     "aria-label": label,
   };
-  const art = picture(code);
+  const art = faceArt(code, cardRank(code));
   if (onclick) return h("button", { ...attrs, type: "button", onclick }, art);
   return h("span", { ...attrs, role: "img" }, art);
 }
