@@ -1,7 +1,7 @@
 // The table's motion: a card going to the trick, the trick going to its winner, the
-// turned card taken by the taker, a new hand dealt. The page is drawn whole at once (the
-// table redraws its root); motion is laid over the drawing afterwards and never holds it
-// back:
+// turned card taken by the taker, a new hand dealt. The page is drawn at once (the table
+// patches its drawing in, patch.js); motion is laid over the drawing afterwards and never
+// holds it back:
 //   - the real elements are in their places, clickable, from the first frame; a card that
 //     moves into the trick is drawn there and slid from where it was (a transform on a
 //     card nobody can click), a new hand only fades in (its cards do not move: a click
@@ -58,8 +58,8 @@ function slide(el, from, duration = SLIDE_MS) {
   el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }], { duration, easing: EASE });
 }
 
-/** A card (a new face of ``code``: the one on the felt may have given its picture to the
- * new drawing) drawn where it was (``from``), flown to ``to`` and removed. */
+/** A card (a new face of ``code``: the one on the felt has left it) drawn where it was
+ * (``from``), flown to ``to`` and removed. */
 function flyAway(code, from, to) {
   const ghost = cardFace(code);
   ghost.removeAttribute("aria-label");
