@@ -330,9 +330,27 @@ class Page:
         return path
 
 
+#: How much nicer than the tests a foreground browser runs (``chromium(foreground=True)``).
+FOREGROUND_NICE = -10
+
+
+def _in_front(pid: int) -> None:
+    """Give the browser's processes (a session of their own, so one scheduling group:
+    Linux's autogroup, which shares the CPU between sessions before it looks at a
+    process's nice value) a higher weight than the tests', as a desktop gives the window
+    in front; unchanged where the system refuses (no right to raise a priority, or no
+    autogroup)."""
+    with contextlib.suppress(OSError):
+        Path(f"/proc/{pid}/autogroup").write_text(str(FOREGROUND_NICE))
+
+
 @contextlib.asynccontextmanager
-async def chromium(executable: Path) -> AsyncIterator[Browser]:
-    """Start the browser with a fresh profile; closes it (and its processes) on exit."""
+async def chromium(executable: Path, *, foreground: bool = False) -> AsyncIterator[Browser]:
+    """Start the browser with a fresh profile; closes it (and its processes) on exit.
+    ``foreground``: the browser runs at a higher priority than the tests beside it, as
+    the window in front of a player does beside what runs behind it (a test that times
+    the page, tests/integration/test_web_motion.py, measures the page, not the other
+    tests on this machine's two cores)."""
     profile = Path(tempfile.mkdtemp(prefix="belot-chromium-"))
     proc = await asyncio.create_subprocess_exec(
         str(executable),
@@ -342,7 +360,10 @@ async def chromium(executable: Path) -> AsyncIterator[Browser]:
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
+        start_new_session=foreground,
     )
+    if foreground:
+        _in_front(proc.pid)
     assert proc.stderr is not None
     url = None
     seen: list[str] = []
