@@ -48,6 +48,14 @@ from belot.state import Deal, Match, new_match
 #: Positions the solver may search for one position's values before the analysis says it
 #: could not tell (None): far above any deal's (a whole deal is about a million).
 NODE_LIMIT = 200_000_000
+#: The analysis's solver table: 2**18 entries (10 MB), one deal's at a time. Every solve
+#: of a deal is of the same world (the true hands), so the table is shared by all of them
+#: (Solver one_world): the first lead's searches fill it, and each later card's finds most
+#: of its trick starts there. Measured (bench/analysis.py's matches, club and classic):
+#: with a table a position, 2**16 entries, a deal cost 470-580 ms; shared, 2**16 entries
+#: are too few (the later cards cost 1.8x as much as with 2**18), and 2**20 cost no fewer
+#: searches than 2**18 but more to allocate.
+TABLE_BITS = 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +190,12 @@ def card_values(solver: Any, ruleset: Ruleset, deal: Deal) -> dict[int, int]:
     return dict(values)
 
 
-def _contract_table(ruleset: Ruleset, first: Deal) -> tuple[ContractValue, ...]:
-    """Each strain a player may choose, played from ``first`` (the deal at its first lead)."""
+def contract_table(
+    ruleset: Ruleset, first: Deal, played: int | None = None
+) -> tuple[ContractValue, ...]:
+    """Each strain a player may choose, played from ``first`` (the deal at its first lead).
+    ``played``: the value of the first lead in the deal's own strain when the analysis
+    already has it (the best of the first card's values), not solved again."""
     from belot.bots.solver import Solver
 
     strains = sorted({int(s) for s in (*SUIT_STRAINS, *ruleset.second_round)} - {MISERE})
@@ -194,8 +206,10 @@ def _contract_table(ruleset: Ruleset, first: Deal) -> tuple[ContractValue, ...]:
         total = LAST_TRICK_POINTS + sum(
             CARD_POINTS[strain][c] for h in hands for c in range(32) if h >> c & 1
         )
-        value = Solver(ruleset, strain).value(
-            hands, [], first.leader, ruleset.tricks, 0, NODE_LIMIT
+        value = (
+            played
+            if played is not None and strain == first.strain
+            else Solver(ruleset, strain).value(hands, [], first.leader, ruleset.tricks, 0, NODE_LIMIT)
         )
         if value is None:
             raise RuntimeError("the solver went past its node limit")
@@ -229,7 +243,7 @@ def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True
     )
     # By deal number: the deal at its first lead, and its cards analysed.
     played: dict[int, tuple[Deal, list[CardAnalysis]]] = {}
-    solvers: dict[int, Any] = {}
+    solver: Any = None  # the deal's: one world, one table (TABLE_BITS)
     for event in it:
         if isinstance(event, CardPlayed):
             deal = state.deal
@@ -237,8 +251,8 @@ def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True
                 raise BadEvent("a card played outside a deal")
             if deal.number not in played:
                 played[deal.number] = (deal, [])
-                solvers[deal.number] = Solver(ruleset, deal.strain)
-            values = card_values(solvers[deal.number], ruleset, deal)
+                solver = Solver(ruleset, deal.strain, table_bits=TABLE_BITS, one_world=True)
+            values = card_values(solver, ruleset, deal)
             played[deal.number][1].append(_card(deal, event, values))
         state = evolve(state, event)
     deals = tuple(
@@ -247,12 +261,21 @@ def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True
             strain_name(at_lead.strain),
             None if at_lead.taker < 0 else at_lead.taker,
             tuple(cards),
-            _contract_table(ruleset, at_lead) if contracts else (),
+            contract_table(ruleset, at_lead, _first_lead(at_lead, cards)) if contracts else (),
             _margin(at_lead, cards[0].seat, max(cards[0].values.values())),
         )
         for number, (at_lead, cards) in played.items()
     )
     return MatchAnalysis(first.match_id, ruleset.name, deals, _accuracy(ruleset, deals))
+
+
+def _first_lead(deal: Deal, cards: Sequence[CardAnalysis]) -> int | None:
+    """The first lead's value in the deal's strain for the leading side, as the contract
+    table counts it (no trick taken yet), from the first card's values; None in misère,
+    whose values the table does not count."""
+    if deal.strain == MISERE or not cards or cards[0].trick or cards[0].index:
+        return None
+    return max(cards[0].values.values())
 
 
 def _margin(deal: Deal, seat: int, value: int) -> int:

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from belot.analysis import analyse, card_values
+from belot.analysis import analyse, card_values, contract_table
 from belot.bots.solver import Solver
 from belot.cards import Card, to_code
 from belot.errors import BadEvent
@@ -170,3 +170,34 @@ def test_a_log_that_does_not_start_a_match_is_refused() -> None:
     table = random_match("club", 1, target=None)
     with pytest.raises(BadEvent):
         analyse(RULESETS["club"], table.log[1:])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_table_for_a_whole_deal_gives_the_values_of_a_table_a_position(name: str) -> None:
+    """The analysis solves a deal's positions with one solver table (Solver one_world):
+    every card of the match's first deal has the values a fresh solver gives at its
+    position, and the contract table's row of the deal's own strain, taken from the first
+    card's values, is a fresh solve's."""
+    ruleset = RULESETS[name]
+    table = random_match(name, 5, target=None)
+    analysis = analyse(ruleset, table.log)
+    first = analysis.deals[0]
+    log = table.log
+    assert isinstance(log[0], MatchStarted)
+    state = new_match(ruleset, "m", target=log[0].target, first_dealer=log[0].first_dealer)
+    at_lead = None
+    checked = 0
+    for event in log[1:]:
+        if isinstance(event, CardPlayed):
+            deal = state.deal
+            assert deal is not None
+            if deal.number != first.deal:
+                break
+            at_lead = at_lead or deal
+            fresh = card_values(Solver(ruleset, deal.strain), ruleset, deal)
+            assert {to_code(c): v for c, v in fresh.items()} == first.cards[checked].values
+            checked += 1
+        state = evolve(state, event)
+    assert checked == len(first.cards) > 0
+    assert at_lead is not None
+    assert first.contracts == contract_table(ruleset, at_lead)  # every row solved afresh

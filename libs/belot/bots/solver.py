@@ -682,14 +682,29 @@ class Solver:
 
     One per decision: its table serves every world of it, each solve a generation of its
     own. ``flags`` (:data:`NO_TABLE`, :data:`NO_MERGE`) exist so that tests can check
-    that neither the table nor merging equivalent cards changes a value."""
+    that neither the table nor merging equivalent cards changes a value.
+
+    ``one_world``: every solve is of the same world (the true deal, position after
+    position, as the match analysis asks): the solves share one generation, so what the
+    table learnt of a trick start in one solve serves every later one. A key (the cards
+    still out, the seat to lead, the sides that have taken a trick) then names one
+    position, whoever is asking, and an entry's bounds stay proven; the values are the
+    same as with a new generation a solve (``tests/unit/test_match_analysis.py`` holds
+    the analysis, which solves this way, to a plain minimax)."""
 
     def __init__(
-        self, ruleset: Ruleset, strain: int, *, table_bits: int = TABLE_BITS, flags: int = 0
+        self,
+        ruleset: Ruleset,
+        strain: int,
+        *,
+        table_bits: int = TABLE_BITS,
+        flags: int = 0,
+        one_world: bool = False,
     ) -> None:
         self.ruleset = ruleset
         self.strain = strain
         self.flags = flags
+        self.one_world = one_world
         self._tt = np.zeros((1 << table_bits, 5), dtype=np.int64)
         self._tt[:, 4] = -1  # generation -1: no entry
         # nodes, aborted, generation, table bits
@@ -701,7 +716,8 @@ class Solver:
         stats = self._stats
         stats[0] = 0
         stats[1] = 0
-        stats[2] += 1
+        if not (self.one_world and stats[2]):
+            stats[2] += 1
         return rules_vector(self.ruleset, self.strain, node_limit, self.flags)
 
     def _done(self) -> bool:
