@@ -19,7 +19,7 @@ one that sees hits more. :func:`evidence` counts a seat's hits ``k`` out of ``n`
 discriminating decisions and gives the binomial tail ``P(X >= k | n, p0)``: how rarely a
 seat that cannot see does as well. What ``p0`` is for players of a rating, and which tail
 is rare enough to show a person (never to act on alone), are to be measured on honest
-and peeking populations (docs/analysis.md, "Fair play"). Nothing here flags anyone: it
+and peeking populations (docs/fair-play.md). Nothing here flags anyone: it
 computes evidence, with the decisions it rests on.
 """
 
