@@ -86,7 +86,9 @@ def capacity_rate() -> tuple[float, int, str, float] | None:
     when = re.search(r"Run (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", text)
     cores = re.search(r"; (\d+) cores;", text)
     medium = re.search(r"### Bots: medium.*?\n\n(\d+) deals \(([\d.]+)/s\)", text, re.S)
-    core = re.search(r"### Bots: medium.*?Game core alone, same bots: ([\d.]+) ms per deal", text, re.S)
+    core = re.search(
+        r"### Bots: medium.*?Game core alone, same bots: ([\d.]+) ms per deal", text, re.S
+    )
     if not (when and cores and medium and core):
         return None
     return float(medium.group(2)), int(cores.group(1)), when.group(1), float(core.group(1))

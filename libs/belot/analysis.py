@@ -206,11 +206,11 @@ def contract_table(
         total = LAST_TRICK_POINTS + sum(
             CARD_POINTS[strain][c] for h in hands for c in range(32) if h >> c & 1
         )
-        value = (
-            played
-            if played is not None and strain == first.strain
-            else Solver(ruleset, strain).value(hands, [], first.leader, ruleset.tricks, 0, NODE_LIMIT)
-        )
+        if played is not None and strain == first.strain:
+            value: int | None = played
+        else:
+            solver = Solver(ruleset, strain)
+            value = solver.value(hands, [], first.leader, ruleset.tricks, 0, NODE_LIMIT)
         if value is None:
             raise RuntimeError("the solver went past its node limit")
         lead, other = _split(total, value, ruleset.capot_bonus)

@@ -69,7 +69,8 @@ class Clocks:
     async def _fire(self, tid: str, d: Deadline) -> None:
         try:
             if d.kind == "seat":
-                await self._seat_deadline(tid, d)
+                if not await self._seat_deadline(tid, d):
+                    return  # no table yet, or its window not over: fired again later
             elif d.kind == "round":
                 await self._round_deadline(tid, d)
             elif d.kind == "ladder":
@@ -89,19 +90,29 @@ class Clocks:
         seated, began = domain.seated_players((e.type, e.payload) for e in events)
         return [] if began else domain.missing_entrants(a, seated)
 
-    async def _seat_deadline(self, tid: str, d: Deadline) -> None:
+    async def _seat_deadline(self, tid: str, d: Deadline) -> bool:
+        """Act on a seat window's end; False when it is not over yet (no table, or a table
+        opened late), so that it is fired again."""
         loaded = await self.seq.get(tid)
         state = loaded.state
         r = state.current
         if r is None or r.number != d.round:
-            return
+            return True
         m = r.matches[d.match - 1]
         a = loaded.table_for(r.number, m)
-        if state.decision(r.number, m) is not None or a is None:
-            return
+        if state.decision(r.number, m) is not None:
+            return True
+        # The window runs from when there is a table to sit at: a table the table service
+        # opened late (a loaded machine) gives its players the whole window. Until then the
+        # deadline is not spent: the loop fires it again at its next tick (it was once
+        # fired here while no table existed, did nothing, and never fired again: the round
+        # then waited for its end with the no-show unrecorded).
+        if a is None or a.at_ms + state.settings.seat_window_ms > self.seq.clock():
+            self._fired.discard((tid, d.kind, d.round, d.match, d.at_ms))
+            return False
         missing = await self._seated(a)
         if not missing:
-            return
+            return True
         now = self.seq.clock()
 
         async def decide(fresh: Loaded) -> list[NewEvent]:
@@ -124,6 +135,7 @@ class Clocks:
             )  # fmt: skip
 
         await self.seq.run(tid, decide, command_id=f"{tid}:seat:{d.round}:{d.match}:{a.game}")
+        return True
 
     async def _round_deadline(self, tid: str, d: Deadline) -> None:
         loaded = await self.seq.get(tid)

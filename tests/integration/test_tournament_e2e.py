@@ -9,9 +9,13 @@ import asyncio
 import csv
 import io
 import json
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from belot_platform import messaging
+from services.tournament import effects
 from tests.integration.gateway_support import Player
 from tests.integration.table_support import wait_for_table
 from tests.integration.tournament_support import Harness, harness
@@ -177,3 +181,36 @@ async def test_exports(servers, store, pg_pool, nc, js_names) -> None:
         rows = list(csv.DictReader(io.StringIO(text)))
         assert [r["entrant"] for r in rows] == order
         assert list(rows[0])[-5:] == ["byes", "opponents_points", "rating", "seed", "how"]
+
+
+async def test_a_table_opened_after_the_seat_window_still_counts_a_no_show(
+    servers, store, pg_pool, nc, js_names, monkeypatch
+) -> None:
+    """The table service is slower to open a table than the seat window is long (a loaded
+    machine): the window runs from when there is a table to sit at. Before, the seat
+    deadline fired while there was no table, did nothing and never fired again, and the
+    round waited for its end (120 s) with the no-show unrecorded."""
+    slow_s = 2 * FAST["seat_window_seconds"]
+
+    async def slow_request(nc_: Any, subject: str, body: Any, **kw: Any) -> Any:
+        if subject.endswith(".table.create"):
+            await asyncio.sleep(slow_s)  # the table service's answer, late
+        return await messaging.request(nc_, subject, body, **kw)
+
+    monkeypatch.setattr(effects, "messaging", SimpleNamespace(request=slow_request))
+    async with harness(servers, store, pg_pool, nc, js_names) as h:
+        tid = await h.create(format="round_robin", ruleset="gambler", **FAST)
+        await h.bots(tid, 1)
+        nobody = await ghost(h, tid, "slow-ghost")
+        await h.ok("POST", f"/v1/tournaments/{tid}/start")
+        t = await h.wait_finished(tid, timeout=30)
+        types = [e.type for e in await h.events(tid)]
+        assert types.count("SeatNoShow") == 1, types
+        assert t["statuses"][nobody.player] == "out"
+        # The ghost had the whole window once its table was there.
+        events = await h.events(tid)
+        assigned = next(e for e in events if e.type == "TableAssigned")
+        no_show = next(e for e in events if e.type == "SeatNoShow")
+        window_ms = FAST["seat_window_seconds"] * 1000
+        assert no_show.payload["at_ms"] >= assigned.payload["at_ms"] + window_ms, (
+            assigned.payload, no_show.payload)  # fmt: skip

@@ -33,6 +33,7 @@ from aiohttp import ClientSession
 from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
+from drand.clock import ScaledClock
 from services.rating.app import create_app as create_rating
 from services.tournament.app import create_app as create_tournament
 from services.verify.app import create_app as build_verify_app
@@ -40,7 +41,6 @@ from services.verify.http import RateLimits
 from tests.browser import Page, chromium
 from tests.integration import roles
 from tests.integration.gateway_support import TEST_HASHER, Player, gateway
-from drand.clock import ScaledClock
 from tests.integration.table_support import ORIGIN, SPEED, platform
 from tests.integration.test_web_browser import (
     ARTIFACTS,
@@ -85,7 +85,9 @@ async def pages_stack(
     verify_url = str(verify.make_url("")).rstrip("/")
     try:
         async with (
-            platform(store, pg_pool, nc, js_names, drand_mode="down", turn_ms=60_000, clock=clock) as p,
+            platform(
+                store, pg_pool, nc, js_names, drand_mode="down", turn_ms=60_000, clock=clock
+            ) as p,
             gateway(servers, store.schema, js_names, p.prefix, verify_url=verify_url) as http,
         ):
 

@@ -36,7 +36,8 @@ CASES = r"""(async () => {
   // 1. Kept, and answering with the new handler.
   const calls = [];
   const hand = (cards, tag) => h('div', { id: 'hand' }, cards.map((c) =>
-    h('button', { type: 'button', 'data-card': c, class: 'card', onclick: () => calls.push(`${tag}:${c}`) }, c)));
+    h('button', { type: 'button', 'data-card': c, class: 'card',
+                  onclick: () => calls.push(`${tag}:${c}`) }, c)));
   let shown = root.appendChild(hand(['7H', 'KS', 'AD'], 'old'));
   const [h7, hK, hA] = shown.children;
   hK.focus();
@@ -48,11 +49,14 @@ CASES = r"""(async () => {
 
   // 2. A class changed on a kept card (legal now): the same element, the focus stays.
   const legalHand = (legal) => h('div', { id: 'hand' }, ['7H', 'AD'].map((c) =>
-    h('button', { type: 'button', 'data-card': c, class: `card${legal.includes(c) ? ' legal' : ''}`, onclick: legal.includes(c) ? () => calls.push(`legal:${c}`) : null }, c)));
+    h('button', { type: 'button', 'data-card': c,
+                  class: `card${legal.includes(c) ? ' legal' : ''}`,
+                  onclick: legal.includes(c) ? () => calls.push(`legal:${c}`) : null }, c)));
   shown = patch(shown, legalHand([]));
   h7.focus();
   shown = patch(shown, legalHand(['AD']));
-  out.classPatched = shown.children[1] === hA && hA.className === 'card legal' && h7.className === 'card';
+  out.classPatched = shown.children[1] === hA && hA.className === 'card legal'
+    && h7.className === 'card';
   out.focusKept = document.activeElement === h7;
   calls.length = 0;
   h7.click();
@@ -61,7 +65,11 @@ CASES = r"""(async () => {
 
   // 2b. A style changed (the hand's card count): through the CSSOM, which the page's
   // Content-Security-Policy allows (this page is served with the gateway's style-src).
-  const counted = (n) => { const e = h('div', { id: 'counted' }); e.style.setProperty('--cards', String(n)); return e; };
+  const counted = (n) => {
+    const e = h('div', { id: 'counted' });
+    e.style.setProperty('--cards', String(n));
+    return e;
+  };
   const c5 = patch(root.appendChild(counted(5)), counted(8));
   out.style = getComputedStyle(c5).getPropertyValue('--cards').trim();
 
@@ -77,10 +85,12 @@ CASES = r"""(async () => {
 
   // 5. An element held by reference across drawings is put back in its place.
   const kept = h('button', { id: 'deck-switch' }, 'deck');
-  const links = (extra) => h('div', { id: 'links' }, h('a', { id: 'l1' }, '1'), kept, extra ? h('a', { id: 'l2' }, '2') : null);
+  const links = (extra) => h('div', { id: 'links' }, h('a', { id: 'l1' }, '1'), kept,
+    extra ? h('a', { id: 'l2' }, '2') : null);
   let l = root.appendChild(links(false));
   l = patch(l, links(true));
-  out.byReference = kept.parentNode === l && [...l.children].map((e) => e.id).join(',') === 'l1,deck-switch,l2';
+  out.byReference = kept.parentNode === l
+    && [...l.children].map((e) => e.id).join(',') === 'l1,deck-switch,l2';
 
   // 6. Random pairs: the page ends up exactly as the new drawing.
   // mulberry32: a small seeded generator whose low bits are as random as its high ones.
@@ -104,7 +114,8 @@ CASES = r"""(async () => {
       // A hand: keyed children, a different subset and order each time.
       const cards = CARDS.filter(() => rnd(2));
       if (rnd(2)) cards.reverse();
-      return h(tag, attrs, cards.map((c) => h('span', { 'data-card': c, class: rnd(2) ? 'card legal' : 'card' }, c)));
+      return h(tag, attrs, cards.map((c) =>
+        h('span', { 'data-card': c, class: rnd(2) ? 'card legal' : 'card' }, c)));
     }
     return h(tag, attrs, Array.from({ length: rnd(4) }, () => tree(depth + 1)));
   };
@@ -121,7 +132,9 @@ CASES = r"""(async () => {
       if (op === 0) e.setAttribute('class', ['x', 'z', 'card legal'][rnd(3)]);
       else if (op === 1) e.removeAttribute('title');
       else if (op === 2 && e !== copy) e.remove();
-      else if (op === 3) e.append(rnd(2) ? tree(2) : h('span', { 'data-card': CARDS[rnd(8)] }, 'c'));
+      else if (op === 3) {
+        e.append(rnd(2) ? tree(2) : h('span', { 'data-card': CARDS[rnd(8)] }, 'c'));
+      }
       else if (op === 4 && e.children.length > 1) e.append(e.firstElementChild);
       else if (op === 5 && e !== copy) e.replaceWith(tree(1));
     }
@@ -131,15 +144,21 @@ CASES = r"""(async () => {
   const wrap = (n) => h('section', { id: 'r' }, n);
   for (let i = 0; i < 600; i++) {
     const before = root.appendChild(wrap(tree(0)));
-    const keptIds = new Map([...before.querySelectorAll('[data-card]')].map((e) => [e.dataset.card + e.parentNode.tagName, e]));
+    const where = (e) => e.dataset.card + e.parentNode.tagName;
+    const keptIds = new Map([...before.querySelectorAll('[data-card]')].map((e) => [where(e), e]));
     const next = i % 2 ? wrap(tree(0)) : changed(before);
     const want = next.cloneNode(true);
     const was = before.outerHTML;
     const after = patch(before, next);
     // The same elements, attributes (in any order) and words: isEqualNode.
-    if (!after.isEqualNode(want)) { mismatch = { was, want: want.outerHTML, got: after.outerHTML }; break; }
+    if (!after.isEqualNode(want)) {
+      mismatch = { was, want: want.outerHTML, got: after.outerHTML };
+      break;
+    }
     same += 1;
-    for (const e of after.querySelectorAll('[data-card]')) if (keptIds.get(e.dataset.card + e.parentNode.tagName) === e) kinds += 1;
+    for (const e of after.querySelectorAll('[data-card]')) {
+      if (keptIds.get(where(e)) === e) kinds += 1;
+    }
     after.remove();
   }
   out.random = { same, keptCards: kinds, mismatch };
