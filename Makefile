@@ -27,10 +27,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check libs services tests bench tools
 	$(BIN)/mypy
 
-# Two processes (pytest-xdist): the suite mostly waits (servers, clocks, browsers), and
-# each process starts its own embedded servers, so the tests share nothing.
+# Three processes on two cores (pytest-xdist; docs/platform.md says why): the suite
+# mostly waits (servers, clocks, browsers), and each process starts its own embedded
+# servers, so the tests share nothing.
 test: lint node_modules/.package-lock.json
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 3
 
 # What the web client's tests take from npm, at the versions package-lock.json pins (acorn
 # for the words scan). Without npm the Node tests that need them skip (fail under CI=true).
