@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -126,6 +127,15 @@ async def test_play_now_lands_on_a_table_and_the_lobby_keeps_focus(
             assert summary["ruleset"] == "classic" and summary["open_until_ms"] is not None
             assert summary["seats"][0]["player"] is not None
             assert [s["kind"] for s in summary["seats"]] == ["human", "bot", "bot", "bot"]
+            # Ann's table says its bots' seats are open and counts down to when they close
+            # (not "waiting for 0 more players"), with the invitation to one of them.
+            said = await ann.wait_for("document.querySelector('#table #status')?.textContent")
+            assert said == "Seats open: the match starts in", said
+            left = await ann.evaluate("document.querySelector('#timer')?.textContent ?? ''")
+            assert re.fullmatch(r"\d+ s", left) and int(left.split()[0]) > 0, left
+            invited = f"#felt .invite[data-table=\"{table_id}\"]"
+            assert await ann.evaluate(f"!!document.querySelector('{invited}')")
+            await shots(ann, "web-play-now-table")
             # Bob's lobby: the waiting table first, its bots' seats his to take.
             await bob.wait_for(f"{ROW_ORDER}.includes({json.dumps(table_id)})")
             order = await bob.evaluate(ROW_ORDER)

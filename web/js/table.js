@@ -612,7 +612,7 @@ class TablePage {
 
   tick() {
     const el = this.root.querySelector("#timer");
-    if (el) el.textContent = timerText(this.deadline);
+    if (el) el.textContent = timerText(this.clockUntil());
     // Some failures are known only once a time has passed (checkLive).
     const kept = this.kept();
     if (kept && !kept.reveal) {
@@ -705,7 +705,7 @@ class TablePage {
       edge: [
         this.statusLine(v, myTurn),
         h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot", "data-own-children": true }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, this.saidNow())),
-        r.status === "open" && this.seat !== null && r.table.seats.some((x) => x.kind === "human" && !x.player) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
+        r.status === "open" && this.seat !== null && r.table.seats.some((x) => (x.kind === "human" && !x.player) || x.open) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
         this.hand(v, legal),
         this.links(),
       ],
@@ -977,7 +977,8 @@ class TablePage {
     let text;
     if (r.status === "open") {
       const free = r.table.seats.filter((s) => s.kind === "human" && !s.player).length;
-      text = t("table.status.waiting", { count: free });
+      // A "play now" table: its bots' seats are open to players until its clock runs out.
+      text = free || !this.openUntil() ? t("table.status.waiting", { count: free }) : t("table.status.bots_open");
     } else if (this.ending || r.status === "finished" || r.status === "closed" || v?.phase === "over") {
       text = endText(this.ending, v, this);
     } else if (!v || v.phase === "deck") {
@@ -993,8 +994,23 @@ class TablePage {
     }
     // The deadline, not the status ("dealing" while the seeds come, then "playing"), is
     // what says a human seat is on the clock.
-    const timer = this.deadline && !this.ending && r.status !== "finished" && r.status !== "closed";
-    return h("div", { class: "status-line" }, h("span", { id: "status" }, text), timer ? h("span", { id: "timer", class: "timer" }, timerText(this.deadline)) : null);
+    const until = this.clockUntil();
+    return h("div", { class: "status-line" }, h("span", { id: "status" }, text), until ? h("span", { id: "timer", class: "timer" }, timerText(until)) : null);
+  }
+
+  /** When a "play now" table's bots' seats stop being open to players (its match starts
+   * then), while the table waits; else null. */
+  openUntil() {
+    const r = this.reply;
+    return r?.status === "open" && r.table.seats.some((s) => s.open) ? r.table.open_until_ms ?? null : null;
+  }
+
+  /** What the clock beside the status counts down to: the open seats' end while a "play
+   * now" table waits, else the turn's deadline while the match is on. */
+  clockUntil() {
+    const r = this.reply;
+    if (!r || this.ending || r.status === "finished" || r.status === "closed") return null;
+    return this.openUntil() ?? this.deadline ?? null;
   }
 
   actions(v, legal) {
