@@ -74,6 +74,14 @@ class Decision:
     played: str
     dd_best: tuple[str, ...]
     known_best: str
+    #: Who played the card (its event's ``acted_by``: "player", "bot", "timer",
+    #: "autoplay"); None when the caller did not say (every card then counts).
+    acted_by: str | None = None
+
+    @property
+    def by_player(self) -> bool:
+        """The seat's player chose this card: not a bot, the turn clock or autoplay."""
+        return self.acted_by in (None, "player")
 
     @property
     def discriminating(self) -> bool:
@@ -89,9 +97,13 @@ def decisions(
     events: Iterable[Event],
     analysis: MatchAnalysis,
     known_best: KnownBest = hard_bot_card,
+    acted_by: Sequence[str | None] | None = None,
 ) -> list[Decision]:
     """Every card played in the match, with what the seat could know gave there. The rng
-    of each decision is seeded by the match id and the decision's place."""
+    of each decision is seeded by the match id and the decision's place. ``acted_by``:
+    for each ``CardPlayed`` in order, who played it (the event's metadata, as a record
+    holds it), so that the evidence leaves out the cards the seat's player did not
+    choose; a length other than the cards' is refused (ValueError)."""
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, MatchStarted):
@@ -110,10 +122,15 @@ def decisions(
                 raise ValueError(f"the analysis does not hold the card played at {place}")
             rng = random.Random(f"{first.match_id}:{place[0]}:{place[1]}:{place[2]}")
             known = known_best(view(state, event.seat), rng)
+            if acted_by is not None and len(out) >= len(acted_by):
+                raise ValueError(f"acted_by names {len(acted_by)} cards, the match played more")
+            who = None if acted_by is None else acted_by[len(out)]
             out.append(
-                Decision(*place, event.seat, analysed.card, analysed.best, to_code(known))
+                Decision(*place, event.seat, analysed.card, analysed.best, to_code(known), who)
             )
         state = evolve(state, event)
+    if acted_by is not None and len(acted_by) != len(out):
+        raise ValueError(f"acted_by names {len(acted_by)} cards, the match played {len(out)}")
     return out
 
 
@@ -145,7 +162,9 @@ def binomial_tail(k: int, n: int, p: float) -> float:
 
 
 def evidence(made: Sequence[Decision], p0: float) -> Evidence:
-    """The evidence of one seat's (or partnership's) decisions against the rate ``p0``."""
-    counted = tuple(d for d in made if d.discriminating)
+    """The evidence of one seat's (or partnership's) decisions against the rate ``p0``:
+    its player's own discriminating decisions (a card the turn clock, autoplay or a bot
+    played for the seat says nothing of what the player saw)."""
+    counted = tuple(d for d in made if d.discriminating and d.by_player)
     k = sum(d.hit for d in counted)
     return Evidence(len(counted), k, p0, binomial_tail(k, len(counted), p0), counted)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -110,3 +111,44 @@ def analysis_values(analysis, d):  # type: ignore[no-untyped-def]
         c.values for x in analysis.deals for c in x.cards
         if (c.deal, c.trick, c.index) == (d.deal, d.trick, d.index)
     )  # fmt: skip
+
+
+def test_cards_the_clock_or_autoplay_played_for_a_seat_are_no_evidence() -> None:
+    """The seer of the test above, but the turn clock played some of its cards and
+    autoplay others (their events' acted_by, as the record holds it): those cards hit as
+    well (they are double-dummy best), yet the evidence counts only the player's own."""
+    rng = random.Random(9)
+    ruleset = RULESETS["club"]
+    table = Table(ruleset, target=1001, first_dealer=1)
+
+    def card_of(seat: int):  # type: ignore[no-untyped-def]
+        deal = table.state.deal
+        if seat == 0 and deal is not None:
+            values = card_values(Solver(ruleset, deal.strain), ruleset, deal)
+            return max(values, key=lambda c: (values[c], -c))
+        return None
+
+    play_cards(table, rng, card_of)
+    analysis = analyse(ruleset, table.log, contracts=False)
+    played = [e for e in table.log if isinstance(e, CardPlayed)]
+    mine = [i for i, e in enumerate(played) if e.seat == 0]
+    acted = ["player"] * len(played)
+    for n, i in enumerate(mine):
+        if n % 3 == 1:
+            acted[i] = "timer"
+        elif n % 3 == 2:
+            acted[i] = "autoplay"
+    made = decisions(ruleset, table.log, analysis, lowest_legal, acted_by=acted)
+    seat0 = [d for d in made if d.seat == 0]
+    everything = evidence([replace(d, acted_by=None) for d in seat0], p0=0.3)
+    own = evidence(seat0, p0=0.3)
+    assert [d.acted_by for d in seat0] == [acted[i] for i in mine]
+    assert all(d.by_player for d in own.decisions)
+    assert own.n == sum(d.discriminating for d in seat0 if d.acted_by == "player")
+    assert 0 < own.n < everything.n and own.k == own.n, (own.n, everything.n)
+    assert own.tail > everything.tail
+    # A list that does not name every card is refused.
+    with pytest.raises(ValueError, match="acted_by"):
+        decisions(ruleset, table.log, analysis, lowest_legal, acted_by=acted[:-1])
+    with pytest.raises(ValueError, match="acted_by"):
+        decisions(ruleset, table.log, analysis, lowest_legal, acted_by=[*acted, "player"])
