@@ -40,12 +40,9 @@ sys.path.insert(0, str(ROOT))
 from belot.analysis import analyse
 from belot.bots import choose
 from belot.bots.solver import prepare
-from belot.commands import SupplyDeck
 from belot.events import Event
-from belot.match import DueKind, decide, due, evolve, new_match, started_event
 from belot.ruleset import RULESETS
-from belot.view import view
-from fairdeal import DeckInputs, Drand, Shuffler
+from bench.kit.matches import bot_match
 
 CAPACITY = ROOT / "docs" / "bench" / "capacity.md"
 OUT = ROOT / "docs" / "bench" / "analysis.md"
@@ -54,21 +51,11 @@ OUT = ROOT / "docs" / "bench" / "analysis.md"
 def play(name: str, seed: int) -> tuple[list[Event], float]:
     """A whole match between medium bots: its events and the CPU seconds it took."""
     ruleset = RULESETS[name]
-    rng = random.Random(seed)
-    inputs = DeckInputs(rng.randbytes(32), (rng.randbytes(16),), Drand(1, rng.randbytes(32)))
-    shuffler = Shuffler(inputs)
-    state = new_match(ruleset, f"bench-{name}-{seed}", first_dealer=seed % ruleset.players)
-    log: list[Event] = [started_event(state)]
     started = time.process_time()
-    while (d := due(state)).kind is not DueKind.NOTHING:
-        if d.kind is DueKind.DECK:
-            command = SupplyDeck(d.deal_number, shuffler.deck(d.deal_number, ruleset.deck_size))
-        else:
-            assert d.seat is not None
-            command = choose(view(state, d.seat), rng, "medium")
-        for e in decide(state, command):
-            state = evolve(state, e)
-            log.append(e)
+    log = bot_match(
+        ruleset, f"bench-{name}-{seed}", seed % ruleset.players, random.Random(seed),
+        lambda _state, seat_view, rng: choose(seat_view, rng, "medium"),
+    )  # fmt: skip
     return log, time.process_time() - started
 
 

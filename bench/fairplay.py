@@ -36,7 +36,6 @@ docs/bench/fairplay.md with ``--write``.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import sys
@@ -51,13 +50,13 @@ sys.path.insert(0, str(ROOT))
 from belot.analysis import analyse, card_values
 from belot.bots import choose
 from belot.bots.solver import Solver, prepare
-from belot.commands import PlayCard, SupplyDeck
+from belot.commands import PlayCard
 from belot.events import Event
 from belot.fairplay import binomial_tail, decisions, hard_bot_card
-from belot.match import DueKind, decide, due, evolve, new_match, started_event
 from belot.ruleset import RULESETS
-from belot.view import SeatView, view
-from fairdeal import DeckInputs, Drand, Shuffler
+from belot.view import SeatView
+from bench.kit.matches import bot_match
+from fairdeal.simulate import wilson
 
 OUT = ROOT / "docs" / "bench" / "fairplay.md"
 RULESET = "club"
@@ -93,25 +92,18 @@ def seat0_card(population: str, state, seat_view: SeatView, command, rng: random
 
 
 def play(population: str, seed: int) -> list[Event]:
-    ruleset = RULESETS[RULESET]
-    rng = random.Random(f"{population}:{seed}")
-    inputs = DeckInputs(rng.randbytes(32), (rng.randbytes(16),), Drand(1, rng.randbytes(32)))
-    shuffler = Shuffler(inputs)
-    state = new_match(ruleset, f"fairplay-{population}-{seed}", first_dealer=seed % 4)
-    log: list[Event] = [started_event(state)]
-    while (d := due(state)).kind is not DueKind.NOTHING:
-        if d.kind is DueKind.DECK:
-            command = SupplyDeck(d.deal_number, shuffler.deck(d.deal_number, ruleset.deck_size))
-        else:
-            assert d.seat is not None
-            seat_view = view(state, d.seat)
-            command = choose(seat_view, rng, LEVEL[population])
-            if d.seat == 0:
-                command = seat0_card(population, state, seat_view, command, rng)
-        for e in decide(state, command):
-            state = evolve(state, e)
-            log.append(e)
-    return log
+    """A match at a table of the population's bots, its seat 0 the studied player."""
+
+    def chooser(state, seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
+        command = choose(seat_view, rng, LEVEL[population])
+        if seat_view.seat != 0:
+            return command
+        return seat0_card(population, state, seat_view, command, rng)
+
+    return bot_match(
+        RULESETS[RULESET], f"fairplay-{population}-{seed}", seed % 4,
+        random.Random(f"{population}:{seed}"), chooser,
+    )  # fmt: skip
 
 
 def known_best(seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
@@ -134,17 +126,6 @@ def match_deals(task: tuple[str, int]) -> tuple[str, int, list[tuple[int, int]],
         mine = [d for d in made if d.deal == deal.deal and d.discriminating]
         out.append((len(mine), sum(d.hit for d in mine)))
     return population, seed, out, time.process_time() - started
-
-
-def wilson(successes: float, n: float) -> tuple[float, float]:
-    """The 95% Wilson score interval of a rate."""
-    if n <= 0:
-        return (0.0, 1.0)
-    z = 1.959964
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def windows(deals: list[tuple[int, int]], size: int, rng: random.Random) -> list[tuple[int, int]]:
