@@ -81,8 +81,12 @@ class Clocks:
         except Exception:
             # The clock loop fires it again at its next tick.
             retried(log, CLOCK_TASK, "deadline failed", tournament_id=tid, kind=d.kind)
-            self._fired.discard((tid, d.kind, d.round, d.match, d.at_ms))
+            self._again(tid, d)
             self.seq.changed.set()
+
+    def _again(self, tid: str, d: Deadline) -> None:
+        """The deadline is not spent: the loop fires it again at its next pass."""
+        self._fired.discard((tid, d.kind, d.round, d.match, d.at_ms))
 
     async def _seated(self, a: Assigned) -> list[str]:
         """The entrants of a table whose human players are not seated."""
@@ -108,7 +112,7 @@ class Clocks:
         # fired here while no table existed, did nothing, and never fired again: the round
         # then waited for its end with the no-show unrecorded).
         if a is None or a.at_ms + state.settings.seat_window_ms > self.seq.clock():
-            self._fired.discard((tid, d.kind, d.round, d.match, d.at_ms))
+            self._again(tid, d)
             return False
         missing = await self._seated(a)
         if not missing:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from belot_platform import messaging
-from services.tournament import effects
+from services.tournament import clocks, effects
 from tests.integration.gateway_support import Player
 from tests.integration.table_support import wait_for_table
 from tests.integration.tournament_support import Harness, harness
@@ -186,18 +186,25 @@ async def test_exports(servers, store, pg_pool, nc, js_names) -> None:
 async def test_a_table_opened_after_the_seat_window_still_counts_a_no_show(
     servers, store, pg_pool, nc, js_names, monkeypatch
 ) -> None:
-    """The table service is slower to open a table than the seat window is long (a loaded
-    machine): the window runs from when there is a table to sit at. Before, the seat
+    """The table service answers only after the seat window is over (a loaded machine:
+    the seat deadline has fired with no table yet): the window runs from when there is a
+    table to sit at. Before, the seat
     deadline fired while there was no table, did nothing and never fired again, and the
     round waited for its end (120 s) with the no-show unrecorded."""
-    slow_s = 2 * FAST["seat_window_seconds"]
+    fired = asyncio.Event()  # the seat deadline has fired (with no table yet)
+    seat_deadline = clocks.Clocks._seat_deadline
 
-    async def slow_request(nc_: Any, subject: str, body: Any, **kw: Any) -> Any:
+    async def seat_deadline_seen(self: clocks.Clocks, tid: str, d: Any) -> bool:
+        fired.set()
+        return await seat_deadline(self, tid, d)
+
+    async def late_request(nc_: Any, subject: str, body: Any, **kw: Any) -> Any:
         if subject.endswith(".table.create"):
-            await asyncio.sleep(slow_s)  # the table service's answer, late
+            await fired.wait()  # the table service answers only once the window is over
         return await messaging.request(nc_, subject, body, **kw)
 
-    monkeypatch.setattr(effects, "messaging", SimpleNamespace(request=slow_request))
+    monkeypatch.setattr(clocks.Clocks, "_seat_deadline", seat_deadline_seen)
+    monkeypatch.setattr(effects, "messaging", SimpleNamespace(request=late_request))
     async with harness(servers, store, pg_pool, nc, js_names) as h:
         tid = await h.create(format="round_robin", ruleset="gambler", **FAST)
         await h.bots(tid, 1)
