@@ -18,6 +18,7 @@
 import { language, t } from "./i18n.js";
 import { newSeatKey } from "./seatkey.js";
 import { errorText, h, replace } from "./ui.js";
+import { patch } from "./patch.js";
 import { fallbackReason } from "./names.js";
 import { checkName } from "./fairdeal.js";
 
@@ -171,11 +172,8 @@ class ChatPanel {
       played && !mine ? offers.map((m) => h("button", { type: "button", class: "take-rematch", dataset: { table: m.rematch }, onclick: () => this.takeRematch() }, m.name ? t("chat.offers_rematch", { name: m.name }) : t("chat.someone_offers_rematch"))) : null,
       mine ? h("a", { href: `#/table/${encodeURIComponent(mine.rematch)}`, id: "rematch-link" }, t("chat.go_rematch")) : null,
     );
-    // Put in only when it changed: a redraw of the table changes nothing here.
-    if (!rematch.isEqualNode(this.rematch)) {
-      this.rematch.replaceWith(rematch);
-      this.rematch = rematch;
-    }
+    // Patched in (patch.js): a redraw of the table changes nothing here.
+    this.rematch = patch(this.rematch, rematch);
   }
 
   draw() {
