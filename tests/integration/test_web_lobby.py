@@ -130,12 +130,22 @@ async def test_play_now_lands_on_a_table_and_the_lobby_keeps_focus(
             # Ann's table says its bots' seats are open and counts down to when they close
             # (not "waiting for 0 more players"), with the invitation to one of them.
             said = await ann.wait_for("document.querySelector('#table #status')?.textContent")
-            assert said == "Seats open: the match starts in", said
+            assert said == "The match starts in", said
             left = await ann.evaluate("document.querySelector('#timer')?.textContent ?? ''")
             assert re.fullmatch(r"\d+ s", left) and int(left.split()[0]) > 0, left
             invited = f"#felt .invite[data-table=\"{table_id}\"]"
             assert await ann.evaluate(f"!!document.querySelector('{invited}')")
             await shots(ann, "web-play-now-table")
+            # The same in Russian (the page's language chosen by ?lang=), then back.
+            await ann.goto(f"{web.url}?lang=ru#/table/{table_id}")
+            said = await ann.wait_for(
+                "document.documentElement.lang === 'ru'"
+                " && document.querySelector('#table #status')?.textContent"
+            )
+            assert said == "Матч начнётся через", said
+            await shots(ann, "web-play-now-table-ru")
+            await ann.goto(f"{web.url}?lang=en#/table/{table_id}")
+            await ann.wait_for("document.documentElement.lang === 'en'")
             # Bob's lobby: the waiting table first, its bots' seats his to take.
             await bob.wait_for(f"{ROW_ORDER}.includes({json.dumps(table_id)})")
             order = await bob.evaluate(ROW_ORDER)

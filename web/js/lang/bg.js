@@ -253,7 +253,7 @@ export default Object.freeze({
   "table.last_trick": "Последна ръка",
   "table.last_trick_title": "последната ръка (L)",
   "table.status.waiting": { one: "Чака се още {count} играч.", other: "Чакат се още {count} играчи." },
-  "table.status.bots_open": "Места отворени: мачът почва след",
+  "table.status.bots_open": "Мачът започва след",
   "table.status.dealing": "Раздаване: тестето идва, щом пристигне рундът на drand.",
   "table.status.commitment": "Ангажиментът е показан: чакат се сийдовете на местата.",
   "table.status.your_bid": "Ваш ред да обявите.",

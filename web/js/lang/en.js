@@ -259,7 +259,7 @@ export default Object.freeze({
   "table.last_trick": "Last trick",
   "table.last_trick_title": "the last trick (L)",
   "table.status.waiting": { one: "Waiting for {count} more player.", other: "Waiting for {count} more players." },
-  "table.status.bots_open": "Seats open: the match starts in",
+  "table.status.bots_open": "The match starts in",
   "table.status.dealing": "Dealing: the deck comes once drand's round is in.",
   "table.status.commitment": "The commitment is shown: waiting for the seats' seeds.",
   "table.status.your_bid": "Your turn to bid.",

@@ -253,7 +253,7 @@ export default Object.freeze({
   "table.last_trick": "Dernier pli",
   "table.last_trick_title": "le dernier pli (L)",
   "table.status.waiting": { one: "Il manque {count} joueur.", many: "Il manque {count} de joueurs.", other: "Il manque {count} joueurs." },
-  "table.status.bots_open": "Places libres : la partie commence dans",
+  "table.status.bots_open": "La partie commence dans",
   "table.status.dealing": "Distribution : le jeu de cartes arrive dès que le tour drand est là.",
   "table.status.commitment": "L'engagement est montré : en attente des graines des places.",
   "table.status.your_bid": "À vous de parler.",

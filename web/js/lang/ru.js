@@ -253,7 +253,7 @@ export default Object.freeze({
   "table.last_trick": "Последняя взятка",
   "table.last_trick_title": "последняя взятка (L)",
   "table.status.waiting": { one: "Ждём ещё {count} игрока.", few: "Ждём ещё {count} игроков.", many: "Ждём ещё {count} игроков.", other: "Ждём ещё {count} игрока." },
-  "table.status.bots_open": "Места открыты: матч начнётся через",
+  "table.status.bots_open": "Матч начнётся через",
   "table.status.dealing": "Сдача: колода появится, как только придёт раунд drand.",
   "table.status.commitment": "Обязательство показано: ждём сиды мест.",
   "table.status.your_bid": "Ваша очередь торговаться.",
