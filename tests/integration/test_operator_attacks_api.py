@@ -30,6 +30,7 @@ from fairdeal.chains import QUICKNET
 from services.cli import main as belot
 from services.verify.app import create_app
 from services.verify.http import RateLimits
+from tests.integration.table_support import eventually
 from tools.drand_vectors import QUICKNET_BEACONS
 from tools.matchgen import MatchSpec, generate, offline_record, write
 
@@ -118,12 +119,20 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
-    for _ in range(400):
+    # The API's projection has read every stream written above (the six matches, and the
+    # two of randomness alone, which only the stats and the rounds count); a loaded
+    # machine can take a while, and a test must not start before it has.
+    async def caught_up() -> bool:
         body = await (await client.get("/v1/matches")).json()
         round_ = await (await client.get("/v1/rounds/quicknet/1001")).json()
-        if len(body["matches"]) >= 6 and len(round_["matches"]) >= 5:
-            break
-        await asyncio.sleep(0.05)
+        stats = await (await client.get("/v1/stats")).json()
+        return (
+            len(body["matches"]) >= 6
+            and len(round_["matches"]) >= 5
+            and stats["all"]["matches"]["dealt"] >= 8
+        )
+
+    await eventually(caught_up, timeout=60)
     yield World(client, str(client.make_url("")).rstrip("/"))
     await client.close()
     await store.close()
