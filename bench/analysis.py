@@ -69,7 +69,7 @@ def capacity_rate() -> tuple[float, int, str, float] | None:
     core's ms per club deal of medium bots in that run)."""
     if not CAPACITY.exists():
         return None
-    text = CAPACITY.read_text()
+    text = CAPACITY.read_text(encoding="utf-8")
     when = re.search(r"Run (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", text)
     cores = re.search(r"; (\d+) cores;", text)
     medium = re.search(r"### Bots: medium.*?\n\n(\d+) deals \(([\d.]+)/s\)", text, re.S)
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             "(../../bench/analysis.py); what the analysis is: [analysis.md](../analysis.md).",
             "",
         ]
-        OUT.write_text("\n".join([*head, *lines]) + "\n")
+        OUT.write_text("\n".join([*head, *lines]) + "\n", encoding="utf-8")
     return 0 if verdict == "PASS" else 1
 
 

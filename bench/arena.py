@@ -441,7 +441,9 @@ def main() -> int:
         f"deals x 2 (teams swapped), seed {args.seed!r}")  # fmt: skip
     tally = run_arena(colver, args.deals, args.seed, args.deadline_ms, log) if args.deals else None
     if tally is not None and args.dump:
-        args.dump.write_text(json.dumps({"margins": tally.margins, "times_ms": tally.times_ms}))
+        args.dump.write_text(
+            json.dumps({"margins": tally.margins, "times_ms": tally.times_ms}), encoding="utf-8"
+        )
     if tally is not None:
         mean = statistics.fmean(tally.margins)
         lo, hi = mean_interval(tally.margins)
@@ -540,7 +542,7 @@ def _write(
         f"Verdict: **{verdict}**.",
         "",
     ]
-    DOC.write_text("\n".join(text))
+    DOC.write_text("\n".join(text), encoding="utf-8")
     print(f"wrote {DOC.relative_to(ROOT)}")
 
 

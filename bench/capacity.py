@@ -121,7 +121,7 @@ CLK_TCK: Final = os.sysconf("SC_CLK_TCK")
 
 def _stat(pid: int) -> list[str] | None:
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
     except OSError:
         return None
     # comm (the 2nd field) is in parentheses and may hold spaces: split after it.
@@ -163,7 +163,7 @@ def find_by_comm(name: str) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
-                if (entry / "comm").read_text().strip() == name:
+                if (entry / "comm").read_text(encoding="utf-8").strip() == name:
                     found.append(int(entry.name))
     return found
 
@@ -590,7 +590,7 @@ def write(argv: list[str], lines: list[str]) -> None:
         *lines,
         "",
     ]
-    DOC.write_text("\n".join(text))
+    DOC.write_text("\n".join(text), encoding="utf-8")
 
 
 async def run(

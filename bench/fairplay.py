@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             "(../../bench/fairplay.py); the method: [fair-play.md](../fair-play.md).",
             "",
         ]
-        OUT.write_text("\n".join([*head, *lines]) + "\n")
+        OUT.write_text("\n".join([*head, *lines]) + "\n", encoding="utf-8")
     return 0 if all(verdicts) else 1
 
 

@@ -139,14 +139,14 @@ def raise_fd_limit() -> int:
 
 
 def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -157,7 +157,7 @@ def waited(pids: list[int]) -> float:
     for pid in pids:
         for task in Path(f"/proc/{pid}/task").iterdir():
             with contextlib.suppress(OSError, IndexError, ValueError):
-                total += int((task / "schedstat").read_text().split()[1])
+                total += int((task / "schedstat").read_text(encoding="utf-8").split()[1])
     return total / 1e9
 
 
@@ -902,7 +902,7 @@ def write(args: argparse.Namespace, report: list[str], ok: bool) -> None:
         "",
     ]
     DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text("\n".join(text))
+    DOC.write_text("\n".join(text), encoding="utf-8")
     print(f"wrote {DOC.relative_to(ROOT)}")
 
 

@@ -234,7 +234,8 @@ def report(lines: list[str]) -> None:
         "What [the transparency log](../transparency-log.md) costs, measured by "
         "`python bench/translog.py` on the machine named below.\n\n```\n"
         + "\n".join(lines)
-        + "\n```\n"
+        + "\n```\n",
+        encoding="utf-8",
     )
 
 

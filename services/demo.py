@@ -129,9 +129,9 @@ async def run_demo(
     base = f"http://{s.http_host}:{s.port('gateway')}"
     password_file = s.data_dir.absolute() / "demo-password"
     if not password_file.exists():
-        password_file.write_text(secrets.token_urlsafe(18))
+        password_file.write_text(secrets.token_urlsafe(18), encoding="utf-8")
         password_file.chmod(0o600)
-    password = password_file.read_text().strip()
+    password = password_file.read_text(encoding="utf-8").strip()
     verify_port = s.port("verify") if "verify" in REGISTRY else 0
     demo = _Demo(base, password, s.http_host, verify_port, bot_delay_ms)
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:

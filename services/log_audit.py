@@ -256,7 +256,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         log_key = parse_vkey(args.log_key)
         if not isinstance(log_key, Ed25519Verifier):
             raise TranslogError("--log-key: the log's key is an Ed25519 note key (type 0x01)")
-        checkpoint = None if args.checkpoint is None else Path(args.checkpoint).read_text()
+        checkpoint = (
+            None if args.checkpoint is None else Path(args.checkpoint).read_text(encoding="utf-8")
+        )
         audit = asyncio.run(run_audit(args.api.rstrip("/"), log_key, checkpoint))
     except (OSError, LogUnavailable) as exc:
         sys.stderr.write(f"belot log audit: error: {exc}\n")

@@ -79,7 +79,7 @@ def _kept_cosigner(path: Path, name: str) -> Cosigner:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        signer = parse_skey(path.read_text().strip())
+        signer = parse_skey(path.read_text(encoding="utf-8").strip())
         if not isinstance(signer, Cosigner):
             raise RunError(f"{path} holds no witness key (type 0x04): move it away") from None
         return signer
@@ -348,7 +348,7 @@ class Supervisor:
         stop) the first one's embedded servers."""
         path = self.settings.data_dir.absolute()
         path.mkdir(parents=True, exist_ok=True)
-        self._lock_file = open(path / "run.lock", "a+")  # noqa: SIM115 - held while running
+        self._lock_file = open(path / "run.lock", "a+", encoding="utf-8")  # noqa: SIM115 - held while running
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

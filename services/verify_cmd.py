@@ -354,7 +354,7 @@ def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> 
         if path is None:
             return None
         try:
-            return Path(path).read_text()
+            return Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{flag} {path}: {exc}") from None
 

@@ -110,7 +110,7 @@ class Witness:
         """The last checkpoint this witness cosigned (its log signature checked again:
         a state file someone edited is refused as bad input)."""
         try:
-            text = self.state.read_text()
+            text = self.state.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -122,7 +122,7 @@ class Witness:
 
     def keep(self, note: Note) -> None:
         tmp = self.state.with_name(self.state.name + ".tmp")
-        tmp.write_text(note.to_text())
+        tmp.write_text(note.to_text(), encoding="utf-8")
         os.replace(tmp, self.state)
 
 
@@ -203,7 +203,7 @@ def _load_witness(args: argparse.Namespace) -> Witness:
     if not isinstance(log, Ed25519Verifier):
         raise UsageError("--log-key: the log's key is an Ed25519 note key (type 0x01)")
     try:
-        key = parse_skey(Path(args.key).read_text().strip())
+        key = parse_skey(Path(args.key).read_text(encoding="utf-8").strip())
     except OSError as exc:
         raise UsageError(f"--key {args.key}: {exc.strerror or exc}") from None
     except TranslogError as exc:

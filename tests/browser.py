@@ -341,7 +341,7 @@ def _in_front(pid: int) -> None:
     in front; unchanged where the system refuses (no right to raise a priority, or no
     autogroup)."""
     with contextlib.suppress(OSError):
-        Path(f"/proc/{pid}/autogroup").write_text(str(FOREGROUND_NICE))
+        Path(f"/proc/{pid}/autogroup").write_text(str(FOREGROUND_NICE), encoding="utf-8")
 
 
 @contextlib.asynccontextmanager

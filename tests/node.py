@@ -16,7 +16,7 @@ def node_output(script: str) -> str:
     proc = subprocess.run(
         [NODE, "--input-type=module", "-e", script],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=60,
         cwd=ROOT,
     )

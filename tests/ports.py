@@ -22,7 +22,9 @@ LOW, HIGH = 20_000, 32_000
 
 def _ephemeral_low() -> int:
     try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+        return int(
+            Path("/proc/sys/net/ipv4/ip_local_port_range").read_text(encoding="utf-8").split()[0]
+        )
     except (OSError, ValueError, IndexError):
         return HIGH + 1
 

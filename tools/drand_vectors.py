@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 BEACONS_FILE = Path(__file__).resolve().parents[1] / "tests" / "data" / "drand-quicknet.json"
-_DATA = json.loads(BEACONS_FILE.read_text())
+_DATA = json.loads(BEACONS_FILE.read_text(encoding="utf-8"))
 
 QUICKNET_BEACONS = [*_DATA["quicknet"]["beacons"], *_DATA["quicknet"]["signature_only_beacons"]]
 DEFAULT_BEACONS = [

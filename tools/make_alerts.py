@@ -65,9 +65,13 @@ def docs_with_runbook(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    wanted = {RULE_FILE: rule_file(), DOCS: docs_with_runbook(DOCS.read_text())}
+    wanted = {RULE_FILE: rule_file(), DOCS: docs_with_runbook(DOCS.read_text(encoding="utf-8"))}
     if argv == ["--check"]:
-        stale = [str(p.relative_to(ROOT)) for p, text in wanted.items() if p.read_text() != text]
+        stale = [
+            str(p.relative_to(ROOT))
+            for p, text in wanted.items()
+            if p.read_text(encoding="utf-8") != text
+        ]
         if stale:
             print(f"stale: {', '.join(stale)}; run .venv/bin/python tools/make_alerts.py")
             return 1
@@ -76,7 +80,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     for path, text in wanted.items():
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -120,4 +120,4 @@ def build() -> dict:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(json.dumps(build(), indent=1, ensure_ascii=False) + "\n")
+    sys.stdout.buffer.write((json.dumps(build(), indent=1, ensure_ascii=False) + "\n").encode())

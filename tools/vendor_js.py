@@ -95,7 +95,7 @@ def npm_pack(pin: Pin, dest: Path) -> bytes:
     proc = subprocess.run(
         ["npm", "pack", f"{pin.name}@{pin.version}", "--json", "--pack-destination", str(dest)],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         cwd=dest,
         check=False,
     )
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         now = vendored_now() if VENDOR.is_dir() else {}
         bad = sorted(k for k in files.keys() | now.keys() if files.get(k) != now.get(k))
-        if not MANIFEST.is_file() or MANIFEST.read_text() != text:
+        if not MANIFEST.is_file() or MANIFEST.read_text(encoding="utf-8") != text:
             bad.append("MANIFEST.json")
         for path in bad:
             print(f"differs from npm's tarball: web/vendor/{path}", file=sys.stderr)
@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         out = VENDOR / path
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(body)
-    MANIFEST.write_text(text)
+    MANIFEST.write_text(text, encoding="utf-8")
     print(f"wrote {len(files)} files and {MANIFEST.relative_to(ROOT)}")
     return 0
 

@@ -117,7 +117,7 @@ def _children_of(pid: int) -> list[int]:
                 continue
             with contextlib.suppress(OSError, IndexError, ValueError):
                 # comm (the 2nd field) is in parentheses and may hold spaces: split after it.
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                fields = (entry / "stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
                 if int(fields[1]) == pid:
                     found.append(int(entry.name))
     return found
@@ -178,7 +178,7 @@ def _find_or_add_user(name: str) -> _RunAs:
                 name,
             ],
             capture_output=True,
-            text=True,
+            encoding="utf-8",
             check=False,
         )
         if result.returncode not in (0, 9):  # 9: created meanwhile by someone else
@@ -241,7 +241,7 @@ class EmbeddedPostgres:
         """The port of a server running on this data directory, if one is."""
         pidfile = self.data_dir / "postmaster.pid"
         try:
-            lines = pidfile.read_text().splitlines()
+            lines = pidfile.read_text(encoding="utf-8").splitlines()
         except (FileNotFoundError, PermissionError):
             return None
         if len(lines) < 4 or not lines[0].strip().isdigit() or not _alive(int(lines[0])):
@@ -255,7 +255,7 @@ class EmbeddedPostgres:
             result = subprocess.run(
                 args,
                 capture_output=True,
-                text=True,
+                encoding="utf-8",
                 timeout=timeout,
                 cwd="/",
                 env=env,
@@ -270,7 +270,7 @@ class EmbeddedPostgres:
             logtail = ""
             logfile = self.data_dir / "server.log"
             with contextlib.suppress(OSError):
-                logtail = "\n".join(logfile.read_text().splitlines()[-15:])
+                logtail = "\n".join(logfile.read_text(encoding="utf-8").splitlines()[-15:])
             raise EmbeddedError(
                 f"{Path(args[0]).name} failed ({result.returncode}): "
                 f"{(result.stderr or result.stdout).strip()}\n{logtail}".strip()
@@ -281,9 +281,9 @@ class EmbeddedPostgres:
         then reload it)."""
         path = self.data_dir / "pg_hba.conf"
         try:
-            if path.read_text() == PG_HBA:
+            if path.read_text(encoding="utf-8") == PG_HBA:
                 return False
-            path.write_text(PG_HBA)
+            path.write_text(PG_HBA, encoding="utf-8")
             if run_as is not None:
                 os.chown(path, run_as.uid, run_as.gid)
         except OSError as exc:
@@ -363,7 +363,12 @@ class EmbeddedPostgres:
     def postmaster_pid(self) -> int | None:
         """The pid of the postmaster running on this data directory, if one is."""
         try:
-            first = (self.data_dir / "postmaster.pid").read_text().splitlines()[0].strip()
+            first = (
+                (self.data_dir / "postmaster.pid")
+                .read_text(encoding="utf-8")
+                .splitlines()[0]
+                .strip()
+            )
         except (FileNotFoundError, PermissionError, IndexError):
             return None
         return int(first) if first.isdigit() and _alive(int(first)) else None
@@ -492,7 +497,7 @@ class EmbeddedNats:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                tail = logfile.read_text()[-2000:] if logfile.exists() else ""
+                tail = logfile.read_text(encoding="utf-8")[-2000:] if logfile.exists() else ""
                 raise EmbeddedError(f"nats-server exited with {proc.returncode}:\n{tail}")
             if _nats_ready(self.port) and _log_says_ready(logfile):
                 self.started = True

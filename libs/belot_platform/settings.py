@@ -616,7 +616,7 @@ def _check_log_vkey(vkey: str, origin: str, skey: str | None) -> None:
 def _read_key_file(path: str) -> str:
     """The log's key from ``BELOT_TRANSLOG_KEY_FILE`` (its text, stripped)."""
     try:
-        return Path(path).read_text().strip()
+        return Path(path).read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or type(exc).__name__
         raise SettingsError(

@@ -78,10 +78,10 @@ def token_secret(configured: str | None, data_dir: Path) -> str:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return path.read_text().strip()
+        return path.read_text(encoding="utf-8").strip()
     with os.fdopen(fd, "w") as f:
         f.write(secrets.token_hex(32))
-    return path.read_text().strip()
+    return path.read_text(encoding="utf-8").strip()
 
 
 class RateLimiter:

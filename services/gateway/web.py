@@ -229,7 +229,7 @@ def log_vkey(settings: Settings) -> str | None:
     if settings.translog_key is not None:
         return parse_skey(settings.translog_key).vkey
     try:
-        text = (settings.data_dir / TRANSLOG_VKEY_FILE).read_text().strip()
+        text = (settings.data_dir / TRANSLOG_VKEY_FILE).read_text(encoding="utf-8").strip()
     except OSError:
         return None
     try:

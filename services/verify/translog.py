@@ -275,10 +275,10 @@ def log_signer(settings: Settings) -> Ed25519Signer:
 
 
 def _write_public(path: Path, vkey: str) -> None:
-    if path.is_file() and path.read_text().strip() == vkey:
+    if path.is_file() and path.read_text(encoding="utf-8").strip() == vkey:
         return
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(vkey + "\n")
+    tmp.write_text(vkey + "\n", encoding="utf-8")
     tmp.replace(path)  # atomic: a reader sees the old file or the new one
 
 
@@ -287,10 +287,10 @@ def _kept_key(path: Path, origin: str) -> str:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return path.read_text().strip()
+        return path.read_text(encoding="utf-8").strip()
     with os.fdopen(fd, "w") as f:
         f.write(Ed25519Signer(origin, secrets.token_bytes(32)).skey + "\n")
-    return path.read_text().strip()
+    return path.read_text(encoding="utf-8").strip()
 
 
 def b64(raw: bytes) -> str:

@@ -64,7 +64,7 @@ class Running:
     def children(self) -> list[int]:
         """Direct children of the supervisor (the services)."""
         path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-        return [int(p) for p in path.read_text().split()] if path.exists() else []
+        return [int(p) for p in path.read_text(encoding="utf-8").split()] if path.exists() else []
 
 
 def processes_mentioning(text: str) -> list[int]:
@@ -75,7 +75,7 @@ def processes_mentioning(text: str) -> list[int]:
             continue
         try:
             blob = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().split()[2]
+            state = (entry / "stat").read_text(encoding="utf-8").split()[2]
         except OSError:
             continue
         if text.encode() in blob and state != "Z":
@@ -148,11 +148,15 @@ def wait_until(predicate, timeout: float, what: str, running: Running) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if running.proc.poll() is not None:
-            raise AssertionError(f"belot run exited: {running.log.read_text()[-3000:]}")
+            raise AssertionError(
+                f"belot run exited: {running.log.read_text(encoding='utf-8')[-3000:]}"
+            )
         if predicate():
             return
         time.sleep(1)
-    raise AssertionError(f"timed out waiting for {what}: {running.log.read_text()[-3000:]}")
+    raise AssertionError(
+        f"timed out waiting for {what}: {running.log.read_text(encoding='utf-8')[-3000:]}"
+    )
 
 
 def finished(running: Running, ruleset: str) -> list[dict]:
@@ -315,7 +319,7 @@ def test_belot_verify_by_default_checks_the_log_against_the_witness_belot_run_st
     assert ours["name"].startswith("belot-run-witness/")
     proc = subprocess.run(
         [sys.executable, "-m", "services.cli", "verify", url],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True, encoding="utf-8", timeout=120, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASS  log_timing" in proc.stdout and ours["name"] in proc.stdout
@@ -331,7 +335,7 @@ FUNCTIONS = {
 def dashboard_metrics() -> dict[str, set[str]]:
     """Each panel title -> the metric names its queries use."""
     out: dict[str, set[str]] = {}
-    for panel in json.loads(DASHBOARD.read_text())["panels"]:
+    for panel in json.loads(DASHBOARD.read_text(encoding="utf-8"))["panels"]:
         for target in panel.get("targets", []):
             expr = re.sub(r"\{[^}]*\}", "", target["expr"])  # drop label matchers
             expr = re.sub(r"\[[^\]]*\]", "", expr)  # and ranges
@@ -446,7 +450,7 @@ def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) 
         count = subprocess.run(
             [sys.executable, "-c", COUNT_EVENTS, pg_dsn, f"{tag}_log"],
             capture_output=True,
-            text=True,
+            encoding="utf-8",
             check=True,
         )
         assert int(count.stdout) > 0  # written to the given PostgreSQL, in its schema
@@ -457,7 +461,7 @@ def test_with_server_urls_it_uses_those_servers(given_servers: tuple[str, str]) 
         }
         # Nothing embedded was started: no server data under the data directory.
         assert not (data_dir / "pg").exists() and not (data_dir / "nats").exists()
-        assert "starting the embedded" not in log.read_text()
+        assert "starting the embedded" not in log.read_text(encoding="utf-8")
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=90) == 0
     finally:

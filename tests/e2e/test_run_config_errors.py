@@ -26,7 +26,7 @@ def belot_run(data_dir: Path) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         env=env,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=300,
         check=False,
     )
@@ -63,7 +63,7 @@ def test_a_data_directory_the_server_user_cannot_enter(closed_dir: Path) -> None
 
 def test_a_data_directory_under_a_file(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
-    blocker.write_text("not a directory")
+    blocker.write_text("not a directory", encoding="utf-8")
     done = belot_run(blocker / "data")
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr

@@ -325,7 +325,7 @@ async def test_the_setup_command_reports_in_one_line(servers: Any, pg_pool: asyn
     def belot(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "services.cli", "db", "setup", *args],
-            capture_output=True, text=True, cwd=ROOT, env={**env, **extra}, timeout=120,
+            capture_output=True, encoding="utf-8", cwd=ROOT, env={**env, **extra}, timeout=120,
         )  # fmt: skip
 
     try:
@@ -375,7 +375,7 @@ async def test_a_service_role_meets_a_schema_behind_its_code_with_one_line(
     proc = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-m", "services.cli", "serve", "gateway"],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+        capture_output=True, encoding="utf-8", cwd=ROOT, env=env, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]

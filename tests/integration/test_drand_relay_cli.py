@@ -57,12 +57,12 @@ def test_relay_bad_arguments_exit_2(tmp_path: Path) -> None:
     bad_mode = subprocess.run(
         [BELOT, "drand", "relay", "--beacons", str(BEACONS_FILE), "--mode", "sleepy"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
     )
     assert bad_mode.returncode == 2 and "mode 'sleepy'" in bad_mode.stderr
     junk = tmp_path / "junk.json"
-    junk.write_text('[{"round": 5, "signature": "00"}]')
+    junk.write_text('[{"round": 5, "signature": "00"}]', encoding="utf-8")
     bad_file = subprocess.run(
-        [BELOT, "drand", "relay", "--beacons", str(junk)], capture_output=True, text=True
+        [BELOT, "drand", "relay", "--beacons", str(junk)], capture_output=True, encoding="utf-8"
     )
     assert bad_file.returncode == 2 and "beacon #0" in bad_file.stderr

@@ -152,7 +152,7 @@ async def test_verify_command_exit_codes(servers: Servers, store: EventStore, sc
         return subprocess.run(
             [sys.executable, "-m", "services.cli", "log", "verify", *args],
             capture_output=True,
-            text=True,
+            encoding="utf-8",
             cwd=ROOT,
             timeout=60,
         )

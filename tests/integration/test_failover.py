@@ -133,7 +133,7 @@ async def test_a_killed_worker_loses_no_card(
         [sys.executable, "-m", "services.cli", "log", "verify", "--dsn", servers.pg_dsn,
          "--schema", schema],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         cwd=Path(__file__).resolve().parents[2],
     )  # fmt: skip
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -149,7 +149,9 @@ async def wait_for_workers(logs: list[Path], timeout: float = 30) -> None:
         if all(f.exists() and b"table worker started" in f.read_bytes() for f in logs):
             return
         await asyncio.sleep(0.1)
-    raise AssertionError("the table workers did not start: " + logs[0].read_text()[-2000:])
+    raise AssertionError(
+        "the table workers did not start: " + logs[0].read_text(encoding="utf-8")[-2000:]
+    )
 
 
 async def test_sigterm_hands_tables_over_without_waiting_for_the_ttl(

@@ -1098,7 +1098,7 @@ async def test_the_list_has_every_route_and_subject() -> None:
 
     query: set[str] = set()
     for path in (ROOT / "services/gateway").glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             target = None
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr == "get" and ast.unparse(node.func.value).endswith(".query"):

@@ -76,7 +76,9 @@ async def test_the_client_is_served_with_types_and_revalidation(
         assert directives["default-src"] == ["'self'"]
         # Scripts from the gateway, and one inline script: the import map, by its hash.
         [import_map] = re.findall(
-            r'<script type="importmap">(.*?)</script>', (WEB / "index.html").read_text(), re.S
+            r'<script type="importmap">(.*?)</script>',
+            (WEB / "index.html").read_text(encoding="utf-8"),
+            re.S,
         )
         digest = base64.b64encode(hashlib.sha256(import_map.encode()).digest()).decode()
         assert directives["script-src"] == ["'self'", f"'sha256-{digest}'"]
@@ -91,7 +93,7 @@ async def test_the_client_is_served_with_types_and_revalidation(
         async with http.get("/js/drand.js") as r:
             assert "Content-Security-Policy" not in r.headers
         # Every module the page loads is a local file (no CDN).
-        index = (WEB / "index.html").read_text()
+        index = (WEB / "index.html").read_text(encoding="utf-8")
         assert "http://" not in index and "https://" not in index
 
         for path in (

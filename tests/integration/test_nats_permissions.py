@@ -114,7 +114,8 @@ def nats_auth(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[AuthSe
     (tmp_path / "server.conf").write_text(
         f"listen: 127.0.0.1:{port}\n"
         f'jetstream {{ store_dir: "{tmp_path / "jetstream"}" }}\n'
-        "include ./auth.conf\n"
+        "include ./auth.conf\n",
+        encoding="utf-8",
     )
     # Starting with a letter: the server reads an all-digit value as a number.
     passwords = {u: f"p{secrets.token_hex(12)}" for u in USERS}
@@ -128,7 +129,7 @@ def nats_auth(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[AuthSe
     )
     try:
         deadline = time.monotonic() + 20
-        while not (log.exists() and "Server is ready" in log.read_text()):
+        while not (log.exists() and "Server is ready" in log.read_text(encoding="utf-8")):
             if proc.poll() is not None:
                 assert proc.stderr is not None
                 raise AssertionError(f"nats-server exited: {proc.stderr.read().decode()}")
@@ -532,7 +533,7 @@ async def test_the_services_play_a_match_as_their_users(
 
 def gateway_may_subscribe() -> list[str]:
     """The GATEWAY block's subscribe allow-list, as deploy/nats/auth.conf has it."""
-    conf = (NATS_DIR / "auth.conf").read_text()
+    conf = (NATS_DIR / "auth.conf").read_text(encoding="utf-8")
     block = conf[conf.index("GATEWAY = {") :]
     allowed = block[block.index("subscribe = {") :]
     allowed = allowed[allowed.index("allow = [") : allowed.index("]")]

@@ -64,7 +64,9 @@ def test_belot_serve_runs_and_stops_on_sigterm(servers, schema, tmp_path, servic
             proc.wait()
     if service == "gateway":
         secret = tmp_path / "gateway-token-secret"
-        assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_text()) == 64
+        assert (
+            secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_text(encoding="utf-8")) == 64
+        )
 
 
 def test_an_unknown_service_is_refused(capsys) -> None:

@@ -149,7 +149,8 @@ async def start_prometheus(config: Path, port: int, target: str) -> subprocess.P
                     {"job_name": "randomness", "static_configs": [{"targets": [target]}]}
                 ],
             }
-        )
+        ),
+        encoding="utf-8",
     )
     proc = subprocess.Popen(
         [
@@ -164,7 +165,7 @@ async def start_prometheus(config: Path, port: int, target: str) -> subprocess.P
     )
 
     async def ready() -> bool:
-        assert proc.poll() is None, (config.parent / "prometheus.log").read_text()
+        assert proc.poll() is None, (config.parent / "prometheus.log").read_text(encoding="utf-8")
         try:
             async with (
                 aiohttp.ClientSession() as http,

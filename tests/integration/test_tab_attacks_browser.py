@@ -35,7 +35,7 @@ pytestmark = [
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 IMPORT_MAP = re.search(
-    r'<script type="importmap">.*?</script>', (WEB / "index.html").read_text(), re.S
+    r'<script type="importmap">.*?</script>', (WEB / "index.html").read_text(encoding="utf-8"), re.S
 )
 
 PLAY = """(async () => {

@@ -239,7 +239,7 @@ async def test_a_rewritten_log_fails_against_a_kept_checkpoint(
     assert "rewritten" in got["log_consistency"].detail
     # The same, from the command line, with the kept checkpoint in a file.
     kept_file = tmp_path / "kept.txt"
-    kept_file.write_text(kept)
+    kept_file.write_text(kept, encoding="utf-8")
     record_file = tmp_path / "record.json"
     record_file.write_bytes(orjson.dumps(await stored_record(world.store, GOOD.match_id)))
     proc = await asyncio.create_subprocess_exec(

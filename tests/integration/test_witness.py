@@ -109,7 +109,7 @@ async def test_the_witness_cosigns_what_extends_and_refuses_a_fork(
         await checkpoint_of(client, n2)
         rc, out, err = await belot(*run)
         assert rc == 0 and f"size {n2}: cosigned" in out, err
-        kept = state.read_text()
+        kept = state.read_text(encoding="utf-8")
         assert parse_checkpoint(kept.split("\n\n")[0] + "\n").size == n2
 
         # A fork: entry 0 rewritten with the tree over it, the log grows on that tree
@@ -133,7 +133,7 @@ async def test_the_witness_cosigns_what_extends_and_refuses_a_fork(
         rc, out, err = await belot(*run)
         assert rc == 1, (out, err)
         assert err.count("\n") == 1 and "split view" in err
-        assert state.read_text() == kept
+        assert state.read_text(encoding="utf-8") == kept
         cosigned = await pg_pool.fetchval(
             f'SELECT count(*) FROM "{schema}".verify_cosignatures WHERE size = $1', n3
         )
@@ -296,7 +296,7 @@ async def test_the_lead_leaves_a_running_witness_the_time_to_cosign_the_naming(
 def _cosigned(state: Path, size: int) -> bool:
     """Whether the witness's kept checkpoint (the last it cosigned) is of ``size`` or more."""
     try:
-        text = state.read_text()
+        text = state.read_text(encoding="utf-8")
     except FileNotFoundError:
         return False
     return parse_checkpoint(text.split("\n\n")[0] + "\n").size >= size

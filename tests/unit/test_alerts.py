@@ -56,10 +56,10 @@ def test_the_rule_file_and_the_runbook_are_written_from_the_rules() -> None:
     checked = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "make_alerts.py"), "--check"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert yaml.safe_load(ALERTS.read_text()) == rules_document()
+    assert yaml.safe_load(ALERTS.read_text(encoding="utf-8")) == rules_document()
 
 
 def test_a_stale_file_is_caught(tmp_path: Path) -> None:
@@ -68,14 +68,14 @@ def test_a_stale_file_is_caught(tmp_path: Path) -> None:
     copy_root = tmp_path / "repo"
     for part in ("tools/make_alerts.py", "docs/alerts.md", "deploy/prometheus/alerts.yml"):
         (copy_root / part).parent.mkdir(parents=True, exist_ok=True)
-        (copy_root / part).write_text((ROOT / part).read_text())
+        (copy_root / part).write_text((ROOT / part).read_text(encoding="utf-8"), encoding="utf-8")
     (copy_root / "libs").symlink_to(ROOT / "libs")
     edited = copy_root / "deploy/prometheus/alerts.yml"
-    edited.write_text(edited.read_text().replace("> 60", "> 90"))
+    edited.write_text(edited.read_text(encoding="utf-8").replace("> 60", "> 90"), encoding="utf-8")
     checked = subprocess.run(
         [sys.executable, str(copy_root / "tools" / "make_alerts.py"), "--check"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
     )
     assert checked.returncode == 1 and "deploy/prometheus/alerts.yml" in checked.stdout
 
@@ -83,12 +83,12 @@ def test_a_stale_file_is_caught(tmp_path: Path) -> None:
 def test_promtool_checks_the_rules_and_the_configuration_that_loads_them() -> None:
     promtool = program("promtool")
     rules = subprocess.run(
-        [promtool, "check", "rules", str(ALERTS)], capture_output=True, text=True
+        [promtool, "check", "rules", str(ALERTS)], capture_output=True, encoding="utf-8"
     )
     assert rules.returncode == 0, rules.stdout + rules.stderr
     assert f"SUCCESS: {len(RULES)} rules found" in rules.stdout
     config = subprocess.run(
-        [promtool, "check", "config", str(PROMETHEUS_YML)], capture_output=True, text=True
+        [promtool, "check", "config", str(PROMETHEUS_YML)], capture_output=True, encoding="utf-8"
     )
     assert config.returncode == 0, config.stdout + config.stderr
     assert "1 rule files found" in config.stdout
@@ -99,15 +99,15 @@ def test_promtool_refuses_a_broken_rule(tmp_path: Path) -> None:
     doc = rules_document()
     doc["groups"][0]["rules"][0]["expr"] = "max(belot_randomness_oldest_due_seconds > 60"  # type: ignore[index]
     broken = tmp_path / "alerts.yml"
-    broken.write_text(yaml.safe_dump(doc))
+    broken.write_text(yaml.safe_dump(doc), encoding="utf-8")
     checked = subprocess.run([promtool, "check", "rules", str(broken)], capture_output=True)
     assert checked.returncode != 0
 
 
 def test_prometheus_loads_the_rules_in_compose() -> None:
-    config = yaml.safe_load(PROMETHEUS_YML.read_text())
+    config = yaml.safe_load(PROMETHEUS_YML.read_text(encoding="utf-8"))
     assert config["rule_files"] == ["alerts.yml"]  # beside prometheus.yml
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
     volumes = compose["services"]["prometheus"]["volumes"]
     assert "./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro" in volumes
     assert "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in volumes
@@ -120,7 +120,7 @@ def test_prometheus_loads_the_rules_in_compose() -> None:
 
 
 def test_every_rule_has_its_runbook_section() -> None:
-    docs = (ROOT / "docs" / "alerts.md").read_text()
+    docs = (ROOT / "docs" / "alerts.md").read_text(encoding="utf-8")
     headings = {h.strip().lower() for h in re.findall(r"^### (\w+)$", docs, re.M)}
     assert {r.anchor for r in RULES} <= headings
     assert len({r.name for r in RULES}) == len(RULES)
@@ -130,7 +130,7 @@ def test_every_rule_has_its_runbook_section() -> None:
 
 
 def unit_tests() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load(UNIT_TESTS.read_text())
+    loaded: dict[str, Any] = yaml.safe_load(UNIT_TESTS.read_text(encoding="utf-8"))
     return loaded
 
 
@@ -150,9 +150,9 @@ def completed(tests: dict[str, Any]) -> dict[str, Any]:
 
 def promtool_test(tests: dict[str, Any], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "alerts_test.yml"
-    path.write_text(yaml.safe_dump(completed(tests), sort_keys=False))
+    path.write_text(yaml.safe_dump(completed(tests), sort_keys=False), encoding="utf-8")
     return subprocess.run(
-        [program("promtool"), "test", "rules", str(path)], capture_output=True, text=True
+        [program("promtool"), "test", "rules", str(path)], capture_output=True, encoding="utf-8"
     )
 
 

@@ -9,7 +9,7 @@ from tests.browser import chromium_path
 
 
 def executable(path: Path) -> Path:
-    path.write_text("#!/bin/sh\n")
+    path.write_text("#!/bin/sh\n", encoding="utf-8")
     path.chmod(0o755)
     return path
 
@@ -26,7 +26,7 @@ def test_found_where_configured_or_where_debian_puts_it(tmp_path: Path) -> None:
 
 def test_none_when_absent_or_not_executable(tmp_path: Path) -> None:
     plain = tmp_path / "chromium"
-    plain.write_text("not a program")
+    plain.write_text("not a program", encoding="utf-8")
     none = lambda name: None  # noqa: E731
     missing = {"BELOT_CHROMIUM": str(tmp_path / "nope")}
     assert chromium_path(missing, str(tmp_path / "x"), none) is None

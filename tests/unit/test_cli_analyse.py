@@ -28,7 +28,7 @@ def record(ruleset: str, end: str = "natural") -> str:
 
 def write(tmp_path: Path, doc: Any) -> str:
     path = tmp_path / "record.json"
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
     return str(path)
 
 

@@ -12,7 +12,9 @@ import pytest
 from services.cli import main
 
 VECTORS = json.loads(
-    (Path(__file__).resolve().parents[2] / "libs/fairdeal/vectors/deal-v1.json").read_text()
+    (Path(__file__).resolve().parents[2] / "libs/fairdeal/vectors/deal-v1.json").read_text(
+        encoding="utf-8"
+    )
 )["cases"]
 SEED = "ab" * 32
 HUMAN = "00112233445566778899aabbccddeeff"
@@ -133,11 +135,11 @@ def test_server_seed_must_be_32_bytes_of_hex(capsys, seed) -> None:
 def test_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("belot")
     proc = subprocess.run(
-        [str(exe), "deck", *vector_argv(VECTORS[0])[1:]], capture_output=True, text=True
+        [str(exe), "deck", *vector_argv(VECTORS[0])[1:]], capture_output=True, encoding="utf-8"
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == VECTORS[0]["deck"]
     bad = subprocess.run(
-        [str(exe), "commit", "--server-seed", "00"], capture_output=True, text=True
+        [str(exe), "commit", "--server-seed", "00"], capture_output=True, encoding="utf-8"
     )
     assert bad.returncode == 2 and "32 bytes" in bad.stderr

@@ -34,7 +34,7 @@ def _record(kind: str) -> str:
 
 def write(tmp_path: Path, doc: Any, name: str = "record.json") -> str:
     path = tmp_path / name
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
     return str(path)
 
 
@@ -75,7 +75,8 @@ def test_stdin(monkeypatch: Any, capsys: Any) -> None:
     import io
     import sys
 
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_record("drand").encode())))
+    stdin = io.TextIOWrapper(io.BytesIO(_record("drand").encode()), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
     assert belot(["verify", "--no-log", "-", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
 

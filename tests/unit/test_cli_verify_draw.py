@@ -17,7 +17,7 @@ from tests.unit.test_draw_check import document, drawn, payload
 
 def write(tmp_path: Path, doc: Any) -> str:
     path = tmp_path / "draw.json"
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
     return str(path)
 
 

@@ -16,7 +16,7 @@ from tools.reference_recipe import shuffle
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "libs" / "fairdeal" / "vectors" / "deal-v1.json"
-CASES = json.loads(VECTORS.read_text())["cases"]
+CASES = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
 
 
 def inputs_of(case: dict) -> DeckInputs:
@@ -56,9 +56,9 @@ def test_vector_file_is_what_the_reference_builds() -> None:
         [sys.executable, str(ROOT / "tools" / "make_deal_vectors.py")],
         check=True,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
     ).stdout
-    assert built == VECTORS.read_text()
+    assert built == VECTORS.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

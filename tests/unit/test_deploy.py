@@ -34,7 +34,7 @@ K8S_VERSION = "1.30.0"
 
 
 def documents(path: Path) -> list[dict]:
-    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+    return [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
 
 
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: p.name)
@@ -46,7 +46,7 @@ def test_manifest_passes_the_kubernetes_schema(path: Path) -> None:
 
 
 def test_kustomization_lists_every_manifest() -> None:
-    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text(encoding="utf-8"))
     resources = kustomization["resources"]
     assert sorted(r for r in resources if r != "../nats") == [p.name for p in MANIFESTS]
     assert "../nats" in resources  # the ConfigMap nats-config, from deploy/nats
@@ -78,7 +78,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 
 
 def test_compose_runs_every_service_and_a_three_node_nats_cluster() -> None:
-    compose = yaml.safe_load(COMPOSE.read_text())
+    compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     services = compose["services"]
     for name in REGISTRY:
         assert name in services, name
@@ -106,7 +106,7 @@ no_compose = pytest.mark.skipif(
 
 
 #: The variables the compose file requires (``${NAME:?...}``): every password and secret.
-REQUIRED = sorted(set(re.findall(r"\$\{(\w+):\?", COMPOSE.read_text())))
+REQUIRED = sorted(set(re.findall(r"\$\{(\w+):\?", COMPOSE.read_text(encoding="utf-8"))))
 
 
 def compose_config(
@@ -120,7 +120,7 @@ def compose_config(
     return subprocess.run(
         [*COMPOSE_CLI, "-f", str(path), "config", "--quiet"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         cwd=path.parent,
         env={**base, **given},
     )
@@ -136,7 +136,7 @@ def test_docker_compose_config_accepts_the_file() -> None:
 def test_docker_compose_config_refuses_the_file_without_its_secrets(tmp_path: Path) -> None:
     # A copy away from any .env beside the real file (compose would read it).
     copy = tmp_path / "docker-compose.yml"
-    copy.write_text(COMPOSE.read_text())
+    copy.write_text(COMPOSE.read_text(encoding="utf-8"), encoding="utf-8")
     assert compose_config(copy).returncode == 0
     for missing in (
         *("BELOT_TOKEN_SECRET", "BELOT_PG_ADMIN_PASSWORD", "BELOT_PG_TABLE_PASSWORD"),
@@ -150,18 +150,18 @@ def test_docker_compose_config_refuses_the_file_without_its_secrets(tmp_path: Pa
 
 @no_compose
 def test_docker_compose_config_refuses_a_broken_file(tmp_path: Path) -> None:
-    compose = yaml.safe_load(COMPOSE.read_text())
+    compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     compose["services"]["table"]["depends_on"]["postgres"] = {"condition": "when_it_feels_like"}
     compose["services"]["table"]["healthcheck"] = {"interval": "five seconds"}
     broken = tmp_path / "docker-compose.yml"
-    broken.write_text(yaml.safe_dump(compose))
+    broken.write_text(yaml.safe_dump(compose), encoding="utf-8")
     proc = compose_config(broken)
     assert proc.returncode != 0
     assert "condition" in proc.stderr or "interval" in proc.stderr, proc.stderr
 
 
 def test_prometheus_scrapes_every_service() -> None:
-    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text(encoding="utf-8"))
     jobs = {j["job_name"] for j in config["scrape_configs"]}
     assert set(REGISTRY) <= jobs
 
@@ -169,7 +169,7 @@ def test_prometheus_scrapes_every_service() -> None:
 # ---------------------------------------------------------------------- NATS users
 
 NATS = ROOT / "deploy" / "nats"
-AUTH = (NATS / "auth.conf").read_text()
+AUTH = (NATS / "auth.conf").read_text(encoding="utf-8")
 #: The users of auth.conf and the environment variables their passwords come from.
 NATS_USERS = dict(re.findall(r"\{ user: (\w+), password: \$(BELOT_NATS_\w+_PASSWORD),", AUTH))
 #: Every service but verify, which does not use NATS, connects as its own user.
@@ -192,7 +192,7 @@ def test_each_nats_configuration_loads_the_users(config: str) -> None:
             [str(nats_server_binary()), "-t", "-c", str(NATS / config)],
             env=env,
             capture_output=True,
-            text=True,
+            encoding="utf-8",
             timeout=30,
         )
 
@@ -205,7 +205,7 @@ def test_each_nats_configuration_loads_the_users(config: str) -> None:
 
 
 def test_compose_gives_each_service_its_nats_user() -> None:
-    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
     for node in ("nats1", "nats2", "nats3"):
         assert set(NATS_USERS.values()) <= set(services[node]["environment"]), node
         assert "./deploy/nats/auth.conf:/etc/nats/auth.conf:ro" in services[node]["volumes"]
@@ -244,13 +244,13 @@ def test_k8s_gives_each_service_its_nats_user() -> None:
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl (kustomize) here")
 def test_kustomize_builds_the_nats_configuration_from_deploy_nats() -> None:
     built = subprocess.run(
-        ["kubectl", "kustomize", str(K8S)], capture_output=True, text=True, timeout=60
+        ["kubectl", "kustomize", str(K8S)], capture_output=True, encoding="utf-8", timeout=60
     )
     assert built.returncode == 0, built.stderr
     docs = [d for d in yaml.safe_load_all(built.stdout) if d]
     config = next(d for d in docs if d["metadata"]["name"].startswith("nats-config"))
     assert config["data"]["auth.conf"] == AUTH
-    assert config["data"]["nats.conf"] == (NATS / "k8s.conf").read_text()
+    assert config["data"]["nats.conf"] == (NATS / "k8s.conf").read_text(encoding="utf-8")
     nats = next(d for d in docs if d["kind"] == "StatefulSet" and d["metadata"]["name"] == "nats")
     volumes = nats["spec"]["template"]["spec"]["volumes"]
     assert {"name": "config", "configMap": {"name": config["metadata"]["name"]}} in volumes
@@ -262,7 +262,7 @@ PG_USER = re.compile(r"^postgresql://(\w+):([^@]+)@postgres:5432/belot$")
 
 
 def test_compose_gives_each_service_its_database_role() -> None:
-    services = yaml.safe_load(COMPOSE.read_text())["services"]
+    services = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
     for name in REGISTRY:
         env = services[name]["environment"]
         user, password = PG_USER.match(env["BELOT_PG_DSN"]).groups()  # type: ignore[union-attr]
@@ -286,7 +286,7 @@ def test_compose_gives_each_service_its_database_role() -> None:
 
 
 def test_compose_ships_no_usable_secret() -> None:
-    text = COMPOSE.read_text()
+    text = COMPOSE.read_text(encoding="utf-8")
     defaults = dict(re.findall(r"\$\{(\w+):-([^}]*)\}", text))
     # Optional ones only, and empty: the previous token secret.
     assert defaults == {"BELOT_TOKEN_SECRET_PREVIOUS": ""}
@@ -375,7 +375,7 @@ def k8s_files(pod: dict, container: dict, k: dict, root: Path) -> dict[str, Path
         here = root / mount["name"]
         here.mkdir(parents=True, exist_ok=True)
         for key, value in k[("Secret", secret["secretName"])]["stringData"].items():
-            (here / key).write_text(value)
+            (here / key).write_text(value, encoding="utf-8")
         out[mount["mountPath"]] = here
     return out
 
@@ -411,7 +411,7 @@ def test_every_k8s_secret_ships_as_a_placeholder_refused_at_start(tmp_path: Path
             real["BELOT_TRANSLOG_WITNESSES"] = Cosigner("w.example/w1", bytes(32)).vkey
         for here in files.values():
             for path in here.iterdir():
-                path.write_text(real_secret(path.name, env))
+                path.write_text(real_secret(path.name, env), encoding="utf-8")
         Settings.from_env(real)
 
 
@@ -453,7 +453,7 @@ def test_k8s_gives_every_verify_replica_the_same_log_key_from_a_secret(tmp_path:
     with pytest.raises(SettingsError, match="placeholder"):
         Settings.from_env(given)
     key = Ed25519Signer(origin, bytes(range(32)))
-    local.write_text(key.skey + "\n")
+    local.write_text(key.skey + "\n", encoding="utf-8")
     assert Settings.from_env(given).translog_key == key.skey
 
 
@@ -461,7 +461,7 @@ def test_the_deployments_do_not_run_a_log_nobody_watches(tmp_path: Path) -> None
     """Issue 28, case 7: the log's witnesses are not optional in a deployment. Compose
     requires BELOT_TRANSLOG_WITNESSES (no default); k8s ships a placeholder the verify
     service refuses at start; a witness's vkey is taken (and a log key is not one)."""
-    compose = yaml.safe_load(COMPOSE.read_text())
+    compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     given = compose["services"]["verify"]["environment"]["BELOT_TRANSLOG_WITNESSES"]
     assert given.startswith("${BELOT_TRANSLOG_WITNESSES:?set BELOT_TRANSLOG_WITNESSES"), given
     assert "BELOT_TRANSLOG_WITNESSES" in REQUIRED
@@ -479,7 +479,7 @@ def test_the_deployments_do_not_run_a_log_nobody_watches(tmp_path: Path) -> None
 
 
 def test_compose_keeps_the_log_key_on_a_volume() -> None:
-    compose = yaml.safe_load(COMPOSE.read_text())
+    compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
     verify = compose["services"]["verify"]
     data_dir = verify["environment"]["BELOT_DATA_DIR"]
     # The key is made at the first start in the data directory: a named volume keeps it
@@ -488,7 +488,7 @@ def test_compose_keeps_the_log_key_on_a_volume() -> None:
     assert "verify-data" in compose["volumes"]
     assert "BELOT_TRANSLOG_KEY" not in verify["environment"]
     # The image makes that directory its user's, which a new named volume inherits.
-    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
     assert re.search(rf"mkdir -p {re.escape(data_dir)}\b", dockerfile)
     assert re.search(rf"chown belot [^\n]*{re.escape(data_dir)}\b", dockerfile)
     assert "\nUSER belot\n" in dockerfile
@@ -508,7 +508,7 @@ def cnpg_documents() -> list[dict]:
 
 
 def test_the_cnpg_overlay_lists_its_manifests_and_validates_all_but_the_crd() -> None:
-    kustomization = yaml.safe_load((CNPG / "kustomization.yaml").read_text())
+    kustomization = yaml.safe_load((CNPG / "kustomization.yaml").read_text(encoding="utf-8"))
     own = sorted(p.name for p in CNPG.glob("*.yaml") if p.name != "kustomization.yaml")
     assert kustomization["resources"] == ["../k8s", *own]
     crds = 0
@@ -542,7 +542,7 @@ def test_the_cnpg_cluster_has_a_synchronous_replica_and_its_secrets() -> None:
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl (kustomize) here")
 def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_primary_and_verify_reading_ro() -> None:
     built = subprocess.run(
-        ["kubectl", "kustomize", str(CNPG)], capture_output=True, text=True, timeout=60
+        ["kubectl", "kustomize", str(CNPG)], capture_output=True, encoding="utf-8", timeout=60
     )
     assert built.returncode == 0, built.stderr
     docs = [d for d in yaml.safe_load_all(built.stdout) if d]
@@ -590,7 +590,7 @@ def test_kustomize_builds_the_cnpg_overlay_with_postgres_as_primary_and_verify_r
 def test_the_image_compiles_the_solver_where_its_user_may_write() -> None:
     """Numba keeps the hard bot's machine code in NUMBA_CACHE_DIR (site-packages is
     root's); the image compiles it at build, as the service's user, after setting it."""
-    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
     user = dockerfile.index("\nUSER belot\n")
     cache = re.search(r"NUMBA_CACHE_DIR=(/app/\S+)", dockerfile)
     assert cache is not None and cache.start() > user  # under /app, the user's home

@@ -31,7 +31,7 @@ from tools.reference_draw import message as reference_message
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "libs" / "fairdeal" / "vectors" / "draw-v1.json"
-CASES = json.loads(VECTORS.read_text())["cases"]
+CASES = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
@@ -58,9 +58,9 @@ def test_vector_file_is_what_the_reference_builds() -> None:
         [sys.executable, str(ROOT / "tools" / "make_draw_vectors.py")],
         check=True,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
     ).stdout
-    assert built == VECTORS.read_text()
+    assert built == VECTORS.read_text(encoding="utf-8")
 
 
 def test_the_message_bytes() -> None:

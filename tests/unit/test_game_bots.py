@@ -47,7 +47,7 @@ def bot_imports(source: str) -> set[str]:
 def test_bots_never_import_the_match_state() -> None:
     """By construction a bot gets a SeatView: the bots package cannot reach the state."""
     for path in BOTS.glob("*.py"):
-        assert bot_imports(path.read_text()) <= BOT_MAY_IMPORT, path.name
+        assert bot_imports(path.read_text(encoding="utf-8")) <= BOT_MAY_IMPORT, path.name
     # The check can fail: each way of reaching the state is caught.
     for reach in ("from belot.state import State", "import belot.evolve", "from belot import x"):
         assert not bot_imports(reach) <= BOT_MAY_IMPORT, reach

@@ -26,7 +26,9 @@ from belot.match import Match, replay
 from belot.salts import salt_count
 from fairdeal import DeckInputs, Shuffler, deal_salts
 
-GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "data/game-golden.json").read_text())
+GOLDEN = json.loads(
+    (Path(__file__).resolve().parents[1] / "data/game-golden.json").read_text(encoding="utf-8")
+)
 
 
 @pytest.mark.parametrize("match", GOLDEN["matches"], ids=lambda m: m["ruleset"])

@@ -27,14 +27,14 @@ def test_the_key_verify_keeps_in_the_data_directory(tmp_path: Path) -> None:
     assert log_vkey(settings) is None  # verify has not started: nothing to tell
     signer = log_signer(settings)  # verify makes its key, and writes its public half
     assert (tmp_path / KEY_FILE).stat().st_mode & 0o777 == 0o600
-    assert (tmp_path / TRANSLOG_VKEY_FILE).read_text() == signer.vkey + "\n"
+    assert (tmp_path / TRANSLOG_VKEY_FILE).read_text(encoding="utf-8") == signer.vkey + "\n"
     assert log_vkey(settings) == signer.vkey
     # A second start keeps the same key and file.
     assert log_signer(settings).vkey == signer.vkey
     assert log_vkey(settings) == signer.vkey
     # Another origin's key, or not a key: none is told.
     assert log_vkey(Settings(translog_origin="other.test/log", data_dir=tmp_path)) is None
-    (tmp_path / TRANSLOG_VKEY_FILE).write_text("not a key\n")
+    (tmp_path / TRANSLOG_VKEY_FILE).write_text("not a key\n", encoding="utf-8")
     assert log_vkey(settings) is None
 
 

@@ -23,7 +23,8 @@ KUSTOMIZE = ("docs/operating.md", "## Build and push the image")
 
 def blocks(language: str, where: tuple[str, str]) -> list[str]:
     page, heading = where
-    text = (ROOT / page).read_text().split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    text = (ROOT / page).read_text(encoding="utf-8")
+    text = text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
     return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 
 
@@ -46,7 +47,7 @@ def test_the_build_command_builds_what_compose_builds() -> None:
         for line in build_block().splitlines()
         if line.startswith("docker build")
     )
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
     built = compose["x-service"]["build"]
     assert build[build.index("-f") + 1] == built["dockerfile"]
     assert build[-1] == built["context"]
@@ -62,9 +63,9 @@ def test_the_kustomization_points_the_manifests_at_the_pushed_image(tmp_path: Pa
     mine = tmp_path / "my-cluster"
     mine.mkdir()
     overlay["resources"] = [os.path.relpath(K8S, mine)]
-    (mine / "kustomization.yaml").write_text(yaml.safe_dump(overlay))
+    (mine / "kustomization.yaml").write_text(yaml.safe_dump(overlay), encoding="utf-8")
     built = subprocess.run(
-        ["kubectl", "kustomize", str(mine)], capture_output=True, text=True, timeout=60
+        ["kubectl", "kustomize", str(mine)], capture_output=True, encoding="utf-8", timeout=60
     )
     assert built.returncode == 0, built.stderr
     images = [c["image"] for c in containers([d for d in yaml.safe_load_all(built.stdout) if d])]
@@ -73,7 +74,7 @@ def test_the_kustomization_points_the_manifests_at_the_pushed_image(tmp_path: Pa
     base = [
         c["image"]
         for p in sorted(K8S.glob("*.yaml"))
-        for c in containers([d for d in yaml.safe_load_all(p.read_text()) if d])
+        for c in containers([d for d in yaml.safe_load_all(p.read_text(encoding="utf-8")) if d])
     ]
     ours = base.count("belot-platform:latest")
     assert ours >= 7  # every service, the table workers and the db-setup Job

@@ -120,7 +120,7 @@ def imports_of(module: str, path: Path) -> set[str]:
     known = modules()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
@@ -193,7 +193,7 @@ def test_every_module_has_a_row_in_the_layer_table() -> None:
 
 
 def test_the_architecture_page_shows_the_same_table() -> None:
-    page = (ROOT / "docs" / "architecture.md").read_text()
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     section = page.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
     rows = []
     for line in section.splitlines():
@@ -226,7 +226,8 @@ def test_every_kind_of_import_is_an_edge(tmp_path: Path) -> None:
         "from belot_platform import fields\n"
         "from table.state import fold\n"
         "def f():\n"
-        "    import services.cli\n"
+        "    import services.cli\n",
+        encoding="utf-8",
     )
     assert imports_of("services.table.handlers", path) == {
         "services.table.worker",

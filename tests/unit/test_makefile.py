@@ -26,7 +26,7 @@ def dry_run(target: str, bin_dir: Path) -> list[str]:
         cwd=ROOT,
         env=env,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         check=True,
     )
     return done.stdout.strip().splitlines()
@@ -36,7 +36,7 @@ def stand_in_docker(bin_dir: Path, *, has_plugin: bool) -> None:
     """A ``docker`` whose ``compose version`` succeeds only with the plugin."""
     script = bin_dir / "docker"
     status = 0 if has_plugin else 1
-    script.write_text(f'#!/bin/sh\n[ "$1" = compose ] && exit {status}\nexit 0\n')
+    script.write_text(f'#!/bin/sh\n[ "$1" = compose ] && exit {status}\nexit 0\n', encoding="utf-8")
     script.chmod(0o755)
 
 

@@ -31,7 +31,7 @@ from fairdeal.verifier.report import FAIL, PASS, SKIP
 from tools.matchgen import BEACON_ROUND, FALLBACK_REASON, MatchSpec, offline_record
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "libs/fairdeal/schema/match-record-v1.json"
-SCHEMA = json.loads(SCHEMA_PATH.read_text())
+SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 SPECS = {

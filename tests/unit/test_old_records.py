@@ -17,7 +17,7 @@ RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"
 
 @pytest.mark.parametrize("name", ["before-salts-club", "before-salts-gambler"])
 def test_a_record_made_before_salts_still_verifies(name: str) -> None:
-    record = json.loads((RECORDS / f"{name}.json").read_text())
+    record = json.loads((RECORDS / f"{name}.json").read_text(encoding="utf-8"))
     events = record["streams"]["match"]["events"]
     assert not any("salt" in e["payload"] or "salts" in e["payload"] for e in events)
     assert "salted" not in record["streams"]["randomness"]["events"][0]["payload"]

@@ -341,7 +341,7 @@ def test_belot_verify_refuses_the_forgery_naming_the_check(
     attack: Attack, tmp_path: Path, capsys: Any
 ) -> None:
     path = tmp_path / "record.json"
-    path.write_text(json.dumps(attack.build()))
+    path.write_text(json.dumps(attack.build()), encoding="utf-8")
     assert belot(["verify", "--no-log", str(path)]) == 1
     out = capsys.readouterr().out
     assert f"FAIL  {attack.check}" in out, out
@@ -356,7 +356,7 @@ def test_belot_verify_refuses_the_forgery_naming_the_check(
 )
 def test_honest_matches_still_verify(spec: MatchSpec, tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "record.json"
-    path.write_text(json.dumps(honest(spec)))
+    path.write_text(json.dumps(honest(spec)), encoding="utf-8")
     assert belot(["verify", "--no-log", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("VERIFIED")
 
@@ -371,7 +371,7 @@ def test_a_record_made_before_the_lead_still_verifies(tmp_path: Path, capsys: An
     assert named["round"] == BEACON_ROUND
     assert 0 < named["due_at_ms"] - closed["at_ms"] < QUICKNET.period * 1000
     path = tmp_path / "record.json"
-    path.write_text(json.dumps(record))
+    path.write_text(json.dumps(record), encoding="utf-8")
     assert belot(["verify", "--no-log", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1].startswith("VERIFIED")
@@ -395,7 +395,7 @@ def test_a_careful_false_fallback_is_a_claim_a_relay_cannot_confirm(
     # missed for it: the record is consistent, so only drand itself can speak. The relay
     # serves the round, so `belot verify --drand-url` will not call the fallback good.
     path = tmp_path / "record.json"
-    path.write_text(json.dumps(honest(FALLBACK)))
+    path.write_text(json.dumps(honest(FALLBACK)), encoding="utf-8")
     assert belot(["verify", "--no-log", str(path), "--drand-url", drand_relay]) == 1
     out = capsys.readouterr().out
     assert "SKIP  drand_relay" in out and "cannot confirm the fallback" in out

@@ -43,7 +43,7 @@ def test_tune_freezes_the_start_and_spaces_the_young_collections() -> None:
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT / "libs")},
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         check=True,
     )
     got = json.loads(out.stdout)

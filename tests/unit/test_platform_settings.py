@@ -90,7 +90,7 @@ def test_the_longest_seed_window_is_the_longest_a_commitment_may_fix() -> None:
 
 
 def test_every_variable_is_in_the_configuration_table() -> None:
-    text = CONFIGURATION.read_text()
+    text = CONFIGURATION.read_text(encoding="utf-8")
     for name, _, _ in VARIABLES:
         assert f"`{name}`" in text, name
 
@@ -113,7 +113,7 @@ def test_belot_serve_reports_a_bad_setting_in_one_line() -> None:
     proc = subprocess.run(
         [str(belot), "serve", "randomness"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         env={"BELOT_LOG_LEVEL": "LOUD", "PATH": "/usr/bin:/bin"},
     )
     assert proc.returncode == 2
@@ -271,11 +271,11 @@ def test_the_log_key_from_a_file_and_the_witness_cap(tmp_path: Path) -> None:
 
     key = Ed25519Signer("belot.localhost/log", bytes(32))
     path = tmp_path / "translog-key"
-    path.write_text(key.skey + "\n")
+    path.write_text(key.skey + "\n", encoding="utf-8")
     s = Settings.from_env({"BELOT_TRANSLOG_KEY_FILE": str(path)})
     assert s.translog_key == key.skey and s.translog_max_witnesses == 64
     other = Ed25519Signer("log.example.org/log", bytes(32))
-    path.write_text(other.skey)
+    path.write_text(other.skey, encoding="utf-8")
     bad = [
         ({"BELOT_TRANSLOG_KEY_FILE": str(path)}, "named as its origin"),
         ({"BELOT_TRANSLOG_KEY_FILE": str(tmp_path / "none")}, "cannot read it"),
@@ -287,7 +287,7 @@ def test_the_log_key_from_a_file_and_the_witness_cap(tmp_path: Path) -> None:
         with pytest.raises(SettingsError, match=message) as info:
             Settings.from_env(env)
         assert other.skey not in str(info.value) and key.skey not in str(info.value)
-    path.write_text("change-me-belot-log-keygen\n")
+    path.write_text("change-me-belot-log-keygen\n", encoding="utf-8")
     with pytest.raises(SettingsError, match="placeholder"):
         Settings.from_env({"BELOT_TRANSLOG_KEY_FILE": str(path)})
     assert Settings.from_env({"BELOT_TRANSLOG_MAX_WITNESSES": "0"}).translog_max_witnesses == 0

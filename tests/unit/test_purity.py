@@ -64,7 +64,7 @@ def modules():
 
 @pytest.mark.parametrize("path", list(modules()), ids=lambda p: str(p.relative_to(LIBS)))
 def test_pure_package_imports_only_the_allow_list(path: Path) -> None:
-    tree = ast.parse(path.read_text(), str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]

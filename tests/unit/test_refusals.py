@@ -114,7 +114,10 @@ def _sources() -> Iterator[tuple[str, ast.Module]]:
         if root.name in PURE:
             continue
         for path in sorted(root.rglob("*.py")):
-            yield str(path.relative_to(ROOT)), ast.parse(path.read_text(), str(path))
+            yield (
+                str(path.relative_to(ROOT)),
+                ast.parse(path.read_text(encoding="utf-8"), str(path)),
+            )
 
 
 def _sets_in_init(cls: ast.ClassDef) -> set[str]:
@@ -354,7 +357,7 @@ def test_refusal_response_answers_the_raised_refusal() -> None:
 
 def test_the_module_is_pure() -> None:
     """errors.py imports no I/O library: the command-line tools import it at start."""
-    tree = ast.parse(ERRORS_PY.read_text())
+    tree = ast.parse(ERRORS_PY.read_text(encoding="utf-8"))
     imported = {
         (n.module or "").split(".")[0] if isinstance(n, ast.ImportFrom) else a.name.split(".")[0]
         for n in ast.walk(tree)

@@ -66,7 +66,7 @@ def test_the_log_is_watched_by_a_witness_of_its_own(
     # Its own key, kept by it alone, made once: a second plan finds the same.
     key_file = tmp_path / WITNESS_DIR / "key"
     assert key_file.stat().st_mode & 0o777 == 0o600
-    ours = parse_skey(key_file.read_text().strip())
+    ours = parse_skey(key_file.read_text(encoding="utf-8").strip())
     assert isinstance(ours.verifier(), CosignatureVerifier)
     again = {c.name: c for c in Supervisor(settings, table_workers=1).plan()}
     assert again["witness"].argv == witness.argv
@@ -80,7 +80,7 @@ def test_the_log_is_watched_by_a_witness_of_its_own(
     assert witness.port is None
     argv = witness.argv
     assert argv[argv.index("--api") + 1] == f"http://127.0.0.1:{settings.port('verify')}"
-    log_key = (tmp_path / "translog-key").read_text().strip()
+    log_key = (tmp_path / "translog-key").read_text(encoding="utf-8").strip()
     assert log_key not in " ".join(argv)
     assert argv[argv.index("--log-key") + 1] == parse_skey(log_key).vkey
     assert argv[argv.index("--key") + 1] == str(key_file)

@@ -50,7 +50,7 @@ APP_ONLY: dict[str, str] = {
 
 
 def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(), str(path))
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def _imported(tree: ast.Module) -> set[str]:

@@ -686,12 +686,12 @@ def test_the_tab_catches_every_attack(tmp_path: Path) -> None:
     assert NODE is not None
     path = tmp_path / "attacks.json"
     data = attack_cases()
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(data), encoding="utf-8")
     results = tmp_path / "attacks.results.json"
     proc = subprocess.run(
         [NODE, "--test", str(ROOT / "web" / "test" / "attacks.test.mjs")],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=180,
         cwd=ROOT,
         env={
@@ -702,7 +702,7 @@ def test_the_tab_catches_every_attack(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert "# fail 0" in proc.stdout and "# skipped 0" in proc.stdout, proc.stdout[-2000:]
-    ran = {r["name"]: r for r in json.loads(results.read_text())}
+    ran = {r["name"]: r for r in json.loads(results.read_text(encoding="utf-8"))}
     assert set(ran) == {c["name"] for c in data["cases"]}, "every case was run"
     for c in data["cases"]:
         r = ran[c["name"]]

@@ -47,7 +47,9 @@ from translog.cosignature import split_timestamped
 from translog.note import parse_signature_line
 
 NOTES = json.loads(
-    (Path(__file__).resolve().parents[1] / "data" / "translog" / "notes.json").read_text()
+    (Path(__file__).resolve().parents[1] / "data" / "translog" / "notes.json").read_text(
+        encoding="utf-8"
+    )
 )
 GO = NOTES["go"]
 C2SP = NOTES["c2sp"]
@@ -408,7 +410,9 @@ def test_keys_keep_their_secret_out_of_repr() -> None:
 
 
 def test_the_docs_example_checkpoint_opens_with_the_docs_keys() -> None:
-    page = (Path(__file__).resolve().parents[2] / "docs" / "transparency-log.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "transparency-log.md").read_text(
+        encoding="utf-8"
+    )
     blocks = page.split("```")[1::2]
     note = next(b for b in blocks if b.startswith("\nbelot.example/log\n5\n"))[1:]
     vkeys = next(b for b in blocks if b.startswith("\nbelot.example/log+")).split()

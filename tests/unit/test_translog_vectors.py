@@ -36,9 +36,9 @@ from translog.tiles import tile_width
 from translog.tree import subtree_hash
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "translog"
-TREE8 = json.loads((DATA / "rfc6962-tree8.json").read_text())
-PROBES = json.loads((DATA / "transparency-dev-probes.json").read_text())
-NOTES = json.loads((DATA / "notes.json").read_text())
+TREE8 = json.loads((DATA / "rfc6962-tree8.json").read_text(encoding="utf-8"))
+PROBES = json.loads((DATA / "transparency-dev-probes.json").read_text(encoding="utf-8"))
+NOTES = json.loads((DATA / "notes.json").read_text(encoding="utf-8"))
 
 LEAVES = [leaf_hash(bytes.fromhex(x)) for x in TREE8["leaves"]]
 ROOTS = [bytes.fromhex(r) for r in TREE8["roots"]]

@@ -30,7 +30,7 @@ def tab() -> dict[str, Any]:
     proc = subprocess.run(
         [NODE, "--input-type=module", "-e", PRINT],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=60,
         cwd=ROOT,
         check=False,

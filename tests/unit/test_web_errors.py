@@ -83,7 +83,10 @@ def passed_on(node: ast.expr) -> bool:
 
 
 def service_codes() -> set[str]:
-    files = {p.relative_to(ROOT): ast.parse(p.read_text(), str(p)) for p in python_files()}
+    files = {
+        p.relative_to(ROOT): ast.parse(p.read_text(encoding="utf-8"), str(p))
+        for p in python_files()
+    }
     names = constants(list(files.values()))
     codes: set[str] = set()
     unread: list[str] = []

@@ -198,7 +198,7 @@ def test_javascript_tests_pass(tmp_path: Path) -> None:
     lying relays)."""
     assert NODE is not None
     path = tmp_path / "matches.json"
-    path.write_text(json.dumps(fixtures()))
+    path.write_text(json.dumps(fixtures()), encoding="utf-8")
     # Every test file but the attack harness, which tests/unit/test_tab_attacks.py runs,
     # and the words scan, which tests/unit/test_web_words.py runs (it needs npm's acorn).
     own_runner = ("attacks.test.mjs", "scan.test.mjs")
@@ -208,7 +208,7 @@ def test_javascript_tests_pass(tmp_path: Path) -> None:
     proc = subprocess.run(
         [NODE, "--test", *files],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=180,
         cwd=ROOT,
         env={**os.environ, "BELOT_WEB_FIXTURES": str(path)},

@@ -22,7 +22,7 @@ from services.gateway.web import SERVED_DIRS, StaticSite, import_map_hashes
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 VENDOR = WEB / "vendor"
-MANIFEST = json.loads((VENDOR / "MANIFEST.json").read_text())
+MANIFEST = json.loads((VENDOR / "MANIFEST.json").read_text(encoding="utf-8"))
 
 
 def load_tool() -> ModuleType:
@@ -71,12 +71,14 @@ LICENCES = {"@noble/curves": "MIT", "@noble/hashes": "MIT", "svg-cards": "LGPL-2
 def test_each_vendored_package_json_is_the_pinned_version() -> None:
     versions = {p["package"]: p["version"] for p in MANIFEST["packages"]}
     for name, version in versions.items():
-        meta = json.loads((VENDOR / name / "package.json").read_text())
+        meta = json.loads((VENDOR / name / "package.json").read_text(encoding="utf-8"))
         assert (meta["name"], meta["version"], meta["license"]) == (name, version, LICENCES[name])
         # The only dependency allowed is another pinned package, at its pinned version.
         for dep, wanted in meta.get("dependencies", {}).items():
             assert versions.get(dep) == wanted, (name, dep, wanted)
-    assert "dependencies" not in json.loads((VENDOR / "@noble/hashes/package.json").read_text())
+    assert "dependencies" not in json.loads(
+        (VENDOR / "@noble/hashes/package.json").read_text(encoding="utf-8")
+    )
 
 
 def test_every_module_a_vendored_module_imports_is_vendored() -> None:
@@ -133,7 +135,7 @@ def test_nothing_in_web_imports_from_another_site() -> None:
     seen = 0
     for file in sorted(p for ext in ("*.js", "*.mjs") for p in WEB.rglob(ext)):
         rel = file.relative_to(WEB).as_posix()
-        text = file.read_text()
+        text = file.read_text(encoding="utf-8")
         if rel.startswith("vendor/"):
             # The vendored modules' comments hold prose and examples: their statements are
             # read as the vendoring tool reads them, and they may load nothing at run time.
@@ -147,16 +149,20 @@ def test_nothing_in_web_imports_from_another_site() -> None:
         seen += len(specs)
     assert seen > 50
     # The page: every script, style and link is a path on the gateway.
-    index = (WEB / "index.html").read_text()
+    index = (WEB / "index.html").read_text(encoding="utf-8")
     for attr in re.findall(r"""\b(?:src|href)\s*=\s*["']([^"']*)["']""", index):
         assert attr.startswith(("/", "#", "data:")) and not attr.startswith("//"), attr
     for css in WEB.rglob("*.css"):
-        assert not re.search(r"""@import|url\(\s*['"]?(?:https?:)?//""", css.read_text()), css
+        assert not re.search(
+            r"""@import|url\(\s*['"]?(?:https?:)?//""", css.read_text(encoding="utf-8")
+        ), css
 
 
 def import_map() -> dict[str, Any]:
     maps = re.findall(
-        r'<script type="importmap">(.*?)</script>', (WEB / "index.html").read_text(), re.S
+        r'<script type="importmap">(.*?)</script>',
+        (WEB / "index.html").read_text(encoding="utf-8"),
+        re.S,
     )
     assert len(maps) == 1
     parsed: dict[str, Any] = json.loads(maps[0])
@@ -168,7 +174,7 @@ def test_the_import_map_maps_the_vendored_packages_to_the_served_files() -> None
     assert import_map() == {
         "imports": {p["package"] + "/": f"/vendor/{p['package']}/" for p in modules}
     }
-    index = (WEB / "index.html").read_text()
+    index = (WEB / "index.html").read_text(encoding="utf-8")
     # It must come before the first module script, or the browser ignores it.
     assert index.index('type="importmap"') < index.index('type="module"')
     site = StaticSite(WEB)
@@ -190,7 +196,7 @@ def sha256_source(text: str) -> str:
 
 
 def test_only_the_import_map_gets_a_csp_hash() -> None:
-    index = (WEB / "index.html").read_text()
+    index = (WEB / "index.html").read_text(encoding="utf-8")
     text = re.findall(r'<script type="importmap">(.*?)</script>', index, re.S)[0]
     assert import_map_hashes(index) == (sha256_source(text),)
     page = (
@@ -211,7 +217,9 @@ def test_the_page_is_loaded_with_its_hash(path: str) -> None:
     site = StaticSite(WEB)
     file = site.resolve(path)
     assert file is not None
-    assert site.load(file).script_hashes == import_map_hashes((WEB / "index.html").read_text())
+    assert site.load(file).script_hashes == import_map_hashes(
+        (WEB / "index.html").read_text(encoding="utf-8")
+    )
     js = site.resolve("/js/app.js")
     assert js is not None and site.load(js).script_hashes == ()
 
@@ -219,7 +227,7 @@ def test_the_page_is_loaded_with_its_hash(path: str) -> None:
 def test_the_image_carries_every_served_folder() -> None:
     """The Dockerfile copies each folder the gateway serves that web/ has (vendor/ among
     them: without it the page's import map points at nothing)."""
-    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
     folders = [d for d in SERVED_DIRS if (WEB / d).is_dir()]
     assert "vendor" in folders
     for d in folders:

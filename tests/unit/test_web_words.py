@@ -27,7 +27,7 @@ def test_no_word_outside_the_catalogues() -> None:
     proc = subprocess.run(
         [NODE, "--test", str(ROOT / "web" / "test" / "scan.test.mjs")],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=120,
         cwd=ROOT,
     )
