@@ -20,6 +20,7 @@ from drand import verify as drand_verify
 from eventlog import EventStore
 from fairdeal.verifier.context import BlsCheck
 from services.verify.analyses import ANALYSIS_TASK, Analyses
+from services.verify.fairplay import FAIRPLAY_TASK, FairPlay, FairPlayApi, preflight_middleware
 from services.verify.handlers import MAX_RECORD_BYTES, Api
 from services.verify.http import (
     RateLimiter,
@@ -75,8 +76,14 @@ def create_app(
     if read_dsn is not None:
         checks["postgres_read"] = read_pool_ready
     app = create_platform_app(settings, name="verify", use_nats=False, checks=checks)
+    # The fair-play routes' preflight (their Authorization header) before the API's CORS.
     app.middlewares.extend(
-        [cors_middleware, errors_middleware, rate_limit_middleware(limiter, COSTLY_ROUTES)]
+        [
+            preflight_middleware,
+            cors_middleware,
+            errors_middleware,
+            rate_limit_middleware(limiter, COSTLY_ROUTES),
+        ]
     )
     # Routes are registered now (the router freezes at start); the store and the
     # projection are handed to the API once the pool exists.
@@ -85,6 +92,9 @@ def create_app(
     app.router.add_routes(api.routes())
     log_api = LogApi()
     app.router.add_routes(log_api.routes())
+    # The operators' fair-play evidence (services/verify/fairplay.py): their token only.
+    fairplay_api = FairPlayApi(settings.admin_token)
+    app.router.add_routes(fairplay_api.routes())
     signer = log_signer(settings)
     app.router.add_get("/", route_index("verify", "/v1/openapi.json"), allow_head=False)
 
@@ -122,6 +132,12 @@ def create_app(
         analysing = (
             app[TASKS].spawn(ANALYSIS_TASK, lambda _: analyses.run()) if workers else None
         )
+        # The fair-play job follows the analyses, where they are made (one match at a
+        # time: its searches are a second a deal).
+        fairplay = FairPlay(pool, schema or settings.verify_schema, store,
+                            poll_interval=analysis_poll)  # fmt: skip
+        fairplay_api.attach(fairplay)
+        judging = app[TASKS].spawn(FAIRPLAY_TASK, lambda _: fairplay.run()) if workers else None
         # The transparency log: reads, cosignatures, and the signer (its key is this
         # process's only: services/verify/translog.py says why it lives here).
         app[LOG] = log_service = LogService(
@@ -141,6 +157,8 @@ def create_app(
         signing = app[TASKS].spawn(SIGNER_TASK, log_service.run_signer)
         yield
         await signing.stop()
+        if judging is not None:
+            await judging.stop()
         if analysing is not None:
             await analysing.stop()
         await feed.stop()

@@ -13,6 +13,7 @@ from fairdeal.record import FORMAT
 from fairdeal.verifier import CHECKS
 from fairdeal.verifier.report import REPORT_FORMAT
 from fairdeal.verifier.wholelog import PLATFORM_CHECKS
+from services.verify.fairplay import DEFAULT_WINDOW, MAX_PLAYER, MAX_WINDOW
 from services.verify.translog import OPENAPI_PATHS as TRANSLOG_PATHS
 
 _ERROR_REF: Final = {"$ref": "#/components/schemas/Error"}
@@ -91,6 +92,150 @@ _STREAM: Final = {
         "head": {"type": "string", "nullable": True},
         "events": {"type": "array", "items": _ENVELOPE},
     },
+}
+
+_OPERATOR: Final[list[dict[str, list[str]]]] = [{"operator": []}]
+_WINDOW: Final = {
+    "name": "window",
+    "in": "query",
+    "required": False,
+    "description": "the player's last deals counted (default "
+    f"{DEFAULT_WINDOW}), the latest match first",
+    "schema": {"type": "integer", "minimum": 1, "maximum": MAX_WINDOW, "default": DEFAULT_WINDOW},
+}
+_OPERATOR_ERRORS: Final = {
+    "400": _error("bad_window (not a whole number 1..1000) or bad_player"),
+    "401": _error("unauthorized: no Bearer token"),
+    "403": _error("forbidden: not the operators' token, or none is set on this service"),
+    "429": _error("rate limited (per client address); see Retry-After"),
+    "503": _error("the database cannot be read now"),
+}
+_NO_STORE: Final = {"Cache-Control": {"schema": {"type": "string"}, "description": "no-store"}}
+_FAIRPLAY_ABOUT: Final = (
+    " For operators only (Authorization: Bearer <BELOT_ADMIN_TOKEN>). The evidence is "
+    "docs/fair-play.md's: each card a seat chose where it had a choice, the double-dummy "
+    "value it gained over the known-best card (the hard bot's on the seat's view), and the "
+    "score of those gains; a score from flag_score up is flagged for a person to review. "
+    "Nothing is done to a flagged player. Display names are the gateway's "
+    "(GET /v1/players/{id} there)."
+)
+_FAIRPLAY_PATHS: Final = {
+    "/v1/fairplay/players": {
+        "get": {
+            "operationId": "listFairPlay",
+            "summary": "Every player with counted decisions, flagged ones first",
+            "description": "Each account's evidence over its last `window` deals (its own "
+            "seats), and each partnership's (both seats' decisions in the deals they sat "
+            "together); flagged first, then by score." + _FAIRPLAY_ABOUT,
+            "security": _OPERATOR,
+            "parameters": [_WINDOW],
+            "responses": {
+                "200": _json("FairPlayList", "the players", _NO_STORE),
+                **_OPERATOR_ERRORS,
+            },
+        }
+    },
+    "/v1/fairplay/players/{player}": {
+        "get": {
+            "operationId": "getFairPlay",
+            "summary": "A player's evidence and the decisions it rests on",
+            "description": "The evidence, and every counted decision: its match, deal, trick "
+            "and place in the trick, the card played, the known-best card, the double-dummy "
+            "best cards and the gain; `replay` is the web client's replay of the match."
+            + _FAIRPLAY_ABOUT,
+            "security": _OPERATOR,
+            "parameters": [
+                {
+                    "name": "player",
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER},
+                },
+                _WINDOW,
+            ],
+            "responses": {
+                "200": _json("FairPlayPlayer", "the player's evidence and decisions", _NO_STORE),
+                "404": _error("unknown_player: no decisions of this player are kept"),
+                **_OPERATOR_ERRORS,
+            },
+        }
+    },
+}
+_EVIDENCE: Final = {
+    "type": "object",
+    "required": ["decisions", "gain", "score", "bound", "flagged"],
+    "properties": {
+        "decisions": {"type": "integer", "description": "counted decisions"},
+        "gain": {"type": "integer", "description": "their gains' sum (card points)"},
+        "score": {"type": "number", "description": "the gains' sum over their root sum of squares"},
+        "bound": {"type": "number", "description": "exp(-score^2/2): at most how often an "
+                  "honest seat scores as high"},
+        "flagged": {"type": "boolean", "description": "score >= flag_score: for review"},
+    },
+}  # fmt: skip
+_DECISION: Final = {
+    "type": "object",
+    "required": ["match_id", "deal", "trick", "index", "seat", "played", "known_best",
+                 "dd_best", "gain", "acted_by", "replay"],
+    "properties": {
+        "match_id": {"type": "string"},
+        "deal": {"type": "integer"},
+        "trick": {"type": "integer"},
+        "index": {"type": "integer", "description": "the card's place in the trick, from 0"},
+        "seat": {"type": "integer"},
+        "played": {"type": "string"},
+        "known_best": {"type": "string"},
+        "dd_best": {"type": "array", "items": {"type": "string"}},
+        "gain": {"type": "integer"},
+        "acted_by": {"type": "string", "nullable": True},
+        "replay": {"type": "string", "description": "the web client's route: /#/replay/<id>"},
+    },
+}  # fmt: skip
+
+
+def _player_schema(with_decisions: bool) -> dict[str, Any]:
+    partner: dict[str, Any] = {
+        "type": "object",
+        "required": ["player", "deals", "evidence"],
+        "properties": {
+            "player": {"type": "string"},
+            "deals": {"type": "integer"},
+            "evidence": _EVIDENCE,
+        },
+    }
+    out: dict[str, Any] = {
+        "type": "object",
+        "required": ["player", "matches", "deals", "flagged", "evidence", "partners"],
+        "properties": {
+            "player": {"type": "string"},
+            "matches": {"type": "integer"},
+            "deals": {"type": "integer"},
+            "flagged": {"type": "boolean", "description": "its own or a partnership's"},
+            "evidence": _EVIDENCE,
+            "partners": {"type": "array", "items": partner},
+        },
+    }
+    if with_decisions:
+        out["required"] = [*out["required"], "window", "flag_score", "decisions"]
+        out["properties"]["window"] = {"type": "integer"}
+        out["properties"]["flag_score"] = {"type": "number"}
+        out["properties"]["decisions"] = {"type": "array", "items": _DECISION}
+        partner["properties"]["decisions"] = {"type": "array", "items": _DECISION}
+    return out
+
+
+_FAIRPLAY_SCHEMAS: Final = {
+    "FairPlayList": {
+        "type": "object",
+        "required": ["window", "flag_score", "backlog", "players"],
+        "properties": {
+            "window": {"type": "integer"},
+            "flag_score": {"type": "number"},
+            "backlog": {"type": "integer", "description": "analysed matches not yet taken"},
+            "players": {"type": "array", "items": _player_schema(False)},
+        },
+    },
+    "FairPlayPlayer": _player_schema(True),
 }
 
 OPENAPI: Final[dict[str, Any]] = {
@@ -402,9 +547,13 @@ OPENAPI: Final[dict[str, Any]] = {
         },
         # The transparency log (services/verify/translog.py).
         **TRANSLOG_PATHS,
+        # The operators' fair-play evidence (services/verify/fairplay.py).
+        **_FAIRPLAY_PATHS,
     },
     "components": {
+        "securitySchemes": {"operator": {"type": "http", "scheme": "bearer"}},
         "schemas": {
+            **_FAIRPLAY_SCHEMAS,
             "Error": {
                 "type": "object",
                 "required": ["error", "message"],

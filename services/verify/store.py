@@ -32,6 +32,7 @@ from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
 from services.verify.analyses import ANALYSES_MIGRATION, ANALYSES_PRIVILEGES
 from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
+from services.verify.fairplay import FAIRPLAY_MIGRATION, FAIRPLAY_PRIVILEGES
 from services.verify.reads import ReadPool
 from services.verify.translog import MIGRATION as TRANSLOG_MIGRATION
 from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
@@ -103,6 +104,9 @@ CREATE TABLE IF NOT EXISTS {s}.verify_seed_receipts (
         # Each finished match analysed double-dummy (services/verify/analyses.py): derived
         # data anyone recomputes from the record, kept so as not to solve again.
         Migration(7, "finished matches analysed double-dummy", ANALYSES_MIGRATION),
+        # Each analysed match's card decisions against what each seat could know
+        # (services/verify/fairplay.py): derived data, recomputed from the record.
+        Migration(8, "fair-play decisions of the analysed matches, by seat", FAIRPLAY_MIGRATION),
     ),
 )
 
@@ -117,6 +121,7 @@ PRIVILEGES: Final = {
     # A receipt is kept once (no UPDATE, no DELETE): what a seat published stays.
     "verify_seed_receipts": "SELECT, INSERT",
     **ANALYSES_PRIVILEGES,
+    **FAIRPLAY_PRIVILEGES,
 }
 
 

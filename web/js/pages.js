@@ -5,9 +5,12 @@
 //   #/leaderboards/POOL  the leaderboard of a ruleset (?all=1: every rated player)
 //   #/player/ID          a player: ratings, rating history, recent matches
 //   #/my-matches         the tables you sit at, and your finished matches
+//   #/fairplay[/ID]      the operators' fair-play evidence (fairplay.js: their token
+//                        only; no link in the navigation)
 // It also adds their links to the header's navigation.
 
 import { useStylesheet } from "./chat.js";
+import { renderFairPlay } from "./fairplay.js";
 import { t } from "./i18n.js";
 import { renderLeaderboards, renderMyMatches, renderPlayer } from "./players.js";
 import { renderTournament, renderTournaments } from "./tournaments.js";
@@ -19,6 +22,7 @@ const PAGES = {
   leaderboards: (root, ctx, id) => renderLeaderboards(root, ctx, id),
   player: (root, ctx, id) => renderPlayer(root, ctx, id),
   "my-matches": (root, ctx) => renderMyMatches(root, ctx),
+  fairplay: (root, ctx, id) => renderFairPlay(root, ctx, id),
 };
 /** The pages that need an argument (an id). */
 const WITH_ID = new Set(["tournament", "player"]);

@@ -1,0 +1,604 @@
+"""The fair-play job and its operator API: each analysed match's card decisions against
+what each seat could know, kept by seat, and listed for a person to review.
+
+Why here. The measure (:mod:`belot.fairplay`, docs/fair-play.md) needs a match's record
+and its double-dummy analysis, which this service already has: the analysis job
+(:mod:`services.verify.analyses`) stores one for every finished match that verifies.
+Computing a decision's known-best card is a search of the hard bot's (about a second a
+deal), so it is done once, off the hot path, like the analysis: this job follows the
+analysed matches, oldest first, and for each one computes
+:func:`belot.fairplay.decisions` in a thread (the solver releases the GIL), from the
+record's events, its stored analysis and each ``CardPlayed``'s ``acted_by`` (the
+event's metadata in the record: the turn clock's, autoplay's and a bot's cards are not
+the player's). It keeps one row per (match, seat) of an account, with every card the seat
+played as JSON, and one row per match saying it was done (a match of bots keeps no seat
+row, and is not taken again). Derived data, like the analysis: anyone recomputes it from
+the record, so the rows are kept once, never changed (the verify role may only SELECT
+and INSERT them).
+
+Not every match is rated, but neither the record nor this service's projection says
+which is (the table's ``TableMatchFinished`` does): every analysed match is taken, a
+casual one and one with bots included. The evidence is about what a seat saw, which a
+casual match shows as well as a rated one.
+
+The operator API lists the evidence, never acts on it: ``GET /v1/fairplay/players``
+(every account with counted decisions over its last ``window`` deals, its own evidence
+and each partnership's, flagged ones first) and ``GET /v1/fairplay/players/{player}``
+(the decisions the evidence rests on, each with its match, deal and trick, to open in
+the replay). Both need the operators' token (``BELOT_ADMIN_TOKEN``, as a Bearer token):
+401 without one, 403 with another, and 403 for everyone where no operator token is set.
+The answers are ``no-store``: evidence about a person is not for caches. A flag is for a
+person to review (docs/fair-play.md): nothing here changes anything for the player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import random
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import quote
+
+import asyncpg
+import orjson
+from aiohttp import web
+from prometheus_client import Counter, Gauge, Histogram
+
+from belot.analysis import CardAnalysis, DealAnalysis, MatchAnalysis
+from belot.cards import Card
+from belot.events import CardPlayed, Event, MatchStarted
+from belot.fairplay import FLAG_SCORE, Decision, Evidence, decisions, evidence, hard_bot_card
+from belot.ruleset import RULESETS
+from belot.seats import side_of
+from belot.view import SeatView
+from belot_platform.errors import ServiceError
+from eventlog import EventStore
+from eventlog.migrations import quote_schema
+from fairdeal.record import RecordError, decode, parse_record
+from services.verify.http import CORS_HEADERS, json_response
+from services.verify.matches import load_match
+
+log = logging.getLogger(__name__)
+
+FAIRPLAY_MIGRATION: Final = """
+CREATE TABLE IF NOT EXISTS {s}.verify_fairplay_matches (
+    match_id     text PRIMARY KEY,
+    outcome      text NOT NULL CHECK (outcome IN ('computed', 'failed')),
+    reason       text,
+    seats        integer NOT NULL,
+    seconds      double precision NOT NULL,
+    computed_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS {s}.verify_fairplay (
+    match_id     text NOT NULL,
+    seat         integer NOT NULL,
+    player       text NOT NULL,
+    decisions    jsonb NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+CREATE INDEX IF NOT EXISTS verify_fairplay_by_player ON {s}.verify_fairplay (player);
+"""
+#: Kept once, never changed or removed (derived data: recomputed, not corrected).
+FAIRPLAY_PRIVILEGES: Final = {
+    "verify_fairplay_matches": "SELECT, INSERT",
+    "verify_fairplay": "SELECT, INSERT",
+}
+
+#: The job's supervised task (belot_task_up, restarts).
+FAIRPLAY_TASK: Final = "verify-fairplay"
+#: Matches taken per look: one, so that the analyses waiting come first between two.
+BATCH: Final = 1
+#: The deals a player's evidence is counted over by default, and at most.
+DEFAULT_WINDOW: Final = 50
+MAX_WINDOW: Final = 1000
+#: A player id in a path: at most this long (the gateway's ids are 32 hex digits).
+MAX_PLAYER: Final = 200
+#: The web client's replay of a match (its route, on the gateway's origin).
+REPLAY_ROUTE: Final = "/#/replay/"
+
+FAIRPLAY = Counter(
+    "belot_verify_fairplay_total",
+    "Analysed matches the fair-play job took, by outcome (computed, failed).",
+    ["outcome"],
+)
+FAIRPLAY_BACKLOG = Gauge(
+    "belot_verify_fairplay_backlog",
+    "Analysed matches waiting for the fair-play job.",
+)
+FAIRPLAY_SECONDS = Histogram(
+    "belot_verify_fairplay_seconds",
+    "Time to compute one match's fair-play decisions (every card's known-best card).",
+    buckets=(0.5, 1, 2, 5, 10, 20, 60, 120, 300),
+)
+
+
+class FairPlayError(ValueError):
+    """A match whose decisions cannot be computed (kept as ``failed``, with why)."""
+
+
+class Stopped(Exception):
+    """The job was stopped while a thread computed a match (nothing is kept)."""
+
+
+# --- pure: a match's decisions, by seat --------------------------------------------------
+
+
+def analysis_from_json(doc: Mapping[str, Any]) -> MatchAnalysis:
+    """The stored analysis (belot-analysis/1) as :class:`MatchAnalysis`: its cards, which
+    is what :func:`belot.fairplay.decisions` reads (no contract table, no accuracy)."""
+    deals = []
+    for d in doc["deals"]:
+        cards = tuple(
+            CardAnalysis(
+                deal=c["deal"], trick=c["trick"], index=c["index"], seat=c["seat"],
+                card=c["card"], values=dict(c["values"]), best=tuple(c["best"]),
+                loss=c["loss"], margin=c["margin"],
+            )
+            for c in d["cards"]
+        )  # fmt: skip
+        deals.append(DealAnalysis(d["deal"], d["strain"], d["taker"], cards, (), d["start"]))
+    return MatchAnalysis(doc["match_id"], doc["ruleset"], tuple(deals), ())
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDecisions:
+    """One account's seat in a match, and every card it played."""
+
+    seat: int
+    player: str
+    decisions: tuple[Decision, ...]
+
+
+def decision_json(d: Decision) -> dict[str, Any]:
+    """:meth:`Decision.to_json` and what rebuilds the decision (its two values, and
+    whether there was a choice)."""
+    return {**d.to_json(), "played_value": d.played_value, "known_value": d.known_value,
+            "choice": d.choice}  # fmt: skip
+
+
+def decision_of(doc: Mapping[str, Any]) -> Decision:
+    """A decision as :func:`decision_json` kept it."""
+    return Decision(
+        doc["deal"], doc["trick"], doc["index"], doc["seat"], doc["played"],
+        tuple(doc["dd_best"]), doc["known_best"], doc["played_value"], doc["known_value"],
+        doc["choice"], doc["acted_by"],
+    )  # fmt: skip
+
+
+def match_decisions(
+    record: Mapping[str, Any], analysis: Mapping[str, Any], stop: threading.Event | None = None
+) -> list[SeatDecisions]:
+    """Every account's seat of the finished match ``record`` (a bot's seat has none) and
+    the cards it played, from the record's events, their ``acted_by`` and the stored
+    ``analysis``. Raises :class:`FairPlayError`. CPU-bound: run it in a thread; once
+    ``stop`` is set, it raises :class:`Stopped` at the next card (a cancelled task cannot
+    stop its thread, and a match's searches take seconds)."""
+
+    def known_best(seat_view: SeatView, rng: random.Random) -> Card:
+        if stop is not None and stop.is_set():
+            raise Stopped
+        return hard_bot_card(seat_view, rng)
+
+    try:
+        parsed = parse_record(record)
+    except RecordError as exc:
+        raise FairPlayError(f"not a match record: {exc}") from None
+    pairs = decode(parsed.match.events, ()).match
+    events = [item for _, item in pairs if isinstance(item, Event)]
+    if not events or not isinstance(events[0], MatchStarted):
+        raise FairPlayError("the match stream does not start with MatchStarted")
+    ruleset = RULESETS.get(events[0].ruleset)
+    if ruleset is None:
+        raise FairPlayError(f"unknown ruleset {events[0].ruleset!r}")
+    acted: list[str | None] = []
+    for env, item in pairs:
+        if isinstance(item, CardPlayed):
+            who = env.metadata.get("acted_by") if isinstance(env.metadata, dict) else None
+            acted.append(who if isinstance(who, str) else None)
+    try:
+        made = decisions(ruleset, events, analysis_from_json(analysis), known_best, acted)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise FairPlayError(f"{type(exc).__name__}: {exc}") from None
+    out = []
+    for s in record.get("seats") or []:
+        if not isinstance(s, dict) or s.get("human") is not True:
+            continue
+        seat, player = s.get("seat"), s.get("player")
+        if type(seat) is int and isinstance(player, str) and player:
+            out.append(SeatDecisions(seat, player, tuple(d for d in made if d.seat == seat)))
+    return out
+
+
+# --- pure: the evidence over a window of deals -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A stored row: an account's seat in a match (ended at ``position``)."""
+
+    match_id: str
+    position: int
+    seat: int
+    player: str
+    decisions: tuple[Decision, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A decision and the match it was made in."""
+
+    match_id: str
+    decision: Decision
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.decision
+        return {
+            "match_id": self.match_id, "deal": d.deal, "trick": d.trick, "index": d.index,
+            "seat": d.seat, "played": d.played, "known_best": d.known_best,
+            "dd_best": list(d.dd_best), "gain": d.gain, "acted_by": d.acted_by,
+            "replay": REPLAY_ROUTE + quote(self.match_id, safe=""),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Partnership:
+    partner: str
+    deals: int
+    evidence: Evidence
+    placed: tuple[Placed, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEvidence:
+    """A player's evidence over its last deals: its own seats', and each partnership's
+    (both seats' decisions of the deals the two sat together)."""
+
+    player: str
+    matches: int
+    deals: int
+    evidence: Evidence
+    placed: tuple[Placed, ...]
+    partners: tuple[Partnership, ...]
+
+    @property
+    def flagged(self) -> bool:
+        """Its own evidence, or a partnership's, reaches the flag: for a person to review."""
+        return self.evidence.flagged or any(p.evidence.flagged for p in self.partners)
+
+    def to_json(self, *, with_decisions: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "player": self.player, "matches": self.matches, "deals": self.deals,
+            "flagged": self.flagged, "evidence": self.evidence.to_json(),
+            "partners": [
+                {"player": p.partner, "deals": p.deals, "evidence": p.evidence.to_json(),
+                 **({"decisions": counted(p.placed)} if with_decisions else {})}
+                for p in self.partners
+            ],
+        }  # fmt: skip
+        if with_decisions:
+            out["decisions"] = counted(self.placed)
+        return out
+
+
+def counted(placed: Iterable[Placed]) -> list[dict[str, Any]]:
+    """The decisions :func:`belot.fairplay.evidence` counts (a choice, the player's own
+    card), as JSON."""
+    return [p.to_json() for p in placed if p.decision.choice and p.decision.by_player]
+
+
+def _evidence(placed: Sequence[Placed]) -> Evidence:
+    return evidence(p.decision for p in placed)
+
+
+def player_evidence(rows: Sequence[SeatRow], window: int) -> dict[str, PlayerEvidence]:
+    """Each player's evidence over its last ``window`` deals (the latest match first,
+    its last deal first), from the stored rows of every match concerned (the partners'
+    rows included)."""
+    by_match: dict[str, list[SeatRow]] = defaultdict(list)
+    for r in rows:
+        by_match[r.match_id].append(r)
+    by_player: dict[str, list[SeatRow]] = defaultdict(list)
+    for r in rows:
+        by_player[r.player].append(r)
+    out = {}
+    for player, mine in by_player.items():
+        mine.sort(key=lambda r: (r.position, r.match_id), reverse=True)
+        kept: list[tuple[SeatRow, set[int]]] = []
+        left = window
+        for r in mine:
+            if left <= 0:
+                break
+            last = sorted({d.deal for d in r.decisions}, reverse=True)[:left]
+            if last:
+                kept.append((r, set(last)))
+                left -= len(last)
+        placed = tuple(
+            Placed(r.match_id, d) for r, deals in kept for d in r.decisions if d.deal in deals
+        )
+        together: dict[str, list[Placed]] = defaultdict(list)
+        shared: dict[str, int] = defaultdict(int)
+        for r, deals in kept:
+            for q in by_match[r.match_id]:
+                if q.seat == r.seat or side_of(q.seat) != side_of(r.seat) or q.player == player:
+                    continue
+                shared[q.player] += len(deals & {d.deal for d in q.decisions})
+                together[q.player].extend(
+                    Placed(r.match_id, d)
+                    for d in (*r.decisions, *q.decisions)
+                    if d.deal in deals
+                )
+        partners = sorted(
+            (Partnership(q, shared[q], _evidence(ps), tuple(ps)) for q, ps in together.items()),
+            key=lambda p: (-p.evidence.score, p.partner),
+        )
+        out[player] = PlayerEvidence(
+            player, len(kept), window - left, _evidence(placed), placed, tuple(partners)
+        )
+    return out
+
+
+def listed(found: Mapping[str, PlayerEvidence]) -> list[PlayerEvidence]:
+    """The players with counted decisions, flagged ones first, then by score."""
+    return sorted(
+        (p for p in found.values() if p.evidence.n),
+        key=lambda p: (not p.flagged, -p.evidence.score, p.player),
+    )
+
+
+# --- the job and the store ---------------------------------------------------------------
+
+
+class FairPlay:
+    """The stored decisions: the job that makes them, and the operator API's reads."""
+
+    def __init__(
+        self, pool: asyncpg.Pool, schema: str, store: EventStore, *, poll_interval: float = 1.0
+    ) -> None:
+        self._pool = pool
+        self._s = quote_schema(schema)
+        self._store = store
+        self._poll = poll_interval
+
+    def _waiting(self) -> str:
+        return (
+            f"FROM {self._s}.verify_analyses a JOIN {self._s}.verify_matches m USING (match_id)"
+            f" WHERE a.outcome = 'analysed' AND NOT EXISTS (SELECT 1 FROM"
+            f" {self._s}.verify_fairplay_matches f WHERE f.match_id = a.match_id)"
+        )
+
+    async def pending(self, limit: int = BATCH) -> list[str]:
+        """Analysed matches whose decisions are not computed yet, oldest first."""
+        rows = await self._pool.fetch(
+            f"SELECT a.match_id {self._waiting()} ORDER BY m.ended_position LIMIT $1", limit
+        )
+        return [r["match_id"] for r in rows]
+
+    async def backlog(self) -> int:
+        count: int = await self._pool.fetchval(f"SELECT count(*) {self._waiting()}")
+        return count
+
+    async def compute(self, match_id: str) -> str | None:
+        """Compute one analysed match's decisions and keep them; the outcome, or None
+        when the match or its analysis is not there after all (nothing kept)."""
+        loaded = await load_match(self._store, match_id)
+        analysis = await self._pool.fetchval(
+            f"SELECT analysis FROM {self._s}.verify_analyses"
+            " WHERE match_id = $1 AND outcome = 'analysed'",
+            match_id,
+        )
+        if loaded is None or not loaded.finished or analysis is None:
+            return None
+        started = time.perf_counter()
+        seats: list[SeatDecisions] = []
+        reason = None
+        stop = threading.Event()
+        try:
+            seats = await asyncio.to_thread(
+                match_decisions, loaded.record, orjson.loads(analysis), stop
+            )
+            outcome = "computed"
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        except FairPlayError as exc:
+            outcome, reason = "failed", str(exc)
+            log.warning("fair play: match %s not computed: %s", match_id, reason)
+        seconds = time.perf_counter() - started
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.executemany(
+                f"INSERT INTO {self._s}.verify_fairplay (match_id, seat, player, decisions)"
+                " VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING",
+                [
+                    (match_id, s.seat, s.player,
+                     orjson.dumps([decision_json(d) for d in s.decisions]).decode())
+                    for s in seats
+                ],
+            )  # fmt: skip
+            await conn.execute(
+                f"INSERT INTO {self._s}.verify_fairplay_matches"
+                " (match_id, outcome, reason, seats, seconds) VALUES ($1, $2, $3, $4, $5)"
+                " ON CONFLICT (match_id) DO NOTHING",
+                match_id,
+                outcome,
+                reason,
+                len(seats),
+                seconds,
+            )
+        FAIRPLAY.labels(outcome).inc()
+        FAIRPLAY_SECONDS.observe(seconds)
+        return outcome
+
+    async def analyses_waiting(self) -> bool:
+        """Does a finished match wait for its analysis? The analysis is what the players'
+        replays show; this job, for the operators, gives way to it."""
+        waiting: bool = await self._pool.fetchval(
+            f"SELECT EXISTS (SELECT 1 FROM {self._s}.verify_matches m WHERE m.revealed AND"
+            f" NOT EXISTS (SELECT 1 FROM {self._s}.verify_analyses a"
+            " WHERE a.match_id = m.match_id))"
+        )
+        return waiting
+
+    async def run(self) -> None:
+        """Forever (cancel to stop): compute what is pending, one match at a time, once
+        no finished match waits for its analysis, then look again after
+        ``poll_interval``; the backlog is a gauge. A failure is raised: run it under a
+        supervisor, which logs it and starts it again (what is not stored is computed
+        again)."""
+        while True:
+            FAIRPLAY_BACKLOG.set(await self.backlog())
+            done = 0
+            for match_id in await self.pending():
+                if await self.analyses_waiting():
+                    break
+                done += await self.compute(match_id) is not None
+            if not done:
+                await asyncio.sleep(self._poll)
+
+    async def rows(self, window: int, player: str | None = None) -> list[SeatRow]:
+        """The rows of every match among each player's (or ``player``'s) last ``window``
+        matches (a match has a deal at least), every seat of them (the partners')."""
+        recs = await self._pool.fetch(
+            f"""WITH ranked AS (
+                    SELECT f.match_id, row_number() OVER (PARTITION BY f.player
+                        ORDER BY m.ended_position DESC, f.match_id DESC) AS n
+                    FROM {self._s}.verify_fairplay f
+                    JOIN {self._s}.verify_matches m USING (match_id)
+                    WHERE ($2::text IS NULL OR f.player = $2)
+                      AND jsonb_array_length(f.decisions) > 0)
+                SELECT f.match_id, m.ended_position, f.seat, f.player, f.decisions::text AS d
+                FROM {self._s}.verify_fairplay f
+                JOIN {self._s}.verify_matches m USING (match_id)
+                WHERE f.match_id IN (SELECT match_id FROM ranked WHERE n <= $1)""",
+            window,
+            player,
+        )
+        return [
+            SeatRow(r["match_id"], r["ended_position"], r["seat"], r["player"],
+                    tuple(decision_of(d) for d in orjson.loads(r["d"])))
+            for r in recs
+        ]  # fmt: skip
+
+
+# --- the operator API --------------------------------------------------------------------
+
+_PREFIX: Final = "/v1/fairplay/"
+
+
+def _window(request: web.Request) -> int:
+    text = request.query.get("window")
+    if text is None:
+        return DEFAULT_WINDOW
+    if not (text.isascii() and text.isdigit() and len(text) <= 4) or not (
+        1 <= int(text) <= MAX_WINDOW
+    ):
+        raise ServiceError("bad_window", f"window must be a whole number 1..{MAX_WINDOW}")
+    return int(text)
+
+
+def _player(request: web.Request) -> str:
+    player = request.match_info["player"]
+    if not 1 <= len(player) <= MAX_PLAYER or not player.isprintable():
+        raise ServiceError("bad_player", f"a player id is 1-{MAX_PLAYER} printable characters")
+    return player
+
+
+#: The answers' headers: evidence about a person is kept by no cache, and differs by token.
+_PRIVATE: Final = {"Cache-Control": "no-store", "Vary": "Authorization"}
+
+
+class FairPlayApi:
+    """``GET /v1/fairplay/players`` and ``GET /v1/fairplay/players/{player}``, for the
+    operators only."""
+
+    def __init__(self, admin_token: str | None) -> None:
+        self._token = admin_token
+        self._fairplay: FairPlay | None = None
+
+    def attach(self, fairplay: FairPlay) -> None:
+        self._fairplay = fairplay
+
+    @property
+    def fairplay(self) -> FairPlay:
+        if self._fairplay is None:
+            raise ServiceError("starting", "the service is starting", headers={"Retry-After": "1"})
+        return self._fairplay
+
+    def check(self, request: web.Request) -> None:
+        """The operators' token, or a refusal: 403 where none is set (the routes are
+        closed), 401 without a Bearer token, 403 with another one."""
+        if not self._token:
+            raise ServiceError(
+                "forbidden", "fair play is for operators, and no operator token is set here"
+            )
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+        if not token:
+            raise ServiceError(
+                "unauthorized",
+                "fair play is for operators: send Authorization: Bearer <operator token>",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        given = token.encode("utf-8", "surrogatepass")
+        if not hmac.compare_digest(given, self._token.encode("utf-8", "surrogatepass")):
+            raise ServiceError("forbidden", "this token is not the operators'")
+
+    async def list_players(self, request: web.Request) -> web.Response:
+        self.check(request)
+        window = _window(request)
+        found = player_evidence(await self.fairplay.rows(window), window)
+        return json_response(
+            {
+                "window": window,
+                "flag_score": FLAG_SCORE,
+                "backlog": await self.fairplay.backlog(),
+                "players": [p.to_json() for p in listed(found)],
+            },
+            headers=_PRIVATE,
+        )
+
+    async def get_player(self, request: web.Request) -> web.Response:
+        self.check(request)
+        player, window = _player(request), _window(request)
+        mine = await self.fairplay.rows(window, player)
+        found = player_evidence(mine, window).get(player)
+        if found is None:
+            raise ServiceError(
+                "unknown_player", f"no decisions of player {player!r} are kept", status=404
+            )
+        return json_response(
+            {"window": window, "flag_score": FLAG_SCORE, **found.to_json(with_decisions=True)},
+            headers=_PRIVATE,
+        )
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/v1/fairplay/players", self.list_players, allow_head=False),
+            web.get("/v1/fairplay/players/{player}", self.get_player, allow_head=False),
+        ]
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def preflight_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The operator's page (another origin) sends its token in ``Authorization``, which a
+    browser asks leave for first: this preflight allows it, on the fair-play routes only
+    (the rest of the API takes no credentials). Placed before the API's CORS middleware."""
+    if request.method == "OPTIONS" and request.path.startswith(_PREFIX):
+        return web.Response(
+            status=204,
+            headers={
+                **CORS_HEADERS,
+                "Access-Control-Allow-Methods": "GET, OPTIONS",
+                "Access-Control-Allow-Headers": "Authorization",
+                "Access-Control-Max-Age": "600",
+            },
+        )
+    return await handler(request)

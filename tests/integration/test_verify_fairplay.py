@@ -1,0 +1,224 @@
+"""The verify service's fair-play job and its operator API, on a real event log and the
+verify role's own grants: each analysed match's decisions are kept by seat for the
+accounts' seats (none for a bot's), cards the turn clock played are kept as such; the
+API answers only the operators' token (401 without one, 403 with another, 403 for
+everyone where none is set), refuses a bad window with a JSON 400, and lists a player
+whose seat played the double-dummy best card every time as flagged for review, with the
+decisions the evidence rests on."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+import tools.matchgen as matchgen
+from belot import view
+from belot.analysis import card_values
+from belot.bots import choose as bot_choice
+from belot.bots.solver import Solver
+from belot.cards import to_code
+from belot.commands import PlayCard
+from belot.events import CardPlayed
+from belot.fairplay import FLAG_SCORE
+from belot.ruleset import RULESETS
+from belot_platform.settings import Settings
+from eventlog import EventStore
+from fairdeal import logentries
+from fairdeal.record import decode, parse_record
+from services.verify.app import create_app
+from services.verify.http import RateLimits
+from tests.integration import roles
+from tests.integration.table_support import eventually
+from tools.matchgen import Append, MatchSpec, generate, stored_record, write
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+TOKEN = "operator-secret-ü"
+GENEROUS = RateLimits(rate=10_000, burst=100_000)
+#: An honest match: accounts at seats 0 and 2, bots at 1 and 3; every 7th move the
+#: turn clock's.
+HONEST = MatchSpec(match_id="fp-honest-1", ruleset="club", label="fp-honest", target=150,
+                   players=("fp-ann", None, "fp-bob", None))  # fmt: skip
+#: A seer: the account at seat 0 plays the double-dummy best card every time (it sees
+#: every hand); the bot at seat 1 as matchgen's bots play. Every card of the match and
+#: each known-best card is fixed by the label; this one's 38 deals reach the flag with a
+#: margin (a seer's few discriminating decisions a deal need a few dozen deals:
+#: docs/fair-play.md), where a single match of a dozen deals is near the threshold.
+SEER = MatchSpec(match_id="fp-seer-1", ruleset="gambler", label="fairplay-seer-300",
+                 target=3001, players=("fp-seer", None), timer_every=0)  # fmt: skip
+
+
+def seer_appends(spec: MatchSpec) -> list[Append]:
+    """``spec``'s match, seat 0 playing a double-dummy best card every time: matchgen's
+    bots choose on a seat's view, so the view it hands them is the whole state here."""
+    ruleset = RULESETS[spec.ruleset]
+
+    def whole(state: Any, seat: int) -> Any:
+        return state, seat
+
+    def choose(seen: Any, rng: Any, level: Any, *rest: Any) -> Any:
+        state, seat = seen
+        seat_view = view(state, seat)
+        cards = [m for m in seat_view.legal if isinstance(m, PlayCard)]
+        if seat == 0 and cards and state.deal is not None:
+            values = card_values(Solver(ruleset, state.deal.strain), ruleset, state.deal)
+            best = max(values, key=lambda c: (values[c], -c))
+            return next(m for m in cards if m.card == best)
+        return bot_choice(seat_view, rng, level, *rest)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matchgen, "view", whole)
+        patch.setattr(matchgen, "choose", choose)
+        return generate(spec)
+
+
+@pytest.fixture(scope="module")
+def seer() -> Iterator[list[Append]]:
+    yield seer_appends(SEER)
+
+
+async def client_of(settings: Settings, schema: str) -> TestClient:  # type: ignore[type-arg]
+    app = create_app(settings, schema=schema, limits=GENEROUS, analysis_poll=0.05)
+    client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
+    await client.start_server()
+    return client
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def answer(client: Any, path: str, token: str | None = TOKEN) -> tuple[int, Any]:
+    resp = await client.get(path, headers=bearer(token) if token is not None else {})
+    return resp.status, await resp.json()
+
+
+async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
+    servers: Any, pg_pool: Any, seer: list[Append]
+) -> None:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    await roles.prepare(pg_pool, schema)
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
+    settings = Settings(
+        pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema, admin_token=TOKEN
+    )
+    client = await client_of(settings, schema)
+    # The same service where no operator token is set: the routes are closed to all.
+    closed = await client_of(replace(settings, admin_token=None, verify_analysis_workers=0),
+                             schema)  # fmt: skip
+    try:
+        await write(store, generate(HONEST))
+        await write(store, seer)
+
+        async def computed() -> bool:
+            n = await pg_pool.fetchval(
+                f'SELECT count(*) FROM "{schema}".verify_fairplay_matches'
+                " WHERE outcome = 'computed'"
+            )
+            return bool(n == 2)
+
+        await eventually(computed, timeout=600)
+        rows = await pg_pool.fetch(
+            f'SELECT match_id, seat, player, decisions::text AS d FROM "{schema}".verify_fairplay'
+            " ORDER BY match_id, seat"
+        )
+        assert [(r["match_id"], r["seat"], r["player"]) for r in rows] == [
+            (HONEST.match_id, 0, "fp-ann"), (HONEST.match_id, 2, "fp-bob"),
+            (SEER.match_id, 0, "fp-seer"),
+        ]  # fmt: skip
+        # Each seat's row holds every card it played, in order, with who played it: the
+        # turn clock's cards as the record's metadata says.
+        record = await stored_record(store, HONEST.match_id)
+        pairs = decode(parse_record(record).match.events, ()).match
+        played = [(e.metadata.get("acted_by"), i) for e, i in pairs if isinstance(i, CardPlayed)]
+        for r in rows[:2]:
+            kept = json.loads(r["d"])
+            mine = [(who, i) for who, i in played if i.seat == r["seat"]]
+            assert [d["played"] for d in kept] == [to_code(i.card) for _, i in mine]
+            assert [d["acted_by"] for d in kept] == [who for who, _ in mine]
+            assert {"deal", "trick", "index", "known_best", "dd_best", "gain"} <= set(kept[0])
+        assert any(who == "timer" for who, _ in played)
+
+        # The operators' token, and nobody else's.
+        status, body = await answer(client, "/v1/fairplay/players", token=None)
+        assert (status, body["error"]) == (401, "unauthorized"), body
+        status, body = await answer(client, "/v1/fairplay/players", token="wrong")
+        assert (status, body["error"]) == (403, "forbidden"), body
+        status, body = await answer(client, "/v1/fairplay/players/fp-seer", token="wrong")
+        assert (status, body["error"]) == (403, "forbidden"), body
+        for token in (None, TOKEN, ""):
+            status, body = await answer(closed, "/v1/fairplay/players", token=token)
+            assert status in (401, 403) and isinstance(body["message"], str), body
+        status, body = await answer(closed, "/v1/fairplay/players", token=TOKEN)
+        assert (status, body["error"]) == (403, "forbidden"), body
+        # Bad input: JSON 400s; an unknown player: 404.
+        for window in ("0", "-1", "1001", "abc", "2.5", "", "99999999999999999999"):
+            status, body = await answer(client, f"/v1/fairplay/players?window={window}")
+            assert (status, body["error"]) == (400, "bad_window"), (window, body)
+            assert isinstance(body["message"], str)
+        status, body = await answer(client, "/v1/fairplay/players/nobody")
+        assert (status, body["error"]) == (404, "unknown_player"), body
+
+        # The list: the seer first, flagged, with its decisions.
+        status, listing = await answer(client, "/v1/fairplay/players?window=1000")
+        assert status == 200, listing
+        assert listing["flag_score"] == FLAG_SCORE and listing["window"] == 1000
+        players = [p["player"] for p in listing["players"]]
+        assert players[0] == "fp-seer" and set(players) <= {"fp-seer", "fp-ann", "fp-bob"}
+        top = listing["players"][0]
+        assert top["flagged"] and top["evidence"]["flagged"], top
+        assert top["evidence"]["score"] >= FLAG_SCORE and top["evidence"]["gain"] > 0
+        assert top["partners"] == []  # two players: no partner
+        assert not any(p["flagged"] for p in listing["players"][1:]), listing
+        ann = next((p for p in listing["players"] if p["player"] == "fp-ann"), None)
+        if ann is not None:  # a partnership of the two accounts, from both seats
+            assert [q["player"] for q in ann["partners"]] == ["fp-bob"], ann
+
+        status, detail = await answer(client, "/v1/fairplay/players/fp-seer?window=1000")
+        assert status == 200, detail
+        assert detail["evidence"] == top["evidence"] and detail["deals"] == top["deals"]
+        made = detail["decisions"]
+        assert len(made) == top["evidence"]["decisions"] > 0
+        for d in made:
+            assert d["match_id"] == SEER.match_id and d["seat"] == 0
+            assert d["played"] in d["dd_best"] and d["gain"] >= 0, d
+            assert d["replay"] == f"/#/replay/{SEER.match_id}"
+        assert sum(d["gain"] for d in made) == top["evidence"]["gain"]
+        # A window of a few deals counts only the last of them.
+        status, few = await answer(client, "/v1/fairplay/players/fp-seer?window=2")
+        assert status == 200 and few["deals"] == 2, few
+        last = max(d["deal"] for d in made)
+        assert {d["deal"] for d in few["decisions"]} <= {last, last - 1}, few
+
+        # The answers are for no cache; the page's preflight may send its token.
+        resp = await client.get("/v1/fairplay/players", headers=bearer(TOKEN))
+        assert resp.headers["Cache-Control"] == "no-store"
+        resp = await client.options(
+            "/v1/fairplay/players",
+            headers={"Origin": "http://elsewhere", "Access-Control-Request-Method": "GET",
+                     "Access-Control-Request-Headers": "authorization"},
+        )  # fmt: skip
+        assert resp.status == 204
+        assert "Authorization" in resp.headers["Access-Control-Allow-Headers"]
+        # The OpenAPI document names both routes; the metrics count the job.
+        spec = (await answer(client, "/v1/openapi.json"))[1]
+        assert {"/v1/fairplay/players", "/v1/fairplay/players/{player}"} <= set(spec["paths"])
+        text = await (await client.get("/metrics")).text()
+        assert 'belot_verify_fairplay_total{outcome="computed"}' in text
+
+        async def no_backlog() -> bool:
+            text = await (await client.get("/metrics")).text()
+            return "\nbelot_verify_fairplay_backlog 0.0" in text
+
+        await eventually(no_backlog, timeout=10)
+    finally:
+        await closed.close()
+        await client.close()
+        await store.close()
+        await roles.drop_schemas(pg_pool, schema)
