@@ -25,19 +25,24 @@ from belot.bots.solver import Solver
 from belot.cards import to_code
 from belot.commands import PlayCard
 from belot.events import CardPlayed
-from belot.fairplay import FLAG_SCORE
+from belot.fairplay import FLAG_SCORE, Decision
 from belot.ruleset import RULESETS
 from belot_platform.settings import Settings
 from eventlog import EventStore
 from fairdeal import logentries
 from fairdeal.record import decode, parse_record
 from services.verify.app import create_app
+from services.verify.fairplay import (
+    SeatRow,
+    decision_json,
+    decision_of,
+    listed,
+    player_evidence,
+)
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.table_support import eventually
 from tools.matchgen import Append, MatchSpec, generate, stored_record, write
-
-pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 TOKEN = "operator-secret-ü"
 GENEROUS = RateLimits(rate=10_000, burst=100_000)
@@ -99,6 +104,7 @@ async def answer(client: Any, path: str, token: str | None = TOKEN) -> tuple[int
     return resp.status, await resp.json()
 
 
+@pytest.mark.asyncio(loop_scope="session")
 async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
     servers: Any, pg_pool: Any, seer: list[Append]
 ) -> None:
@@ -222,3 +228,45 @@ async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
         await client.close()
         await store.close()
         await roles.drop_schemas(pg_pool, schema)
+
+
+def made(seat: int, deal: int, gain: int, acted_by: str | None = "player") -> Decision:
+    """A decision with a choice, gaining ``gain`` over the known-best card."""
+    return Decision(deal, 0, seat, seat, "AS", ("AS",), "7S", gain, 0, True, acted_by)
+
+
+def test_the_window_counts_a_players_last_deals_and_its_partnerships() -> None:
+    """Pure (no database): the last ``window`` deals are the latest match's last deals
+    first; a partnership counts both seats' decisions of the deals the two sat
+    together, within the player's window; the turn clock's cards are not counted; a bot
+    (no row) is no partner; the list puts the flagged first."""
+    rows = [
+        # m1 (older): ann at 0 and bob at 2, partners; m2 (newer): ann at 1 and cy at 3,
+        # partners; the other seats bots (no rows).
+        SeatRow("m1", 10, 0, "ann", (made(0, 0, 5), made(0, 1, 5), made(0, 2, -5))),
+        SeatRow("m1", 10, 2, "bob", (made(2, 0, 1), made(2, 1, 1), made(2, 2, 1, "timer"))),
+        SeatRow("m2", 20, 1, "ann", (made(1, 0, 7), made(1, 1, 7))),
+        SeatRow("m2", 20, 3, "cy", (made(3, 0, -1), made(3, 1, -1))),
+    ]
+    found = player_evidence(rows, 3)
+    ann = found["ann"]
+    # m2's two deals, then m1's last one (deal 2).
+    assert (ann.deals, ann.matches) == (3, 2)
+    assert [(p.match_id, p.decision.deal) for p in ann.placed] == [
+        ("m2", 0), ("m2", 1), ("m1", 2)]  # fmt: skip
+    assert (ann.evidence.n, ann.evidence.gain) == (3, 9)
+    partners = {p.partner: p for p in ann.partners}
+    assert set(partners) == {"bob", "cy"}
+    # With bob: m1's deal 2 only (in ann's window); bob's card there was the clock's.
+    assert partners["bob"].deals == 1 and partners["bob"].evidence.gain == -5
+    assert partners["cy"].deals == 2 and partners["cy"].evidence.gain == 14 - 2
+    # bob's own window: all three deals of m1, the clock's card not counted.
+    assert found["bob"].deals == 3 and found["bob"].evidence.n == 2
+    everyone = player_evidence(rows, 1000)
+    assert everyone["ann"].deals == 5 and everyone["ann"].evidence.gain == 5 + 5 - 5 + 14
+    keys = [(p.player, not p.flagged, -p.evidence.score) for p in listed(everyone)]
+    assert sorted(k[0] for k in keys) == ["ann", "bob", "cy"]
+    assert [k[1:] for k in keys] == sorted(k[1:] for k in keys)  # flagged first, by score
+    # What the job keeps rebuilds the same decision.
+    d = made(0, 3, 4, "timer")
+    assert decision_of(json.loads(json.dumps(decision_json(d)))) == d
