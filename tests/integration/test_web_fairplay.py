@@ -11,7 +11,7 @@ for review", never anything else) and the partnership; a player's page lists the
 decisions the evidence rests on, each a link to the match's replay, which opens. In
 Russian too. Nothing is wider than a 360 px phone. Screenshots:
 tests/artifacts/fairplay-{phone,laptop}.png (with BELOT_DOCS_SHOTS=1, copied to docs/img/)
-and fairplay-player-{phone,laptop}.png."""
+and fairplay-player-{phone,laptop}.png, fairplay-ru-phone.png."""
 
 from __future__ import annotations
 
@@ -259,6 +259,10 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
             assert [r[:5] for r in await page.evaluate(ROWS)] == [r[:5] for r in rows]
             flag = await page.evaluate("document.querySelector('.fp-flag').textContent")
             assert flag == "отмечен для проверки", flag
+            await page.set_viewport(*PHONE)
+            assert not await page.evaluate(WIDER), "in Russian, wider than the phone"
+            shots.append(await page.screenshot(ARTIFACTS / "fairplay-ru-phone.png", False))
+            await page.set_viewport(*LAPTOP)
             # Forgetting the token asks for it again.
             await page.click("#operator-forget")
             await page.wait_for("document.querySelector('#operator-token')")

@@ -112,7 +112,7 @@ function figures(evidence) {
     " · ",
     t("fairplay.decisions", { count: evidence.decisions }),
     " · ",
-    t("fairplay.gain_total", { gain: evidence.gain > 0 ? `+${evidence.gain}` : String(evidence.gain) }),
+    t("fairplay.gain_total", { count: Math.abs(evidence.gain), gain: evidence.gain > 0 ? `+${evidence.gain}` : String(evidence.gain) }),
   );
 }
 

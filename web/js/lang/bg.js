@@ -1422,7 +1422,7 @@ export default Object.freeze({
   "fairplay.flagged": "отбелязан за преглед",
   "fairplay.score": "резултат {score}",
   "fairplay.decisions": { one: "{count} решение", other: "{count} решения" },
-  "fairplay.gain_total": "{gain} точки над най-добрите по известното",
+  "fairplay.gain_total": { one: "{gain} точка над най-добрите по известното", other: "{gain} точки над най-добрите по известното" },
   "fairplay.deals": { one: "{count} раздаване", other: "{count} раздавания" },
   "fairplay.matches": { one: "{count} мач", other: "{count} мача" },
   "fairplay.with_partner": "В двойка с",

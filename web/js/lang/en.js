@@ -1442,7 +1442,7 @@ export default Object.freeze({
   "fairplay.flagged": "flagged for review",
   "fairplay.score": "score {score}",
   "fairplay.decisions": { one: "{count} decision", other: "{count} decisions" },
-  "fairplay.gain_total": "{gain} points over the known-best cards",
+  "fairplay.gain_total": { one: "{gain} point over the known-best cards", other: "{gain} points over the known-best cards" },
   "fairplay.deals": { one: "{count} deal", other: "{count} deals" },
   "fairplay.matches": { one: "{count} match", other: "{count} matches" },
   "fairplay.with_partner": "Partnered with",

@@ -1422,7 +1422,7 @@ export default Object.freeze({
   "fairplay.flagged": "signalé pour examen",
   "fairplay.score": "score {score}",
   "fairplay.decisions": { one: "{count} décision", many: "{count} décisions", other: "{count} décisions" },
-  "fairplay.gain_total": "{gain} points de plus que les meilleures connues",
+  "fairplay.gain_total": { one: "{gain} point de plus que les meilleures connues", many: "{gain} points de plus que les meilleures connues", other: "{gain} points de plus que les meilleures connues" },
   "fairplay.deals": { one: "{count} donne", many: "{count} donnes", other: "{count} donnes" },
   "fairplay.matches": { one: "{count} match", many: "{count} matchs", other: "{count} matchs" },
   "fairplay.with_partner": "En équipe avec",

@@ -1422,7 +1422,7 @@ export default Object.freeze({
   "fairplay.flagged": "отмечен для проверки",
   "fairplay.score": "показатель {score}",
   "fairplay.decisions": { one: "{count} решение", few: "{count} решения", many: "{count} решений", other: "{count} решения" },
-  "fairplay.gain_total": "{gain} очков сверх лучших по известному",
+  "fairplay.gain_total": { one: "{gain} очко сверх лучших по известному", few: "{gain} очка сверх лучших по известному", many: "{gain} очков сверх лучших по известному", other: "{gain} очка сверх лучших по известному" },
   "fairplay.deals": { one: "{count} сдача", few: "{count} сдачи", many: "{count} сдач", other: "{count} сдачи" },
   "fairplay.matches": { one: "{count} матч", few: "{count} матча", many: "{count} матчей", other: "{count} матча" },
   "fairplay.with_partner": "В паре с",
