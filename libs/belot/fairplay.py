@@ -3,24 +3,29 @@
 A seat plays on what it knows: its hand, the cards played, the bidding. A seat that sees
 hidden cards (a partner on the phone, a second account watching, a leaked hand) plays,
 more often than one that cannot, the card that is best with every hand known. The
-measure here separates the two on the positions where it can:
+measure here asks, card by card, whether the seat's choices gained double-dummy points
+that what it could know did not point to:
 
 - **The known-best card** of a decision: what a strong player who sees only its own seat
   plays there. It is the hard bot's card (:mod:`belot.bots.hard`: sampled worlds of the
   hidden cards, each solved exactly), with a fixed node budget and a random generator
   seeded by the match and the decision, so that anyone recomputes it.
-- **The double-dummy best cards** (:mod:`belot.analysis`): the best with every hand known.
-- A decision **discriminates** when the known-best card is not double-dummy best: there,
-  what the seat could know points away from the true deal's best card. A **hit** is a
-  discriminating decision where the seat played a double-dummy best card anyway.
+- **The gain** of a decision: the double-dummy value (:mod:`belot.analysis`, every hand
+  known) of the card played less that of the known-best card. A seat that cannot see
+  gains nothing on average against it: the hard bot at the table and the known-best card
+  are two draws of the same search on the same view (their gains are as often one sign as
+  the other), and a weaker player loses points to it. A seat that sees plays the true
+  deal's best card, whose gain is never negative.
+- **The score** of a seat's decisions: their gains' sum over the root of their squares'
+  sum (a self-normalised sum). When each gain is as likely positive as negative whatever
+  its size, ``P(score >= t) <= exp(-t**2 / 2)`` for every number of decisions (Efron,
+  1969: given the sizes, the signs are fair coins and Hoeffding bounds their sum), so the
+  score needs no honest rate measured for the player's band, and a weaker honest player
+  (whose gains lean negative) is flagged less, not more. :data:`FLAG_SCORE` is where a
+  seat is shown to a person: its false positives and its power against peekers are
+  measured by ``bench/fairplay.py`` (docs/fair-play.md).
 
-A seat that cannot see hits at some rate ``p0`` (luck, and play better than the bot's);
-one that sees hits more. :func:`evidence` counts a seat's hits ``k`` out of ``n``
-discriminating decisions and gives the binomial tail ``P(X >= k | n, p0)``: how rarely a
-seat that cannot see does as well. What ``p0`` is for players of a rating, and which tail
-is rare enough to show a person (never to act on alone), are to be measured on honest
-and peeking populations (docs/fair-play.md). Nothing here flags anyone: it
-computes evidence, with the decisions it rests on.
+Nothing here acts on anyone: it computes evidence, with the decisions it rests on.
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ from belot.view import SeatView, view
 #: so that the card depends on the view and the seed alone, never a machine's speed.
 KNOWN_BUDGET: Final = 240
 
+#: The score from which a seat's (or a partnership's) evidence is shown to a person:
+#: sqrt(2 ln 100), where exp(-FLAG_SCORE**2 / 2) bounds at 1% how often a seat that
+#: cannot see reaches it; bench/fairplay.py measures the rate on honest bots and the
+#: power on cheats.
+FLAG_SCORE: Final = math.sqrt(2 * math.log(100))
+
 #: What the seat could know gives a card: the known-best card of a seat's view.
 KnownBest = Callable[[SeatView, random.Random], Card]
 
@@ -64,8 +75,8 @@ def hard_bot_card(seat_view: SeatView, rng: random.Random) -> Card:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One card a seat played: the double-dummy best cards, the known-best card, and
-    whether the decision discriminates and hit."""
+    """One card a seat played: its double-dummy value and the known-best card's, the
+    double-dummy best cards, and who chose it."""
 
     deal: int
     trick: int
@@ -74,6 +85,11 @@ class Decision:
     played: str
     dd_best: tuple[str, ...]
     known_best: str
+    #: Double-dummy values (belot.analysis) of the card played and of the known-best card.
+    played_value: int
+    known_value: int
+    #: The legal cards were not all worth the same double-dummy (there was a choice).
+    choice: bool
     #: Who played the card (its event's ``acted_by``: "player", "bot", "timer",
     #: "autoplay"); None when the caller did not say (every card then counts).
     acted_by: str | None = None
@@ -84,12 +100,16 @@ class Decision:
         return self.acted_by in (None, "player")
 
     @property
-    def discriminating(self) -> bool:
-        return self.known_best not in self.dd_best
+    def gain(self) -> int:
+        """The card played's double-dummy value less the known-best card's."""
+        return self.played_value - self.known_value
 
-    @property
-    def hit(self) -> bool:
-        return self.discriminating and self.played in self.dd_best
+    def to_json(self) -> dict[str, object]:
+        return {
+            "deal": self.deal, "trick": self.trick, "index": self.index, "seat": self.seat,
+            "played": self.played, "known_best": self.known_best, "dd_best": list(self.dd_best),
+            "gain": self.gain, "acted_by": self.acted_by,
+        }  # fmt: skip
 
 
 def decisions(
@@ -125,9 +145,16 @@ def decisions(
             if acted_by is not None and len(out) >= len(acted_by):
                 raise ValueError(f"acted_by names {len(acted_by)} cards, the match played more")
             who = None if acted_by is None else acted_by[len(out)]
+            code = to_code(known)
+            if code not in analysed.values:
+                raise ValueError(f"the known-best card {code} is not legal at {place}")
             out.append(
-                Decision(*place, event.seat, analysed.card, analysed.best, to_code(known), who)
-            )
+                Decision(
+                    *place, event.seat, analysed.card, analysed.best, code,
+                    analysed.values[analysed.card], analysed.values[code],
+                    len(set(analysed.values.values())) > 1, who,
+                )
+            )  # fmt: skip
         state = evolve(state, event)
     if acted_by is not None and len(acted_by) != len(out):
         raise ValueError(f"acted_by names {len(acted_by)} cards, the match played {len(out)}")
@@ -136,35 +163,57 @@ def decisions(
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """A seat's hits ``k`` out of ``n`` discriminating decisions, and how rarely a seat that
-    cannot see (hitting at ``p0``) does as well (``tail``)."""
+    """A seat's (or a partnership's) counted decisions, their gains' sum, the score and
+    whether it reaches :data:`FLAG_SCORE`."""
 
-    n: int
-    k: int
-    p0: float
-    tail: float
     decisions: tuple[Decision, ...]
+    gain: int
+    score: float
 
     @property
-    def rate(self) -> float | None:
-        return None if not self.n else self.k / self.n
+    def n(self) -> int:
+        return len(self.decisions)
+
+    @property
+    def bound(self) -> float:
+        """``exp(-score**2 / 2)``: at most how often a seat that cannot see scores as high
+        (Efron's bound; 1 for a score of 0 or less)."""
+        return 1.0 if self.score <= 0 else math.exp(-self.score * self.score / 2)
+
+    @property
+    def flagged(self) -> bool:
+        return self.score >= FLAG_SCORE
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "decisions": self.n, "gain": self.gain, "score": round(self.score, 3),
+            "bound": self.bound, "flagged": self.flagged,
+        }  # fmt: skip
 
 
-def binomial_tail(k: int, n: int, p: float) -> float:
-    """``P(X >= k)`` for ``X`` binomial(``n``, ``p``), summed exactly."""
-    if not 0 <= p <= 1 or k < 0 or n < 0:
-        raise ValueError("binomial_tail takes 0 <= k, 0 <= n and 0 <= p <= 1")
-    if k == 0:
-        return 1.0
-    if k > n:
-        return 0.0
-    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+def weigh(gain: int) -> float:
+    """What one decision's gain weighs in the score: its sign. Any odd function keeps
+    Efron's bound (a fair coin's sign stays a fair coin); the sign was measured the most
+    powerful of those tried (bench/fairplay.py, docs/fair-play.md): the points a card
+    gains double-dummy are as large when two honest searches disagree as when a seat
+    sees, so their size adds noise, not evidence."""
+    return float((gain > 0) - (gain < 0))
 
 
-def evidence(made: Sequence[Decision], p0: float) -> Evidence:
-    """The evidence of one seat's (or partnership's) decisions against the rate ``p0``:
-    its player's own discriminating decisions (a card the turn clock, autoplay or a bot
-    played for the seat says nothing of what the player saw)."""
-    counted = tuple(d for d in made if d.discriminating and d.by_player)
-    k = sum(d.hit for d in counted)
-    return Evidence(len(counted), k, p0, binomial_tail(k, len(counted), p0), counted)
+def score(gains: Iterable[int]) -> float:
+    """The self-normalised sum of the weighed ``gains``: their sum over the root of their
+    squares' sum (0 when every gain is 0)."""
+    total, squares = 0.0, 0.0
+    for g in gains:
+        w = weigh(g)
+        total += w
+        squares += w * w
+    return 0.0 if not squares else total / math.sqrt(squares)
+
+
+def evidence(made: Iterable[Decision]) -> Evidence:
+    """The evidence of one seat's decisions, or a partnership's: its players' own cards
+    where there was a choice (a card the turn clock, autoplay or a bot played for the seat
+    says nothing of what the player saw; a forced card says nothing at all)."""
+    counted = tuple(d for d in made if d.choice and d.by_player)
+    return Evidence(counted, sum(d.gain for d in counted), score(d.gain for d in counted))

@@ -1,13 +1,12 @@
-"""The fair-play evidence of a finished match (belot.fairplay): each card played with the
-double-dummy best cards and the known-best card (what the seat could know gives, the
-hard bot's on a fixed budget: recomputed the same), the decisions that discriminate, a
-seat's hits and the binomial tail against an honest rate. A seat that always plays the
-double-dummy best card hits on every discriminating decision; a seat that plays the
-known-best card never does."""
+"""The fair-play evidence of a finished match (belot.fairplay): each card played with its
+double-dummy value and the known-best card's (what the seat could know gives, the hard
+bot's on a fixed budget: recomputed the same), the gain between them, and a seat's score
+(the gains' self-normalised sum). A seat that always plays the double-dummy best card
+never loses to the known-best card and scores high; a seat that plays the known-best card
+gains nothing; a seat whose gains are fair coins stays under Efron's bound."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from dataclasses import replace
@@ -19,32 +18,36 @@ from belot.bots.solver import Solver
 from belot.cards import to_code
 from belot.commands import PlayCard
 from belot.events import CardPlayed
-from belot.fairplay import Decision, binomial_tail, decisions, evidence
+from belot.fairplay import FLAG_SCORE, Decision, decisions, evidence, score
 from belot.ruleset import RULESETS
 from belot.view import view
 from tests.unit.game_support import Table, play_cards
 from tests.unit.test_game_properties import random_match
 
 
-def brute_tail(k: int, n: int, p: float) -> float:
-    """``P(X >= k)`` over every outcome of ``n`` trials, one by one."""
-    total = 0.0
-    for outcome in itertools.product((0, 1), repeat=n):
-        if sum(outcome) >= k:
-            total += math.prod(p if x else 1 - p for x in outcome)
-    return total
+@pytest.mark.parametrize(
+    ("gains", "expected"),
+    [([], 0.0), ([0, 0], 0.0), ([3, 40], 2 / math.sqrt(2)), ([-2, 20, 1], 1 / math.sqrt(3)),
+     ([5, 0], 1.0), ([-5], -1.0), ([7, -7, 0, 7, 7], 2 / 2)],
+)  # fmt: skip
+def test_the_score_is_the_signs_sum_over_the_root_of_their_count(
+    gains: list[int], expected: float
+) -> None:
+    assert score(gains) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("k", "n", "p"), [(0, 5, 0.3), (3, 8, 0.2), (8, 8, 0.5), (5, 10, 0.25),
-                                           (1, 1, 0.9), (9, 8, 0.1), (0, 0, 0.4)])  # fmt: skip
-def test_the_binomial_tail_is_the_sum_over_every_outcome(k: int, n: int, p: float) -> None:
-    assert binomial_tail(k, n, p) == pytest.approx(brute_tail(k, n, p), abs=1e-12)
-
-
-def test_the_binomial_tail_refuses_what_is_no_binomial() -> None:
-    for args in ((-1, 3, 0.5), (1, -3, 0.5), (1, 3, 1.5), (1, 3, -0.1)):
-        with pytest.raises(ValueError):
-            binomial_tail(*args)
+def test_fair_coin_gains_stay_under_efrons_bound() -> None:
+    """Gains of any sizes whose signs are fair coins (an honest seat against the bot it
+    is): how often the score reaches t is at most exp(-t**2 / 2), counted over 20,000
+    seats of 60 decisions each."""
+    rng = random.Random(5)
+    sizes = [rng.choice((0, 0, 0, 2, 4, 10, 11, 20, 30, 44)) for _ in range(60)]
+    scores = [score(s if rng.random() < 0.5 else -s for s in sizes) for _ in range(20_000)]
+    for t in (1.0, 2.0, 2.5, FLAG_SCORE):
+        assert sum(x >= t for x in scores) / len(scores) <= math.exp(-t * t / 2), t
+    # ...and the bound is not empty: a seat whose gains lean positive passes it.
+    leaning = [score(s if rng.random() < 0.9 else -s for s in sizes) for _ in range(2_000)]
+    assert sum(x >= FLAG_SCORE for x in leaning) / len(leaning) > 0.5
 
 
 def lowest_legal(seat_view, rng):  # type: ignore[no-untyped-def]
@@ -59,18 +62,20 @@ def test_every_card_is_a_decision_with_the_analysis_best_cards() -> None:
     made = decisions(ruleset, table.log, analysis, lowest_legal)
     played = [e for e in table.log if isinstance(e, CardPlayed)]
     assert [(d.seat, d.played) for d in made] == [(e.seat, to_code(e.card)) for e in played]
-    best = {(c.deal, c.trick, c.index): c.best for d in analysis.deals for c in d.cards}
+    cards = {(c.deal, c.trick, c.index): c for d in analysis.deals for c in d.cards}
     for d in made:
-        assert d.dd_best == best[(d.deal, d.trick, d.index)]
-        assert d.discriminating == (d.known_best not in d.dd_best)
-        assert d.hit == (d.discriminating and d.played in d.dd_best)
-    assert any(d.discriminating for d in made) and any(not d.discriminating for d in made)
+        card = cards[(d.deal, d.trick, d.index)]
+        assert d.dd_best == card.best
+        assert d.gain == card.values[d.played] - card.values[d.known_best]
+        assert d.choice == (len(set(card.values.values())) > 1)
+    assert any(d.gain > 0 for d in made) and any(d.gain < 0 for d in made)
+    assert any(d.choice for d in made) and any(not d.choice for d in made)
 
 
-def test_a_seat_that_sees_every_card_hits_every_time_and_stands_out() -> None:
+def test_a_seat_that_sees_every_card_never_loses_to_the_known_best_and_is_flagged() -> None:
     """Seat 0 plays a double-dummy best card every time (it sees every hand); seat 2 plays
-    the known-best card (what it could know). Seat 0 hits on each of its discriminating
-    decisions, seat 2 on none, and seat 0's tail against a generous honest rate is rare."""
+    the known-best card (what it could know). Seat 0 never loses a point to the known-best
+    card and its score passes the flag; seat 2 gains nothing and is not flagged."""
     rng = random.Random(9)
     ruleset = RULESETS["club"]
     table = Table(ruleset, target=1001, first_dealer=1)
@@ -85,12 +90,16 @@ def test_a_seat_that_sees_every_card_hits_every_time_and_stands_out() -> None:
     play_cards(table, rng, card_of)
     analysis = analyse(ruleset, table.log, contracts=False)
     made = decisions(ruleset, table.log, analysis, lowest_legal)
-    seer = evidence([d for d in made if d.seat == 0], p0=0.3)
-    known = evidence([d for d in made if d.seat == 2], p0=0.3)
-    assert seer.n >= 5 and seer.k == seer.n and seer.rate == 1.0, seer
-    assert known.k == 0 and known.tail == 1.0, known
-    assert seer.tail == pytest.approx(0.3**seer.n) and seer.tail < 0.01
-    assert all(isinstance(d, Decision) and d.discriminating for d in seer.decisions)
+    seer = evidence([d for d in made if d.seat == 0])
+    known = evidence([d for d in made if d.seat == 2])
+    assert seer.n >= 10 and all(d.gain >= 0 for d in seer.decisions), seer
+    assert seer.flagged and seer.score >= FLAG_SCORE and seer.bound <= 0.01, seer.score
+    assert seer.gain == sum(d.gain for d in seer.decisions) > 0
+    assert known.n > 0 and known.gain == 0 and known.score == 0.0 and not known.flagged
+    assert all(isinstance(d, Decision) and d.choice for d in seer.decisions)
+    # Both seats' decisions together: the partnership's evidence.
+    pair = evidence([d for d in made if d.seat in (0, 2)])
+    assert pair.n == seer.n + known.n and pair.gain == seer.gain
 
 
 def test_the_known_best_card_is_the_hard_bots_and_recomputes_the_same() -> None:
@@ -140,13 +149,13 @@ def test_cards_the_clock_or_autoplay_played_for_a_seat_are_no_evidence() -> None
             acted[i] = "autoplay"
     made = decisions(ruleset, table.log, analysis, lowest_legal, acted_by=acted)
     seat0 = [d for d in made if d.seat == 0]
-    everything = evidence([replace(d, acted_by=None) for d in seat0], p0=0.3)
-    own = evidence(seat0, p0=0.3)
+    everything = evidence([replace(d, acted_by=None) for d in seat0])
+    own = evidence(seat0)
     assert [d.acted_by for d in seat0] == [acted[i] for i in mine]
     assert all(d.by_player for d in own.decisions)
-    assert own.n == sum(d.discriminating for d in seat0 if d.acted_by == "player")
-    assert 0 < own.n < everything.n and own.k == own.n, (own.n, everything.n)
-    assert own.tail > everything.tail
+    assert own.n == sum(d.choice for d in seat0 if d.acted_by == "player")
+    assert 0 < own.n < everything.n and own.gain < everything.gain, (own.n, everything.n)
+    assert own.score < everything.score
     # A list that does not name every card is refused.
     with pytest.raises(ValueError, match="acted_by"):
         decisions(ruleset, table.log, analysis, lowest_legal, acted_by=acted[:-1])
