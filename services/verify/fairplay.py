@@ -36,31 +36,30 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import random
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final
-from urllib.parse import quote
+from collections.abc import Awaitable, Callable
+from typing import Final
 
 import asyncpg
 import orjson
 from aiohttp import web
 from prometheus_client import Counter, Gauge, Histogram
 
-from belot.analysis import CardAnalysis, DealAnalysis, MatchAnalysis
-from belot.cards import Card
-from belot.events import CardPlayed, Event, MatchStarted
-from belot.fairplay import FLAG_SCORE, Decision, Evidence, decisions, evidence, hard_bot_card
-from belot.ruleset import RULESETS
-from belot.seats import side_of
-from belot.view import SeatView
+from belot.fairplay import FLAG_SCORE
 from belot_platform.errors import ServiceError
 from eventlog import EventStore
 from eventlog.migrations import quote_schema
-from fairdeal.record import RecordError, decode, parse_record
+from services.verify.domain import (
+    FairPlayError,
+    SeatDecisions,
+    SeatRow,
+    decision_json,
+    decision_of,
+    listed,
+    match_decisions,
+    player_evidence,
+)
 from services.verify.http import CORS_HEADERS, json_response
 from services.verify.matches import load_match
 
@@ -100,7 +99,6 @@ MAX_WINDOW: Final = 1000
 #: A player id in a path: at most this long (the gateway's ids are 32 hex digits).
 MAX_PLAYER: Final = 200
 #: The web client's replay of a match (its route, on the gateway's origin).
-REPLAY_ROUTE: Final = "/#/replay/"
 
 FAIRPLAY = Counter(
     "belot_verify_fairplay_total",
@@ -116,242 +114,6 @@ FAIRPLAY_SECONDS = Histogram(
     "Time to compute one match's fair-play decisions (every card's known-best card).",
     buckets=(0.5, 1, 2, 5, 10, 20, 60, 120, 300),
 )
-
-
-class FairPlayError(ValueError):
-    """A match whose decisions cannot be computed (kept as ``failed``, with why)."""
-
-
-class Stopped(Exception):
-    """The job was stopped while a thread computed a match (nothing is kept)."""
-
-
-# --- pure: a match's decisions, by seat --------------------------------------------------
-
-
-def analysis_from_json(doc: Mapping[str, Any]) -> MatchAnalysis:
-    """The stored analysis (belot-analysis/1) as :class:`MatchAnalysis`: its cards, which
-    is what :func:`belot.fairplay.decisions` reads (no contract table, no accuracy)."""
-    deals = []
-    for d in doc["deals"]:
-        cards = tuple(
-            CardAnalysis(
-                deal=c["deal"], trick=c["trick"], index=c["index"], seat=c["seat"],
-                card=c["card"], values=dict(c["values"]), best=tuple(c["best"]),
-                loss=c["loss"], margin=c["margin"],
-            )
-            for c in d["cards"]
-        )  # fmt: skip
-        deals.append(DealAnalysis(d["deal"], d["strain"], d["taker"], cards, (), d["start"]))
-    return MatchAnalysis(doc["match_id"], doc["ruleset"], tuple(deals), ())
-
-
-@dataclass(frozen=True, slots=True)
-class SeatDecisions:
-    """One account's seat in a match, and every card it played."""
-
-    seat: int
-    player: str
-    decisions: tuple[Decision, ...]
-
-
-def decision_json(d: Decision) -> dict[str, Any]:
-    """:meth:`Decision.to_json` and what rebuilds the decision (its two values, and
-    whether there was a choice)."""
-    return {**d.to_json(), "played_value": d.played_value, "known_value": d.known_value,
-            "choice": d.choice}  # fmt: skip
-
-
-def decision_of(doc: Mapping[str, Any]) -> Decision:
-    """A decision as :func:`decision_json` kept it."""
-    return Decision(
-        doc["deal"], doc["trick"], doc["index"], doc["seat"], doc["played"],
-        tuple(doc["dd_best"]), doc["known_best"], doc["played_value"], doc["known_value"],
-        doc["choice"], doc["acted_by"],
-    )  # fmt: skip
-
-
-def match_decisions(
-    record: Mapping[str, Any], analysis: Mapping[str, Any], stop: threading.Event | None = None
-) -> list[SeatDecisions]:
-    """Every account's seat of the finished match ``record`` (a bot's seat has none) and
-    the cards it played, from the record's events, their ``acted_by`` and the stored
-    ``analysis``. Raises :class:`FairPlayError`. CPU-bound: run it in a thread; once
-    ``stop`` is set, it raises :class:`Stopped` at the next card (a cancelled task cannot
-    stop its thread, and a match's searches take seconds)."""
-
-    def known_best(seat_view: SeatView, rng: random.Random) -> Card:
-        if stop is not None and stop.is_set():
-            raise Stopped
-        return hard_bot_card(seat_view, rng)
-
-    try:
-        parsed = parse_record(record)
-    except RecordError as exc:
-        raise FairPlayError(f"not a match record: {exc}") from None
-    pairs = decode(parsed.match.events, ()).match
-    events = [item for _, item in pairs if isinstance(item, Event)]
-    if not events or not isinstance(events[0], MatchStarted):
-        raise FairPlayError("the match stream does not start with MatchStarted")
-    ruleset = RULESETS.get(events[0].ruleset)
-    if ruleset is None:
-        raise FairPlayError(f"unknown ruleset {events[0].ruleset!r}")
-    acted: list[str | None] = []
-    for env, item in pairs:
-        if isinstance(item, CardPlayed):
-            who = env.metadata.get("acted_by") if isinstance(env.metadata, dict) else None
-            acted.append(who if isinstance(who, str) else None)
-    try:
-        made = decisions(ruleset, events, analysis_from_json(analysis), known_best, acted)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise FairPlayError(f"{type(exc).__name__}: {exc}") from None
-    out = []
-    for s in record.get("seats") or []:
-        if not isinstance(s, dict) or s.get("human") is not True:
-            continue
-        seat, player = s.get("seat"), s.get("player")
-        if type(seat) is int and isinstance(player, str) and player:
-            out.append(SeatDecisions(seat, player, tuple(d for d in made if d.seat == seat)))
-    return out
-
-
-# --- pure: the evidence over a window of deals -------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRow:
-    """A stored row: an account's seat in a match (ended at ``position``)."""
-
-    match_id: str
-    position: int
-    seat: int
-    player: str
-    decisions: tuple[Decision, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Placed:
-    """A decision and the match it was made in."""
-
-    match_id: str
-    decision: Decision
-
-    def to_json(self) -> dict[str, Any]:
-        d = self.decision
-        return {
-            "match_id": self.match_id, "deal": d.deal, "trick": d.trick, "index": d.index,
-            "seat": d.seat, "played": d.played, "known_best": d.known_best,
-            "dd_best": list(d.dd_best), "gain": d.gain, "acted_by": d.acted_by,
-            "replay": REPLAY_ROUTE + quote(self.match_id, safe=""),
-        }  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Partnership:
-    partner: str
-    deals: int
-    evidence: Evidence
-    placed: tuple[Placed, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerEvidence:
-    """A player's evidence over its last deals: its own seats', and each partnership's
-    (both seats' decisions of the deals the two sat together)."""
-
-    player: str
-    matches: int
-    deals: int
-    evidence: Evidence
-    placed: tuple[Placed, ...]
-    partners: tuple[Partnership, ...]
-
-    @property
-    def flagged(self) -> bool:
-        """Its own evidence, or a partnership's, reaches the flag: for a person to review."""
-        return self.evidence.flagged or any(p.evidence.flagged for p in self.partners)
-
-    def to_json(self, *, with_decisions: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "player": self.player, "matches": self.matches, "deals": self.deals,
-            "flagged": self.flagged, "evidence": self.evidence.to_json(),
-            "partners": [
-                {"player": p.partner, "deals": p.deals, "evidence": p.evidence.to_json(),
-                 **({"decisions": counted(p.placed)} if with_decisions else {})}
-                for p in self.partners
-            ],
-        }  # fmt: skip
-        if with_decisions:
-            out["decisions"] = counted(self.placed)
-        return out
-
-
-def counted(placed: Iterable[Placed]) -> list[dict[str, Any]]:
-    """The decisions :func:`belot.fairplay.evidence` counts (a choice, the player's own
-    card), as JSON."""
-    return [p.to_json() for p in placed if p.decision.choice and p.decision.by_player]
-
-
-def _evidence(placed: Sequence[Placed]) -> Evidence:
-    return evidence(p.decision for p in placed)
-
-
-def player_evidence(rows: Sequence[SeatRow], window: int) -> dict[str, PlayerEvidence]:
-    """Each player's evidence over its last ``window`` deals (the latest match first,
-    its last deal first), from the stored rows of every match concerned (the partners'
-    rows included)."""
-    by_match: dict[str, list[SeatRow]] = defaultdict(list)
-    for r in rows:
-        by_match[r.match_id].append(r)
-    by_player: dict[str, list[SeatRow]] = defaultdict(list)
-    for r in rows:
-        by_player[r.player].append(r)
-    out = {}
-    for player, mine in by_player.items():
-        mine.sort(key=lambda r: (r.position, r.match_id), reverse=True)
-        kept: list[tuple[SeatRow, set[int]]] = []
-        left = window
-        for r in mine:
-            if left <= 0:
-                break
-            last = sorted({d.deal for d in r.decisions}, reverse=True)[:left]
-            if last:
-                kept.append((r, set(last)))
-                left -= len(last)
-        placed = tuple(
-            Placed(r.match_id, d) for r, deals in kept for d in r.decisions if d.deal in deals
-        )
-        together: dict[str, list[Placed]] = defaultdict(list)
-        shared: dict[str, int] = defaultdict(int)
-        for r, deals in kept:
-            for q in by_match[r.match_id]:
-                if q.seat == r.seat or side_of(q.seat) != side_of(r.seat) or q.player == player:
-                    continue
-                shared[q.player] += len(deals & {d.deal for d in q.decisions})
-                together[q.player].extend(
-                    Placed(r.match_id, d)
-                    for d in (*r.decisions, *q.decisions)
-                    if d.deal in deals
-                )
-        partners = sorted(
-            (Partnership(q, shared[q], _evidence(ps), tuple(ps)) for q, ps in together.items()),
-            key=lambda p: (-p.evidence.score, p.partner),
-        )
-        out[player] = PlayerEvidence(
-            player, len(kept), window - left, _evidence(placed), placed, tuple(partners)
-        )
-    return out
-
-
-def listed(found: Mapping[str, PlayerEvidence]) -> list[PlayerEvidence]:
-    """The players with counted decisions, flagged ones first, then by score."""
-    return sorted(
-        (p for p in found.values() if p.evidence.n),
-        key=lambda p: (not p.flagged, -p.evidence.score, p.player),
-    )
-
-
-# --- the job and the store ---------------------------------------------------------------
 
 
 class FairPlay:

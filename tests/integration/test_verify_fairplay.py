@@ -32,7 +32,7 @@ from eventlog import EventStore
 from fairdeal import logentries
 from fairdeal.record import decode, parse_record
 from services.verify.app import create_app
-from services.verify.fairplay import (
+from services.verify.domain import (
     SeatRow,
     decision_json,
     decision_of,
