@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Any, Final
 
 from belot.analysis import MatchAnalysis
 from belot.cards import Card, to_code
@@ -104,12 +104,22 @@ class Decision:
         """The card played's double-dummy value less the known-best card's."""
         return self.played_value - self.known_value
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "deal": self.deal, "trick": self.trick, "index": self.index, "seat": self.seat,
             "played": self.played, "known_best": self.known_best, "dd_best": list(self.dd_best),
-            "gain": self.gain, "acted_by": self.acted_by,
+            "played_value": self.played_value, "known_value": self.known_value,
+            "gain": self.gain, "choice": self.choice, "acted_by": self.acted_by,
         }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Decision:
+        """The decision :meth:`to_json` wrote (its gain is recomputed, not read)."""
+        return cls(
+            doc["deal"], doc["trick"], doc["index"], doc["seat"], doc["played"],
+            tuple(doc["dd_best"]), doc["known_best"], doc["played_value"], doc["known_value"],
+            doc["choice"], doc["acted_by"],
+        )  # fmt: skip
 
 
 def decisions(

@@ -141,22 +141,6 @@ class SeatDecisions:
     decisions: tuple[Decision, ...]
 
 
-def decision_json(d: Decision) -> dict[str, Any]:
-    """:meth:`Decision.to_json` and what rebuilds the decision (its two values, and
-    whether there was a choice)."""
-    return {**d.to_json(), "played_value": d.played_value, "known_value": d.known_value,
-            "choice": d.choice}  # fmt: skip
-
-
-def decision_of(doc: Mapping[str, Any]) -> Decision:
-    """A decision as :func:`decision_json` kept it."""
-    return Decision(
-        doc["deal"], doc["trick"], doc["index"], doc["seat"], doc["played"],
-        tuple(doc["dd_best"]), doc["known_best"], doc["played_value"], doc["known_value"],
-        doc["choice"], doc["acted_by"],
-    )  # fmt: skip
-
-
 def match_decisions(
     record: Mapping[str, Any], analysis: Mapping[str, Any], stop: threading.Event | None = None
 ) -> list[SeatDecisions]:
@@ -223,13 +207,11 @@ class Placed:
     decision: Decision
 
     def to_json(self) -> dict[str, Any]:
-        d = self.decision
         return {
-            "match_id": self.match_id, "deal": d.deal, "trick": d.trick, "index": d.index,
-            "seat": d.seat, "played": d.played, "known_best": d.known_best,
-            "dd_best": list(d.dd_best), "gain": d.gain, "acted_by": d.acted_by,
+            "match_id": self.match_id,
+            **self.decision.to_json(),
             "replay": REPLAY_ROUTE + quote(self.match_id, safe=""),
-        }  # fmt: skip
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ import orjson
 from aiohttp import web
 from prometheus_client import Counter, Gauge, Histogram
 
-from belot.fairplay import FLAG_SCORE
+from belot.fairplay import FLAG_SCORE, Decision
 from belot_platform.errors import ServiceError
 from eventlog import EventStore
 from eventlog.migrations import quote_schema
@@ -54,8 +54,6 @@ from services.verify.domain import (
     FairPlayError,
     SeatDecisions,
     SeatRow,
-    decision_json,
-    decision_of,
     listed,
     match_decisions,
     player_evidence,
@@ -178,7 +176,7 @@ class FairPlay:
                 " VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING",
                 [
                     (match_id, s.seat, s.player,
-                     orjson.dumps([decision_json(d) for d in s.decisions]).decode())
+                     orjson.dumps([d.to_json() for d in s.decisions]).decode())
                     for s in seats
                 ],
             )  # fmt: skip
@@ -242,7 +240,7 @@ class FairPlay:
         )
         return [
             SeatRow(r["match_id"], r["ended_position"], r["seat"], r["player"],
-                    tuple(decision_of(d) for d in orjson.loads(r["d"])))
+                    tuple(Decision.from_json(d) for d in orjson.loads(r["d"])))
             for r in recs
         ]  # fmt: skip
 

@@ -34,8 +34,6 @@ from fairdeal.record import decode, parse_record
 from services.verify.app import create_app
 from services.verify.domain import (
     SeatRow,
-    decision_json,
-    decision_of,
     listed,
     player_evidence,
 )
@@ -269,4 +267,4 @@ def test_the_window_counts_a_players_last_deals_and_its_partnerships() -> None:
     assert [k[1:] for k in keys] == sorted(k[1:] for k in keys)  # flagged first, by score
     # What the job keeps rebuilds the same decision.
     d = made(0, 3, 4, "timer")
-    assert decision_of(json.loads(json.dumps(decision_json(d)))) == d
+    assert Decision.from_json(json.loads(json.dumps(d.to_json()))) == d
