@@ -28,7 +28,29 @@ know (its information set) is another measure, which this module does not make.
 as the taker, the card points the taker's side takes double-dummy from the deal's first
 lead (the seat after the dealer) with the hands as dealt for play (eight cards each, or
 the gambler's twelve after the bottom card), in card points only, as above.
-"""
+
+**What it costs.** A deal is solved with one table (see TABLE_BITS): the first lead, each
+of the leader's cards' exact value from the whole deal (MTD(f), each from the card
+before's value); each later card, the values below the best, which is known without a
+search: perfect play from a position is perfect play after the card before, so the
+margin that card left is the one the best card leaves (:func:`_best_after`; not across
+gambler's trump-seven swap, which changes a hand). Equivalent cards (the 8 and 7 of a
+suit with nothing between them) have one value, so one of each run is solved, and a
+seat with one card to choose is not searched. The contract table's other strains are a
+whole-deal value each, in the same table as a new world. Positions searched a deal
+(bench/analysis.py's six matches a ruleset; before, a table a deal and one a strain of
+2**16): club, first lead 973,000, later cards 353,000, contract table 1,271,000, now
+979,000, 332,000 and 1,232,000; classic 1,349,000, 444,000 and 2,152,000, now 1,376,000,
+419,000 and 1,801,000; french 1,356,000, 430,000 and 1,945,000, now 1,366,000, 362,000
+and 1,797,000. Most of the time saved is the table's memory (entries of two words, 2 MB,
+allocated once a match), not fewer positions: bench/analysis.py, the code before and this
+run in turn on a busy two-core machine, 223 and 243 ms a deal before, 203 to 217 after
+(docs/bench/analysis.md has the last run). Tried and dropped, measured on club deals of
+these matches: the position's value first, then each card of the first lead below it (26%
+more positions than the chain); each later card from the value of the card before it
+rather than from the best (2.5% more); and in the solver, bounds from the points still to
+take and a lead order that asks which opponent can beat or ruff a lead, fewer positions
+but no less time (belot.bots.solver says how much)."""
 
 from __future__ import annotations
 
@@ -36,11 +58,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from belot.bots.equivalent import reduce_equivalent
 from belot.cards import LAST_TRICK_POINTS, to_code
 from belot.errors import BadEvent
 from belot.events import CardPlayed, Event, MatchStarted
 from belot.evolve import evolve
-from belot.play import CARD_POINTS, MISERE
+from belot.play import CARD_POINTS, MISERE, playable
 from belot.ruleset import SUIT_STRAINS, Ruleset, Strain
 from belot.seats import side_of
 from belot.state import Deal, Match, new_match
@@ -48,14 +71,18 @@ from belot.state import Deal, Match, new_match
 #: Positions the solver may search for one position's values before the analysis says it
 #: could not tell (None): far above any deal's (a whole deal is about a million).
 NODE_LIMIT = 200_000_000
-#: The analysis's solver table: 2**18 entries (10 MB), one deal's at a time. Every solve
-#: of a deal is of the same world (the true hands), so the table is shared by all of them
-#: (Solver one_world): the first lead's searches fill it, and each later card's finds most
-#: of its trick starts there. Measured (bench/analysis.py's matches, club and classic):
-#: with a table a position, 2**16 entries, a deal cost 470-580 ms; shared, 2**16 entries
-#: are too few (the later cards cost 1.8x as much as with 2**18), and 2**20 cost no fewer
-#: searches than 2**18 but more to allocate.
-TABLE_BITS = 18
+#: The analysis's solver table: 2**17 entries (2 MB), one for the match, a deal's (or a
+#: contract table row's) at a time. Every solve of a deal is of the same world (the true
+#: hands), so the table is shared by all of them (Solver one_world): the first lead's
+#: searches fill it, and each later card's finds most of its trick starts there; the
+#: next deal, or strain, is a new world (Solver.new_world: a new generation, not a new
+#: array). Measured (bench/analysis.py's matches, club and classic): with a table a
+#: position, 2**16 entries, a deal cost 470-580 ms; shared, 2**16 entries of the old
+#: five words were too few (the later cards cost 1.8x as much as with 2**18), and 2**20
+#: cost no fewer searches than 2**18 but more to allocate. With entries of two words
+#: (see belot.bots.solver), 2**17 searches 0.2% more positions than 2**18 and takes 15%
+#: less time (a table in the cache's reach: 2 MB, not 4).
+TABLE_BITS = 17
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,26 +204,52 @@ def _won(deal: Deal) -> int:
     return won
 
 
-def card_values(solver: Any, ruleset: Ruleset, deal: Deal) -> dict[int, int]:
-    """Each legal card's value for the seat due to play in ``deal`` (see the module)."""
+def card_values(
+    solver: Any, ruleset: Ruleset, deal: Deal, best: int | None = None
+) -> dict[int, int]:
+    """Each legal card's value for the seat due to play in ``deal`` (see the module).
+    ``best``: the best card's value when it is known (:func:`_best_after`)."""
     strain = deal.strain
     left = ruleset.tricks - len(deal.tricks)
     won = 3 if strain == MISERE else _won(deal)
-    values = solver.values(
-        list(deal.hands), list(deal.trick), deal.leader, left, won, node_limit=NODE_LIMIT
-    )
+    hands, trick = list(deal.hands), list(deal.trick)
+    seat = (deal.leader + len(trick)) % ruleset.players
+    legal = playable(hands[seat], deal.trick, strain, ruleset)
+    # Equivalent cards have one value: one of each run is solved.
+    out = 0
+    for card in trick:
+        out |= 1 << card
+    for s, hand in enumerate(hands):
+        if s != seat:
+            out |= hand
+    solved = reduce_equivalent(legal, out, strain)
+    moves = [c for c in range(32) if solved >> c & 1]
+    if best is None:
+        values = solver.values(hands, trick, deal.leader, left, won, moves, NODE_LIMIT)
+    elif len(moves) == 1:
+        values = {moves[0]: best}  # one card to choose (or one run): the best, no search
+    else:
+        values = solver.values_below(hands, trick, deal.leader, left, won, best, moves, NODE_LIMIT)
     if values is None:
         raise RuntimeError("the solver went past its node limit")  # never on a real deal
+    if best is not None and max(values.values()) != best:
+        raise RuntimeError("the best value carried over was not the position's")
+    for c in range(32):
+        if legal >> c & 1 and c not in values:
+            # The run's top card: the first solved card of its suit above it.
+            values[c] = values[min(m for m in moves if m > c and m >> 3 == c >> 3)]
     return dict(values)
 
 
 def contract_table(
-    ruleset: Ruleset, first: Deal, played: int | None = None
+    ruleset: Ruleset, first: Deal, played: int | None = None, solver: Any = None
 ) -> tuple[ContractValue, ...]:
     """Each strain a player may choose, played from ``first`` (the deal at its first lead).
     ``played``: the value of the first lead in the deal's own strain when the analysis
-    already has it (the best of the first card's values), not solved again."""
-    from belot.bots.solver import Solver
+    already has it (the best of the first card's values), not solved again. ``solver``:
+    the analysis's (:func:`_solver`), its table taken over a strain at a time."""
+    if solver is None:
+        solver = _solver(ruleset, first.strain)
 
     strains = sorted({int(s) for s in (*SUIT_STRAINS, *ruleset.second_round)} - {MISERE})
     hands = list(first.hands)
@@ -209,7 +262,7 @@ def contract_table(
         if played is not None and strain == first.strain:
             value: int | None = played
         else:
-            solver = Solver(ruleset, strain)
+            solver.new_world(strain)
             value = solver.value(hands, [], first.leader, ruleset.tricks, 0, NODE_LIMIT)
         if value is None:
             raise RuntimeError("the solver went past its node limit")
@@ -217,6 +270,14 @@ def contract_table(
         points = (lead, other) if lead_side == 0 else (other, lead)
         out.append(ContractValue(strain_name(strain), points))
     return tuple(out)
+
+
+def _solver(ruleset: Ruleset, strain: int) -> Any:
+    """The analysis's solver: a table of TABLE_BITS, one world at a time (one_world; a new
+    deal or strain is a new world, :meth:`~belot.bots.solver.Solver.new_world`)."""
+    from belot.bots.solver import Solver  # numba: loaded by the first analysis only
+
+    return Solver(ruleset, strain, table_bits=TABLE_BITS, one_world=True)
 
 
 def _split(total: int, value: int, capot: int) -> tuple[int, int]:
@@ -232,8 +293,6 @@ def _split(total: int, value: int, capot: int) -> tuple[int, int]:
 def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True) -> MatchAnalysis:
     """The analysis of a match's events (its whole log: MatchStarted first). Raises
     :class:`~belot.errors.BadEvent` for a log that does not fit the rules."""
-    from belot.bots.solver import Solver  # numba: loaded by the first analysis only
-
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, MatchStarted):
@@ -243,17 +302,24 @@ def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True
     )
     # By deal number: the deal at its first lead, and its cards analysed.
     played: dict[int, tuple[Deal, list[CardAnalysis]]] = {}
-    solver: Any = None  # the deal's: one world, one table (TABLE_BITS)
+    solver: Any = None  # the match's: one table, a world (generation) a deal
+    hands: tuple[int, ...] = ()  # the hands after the card before, to carry its value over
     for event in it:
         if isinstance(event, CardPlayed):
             deal = state.deal
             if deal is None:
                 raise BadEvent("a card played outside a deal")
+            if solver is None:
+                solver = _solver(ruleset, deal.strain)
+            best = None
             if deal.number not in played:
                 played[deal.number] = (deal, [])
-                solver = Solver(ruleset, deal.strain, table_bits=TABLE_BITS, one_world=True)
-            values = card_values(solver, ruleset, deal)
+                solver.new_world(deal.strain)
+            elif tuple(deal.hands) == hands:
+                best = _best_after(deal, played[deal.number][1][-1])
+            values = card_values(solver, ruleset, deal, best)
             played[deal.number][1].append(_card(deal, event, values))
+            hands = tuple(h & ~(1 << event.card) for h in deal.hands)
         state = evolve(state, event)
     deals = tuple(
         DealAnalysis(
@@ -261,7 +327,9 @@ def analyse(ruleset: Ruleset, events: Iterable[Event], *, contracts: bool = True
             strain_name(at_lead.strain),
             None if at_lead.taker < 0 else at_lead.taker,
             tuple(cards),
-            contract_table(ruleset, at_lead, _first_lead(at_lead, cards)) if contracts else (),
+            contract_table(ruleset, at_lead, _first_lead(at_lead, cards), solver)
+            if contracts
+            else (),
             _margin(at_lead, cards[0].seat, max(cards[0].values.values())),
         )
         for number, (at_lead, cards) in played.items()
@@ -276,6 +344,18 @@ def _first_lead(deal: Deal, cards: Sequence[CardAnalysis]) -> int | None:
     if deal.strain == MISERE or not cards or cards[0].trick or cards[0].index:
         return None
     return max(cards[0].values.values())
+
+
+def _best_after(deal: Deal, before: CardAnalysis) -> int:
+    """The best card's value for the seat to play in ``deal``, from the card played before
+    it in the deal: perfect play from here is perfect play after that card, so the
+    margin (:func:`_margin`) it left is the one the best card leaves. Only where the hands
+    are that card's less the card: in gambler a seat may swap the trump seven for the
+    turned card before its first card (TrumpSevenSwapped), which makes another deal."""
+    side = side_of((deal.leader + len(deal.trick)) % len(deal.hands))
+    taken = deal.points[side] - deal.points[1 - side]
+    mine = before.margin if side == 0 else -before.margin
+    return taken - mine if deal.strain == MISERE else mine - taken
 
 
 def _margin(deal: Deal, seat: int, value: int) -> int:

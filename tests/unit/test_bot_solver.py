@@ -172,3 +172,59 @@ def test_one_solver_serves_many_worlds() -> None:
         hands = [sum(1 << c for c in deck[s * 5 : (s + 1) * 5]) for s in range(4)]
         fresh = Solver(rules, Strain.SPADES).values(hands, [], seed % 4, 5, 0)
         assert shared.values(hands, [], seed % 4, 5, 0) == fresh
+
+
+def brute_values(
+    rules: Ruleset,
+    strain: int,
+    hands: list[int],
+    trick: list[int],
+    leader: int,
+    left: int,
+    won: int,
+) -> dict[int, int]:
+    """Each legal card's value by the brute-force minimax."""
+    seat = (leader + len(trick)) % rules.players
+    legal = playable(hands[seat], tuple(trick), strain, rules)
+    return {
+        c: brute_force(rules, strain, hands, trick, leader, left, won, only=c)
+        for c in range(32)
+        if legal >> c & 1
+    }  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards=st.integers(1, 4))
+def test_values_below_a_known_best_are_the_brute_forces(seed: int, cards: int) -> None:
+    """Solver.values_below (the match analysis's, given the best card's value): every
+    legal card's value, and those of a subset of them, are the brute force's."""
+    rules, strain, hands, trick, leader, left, won = random_position(seed, cards)
+    expected = brute_values(rules, strain, hands, trick, leader, left, won)
+    best = max(expected.values())
+    solver = Solver(rules, strain)
+    assert solver.values_below(hands, trick, leader, left, won, best) == expected
+    some = sorted(expected)[::2]
+    got = solver.values_below(hands, trick, leader, left, won, best, some)
+    assert got == {c: expected[c] for c in some}
+
+
+def test_values_below_stop_at_the_node_limit() -> None:
+    rules, strain, hands, trick, leader, left, won = random_position(7, 5)
+    best = max(brute_values(rules, strain, hands, trick, leader, left, won).values())
+    solver = Solver(rules, strain)
+    assert solver.values_below(hands, trick, leader, left, won, best, node_limit=20) is None
+
+
+def test_one_world_solver_starts_new_worlds_and_strains() -> None:
+    """One table for many deals and strains (Solver one_world, new_world between them, as
+    the match analysis keeps one a match): each solve's values are the brute force's."""
+    rules = RULESETS["club"]
+    shared = Solver(rules, Strain.SPADES, one_world=True, table_bits=10)
+    for seed in range(16):
+        rng = random.Random(seed)
+        strain = seed % 4
+        hands, leader, trick = random_hands(rng, rules, strain, 3)
+        shared.new_world(strain)
+        expected = brute_values(rules, strain, hands, trick, leader, 3, 0)
+        assert shared.values(hands, trick, leader, 3, 0) == expected, seed
+        assert shared.value(hands, trick, leader, 3, 0) == max(expected.values()), seed

@@ -15,7 +15,14 @@ from belot.analysis import analyse, card_values, contract_table
 from belot.bots.solver import Solver
 from belot.cards import Card, to_code
 from belot.errors import BadEvent
-from belot.events import CardPlayed, DealScored, DealStarted, MatchStarted, TrickTaken
+from belot.events import (
+    CardPlayed,
+    DealScored,
+    DealStarted,
+    MatchStarted,
+    TrickTaken,
+    TrumpSevenSwapped,
+)
 from belot.evolve import evolve
 from belot.play import MISERE, playable
 from belot.ruleset import RULESETS
@@ -201,3 +208,34 @@ def test_one_table_for_a_whole_deal_gives_the_values_of_a_table_a_position(name:
     assert checked == len(first.cards) > 0
     assert at_lead is not None
     assert first.contracts == contract_table(ruleset, at_lead)  # every row solved afresh
+
+
+def test_a_value_carried_from_the_card_before_is_a_fresh_solves() -> None:
+    """After a deal's first card the analysis knows the best card's value from the card
+    before (its margin) and solves below it (Solver.values_below), except where the hands
+    are not that position's less the card: in gambler a seat may swap the trump seven for
+    the turned card before its first card, after the leader's. A gambler match with such
+    swaps (deal 5 of this one) and a club match: every card's values are a fresh solver's
+    at its position."""
+    for name, seed in (("gambler", 10), ("club", 3)):
+        ruleset = RULESETS[name]
+        table = random_match(name, seed, target=None, pass_bias=0)
+        log = table.log
+        played, late_swaps = 0, 0  # cards of the deal so far; swaps after one of them
+        for e in log:
+            played = 0 if isinstance(e, DealStarted) else played + isinstance(e, CardPlayed)
+            late_swaps += isinstance(e, TrumpSevenSwapped) and played > 0
+        assert late_swaps > 0 if name == "gambler" else late_swaps == 0
+        cards = iter(c for d in analyse(ruleset, log, contracts=False).deals for c in d.cards)
+        assert isinstance(log[0], MatchStarted)
+        state = new_match(ruleset, "m", target=log[0].target, first_dealer=log[0].first_dealer)
+        checked = 0
+        for event in log[1:]:
+            if isinstance(event, CardPlayed):
+                deal = state.deal
+                assert deal is not None
+                fresh = card_values(Solver(ruleset, deal.strain), ruleset, deal)
+                assert {to_code(c): v for c, v in fresh.items()} == next(cards).values
+                checked += 1
+            state = evolve(state, event)
+        assert checked > 8 * ruleset.players, checked
