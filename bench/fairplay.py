@@ -1,34 +1,43 @@
-"""The fair-play detector (docs/fair-play.md) calibrated on honest bots and measured
-against peekers, every figure with its 95% interval.
+"""The fair-play detector (docs/fair-play.md) against honest bots and cheats, every
+figure with its 95% interval.
 
 Populations, each a run of club matches (the ruleset's own target) at tables of four bots
-of one level, the player studied in seat 0, played in the game core (``belot.match``, decks
-from the fair-deal recipe with seeds of this run):
+of one level, played in the game core (``belot.match``, decks from the fair-deal recipe
+with seeds of this run):
 
-- honest: ``easy``, ``medium``, ``hard`` and ``hard-noise`` (the hard bot, but a random
-  legal card in NOISE of its card decisions);
-- ``peek``: the hard bot that plays a double-dummy best card (the true deal solved) in
-  PEEK_SHARE of its card decisions, as a player who sees the hidden cards a quarter of
-  the time would.
+- honest, seat 0 studied: ``easy``, ``medium``, ``hard`` and ``hard-noise`` (the hard bot,
+  but a random legal card in NOISE of its card decisions);
+- ``peek``, seat 0 studied: the hard bot that plays a double-dummy best card (the true
+  deal solved) in PEEK_SHARE of its card decisions, as a player who sees the hidden
+  cards a quarter of the time would;
+- ``share``, seats 0 and 2 studied as a partnership: two hard bots that see each other's
+  hand (partners on the phone). Each draws its worlds with its partner's hand known
+  (the bot's knowledge of the deal, given the partner's cards: the bench patches the
+  hard bot's ``knowledge`` for their turns, the one thing a cheat changes).
 
-Each deal is analysed (``belot.analysis``) and seat 0's cards become decisions
-(``belot.fairplay.decisions``, the known-best card the hard bot's on its fixed budget):
-a deal gives the seat's discriminating decisions ``n`` and hits ``k``.
+Each deal is analysed (``belot.analysis``) and the studied seats' cards become decisions
+(``belot.fairplay.decisions``: the known-best card is the hard bot's on its fixed budget);
+a deal gives the gains of the decisions :func:`belot.fairplay.evidence` counts.
 
-The detector, as an operator would run it on a player's last WINDOW deals: the hits ``k``
-out of ``n`` discriminating decisions, and the binomial tail against the honest rate
-``p0`` of the player's band (a player is flagged when the tail is below ``tau``). Each
-honest population's deals are split by match: the even matches calibrate (``p0``, then
-``tau``: the largest threshold that flags at most 1% of honest windows), the odd ones
-test it (the false-positive rate). A window is WINDOW deals drawn with replacement from
-the population's deals; the rates are over 2,000 windows, and their intervals (Wilson)
-count only the independent windows the deals hold (deals / WINDOW), so that resampling
-claims no precision the deals do not have. The peeker is judged against the hard band's
-``p0`` (the bot it is): the power is the share of its windows flagged.
+The detector, as an operator runs it on a player's (or a partnership's) last WINDOW deals:
+the score of the window's gains (``belot.fairplay.score``), flagged from FLAG_SCORE. A
+window is WINDOW deals drawn with replacement from the population's deals; the rates are
+over WINDOWS windows, and their intervals (Wilson) count only the independent windows the
+deals hold (deals / WINDOW), so that resampling claims no precision the deals do not
+have. The honest rate has a bound that needs no sample: Efron's, exp(-FLAG_SCORE**2/2),
+which holds for a seat whose gains are as often positive as negative (the hard bot
+against itself); the bench prints each honest population's mean weighed gain a deal with
+its interval (at most 0 is what the bound asks) beside the rate it measures.
+
+Beside the sign (``belot.fairplay.weigh``), the bench scores the same windows with other
+odd functions of the gain (WEIGHINGS), which keep the same bound, and says how often each
+flags; and, for each cheat, how many deals the score's growth asks for: a window's score
+grows as (net positive signs a deal) / sqrt(signs a deal) * sqrt(deals), and 95% of
+windows reach the flag near a mean of FLAG_SCORE + 1.645.
 
 Targets (the issue's): a peeker at 25% flagged within 50 deals with at least 95% power;
-at most 1% of honest players flagged. Exits 1 when a target is not met. Writes
-docs/bench/fairplay.md with ``--write``.
+at most 1% of honest players flagged. The partnership is measured the same way. Exits 1
+when a target is not met. Writes docs/bench/fairplay.md with ``--write``.
 
     python bench/fairplay.py [--deals 300] [--window 50] [--workers 2] [--write]
 """
@@ -36,11 +45,16 @@ docs/bench/fairplay.md with ``--write``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
 import random
+import statistics
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,14 +63,17 @@ sys.path.insert(0, str(ROOT))
 
 from belot.analysis import analyse, card_values
 from belot.bots import choose
+from belot.bots import hard as hard_bot
+from belot.bots.knowledge import Knowledge
 from belot.bots.solver import Solver, prepare
+from belot.cards import FULL_MASK, Mask
 from belot.commands import PlayCard
 from belot.events import Event
-from belot.fairplay import binomial_tail, decisions, hard_bot_card
+from belot.fairplay import FLAG_SCORE, decisions, evidence, hard_bot_card, score, weigh
 from belot.ruleset import RULESETS
 from belot.view import SeatView
 from bench.kit.matches import bot_match
-from fairdeal.simulate import wilson
+from fairdeal.simulate import mean_ci, wilson
 
 OUT = ROOT / "docs" / "bench" / "fairplay.md"
 RULESET = "club"
@@ -65,21 +82,62 @@ NOISE = 0.2
 #: The share of the peeker's card decisions played double-dummy best.
 PEEK_SHARE = 0.25
 HONEST = ("easy", "medium", "hard", "hard-noise")
-PEEKERS = ("peek",)
-#: Each population's band (the honest rate it is judged against).
-BAND = {"easy": "easy", "medium": "medium", "hard": "hard", "hard-noise": "hard-noise",
-        "peek": "hard"}  # fmt: skip
-LEVEL = {"easy": "easy", "medium": "medium", "hard": "hard", "hard-noise": "hard", "peek": "hard"}
+CHEATS = ("peek", "share")
+LEVEL = {"easy": "easy", "medium": "medium", "hard": "hard", "hard-noise": "hard",
+         "peek": "hard", "share": "hard"}  # fmt: skip
+#: The seats studied together: one seat, or a partnership.
+STUDIED = {"share": (0, 2)}
 WINDOWS = 2000
 FPR_TARGET = 0.01
 POWER_TARGET = 0.95
+#: Window sizes (deals) tried for the deals a cheat needs before it is flagged at 95%.
+SIZES = (10, 20, 30, 50, 75, 100, 150, 200)
+#: Other odd functions of the gain, compared with the sign (each keeps Efron's bound).
+WEIGHINGS = {
+    "sign": weigh,
+    "clipped at 10": lambda g: max(-10.0, min(10.0, float(g))),
+    "clipped at 20": lambda g: max(-20.0, min(20.0, float(g))),
+    "root": lambda g: math.copysign(math.sqrt(abs(g)), g),
+    "log": lambda g: math.copysign(math.log1p(abs(g)), g),
+    "points": float,
+}
 
 
-def seat0_card(population: str, state, seat_view: SeatView, command, rng: random.Random):  # type: ignore[no-untyped-def]
-    """Seat 0's card: the bot's, unless the population plays another."""
-    if not isinstance(command, PlayCard):
-        return command
+def studied(population: str) -> tuple[int, ...]:
+    return STUDIED.get(population, (0,))
+
+
+def seeing(kn: Knowledge, partner: int, hand: Mask) -> Knowledge:
+    """What a seat knows once it also sees its partner's hand."""
+    known = list(kn.known)
+    known[partner] = hand
+    absent = [a | hand for a in kn.absent]
+    absent[partner] = FULL_MASK & ~hand
+    return replace(kn, known=tuple(known), absent=tuple(absent), unknown=kn.unknown & ~hand)
+
+
+@contextlib.contextmanager
+def partner_seen(partner: int, hand: Mask) -> Iterator[None]:
+    """The hard bot's knowledge, for one decision, with the partner's hand in it."""
+    plain = hard_bot.knowledge
+    hard_bot.knowledge = lambda v: seeing(plain(v), partner, hand)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        hard_bot.knowledge = plain  # type: ignore[assignment]
+
+
+def card_of(population: str, state, seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
+    """The seat's command: its level's bot's, unless the population plays otherwise."""
+    level = LEVEL[population]
     cards = [m for m in seat_view.legal if isinstance(m, PlayCard)]
+    if seat_view.seat not in studied(population) or not cards:
+        return choose(seat_view, rng, level)
+    if population == "share":
+        partner = (seat_view.seat + 2) % 4
+        with partner_seen(partner, state.deal.hands[partner]):
+            return choose(seat_view, rng, level)
+    command = choose(seat_view, rng, level)
     if population == "hard-noise" and rng.random() < NOISE:
         return rng.choice(cards)
     if population == "peek" and rng.random() < PEEK_SHARE:
@@ -92,49 +150,49 @@ def seat0_card(population: str, state, seat_view: SeatView, command, rng: random
 
 
 def play(population: str, seed: int) -> list[Event]:
-    """A match at a table of the population's bots, its seat 0 the studied player."""
-
-    def chooser(state, seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
-        command = choose(seat_view, rng, LEVEL[population])
-        if seat_view.seat != 0:
-            return command
-        return seat0_card(population, state, seat_view, command, rng)
-
+    """A match at a table of the population's bots."""
     return bot_match(
         RULESETS[RULESET], f"fairplay-{population}-{seed}", seed % 4,
-        random.Random(f"{population}:{seed}"), chooser,
+        random.Random(f"{population}:{seed}"),
+        lambda state, seat_view, rng: card_of(population, state, seat_view, rng),
     )  # fmt: skip
 
 
-def known_best(seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
-    """The hard bot's card for seat 0, the studied seat; the others' are not asked."""
-    if seat_view.seat != 0:
-        return min(m.card for m in seat_view.legal if isinstance(m, PlayCard))
-    return hard_bot_card(seat_view, rng)
-
-
-def match_deals(task: tuple[str, int]) -> tuple[str, int, list[tuple[int, int]], float]:
-    """One match of a population: seat 0's (n, k) for each deal, and the CPU it took."""
+def match_deals(task: tuple[str, int]) -> tuple[str, int, list[list[int]], float]:
+    """One match of a population: the studied seats' counted gains, deal by deal, and
+    the CPU it took."""
     population, seed = task
     started = time.process_time()
     ruleset = RULESETS[RULESET]
     log = play(population, seed)
     analysis = analyse(ruleset, log, contracts=False)
-    made = [d for d in decisions(ruleset, log, analysis, known_best) if d.seat == 0]
+    seats = studied(population)
+
+    def known_best(seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
+        if seat_view.seat not in seats:  # not studied: not asked (cheap, any legal card)
+            return min(m.card for m in seat_view.legal if isinstance(m, PlayCard))
+        return hard_bot_card(seat_view, rng)
+
+    made = [d for d in decisions(ruleset, log, analysis, known_best) if d.seat in seats]
     out = []
     for deal in analysis.deals:
-        mine = [d for d in made if d.deal == deal.deal and d.discriminating]
-        out.append((len(mine), sum(d.hit for d in mine)))
+        counted = evidence(d for d in made if d.deal == deal.deal).decisions
+        out.append([d.gain for d in counted])
     return population, seed, out, time.process_time() - started
 
 
-def windows(deals: list[tuple[int, int]], size: int, rng: random.Random) -> list[tuple[int, int]]:
-    """WINDOWS players of ``size`` deals each, drawn with replacement: (n, k) each."""
-    out = []
-    for _ in range(WINDOWS):
-        picked = [deals[rng.randrange(len(deals))] for _ in range(size)]
-        out.append((sum(n for n, _ in picked), sum(k for _, k in picked)))
-    return out
+def windows(
+    deals: list[list[int]], size: int, rng: random.Random, weighed=weigh  # type: ignore[no-untyped-def]
+) -> list[float]:
+    """WINDOWS players' scores over ``size`` deals each, drawn with replacement."""
+    return [
+        score((g for _ in range(size) for g in deals[rng.randrange(len(deals))]), weighed)
+        for _ in range(WINDOWS)
+    ]
+
+
+def flagged(scores: list[float]) -> float:
+    return sum(s >= FLAG_SCORE for s in scores) / len(scores)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,9 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     prepare()
     started = time.monotonic()
-    populations = (*HONEST, *PEEKERS)
+    populations = (*HONEST, *CHEATS)
     # Matches of each population until it has its deals (a club match is 5-9 deals).
-    by_match: dict[str, dict[int, list[tuple[int, int]]]] = {p: {} for p in populations}
+    by_match: dict[str, dict[int, list[list[int]]]] = {p: {} for p in populations}
     cpu = 0.0
     seed = 0
     with ProcessPoolExecutor(args.workers) as pool:
@@ -167,72 +225,81 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
         lines.append(line)
 
+    deals = {p: [d for ds in by_match[p].values() for d in ds] for p in populations}
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    total_deals = sum(len(d) for m in by_match.values() for d in m.values())
+    total = sum(map(len, deals.values()))
     say(f"Run {when}; Python {sys.version.split()[0]}; {os.cpu_count()} cores; ruleset "
-        f"{RULESET}; {total_deals} deals in {time.monotonic() - started:.0f} s "
-        f"({cpu / total_deals:.2f} s of CPU a deal); a player judged on {args.window} deals; "
-        f"rates over {WINDOWS} windows, intervals over the independent ones")  # fmt: skip
+        f"{RULESET}; {total} deals in {time.monotonic() - started:.0f} s "
+        f"({cpu / total:.2f} s of CPU a deal); a player judged on {args.window} deals; "
+        f"flagged from a score of {FLAG_SCORE} (Efron's bound "
+        f"{math.exp(-FLAG_SCORE ** 2 / 2):.4f}); rates over {WINDOWS} windows, intervals "
+        f"over the independent ones")  # fmt: skip
     say()
+    say("| population (seats) | deals | counted decisions a deal | gains not 0 a deal | "
+        "of which positive (95%) | weighed gain a deal (95%) |")  # fmt: skip
+    say("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for p in populations:
+        gains = [g for d in deals[p] for g in d]
+        moved = [g for g in gains if g]
+        up = sum(g > 0 for g in moved)
+        low, high = wilson(up, len(moved))
+        per_deal = [sum(weigh(g) for g in d) for d in deals[p]]
+        mlow, mhigh = mean_ci(per_deal)
+        n = max(1, len(deals[p]))
+        say(f"| {p} ({', '.join(map(str, studied(p)))}) | {len(deals[p])} | "
+            f"{len(gains) / n:.2f} | {len(moved) / n:.2f} | "
+            f"{up / max(1, len(moved)):.2f} ({low:.2f}-{high:.2f}) | "
+            f"{statistics.fmean(per_deal):+.2f} ({mlow:+.2f} to {mhigh:+.2f}) |")  # fmt: skip
     rng = random.Random(1)
-    calibrate: dict[str, list[tuple[int, int]]] = {}
-    test: dict[str, list[tuple[int, int]]] = {}
-    for p in populations:
-        calibrate[p] = [d for s, ds in by_match[p].items() if s % 2 == 0 for d in ds]
-        test[p] = [d for s, ds in by_match[p].items() if s % 2 == 1 for d in ds]
-    say("| population | deals | discriminating decisions a deal | hit rate (95%) |")
-    say("| --- | ---: | ---: | ---: |")
-    p0: dict[str, float] = {}
-    for p in populations:
-        deals = calibrate[p] + test[p]
-        n = sum(x for x, _ in deals)
-        k = sum(y for _, y in deals)
-        low, high = wilson(k, n)
-        if p in HONEST:
-            cn = sum(x for x, _ in calibrate[p])
-            p0[p] = sum(y for _, y in calibrate[p]) / max(1, cn)
-        say(f"| {p} | {len(deals)} | {n / max(1, len(deals)):.2f} | {k / max(1, n):.3f} "
-            f"({low:.3f}-{high:.3f}) |")  # fmt: skip
-    # tau: the largest tail that flags at most 1% of the honest calibration windows.
-    honest_tails = sorted(
-        binomial_tail(k, n, p0[BAND[p]])
-        for p in HONEST
-        for n, k in windows(calibrate[p], args.window, rng)
-    )
-    cut = int(FPR_TARGET * len(honest_tails))
-    tau = honest_tails[cut] if cut < len(honest_tails) else 0.0
-    if cut and honest_tails[cut - 1] == tau:
-        tau = honest_tails[cut - 1] * (1 - 1e-9)
     say()
-    say("Honest rates p0 (calibration half): "
-        + ", ".join(f"{p} {p0[p]:.3f}" for p in HONEST) + f"; threshold tau = {tau:.2e}")
-    say()
-    say("| population (band) | windows flagged (95%) | target |")
-    say("| --- | ---: | --- |")
+    say(f"| population | windows of {args.window} deals flagged (95%) | mean score | target |")
+    say("| --- | ---: | ---: | --- |")
     verdicts = []
     for p in populations:
-        deals = test[p] if p in HONEST else calibrate[p] + test[p]
-        ws = windows(deals, args.window, rng)
-        flagged = sum(binomial_tail(k, n, p0[BAND[p]]) < tau for n, k in ws) / len(ws)
-        independent = max(1, len(deals) // args.window)
-        low, high = wilson(flagged * independent, independent)
+        scores = windows(deals[p], args.window, rng)
+        rate = flagged(scores)
+        independent = max(1, len(deals[p]) // args.window)
+        low, high = wilson(round(rate * independent), independent)
         if p in HONEST:
-            ok = flagged <= FPR_TARGET
+            ok = rate <= FPR_TARGET
             target = f"at most {FPR_TARGET:.0%}: {'PASS' if ok else 'FAIL'}"
         else:
-            ok = flagged >= POWER_TARGET
+            ok = rate >= POWER_TARGET
             target = f"at least {POWER_TARGET:.0%}: {'PASS' if ok else 'FAIL'}"
         verdicts.append(ok)
-        say(f"| {p} ({BAND[p]}) | {flagged:.3f} ({low:.3f}-{high:.3f}, {independent} "
-            f"independent windows) | {target} |")  # fmt: skip
+        say(f"| {p} | {rate:.3f} ({low:.3f}-{high:.3f}, {independent} independent) | "
+            f"{statistics.fmean(scores):+.2f} | {target} |")  # fmt: skip
     say()
-    say("Not measured yet: a partnership that shares its hands; the ruleset's others.")
+    needed = []
+    for p in CHEATS:
+        size = next((w for w in SIZES if flagged(windows(deals[p], w, rng)) >= POWER_TARGET), None)
+        needed.append(f"{p} {'more than ' + str(SIZES[-1]) if size is None else size}")
+    say("Deals a cheat needs before it is flagged in 95% of windows (resampled): "
+        + ", ".join(needed) + ".")  # fmt: skip
+    grown = []
+    for p in CHEATS:
+        signs = [weigh(g) for d in deals[p] for g in d if g]
+        net = sum(signs) / max(1, len(deals[p]))
+        rate = len(signs) / max(1, len(deals[p]))
+        slope = net / math.sqrt(rate) if rate else 0.0
+        wanted = ((FLAG_SCORE + 1.645) / slope) ** 2 if slope > 0 else math.inf
+        grown.append(f"{p}: {net:+.2f} net positive signs over {rate:.2f} a deal, a score "
+                     f"of {slope:.3f}·√deals, {wanted:.0f} deals")  # fmt: skip
+    say("From the score's growth: " + "; ".join(grown) + ".")
+    say()
+    say(f"Other weighings of the gain, the same windows of {args.window} deals flagged:")
+    say()
+    say("| weighing | " + " | ".join(populations) + " |")
+    say("| --- |" + " ---: |" * len(populations))
+    for name, weighed in WEIGHINGS.items():
+        rates = [flagged(windows(deals[p], args.window, rng, weighed)) for p in populations]
+        say(f"| {name} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
     if args.write:
         head = [
             "<!-- Generated by bench/fairplay.py; do not edit by hand: run the bench to "
             "rewrite it. -->",
             "",
-            "# Fair play: the detector calibrated on honest bots, against peekers",
+            "# Fair play: the detector against honest bots and cheats",
             "",
             "What it measures and how: the docstring of [bench/fairplay.py]"
             "(../../bench/fairplay.py); the method: [fair-play.md](../fair-play.md).",
