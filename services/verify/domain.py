@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from belot.analysis import CardAnalysis, DealAnalysis, MatchAnalysis
 from belot.cards import Card
+from belot.commands import PlayCard
 from belot.events import CardPlayed, Event, MatchStarted
 from belot.fairplay import Decision, Evidence, decisions, evidence, hard_bot_card
 from belot.ruleset import RULESETS
@@ -150,15 +151,27 @@ def match_decisions(
     ``stop`` is set, it raises :class:`Stopped` at the next card (a cancelled task cannot
     stop its thread, and a match's searches take seconds)."""
 
-    def known_best(seat_view: SeatView, rng: random.Random) -> Card:
-        if stop is not None and stop.is_set():
-            raise Stopped
-        return hard_bot_card(seat_view, rng)
-
     try:
         parsed = parse_record(record)
     except RecordError as exc:
         raise FairPlayError(f"not a match record: {exc}") from None
+    accounts: dict[int, str] = {}
+    for s in record.get("seats") or []:
+        if isinstance(s, dict) and s.get("human") is True:
+            seat, player = s.get("seat"), s.get("player")
+            if type(seat) is int and isinstance(player, str) and player:
+                accounts[seat] = player
+    if not accounts:
+        return []  # a match of bots: nobody's evidence, nothing to search
+
+    def known_best(seat_view: SeatView, rng: random.Random) -> Card:
+        if stop is not None and stop.is_set():
+            raise Stopped
+        if seat_view.seat not in accounts:
+            # A bot's seat keeps no row: any legal card, not a search of a second.
+            return min(m.card for m in seat_view.legal if isinstance(m, PlayCard))
+        return hard_bot_card(seat_view, rng)
+
     pairs = decode(parsed.match.events, ()).match
     events = [item for _, item in pairs if isinstance(item, Event)]
     if not events or not isinstance(events[0], MatchStarted):
@@ -175,14 +188,10 @@ def match_decisions(
         made = decisions(ruleset, events, analysis_from_json(analysis), known_best, acted)
     except (ValueError, KeyError, TypeError) as exc:
         raise FairPlayError(f"{type(exc).__name__}: {exc}") from None
-    out = []
-    for s in record.get("seats") or []:
-        if not isinstance(s, dict) or s.get("human") is not True:
-            continue
-        seat, player = s.get("seat"), s.get("player")
-        if type(seat) is int and isinstance(player, str) and player:
-            out.append(SeatDecisions(seat, player, tuple(d for d in made if d.seat == seat)))
-    return out
+    return [
+        SeatDecisions(seat, player, tuple(d for d in made if d.seat == seat))
+        for seat, player in accounts.items()
+    ]
 
 
 # --- pure: the evidence over a window of deals -------------------------------------------
