@@ -37,20 +37,17 @@ margin that card left is the one the best card leaves (:func:`_best_after`; not 
 gambler's trump-seven swap, which changes a hand). Equivalent cards (the 8 and 7 of a
 suit with nothing between them) have one value, so one of each run is solved, and a
 seat with one card to choose is not searched. The contract table's other strains are a
-whole-deal value each, in the same table as a new world. Positions searched a deal
-(bench/analysis.py's six matches a ruleset; before, a table a deal and one a strain of
-2**16): club, first lead 973,000, later cards 353,000, contract table 1,271,000, now
-979,000, 332,000 and 1,232,000; classic 1,349,000, 444,000 and 2,152,000, now 1,376,000,
-419,000 and 1,801,000; french 1,356,000, 430,000 and 1,945,000, now 1,366,000, 362,000
-and 1,797,000. Most of the time saved is the table's memory (entries of two words, 2 MB,
-allocated once a match), not fewer positions: bench/analysis.py, the code before and this
-run in turn on a busy two-core machine, 223 and 243 ms a deal before, 203 to 217 after
-(docs/bench/analysis.md has the last run). Tried and dropped, measured on club deals of
-these matches: the position's value first, then each card of the first lead below it (26%
-more positions than the chain); each later card from the value of the card before it
-rather than from the best (2.5% more); and in the solver, bounds from the points still to
-take and a lead order that asks which opponent can beat or ruff a lead, fewer positions
-but no less time (belot.bots.solver says how much)."""
+whole-deal value each, in the same table as a new world. Positions searched a club deal
+(bench/analysis.py's matches): first lead 979,000, later cards 332,000, contract table
+1,232,000; before this chain and the shared table 973,000, 353,000 and 1,271,000
+(classic and french alike). Most of the time saved is the table's memory (entries of
+two words, 2 MB, allocated once a match), not fewer positions: 223-243 ms a deal before,
+203-217 after, the two run in turn on a busy two-core machine (docs/bench/analysis.md
+has the last run). Tried and dropped, on club deals of these matches: the position's
+value first, then each first-lead card below it (26% more positions than the chain);
+each later card from the value of the card before it rather than the best (2.5% more);
+in the solver, bounds from the points still to take and a lead order that asks which
+opponent can beat or ruff a lead: fewer positions, no less time (belot.bots.solver)."""
 
 from __future__ import annotations
 
