@@ -674,42 +674,22 @@ def _values(
     tt: Any,
     stats: Any,
     out: Any,
-) -> None:
-    """MTD(f) for each of ``cards`` in turn, into ``out``: each search starts from the
-    card before's value."""
-    tricks, frames, moves = _buffers(trick, left)
-    guess = 0
-    for m in range(len(cards)):
-        guess = _mtdf(rules, hands, tricks, tt, stats, frames, moves, cards[m], left, won,
-                      len(trick), leader, guess, INF)  # fmt: skip
-        if stats[1]:
-            return
-        out[m] = guess
-
-
-@_compiled(nogil=True)
-def _values_below(
-    rules: Any,
-    hands: Any,
-    trick: Any,
-    leader: int,
-    left: int,
-    won: int,
-    cards: Any,
-    tt: Any,
-    stats: Any,
-    out: Any,
     best: int,
 ) -> None:
-    """:func:`_values` when the best card's value is known to be ``best``: no card's value
-    is above it, so each search starts there with that bound (a card worth ``best`` takes
-    one zero-window search, not two)."""
+    """MTD(f) for each of ``cards`` in turn, into ``out``. With ``best`` unknown (INF),
+    each search starts from the card before's value. With the best card's value known to
+    be ``best``, no card's value is above it, so each search starts there with that bound
+    (a card worth ``best`` takes one zero-window search, not two)."""
     tricks, frames, moves = _buffers(trick, left)
+    guess = 0 if best >= INF else best
     for m in range(len(cards)):
-        out[m] = _mtdf(rules, hands, tricks, tt, stats, frames, moves, cards[m], left, won,
-                       len(trick), leader, best, best)  # fmt: skip
+        value = _mtdf(rules, hands, tricks, tt, stats, frames, moves, cards[m], left, won,
+                      len(trick), leader, guess, best)  # fmt: skip
         if stats[1]:
             return
+        out[m] = value
+        if best >= INF:
+            guess = value
 
 
 @_compiled(nogil=True)
@@ -800,19 +780,7 @@ class Solver:
         ``hands``: every seat's cards now; ``trick``: the cards on the table, led by
         ``leader``; ``tricks_left``: counting the one on the table; ``won``: bit ``s`` set
         if side ``s`` has taken a trick this deal (for capot)."""
-        rules = self._start(node_limit)
-        if moves is None:
-            n = self.ruleset.players
-            legal = playable(rules, hands[(leader + len(trick)) % n], _array(trick), leader)
-            moves = [c for c in range(32) if legal >> c & 1]
-        out = np.zeros(len(moves), dtype=np.int64)
-        _values(
-            rules, _array(hands, 4), _array(trick), leader, tricks_left, won, _array(moves),
-            self._tt, self._stats, out,
-        )  # fmt: skip
-        if not self._done():
-            return None
-        return {int(c): int(v) for c, v in zip(moves, out, strict=True)}
+        return self._values(hands, trick, leader, tricks_left, won, INF, moves, node_limit)
 
     def values_below(
         self,
@@ -829,13 +797,26 @@ class Solver:
         analysis knows it from the card before: see :mod:`belot.analysis`): the same
         values, fewer searches. A ``best`` that is not the position's value gives wrong
         values."""
+        return self._values(hands, trick, leader, tricks_left, won, best, moves, node_limit)
+
+    def _values(
+        self,
+        hands: Sequence[Mask],
+        trick: Sequence[int],
+        leader: int,
+        tricks_left: int,
+        won: int,
+        best: int,
+        moves: Sequence[int] | None,
+        node_limit: int,
+    ) -> dict[int, int] | None:
         rules = self._start(node_limit)
         if moves is None:
             n = self.ruleset.players
             legal = playable(rules, hands[(leader + len(trick)) % n], _array(trick), leader)
             moves = [c for c in range(32) if legal >> c & 1]
         out = np.zeros(len(moves), dtype=np.int64)
-        _values_below(
+        _values(
             rules, _array(hands, 4), _array(trick), leader, tricks_left, won, _array(moves),
             self._tt, self._stats, out, best,
         )  # fmt: skip
