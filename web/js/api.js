@@ -132,6 +132,15 @@ export class VerifyApi {
   analysis(id) {
     return call(this.base, "GET", `/v1/matches/${encodeURIComponent(id)}/analysis`);
   }
+  /** The fair-play evidence over each player's last ``window`` deals, with the
+   * operators' token (docs/fair-play.md). */
+  fairplayPlayers(window, token) {
+    return call(this.base, "GET", `/v1/fairplay/players?window=${window}`, { token });
+  }
+  /** One player's fair-play evidence and the decisions it rests on. */
+  fairplayPlayer(id, window, token) {
+    return call(this.base, "GET", `/v1/fairplay/players/${encodeURIComponent(id)}?window=${window}`, { token });
+  }
 }
 
 /**

@@ -15,8 +15,6 @@ import { cardLabel } from "./cards.js";
 import { t } from "./i18n.js";
 import { h, replace, sayError } from "./ui.js";
 
-/** How the request says it is the operators' (Authorization: Bearer <token>). */
-const AUTH = Object.freeze({ type: "Bearer" });
 const TOKEN_KEY = "belot.operator_token";
 const WINDOW_KEY = "belot.fairplay_window";
 const DEFAULT_WINDOW = 50;
@@ -55,23 +53,10 @@ function storedWindow() {
   return Number.isInteger(n) && n >= 1 && n <= MAX_WINDOW ? n : DEFAULT_WINDOW;
 }
 
-/** The verify API's answer with the operators' token, or an ApiError as api.js makes. */
-async function ask(ctx, path, token) {
+/** The verify API, or an ApiError when the page has none. */
+function verifyApi(ctx) {
   if (!ctx.verify) throw new ApiError(0, "unavailable", "no verify API");
-  let response;
-  try {
-    response = await fetch(ctx.verify.base + path, { headers: { Authorization: `${AUTH.type} ${token}` } });
-  } catch (e) {
-    throw new ApiError(0, "network", `the verify API did not answer (${e.message})`);
-  }
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    data = null;
-  }
-  if (!response.ok) throw new ApiError(response.status, data?.error ?? `http_${response.status}`, data?.message ?? response.statusText);
-  return data;
+  return ctx.verify;
 }
 
 /** The players' names from the gateway (GET /v1/players/{id}), filled in where the page
@@ -197,7 +182,7 @@ export function renderFairPlay(root, ctx, id) {
   };
 
   const drawList = async (token, last) => {
-    const list = await ask(ctx, `/v1/fairplay/players?window=${last}`, token);
+    const list = await verifyApi(ctx).fairplayPlayers(last, token);
     if (stopped) return;
     const ids = [];
     const rows = list.players.map((p) => {
@@ -221,7 +206,7 @@ export function renderFairPlay(root, ctx, id) {
   };
 
   const drawPlayer = async (token, last) => {
-    const p = await ask(ctx, `/v1/fairplay/players/${encodeURIComponent(id)}?window=${last}`, token);
+    const p = await verifyApi(ctx).fairplayPlayer(id, last, token);
     if (stopped) return;
     const decisions = p.decisions.map((d) =>
       h(
