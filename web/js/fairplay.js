@@ -201,8 +201,9 @@ export function renderFairPlay(root, ctx, id) {
       h("p", { class: "dim-note", id: "fairplay-summary" }, t("fairplay.summary", { count: list.players.length, window: list.window, flag: list.flag_score }), list.backlog ? [" ", t("fairplay.backlog", { count: list.backlog })] : null),
       rows.length ? h("ol", { class: "fp-players", id: "fairplay-players" }, rows) : h("p", { id: "fairplay-nobody" }, t("fairplay.nobody")),
     );
-    page.dataset.ready = "yes";
+    // Ready once the names are in (a name the gateway does not give keeps its id).
     await fillNames(ctx, body, ids, isStopped);
+    if (!isStopped()) page.dataset.ready = "yes";
   };
 
   const drawPlayer = async (token, last) => {
@@ -241,8 +242,9 @@ export function renderFairPlay(root, ctx, id) {
         decisions.length ? h("ol", { class: "fp-decisions", id: "fairplay-decisions" }, decisions) : h("p", {}, t("fairplay.no_decisions")),
       ),
     );
-    page.dataset.ready = "yes";
+    // Ready once the names are in (a name the gateway does not give keeps its id).
     await fillNames(ctx, body, [p.player, ...p.partners.map((q) => q.player)], isStopped);
+    if (!isStopped()) page.dataset.ready = "yes";
   };
 
   const draw = () => {
