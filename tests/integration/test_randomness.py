@@ -7,8 +7,9 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import asyncpg
@@ -46,11 +47,28 @@ SEATS = [{"seat": 0, "player": ANN}, {"seat": 1, "player": None},
          {"seat": 2, "player": BOB}, {"seat": 3, "player": None}]  # fmt: skip
 
 
+class HeldClock(ScaledClock):
+    """The virtual clock, stopped while a test does two things that must see one moment
+    (the round a match names is the first due more than the lead after its seeds: two
+    opens 0.25 s apart on a loaded machine cross a 3-second round at SPEED 10)."""
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        moment = self.now()
+        self.now = lambda: moment  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            del self.now
+            self.origin = moment
+            self._start = time.monotonic()
+
+
 @dataclass
 class Rig:
     service: RandomnessService
     store: EventStore
-    clock: ScaledClock
+    clock: HeldClock
     subject: str
     nc: object
     replies: list
@@ -71,7 +89,7 @@ class Rig:
 @contextlib.asynccontextmanager
 async def rig(store, pg_pool, nc, mode: str = "ok", window_ms: int = 20_000) -> AsyncIterator[Rig]:
     # The seed store goes in the test's own schema (dropped after the test).
-    clock = ScaledClock(ORIGIN, SPEED)
+    clock = HeldClock(ORIGIN, SPEED)
     relay = TestServer(create_relay_app({"quicknet": BEACONS}, clock, Mode.parse(mode)))
     await relay.start_server()
     # With a role kit, the service runs as the randomness role (its own pool and store).
@@ -374,8 +392,9 @@ async def test_matches_that_name_one_round_follow_its_one_fact(store, pg_pool, n
     a, b = new_match_id(), new_match_id()
     bots = [{"seat": 0, "player": None}, {"seat": 1, "player": None}]
     async with rig(store, pg_pool, nc, mode="down") as r:
-        await r.ask("open", {"match_id": a, "seats": bots})
-        await r.ask("open", {"match_id": b, "seats": bots})
+        with r.clock.held():
+            await r.ask("open", {"match_id": a, "seats": bots})
+            await r.ask("open", {"match_id": b, "seats": bots})
         decks = await asyncio.gather(
             r.ask("deck", {"match_id": a, "deal": 0, "wait_ms": 15_000}),
             r.ask("deck", {"match_id": b, "deal": 0, "wait_ms": 15_000}),
