@@ -15,6 +15,18 @@ from typing import Any
 import pytest
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The hard bot's solver compiled once, here, before any test process starts: on a
+    fresh clone numba has no machine code cached (libs/belot/bots/__pycache__), and every
+    xdist worker and every service process a test starts would otherwise compile it at
+    once on its first solve, some 20 s of CPU each on a busy 2-core machine. A worker
+    (``workerinput``) finds the cache its controller wrote."""
+    if not hasattr(config, "workerinput"):
+        from belot.bots.solver import prepare
+
+        prepare()
+
+
 def under_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 
