@@ -14,7 +14,10 @@ the player's). It keeps one row per (match, seat) of an account, with every card
 played as JSON, and one row per match saying it was done (a match of bots keeps no seat
 row, and is not taken again). Derived data, like the analysis: anyone recomputes it from
 the record, so the rows are kept once, never changed (the verify role may only SELECT
-and INSERT them).
+and INSERT them). Each row names the method of its known-best cards
+(:data:`belot.fairplay.METHOD`): when the hard bot changes, the job computes every
+analysed match again under the new method, beside the old rows, and the evidence reads
+only the current method's (gains against two different bots are not one measure).
 
 Not every match is rated, but neither the record nor this service's projection says
 which is (the table's ``TableMatchFinished`` does): every analysed match is taken, a
@@ -46,7 +49,7 @@ import orjson
 from aiohttp import web
 from prometheus_client import Counter, Gauge, Histogram
 
-from belot.fairplay import FLAG_SCORE, Decision
+from belot.fairplay import FLAG_SCORE, METHOD, Decision
 from belot_platform.errors import ServiceError
 from eventlog import EventStore
 from eventlog.migrations import quote_schema
@@ -80,6 +83,18 @@ CREATE TABLE IF NOT EXISTS {s}.verify_fairplay (
     PRIMARY KEY (match_id, seat)
 );
 CREATE INDEX IF NOT EXISTS verify_fairplay_by_player ON {s}.verify_fairplay (player);
+"""
+#: Each row under the method of its known-best cards (belot.fairplay.METHOD; the rows kept
+#: before were the first's), a new method's beside the old (see the module).
+FAIRPLAY_METHOD_MIGRATION: Final = """
+ALTER TABLE {s}.verify_fairplay_matches ADD COLUMN method text NOT NULL DEFAULT 'hard-240/1';
+ALTER TABLE {s}.verify_fairplay_matches ALTER COLUMN method DROP DEFAULT;
+ALTER TABLE {s}.verify_fairplay_matches DROP CONSTRAINT verify_fairplay_matches_pkey;
+ALTER TABLE {s}.verify_fairplay_matches ADD PRIMARY KEY (match_id, method);
+ALTER TABLE {s}.verify_fairplay ADD COLUMN method text NOT NULL DEFAULT 'hard-240/1';
+ALTER TABLE {s}.verify_fairplay ALTER COLUMN method DROP DEFAULT;
+ALTER TABLE {s}.verify_fairplay DROP CONSTRAINT verify_fairplay_pkey;
+ALTER TABLE {s}.verify_fairplay ADD PRIMARY KEY (match_id, seat, method);
 """
 #: Kept once, never changed or removed (derived data: recomputed, not corrected).
 FAIRPLAY_PRIVILEGES: Final = {
@@ -118,29 +133,42 @@ class FairPlay:
     """The stored decisions: the job that makes them, and the operator API's reads."""
 
     def __init__(
-        self, pool: asyncpg.Pool, schema: str, store: EventStore, *, poll_interval: float = 1.0
+        self,
+        pool: asyncpg.Pool,
+        schema: str,
+        store: EventStore,
+        *,
+        poll_interval: float = 1.0,
+        method: str = METHOD,
     ) -> None:
         self._pool = pool
         self._s = quote_schema(schema)
         self._store = store
         self._poll = poll_interval
+        #: The rows this job writes and the evidence reads (``belot.fairplay.METHOD``;
+        #: another only in tests, standing for a bot that changed).
+        self.method = method
 
     def _waiting(self) -> str:
         return (
             f"FROM {self._s}.verify_analyses a JOIN {self._s}.verify_matches m USING (match_id)"
             f" WHERE a.outcome = 'analysed' AND NOT EXISTS (SELECT 1 FROM"
-            f" {self._s}.verify_fairplay_matches f WHERE f.match_id = a.match_id)"
+            f" {self._s}.verify_fairplay_matches f WHERE f.match_id = a.match_id"
+            " AND f.method = $1)"
         )
 
     async def pending(self, limit: int = BATCH) -> list[str]:
-        """Analysed matches whose decisions are not computed yet, oldest first."""
+        """Analysed matches whose decisions are not computed yet by this method (a new
+        method's backlog is every analysed match), oldest first."""
         rows = await self._pool.fetch(
-            f"SELECT a.match_id {self._waiting()} ORDER BY m.ended_position LIMIT $1", limit
+            f"SELECT a.match_id {self._waiting()} ORDER BY m.ended_position LIMIT $2",
+            self.method,
+            limit,
         )
         return [r["match_id"] for r in rows]
 
     async def backlog(self) -> int:
-        count: int = await self._pool.fetchval(f"SELECT count(*) {self._waiting()}")
+        count: int = await self._pool.fetchval(f"SELECT count(*) {self._waiting()}", self.method)
         return count
 
     async def compute(self, match_id: str) -> str | None:
@@ -172,23 +200,25 @@ class FairPlay:
         seconds = time.perf_counter() - started
         async with self._pool.acquire() as conn, conn.transaction():
             await conn.executemany(
-                f"INSERT INTO {self._s}.verify_fairplay (match_id, seat, player, decisions)"
-                " VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING",
+                f"INSERT INTO {self._s}.verify_fairplay"
+                " (match_id, seat, player, decisions, method)"
+                " VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING",
                 [
                     (match_id, s.seat, s.player,
-                     orjson.dumps([d.to_json() for d in s.decisions]).decode())
+                     orjson.dumps([d.to_json() for d in s.decisions]).decode(), self.method)
                     for s in seats
                 ],
             )  # fmt: skip
             await conn.execute(
                 f"INSERT INTO {self._s}.verify_fairplay_matches"
-                " (match_id, outcome, reason, seats, seconds) VALUES ($1, $2, $3, $4, $5)"
-                " ON CONFLICT (match_id) DO NOTHING",
+                " (match_id, outcome, reason, seats, seconds, method)"
+                " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
                 match_id,
                 outcome,
                 reason,
                 len(seats),
                 seconds,
+                self.method,
             )
         FAIRPLAY.labels(outcome).inc()
         FAIRPLAY_SECONDS.observe(seconds)
@@ -229,14 +259,16 @@ class FairPlay:
                         ORDER BY m.ended_position DESC, f.match_id DESC) AS n
                     FROM {self._s}.verify_fairplay f
                     JOIN {self._s}.verify_matches m USING (match_id)
-                    WHERE ($2::text IS NULL OR f.player = $2)
+                    WHERE ($2::text IS NULL OR f.player = $2) AND f.method = $3
                       AND jsonb_array_length(f.decisions) > 0)
                 SELECT f.match_id, m.ended_position, f.seat, f.player, f.decisions::text AS d
                 FROM {self._s}.verify_fairplay f
                 JOIN {self._s}.verify_matches m USING (match_id)
-                WHERE f.match_id IN (SELECT match_id FROM ranked WHERE n <= $1)""",
+                WHERE f.method = $3
+                  AND f.match_id IN (SELECT match_id FROM ranked WHERE n <= $1)""",
             window,
             player,
+            self.method,
         )
         return [
             SeatRow(r["match_id"], r["ended_position"], r["seat"], r["player"],
@@ -312,15 +344,8 @@ class FairPlayApi:
         self.check(request)
         window = _window(request)
         found = player_evidence(await self.fairplay.rows(window), window)
-        return json_response(
-            {
-                "window": window,
-                "flag_score": FLAG_SCORE,
-                "backlog": await self.fairplay.backlog(),
-                "players": [p.to_json() for p in listed(found)],
-            },
-            headers=_PRIVATE,
-        )
+        backlog = await self.fairplay.backlog()
+        return self._answer(window, backlog=backlog, players=[p.to_json() for p in listed(found)])
 
     async def get_player(self, request: web.Request) -> web.Response:
         self.check(request)
@@ -331,10 +356,12 @@ class FairPlayApi:
             raise ServiceError(
                 "unknown_player", f"no decisions of player {player!r} are kept", status=404
             )
-        return json_response(
-            {"window": window, "flag_score": FLAG_SCORE, **found.to_json(with_decisions=True)},
-            headers=_PRIVATE,
-        )
+        return self._answer(window, **found.to_json(with_decisions=True))
+
+    def _answer(self, window: int, **body: object) -> web.Response:
+        """An answer: the window, the flag and the method its evidence is of, then ``body``."""
+        head = {"window": window, "flag_score": FLAG_SCORE, "method": self.fairplay.method}
+        return json_response({**head, **body}, headers=_PRIVATE)
 
     def routes(self) -> list[web.RouteDef]:
         return [

@@ -193,6 +193,13 @@ _DECISION: Final = {
 }  # fmt: skip
 
 
+_METHOD: Final = {
+    "type": "string",
+    "description": "what computed the known-best cards (the hard bot's version); the"
+    " evidence is of this method's decisions only",
+}
+
+
 def _player_schema(with_decisions: bool) -> dict[str, Any]:
     partner: dict[str, Any] = {
         "type": "object",
@@ -216,9 +223,10 @@ def _player_schema(with_decisions: bool) -> dict[str, Any]:
         },
     }
     if with_decisions:
-        out["required"] = [*out["required"], "window", "flag_score", "decisions"]
+        out["required"] = [*out["required"], "window", "flag_score", "method", "decisions"]
         out["properties"]["window"] = {"type": "integer"}
         out["properties"]["flag_score"] = {"type": "number"}
+        out["properties"]["method"] = _METHOD
         out["properties"]["decisions"] = {"type": "array", "items": _DECISION}
         partner["properties"]["decisions"] = {"type": "array", "items": _DECISION}
     return out
@@ -227,11 +235,15 @@ def _player_schema(with_decisions: bool) -> dict[str, Any]:
 _FAIRPLAY_SCHEMAS: Final = {
     "FairPlayList": {
         "type": "object",
-        "required": ["window", "flag_score", "backlog", "players"],
+        "required": ["window", "flag_score", "method", "backlog", "players"],
         "properties": {
             "window": {"type": "integer"},
             "flag_score": {"type": "number"},
-            "backlog": {"type": "integer", "description": "analysed matches not yet taken"},
+            "method": _METHOD,
+            "backlog": {
+                "type": "integer",
+                "description": "analysed matches not yet taken by this method",
+            },
             "players": {"type": "array", "items": _player_schema(False)},
         },
     },

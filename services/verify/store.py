@@ -32,7 +32,11 @@ from fairdeal.record import ENDING_EVENTS, match_stream, randomness_stream
 from services.verify.analyses import ANALYSES_MIGRATION, ANALYSES_PRIVILEGES
 from services.verify.domain import FinishedMatch, summarize_end
 from services.verify.facts import FACTS_MIGRATION, FACTS_PRIVILEGES, Facts
-from services.verify.fairplay import FAIRPLAY_MIGRATION, FAIRPLAY_PRIVILEGES
+from services.verify.fairplay import (
+    FAIRPLAY_METHOD_MIGRATION,
+    FAIRPLAY_MIGRATION,
+    FAIRPLAY_PRIVILEGES,
+)
 from services.verify.reads import ReadPool
 from services.verify.translog import MIGRATION as TRANSLOG_MIGRATION
 from services.verify.translog import PRIVILEGES as TRANSLOG_PRIVILEGES
@@ -107,6 +111,11 @@ CREATE TABLE IF NOT EXISTS {s}.verify_seed_receipts (
         # Each analysed match's card decisions against what each seat could know
         # (services/verify/fairplay.py): derived data, recomputed from the record.
         Migration(8, "fair-play decisions of the analysed matches, by seat", FAIRPLAY_MIGRATION),
+        Migration(
+            9,
+            "fair-play decisions kept by the method that computed them",
+            FAIRPLAY_METHOD_MIGRATION,
+        ),
     ),
 )
 

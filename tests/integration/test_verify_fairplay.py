@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -25,7 +26,7 @@ from belot.bots.solver import Solver
 from belot.cards import to_code
 from belot.commands import PlayCard
 from belot.events import CardPlayed
-from belot.fairplay import FLAG_SCORE, Decision
+from belot.fairplay import FLAG_SCORE, METHOD, Decision
 from belot.ruleset import RULESETS
 from belot_platform.settings import Settings
 from eventlog import EventStore
@@ -37,6 +38,7 @@ from services.verify.domain import (
     listed,
     player_evidence,
 )
+from services.verify.fairplay import FairPlay
 from services.verify.http import RateLimits
 from tests.integration import roles
 from tests.integration.table_support import eventually
@@ -268,3 +270,62 @@ def test_the_window_counts_a_players_last_deals_and_its_partnerships() -> None:
     # What the job keeps rebuilds the same decision.
     d = made(0, 3, 4, "timer")
     assert Decision.from_json(json.loads(json.dumps(d.to_json()))) == d
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_decisions_of_a_bot_that_changed_are_not_read_and_are_computed_again(
+    servers: Any, pg_pool: Any
+) -> None:
+    """The known-best cards are the hard bot's (belot.fairplay.METHOD): the rows a bot
+    computed are not evidence once it plays other cards. A job under another method (the
+    bot changed) reads none of the old rows, has every analysed match in its backlog, and
+    keeps its own rows beside the old ones, which stay as they were."""
+    spec = MatchSpec(match_id="fp-method-1", ruleset="gambler", label="fp-method",
+                     target=151, players=("fp-cy", None), timer_every=0)  # fmt: skip
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    await roles.prepare(pg_pool, schema)
+    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
+    settings = Settings(
+        pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema, admin_token=TOKEN
+    )
+    client = await client_of(settings, schema)
+    verify_pool = await asyncpg.create_pool(settings.pg_dsn, min_size=1, max_size=2)
+    try:
+        await write(store, generate(spec))
+
+        async def computed() -> bool:
+            n = await pg_pool.fetchval(
+                f'SELECT count(*) FROM "{schema}".verify_fairplay_matches'
+                " WHERE outcome = 'computed'"
+            )
+            return bool(n == 1)
+
+        await eventually(computed, timeout=300)
+        status, listing = await answer(client, "/v1/fairplay/players?window=1000")
+        assert status == 200 and listing["method"] == METHOD, listing
+        assert [p["player"] for p in listing["players"]] == ["fp-cy"]
+        kept = await pg_pool.fetch(
+            f'SELECT method, decisions::text AS d FROM "{schema}".verify_fairplay'
+        )
+        assert [r["method"] for r in kept] == [METHOD]
+
+        newer = FairPlay(verify_pool, schema, store, method="changed-bot/2")
+        assert await newer.rows(1000) == []  # the old bot's rows are not the new one's
+        assert await newer.pending() == [spec.match_id] and await newer.backlog() == 1
+        assert await newer.compute(spec.match_id) == "computed"
+        assert await newer.backlog() == 0
+        rows = await newer.rows(1000)
+        assert [(r.match_id, r.player) for r in rows] == [(spec.match_id, "fp-cy")]
+        after = await pg_pool.fetch(
+            f'SELECT method, decisions::text AS d FROM "{schema}".verify_fairplay ORDER BY method'
+        )
+        assert [r["method"] for r in after] == ["changed-bot/2", METHOD]
+        assert after[1]["d"] == kept[0]["d"]  # the old rows as they were
+        # The service's own method still reads its rows only.
+        status, again = await answer(client, "/v1/fairplay/players?window=1000")
+        assert again["players"] == listing["players"], again
+    finally:
+        await verify_pool.close()
+        await client.close()
+        await store.close()
+        await roles.drop_schemas(pg_pool, schema)
