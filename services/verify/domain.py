@@ -215,11 +215,17 @@ class Placed:
     match_id: str
     decision: Decision
 
+    @property
+    def replay(self) -> str:
+        """The replay opened at the decision's card (its deal, trick and place in it)."""
+        d = self.decision
+        return f"{REPLAY_ROUTE}{quote(self.match_id, safe='')}/{d.deal}/{d.trick}/{d.index}"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "match_id": self.match_id,
             **self.decision.to_json(),
-            "replay": REPLAY_ROUTE + quote(self.match_id, safe=""),
+            "replay": self.replay,
         }
 
 

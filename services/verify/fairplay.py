@@ -111,7 +111,6 @@ DEFAULT_WINDOW: Final = 50
 MAX_WINDOW: Final = 1000
 #: A player id in a path: at most this long (the gateway's ids are 32 hex digits).
 MAX_PLAYER: Final = 200
-#: The web client's replay of a match (its route, on the gateway's origin).
 
 FAIRPLAY = Counter(
     "belot_verify_fairplay_total",

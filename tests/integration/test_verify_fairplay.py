@@ -194,7 +194,9 @@ async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
         for d in made:
             assert d["match_id"] == SEER.match_id and d["seat"] == 0
             assert d["played"] in d["dd_best"] and d["gain"] >= 0, d
-            assert d["replay"] == f"/#/replay/{SEER.match_id}"
+            # The replay opened at the card: its deal, trick and place in the trick.
+            place = f"{d['deal']}/{d['trick']}/{d['index']}"
+            assert d["replay"] == f"/#/replay/{SEER.match_id}/{place}", d
         assert sum(d["gain"] for d in made) == top["evidence"]["gain"]
         # A window of a few deals counts only the last of them.
         status, few = await answer(client, "/v1/fairplay/players/fp-seer?window=2")

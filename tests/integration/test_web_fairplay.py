@@ -235,8 +235,7 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
                 " li.querySelector('a.fp-replay').getAttribute('href')])"
             )
             assert got == [
-                [d["match_id"], d["deal"], d["trick"], d["gain"], d["played"],
-                 f"#/replay/{d['match_id']}"]
+                [d["match_id"], d["deal"], d["trick"], d["gain"], d["played"], d["replay"]]
                 for d in detail["decisions"]
             ], got  # fmt: skip
             assert len(got) == detail["evidence"]["decisions"] > 0
@@ -245,11 +244,30 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
                 assert not await page.evaluate(WIDER), f"the player's page, {name}"
                 shot = await page.screenshot(ARTIFACTS / f"fairplay-player-{name}.png", False)
                 shots.append(shot)
-            # The first decision's link opens the match's replay.
+            # A decision's link opens the match's replay at its card: the deal's tab,
+            # the step of that card, with its analysis. A late one, not the first step.
             await page.set_viewport(*LAPTOP)
-            await page.click("#fairplay-decisions > li a.fp-replay")
-            await page.wait_for(f"location.hash === '#/replay/{seer.match_id}'")
+            k, d = max(enumerate(detail["decisions"]), key=lambda x: (x[1]["deal"], x[1]["trick"]))
+            place = f"{d['deal']}/{d['trick']}/{d['index']}"
+            await page.click(f"#fairplay-decisions > li:nth-child({k + 1}) a.fp-replay")
+            await page.wait_for(f"location.hash === '#/replay/{seer.match_id}/{place}'")
+            await page.wait_for("document.querySelector('#deals[data-opened]')", 60)
+            opened = await page.evaluate(
+                "[document.querySelector('#deals').dataset.opened,"
+                " document.querySelector('.deal-tabs .active').dataset.deal,"
+                " document.querySelector('#step-analysis').dataset.card,"
+                " document.querySelector('#step-analysis').textContent]"
+            )
+            assert opened[:3] == [place, str(d["deal"]), str(d["trick"] * 2 + d["index"])], opened
+            assert opened[3], opened  # the card's verdict (best card, loss) is shown
+            shots.append(await page.screenshot(ARTIFACTS / "fairplay-replay-at-card.png", False))
+            # A malformed place opens the match at its start, as before.
+            await page.goto(f"{web.url}#/replay/{seer.match_id}/1/x/0")
             await page.wait_for("document.querySelector('#replay .deal-tabs')", 60)
+            assert await page.evaluate(
+                "[!('opened' in document.querySelector('#deals').dataset),"
+                " document.querySelector('#step').value]"
+            ) == [True, "0"]
 
             # In Russian: the page's words are the catalogue's, the figures the same.
             await page.goto(f"{web.url}?lang=ru#/fairplay")

@@ -4,6 +4,7 @@
 //   #/table/ID    a table: play, watch, the fair deal and the in-tab check
 //   #/matches     finished matches (the verify API)
 //   #/replay/ID   a finished match replayed, every deck recomputed in this tab
+//   #/replay/ID/DEAL/TRICK/INDEX  the same, opened at that card (from 0: fair play's links)
 
 import { Gateway, VerifyApi } from "./api.js";
 import { store } from "./store.js";
@@ -121,7 +122,7 @@ function route() {
   header();
   const root = document.getElementById("page");
   const hash = location.hash.replace(/^#/, "") || "/";
-  const [, page, arg] = hash.split("/");
+  const [, page, arg, ...more] = hash.split("/");
   const id = arg ? decodeURIComponent(arg) : null;
   if (mountPages(root, ctx, page, id, (stop) => (cleanup = stop))) return; // tournaments, leaderboards, players (pages.js)
   const needsLogin = page === "" || page === "table";
@@ -137,8 +138,16 @@ function route() {
     cleanup = renderMatches(root, ctx);
     markPage(root, "matches");
   }
-  else if (page === "replay" && id) cleanup = renderReplay(root, ctx, id);
+  else if (page === "replay" && id) cleanup = renderReplay(root, ctx, id, cardAt(more));
   else replace(root, h("p", { id: "not-found", dataset: { region: "not-found" } }, t("app.no_such_page"), " ", h("a", { href: "#/" }, t("app.go_to_lobby"))));
+}
+
+/** A card's place in a replay's address (#/replay/ID/DEAL/TRICK/INDEX, from 0: the
+ * fair-play page's links), or null for none or a malformed one (the match's start). */
+function cardAt(parts) {
+  if (parts.length !== 3 || !parts.every((x) => /^\d{1,4}$/.test(x))) return null;
+  const [deal, trick, index] = parts.map(Number);
+  return { deal, trick, index };
 }
 
 function renderLogin(root, next) {

@@ -213,7 +213,7 @@ export function renderFairPlay(root, ctx, id) {
       h(
         "li",
         { class: "fp-decision", dataset: { match: d.match_id, deal: d.deal, trick: d.trick, gain: d.gain, played: d.played } },
-        h("a", { href: `#/replay/${encodeURIComponent(d.match_id)}`, class: "fp-replay" }, t("fairplay.position", { match: d.match_id, deal: d.deal + 1, trick: d.trick + 1 })),
+        h("a", { href: d.replay, class: "fp-replay" }, t("fairplay.position", { match: d.match_id, deal: d.deal + 1, trick: d.trick + 1 })),
         h(
           "div",
           { class: "fp-cards" },

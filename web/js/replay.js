@@ -89,7 +89,8 @@ function matchResult(endedBy, scores) {
   return endedBy === "MatchForfeited" ? t("replay.result_forfeited", { scores }) : t("replay.result_aborted", { scores });
 }
 
-export function renderReplay(root, ctx, matchId) {
+/** ``at``: a card to open at ({deal, trick, index}, from 0), or null for the start. */
+export function renderReplay(root, ctx, matchId, at = null) {
   let stopped = false;
   replace(root, h("div", { class: "replay", id: "replay" }, h("p", {}, t("replay.loading_match", { match: matchId }))));
   (async () => {
@@ -129,7 +130,7 @@ export function renderReplay(root, ctx, matchId) {
         "div",
         { class: "replay", id: "replay", dataset: { report: report ? (report.ok ? "ok" : "failed") : "none", recomputed: inputs.ok ? "ok" : "failed" } },
         header(record, ctx, names),
-        dealsSection(record, inputs, names, analysis),
+        dealsSection(record, inputs, names, analysis, at),
         sheetSection(record, ctx, names),
         analysisSection(analysis, analysisError, names),
         h("div", { class: "verification", id: "verification", dataset: { region: "verification" } }, h("h2", {}, t("replay.verification")), inputsSection(record, inputs, names), keptSection(record, kept, inputs), reportSection(report, reportError, ctx, matchId)),
@@ -311,21 +312,28 @@ function analysisSection(analysis, error, names) {
   return h("section", { id: "analysis", dataset: { ready: analysis ? "yes" : "no", region: "analysis" } }, h("h2", {}, t("analysis.title")), h("p", { class: "dim" }, t("analysis.about")), body);
 }
 
-function dealsSection(record, inputs, names, analysis = null) {
+function dealsSection(record, inputs, names, analysis = null, at = null) {
   const box = h("div", { id: "deal-view" });
   const tabs = h("div", { class: "deal-tabs" });
-  const show = (i) => {
+  const show = (i, card = null) => {
     for (const [j, b] of [...tabs.children].entries()) b.classList.toggle("active", j === i);
-    replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], names, analysis ? dealAnalysis(analysis, record.deals[i].deal) : undefined));
+    replace(box, dealView(record, record.deals[i], inputs.decks[record.deals[i].deal], names, analysis ? dealAnalysis(analysis, record.deals[i].deal) : undefined, card));
   };
   record.deals.forEach((d, i) => tabs.append(h("button", { type: "button", dataset: { deal: d.deal }, onclick: () => show(i) }, d.abandoned ? t("replay.deal_tab_redealt", { deal: d.deal + 1 }) : t("replay.deal_tab", { deal: d.deal + 1 }))));
   const section = h("section", { id: "deals", dataset: { region: "game" } }, h("h2", {}, t("replay.each_deal")), tabs, box);
-  if (record.deals.length) show(0);
+  // Opened at a card (a fair-play position): its deal, its step; else the first deal.
+  const asked = at ? record.deals.findIndex((d) => d.deal === at.deal && !d.abandoned) : -1;
+  if (asked >= 0) {
+    show(asked, at.trick * record.ruleset.players + at.index);
+    section.dataset.opened = `${at.deal}/${at.trick}/${at.index}`;
+    requestAnimationFrame(() => section.scrollIntoView({ block: "start" }));
+  } else if (record.deals.length) show(0);
   return section;
 }
 
-/** ``da``: the deal's analysis (null: none for this deal; undefined: no analysis). */
-function dealView(record, d, recomputed, names, da = undefined) {
+/** ``da``: the deal's analysis (null: none for this deal; undefined: no analysis);
+ * ``card``: the card (its place in the deal, from 0) whose step to open at, or null. */
+function dealView(record, d, recomputed, names, da = undefined, card = null) {
   const n = record.ruleset.players;
   const steps = dealSteps(record, d, names.seat);
   const deckLine = h(
@@ -368,6 +376,8 @@ function dealView(record, d, recomputed, names, da = undefined) {
       }),
     );
   };
+  const opened = card === null ? -1 : steps.findIndex((s) => s.cardIndex === card);
+  if (opened >= 0) slider.value = String(opened);
   slider.addEventListener("input", draw);
   const go = (delta) => () => {
     slider.value = String(Math.min(steps.length - 1, Math.max(0, Number(slider.value) + delta)));
