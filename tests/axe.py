@@ -30,15 +30,17 @@ def is_installed() -> bool:
     return AXE.is_file()
 
 
-async def axe(page: Page) -> list[dict[str, Any]]:
+async def axe(page: Page, drawn: str = "") -> list[dict[str, Any]]:
     """axe-core's serious and critical violations on the page as it is drawn now: each
     ``{"id", "impact", "help", "targets": [[selector, ...], ...], "summary"}``. Puts
-    axe into the page first when this document does not have it yet."""
+    axe into the page first when this document does not have it yet. ``drawn``: a
+    statement run just before the check (in the same task), drawing a state the page is
+    in only at some moments."""
     if not await page.evaluate("typeof window.axe === 'object'"):
         # Runtime.evaluate runs outside the page's Content Security Policy.
         await page.evaluate(AXE.read_text(encoding="utf-8"))
     found: list[dict[str, Any]] = await page.evaluate(
-        """(async (failing) => {
+        "(async (failing) => {" + drawn + """;
           const result = await axe.run(document, {resultTypes: ['violations']});
           return result.violations
             .filter(v => failing.includes(v.impact))
