@@ -85,15 +85,17 @@ CREATE TABLE IF NOT EXISTS {s}.verify_fairplay (
 CREATE INDEX IF NOT EXISTS verify_fairplay_by_player ON {s}.verify_fairplay (player);
 """
 #: Each row under the method of its known-best cards (belot.fairplay.METHOD; the rows kept
-#: before were the first's), a new method's beside the old (see the module).
+#: before were the first's), a new method's beside the old (see the module). Idempotent,
+#: as every migration is (a schema whose migration records are lost runs them again).
 FAIRPLAY_METHOD_MIGRATION: Final = """
-ALTER TABLE {s}.verify_fairplay_matches ADD COLUMN method text NOT NULL DEFAULT 'hard-240/1';
+ALTER TABLE {s}.verify_fairplay_matches
+    ADD COLUMN IF NOT EXISTS method text NOT NULL DEFAULT 'hard-240/1';
 ALTER TABLE {s}.verify_fairplay_matches ALTER COLUMN method DROP DEFAULT;
-ALTER TABLE {s}.verify_fairplay_matches DROP CONSTRAINT verify_fairplay_matches_pkey;
+ALTER TABLE {s}.verify_fairplay_matches DROP CONSTRAINT IF EXISTS verify_fairplay_matches_pkey;
 ALTER TABLE {s}.verify_fairplay_matches ADD PRIMARY KEY (match_id, method);
-ALTER TABLE {s}.verify_fairplay ADD COLUMN method text NOT NULL DEFAULT 'hard-240/1';
+ALTER TABLE {s}.verify_fairplay ADD COLUMN IF NOT EXISTS method text NOT NULL DEFAULT 'hard-240/1';
 ALTER TABLE {s}.verify_fairplay ALTER COLUMN method DROP DEFAULT;
-ALTER TABLE {s}.verify_fairplay DROP CONSTRAINT verify_fairplay_pkey;
+ALTER TABLE {s}.verify_fairplay DROP CONSTRAINT IF EXISTS verify_fairplay_pkey;
 ALTER TABLE {s}.verify_fairplay ADD PRIMARY KEY (match_id, seat, method);
 """
 #: Kept once, never changed or removed (derived data: recomputed, not corrected).

@@ -197,6 +197,12 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
                 "[...new Set([...document.querySelectorAll('.fp-flag')].map(e => e.textContent))]"
             )
             assert flags == ["flagged for review"], flags
+            # The method whose decisions the evidence counts, as the API names it.
+            method = await page.evaluate(
+                "[document.querySelector('#fairplay-method').dataset.method,"
+                " document.querySelector('#fairplay-method').textContent]"
+            )
+            assert method[0] == listing["method"] and listing["method"] in method[1], method
             # The players named as the gateway names them, and the partnership shown.
             await page.wait_for(
                 "[...document.querySelectorAll('#fairplay-players .fp-open .fp-name')]"

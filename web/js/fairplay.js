@@ -199,6 +199,7 @@ export function renderFairPlay(root, ctx, id) {
       body,
       toolbar(last),
       h("p", { class: "dim-note", id: "fairplay-summary" }, t("fairplay.summary", { count: list.players.length, window: list.window, flag: list.flag_score }), list.backlog ? [" ", t("fairplay.backlog", { count: list.backlog })] : null),
+      h("p", { class: "dim-note", id: "fairplay-method", dataset: { method: list.method } }, t("fairplay.method", { method: list.method })),
       rows.length ? h("ol", { class: "fp-players", id: "fairplay-players" }, rows) : h("p", { id: "fairplay-nobody" }, t("fairplay.nobody")),
     );
     // Ready once the names are in (a name the gateway does not give keeps its id).

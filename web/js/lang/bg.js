@@ -1432,6 +1432,7 @@ export default Object.freeze({
   "fairplay.no_decisions": "Няма отчетени решения.",
   "fairplay.position": "Мач {match}, раздаване {deal}, взятка {trick}",
   "fairplay.played": "изиграна {card}",
+  "fairplay.method": "Най-добрите по известното карти изчислява {method}: отчитат се само решенията, измерени с него.",
   "fairplay.known_best": "най-добра по известното {card}",
   "fairplay.dd_best": "най-добри при открити карти {cards}",
   "fairplay.gain": "печалба {gain}",

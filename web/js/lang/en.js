@@ -1452,6 +1452,7 @@ export default Object.freeze({
   "fairplay.no_decisions": "No counted decisions.",
   "fairplay.position": "Match {match}, deal {deal}, trick {trick}",
   "fairplay.played": "played {card}",
+  "fairplay.method": "Known-best cards by {method}: the evidence counts only decisions measured by it.",
   "fairplay.known_best": "known-best {card}",
   "fairplay.dd_best": "double-dummy best {cards}",
   "fairplay.gain": "gain {gain}",

@@ -1432,6 +1432,7 @@ export default Object.freeze({
   "fairplay.no_decisions": "Aucune décision comptée.",
   "fairplay.position": "Match {match}, donne {deal}, pli {trick}",
   "fairplay.played": "jouée {card}",
+  "fairplay.method": "Meilleures cartes connues calculées par {method} : seules les décisions qu'il a mesurées comptent.",
   "fairplay.known_best": "meilleure connue {card}",
   "fairplay.dd_best": "meilleures à cartes ouvertes {cards}",
   "fairplay.gain": "gain {gain}",

@@ -1432,6 +1432,7 @@ export default Object.freeze({
   "fairplay.no_decisions": "Нет учтённых решений.",
   "fairplay.position": "Матч {match}, сдача {deal}, взятка {trick}",
   "fairplay.played": "сыграна {card}",
+  "fairplay.method": "Лучшие по известному карты считает {method}: учтены только решения, измеренные им.",
   "fairplay.known_best": "лучшая по известному {card}",
   "fairplay.dd_best": "лучшие в открытую {cards}",
   "fairplay.gain": "выигрыш {gain}",
