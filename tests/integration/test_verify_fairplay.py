@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
 from typing import Any
 
 import asyncpg
@@ -104,10 +105,35 @@ async def answer(client: Any, path: str, token: str | None = TOKEN) -> tuple[int
     return resp.status, await resp.json()
 
 
-@pytest.mark.asyncio(loop_scope="session")
-async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
-    servers: Any, pg_pool: Any, seer: list[Append]
-) -> None:
+@dataclass
+class Verify:
+    """A verify service on a schema of its own (the verify role's grants) with the
+    operators' token, and the log it follows."""
+
+    schema: str
+    store: EventStore
+    settings: Settings
+    client: Any
+    #: The same service where no operator token is set (its routes closed to all).
+    closed: Any = None
+
+    async def computed(self, pg_pool: Any, matches: int, timeout: float) -> None:
+        """Until the fair-play job has computed ``matches`` matches."""
+
+        async def done() -> bool:
+            n = await pg_pool.fetchval(
+                f'SELECT count(*) FROM "{self.schema}".verify_fairplay_matches'
+                " WHERE outcome = 'computed'"
+            )
+            return bool(n == matches)
+
+        await eventually(done, timeout=timeout)
+
+
+@asynccontextmanager
+async def verify_service(
+    servers: Any, pg_pool: Any, closed_too: bool = False
+) -> AsyncIterator[Verify]:
     schema = f"t_{uuid.uuid4().hex[:12]}"
     await roles.prepare(pg_pool, schema)
     store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
@@ -115,21 +141,29 @@ async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
         pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema, admin_token=TOKEN
     )
     client = await client_of(settings, schema)
-    # The same service where no operator token is set: the routes are closed to all.
-    closed = await client_of(replace(settings, admin_token=None, verify_analysis_workers=0),
-                             schema)  # fmt: skip
+    closed = None
+    if closed_too:
+        no_token = replace(settings, admin_token=None, verify_analysis_workers=0)
+        closed = await client_of(no_token, schema)
     try:
+        yield Verify(schema, store, settings, client, closed)
+    finally:
+        if closed is not None:
+            await closed.close()
+        await client.close()
+        await store.close()
+        await roles.drop_schemas(pg_pool, schema)
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
+    servers: Any, pg_pool: Any, seer: list[Append]
+) -> None:
+    async with verify_service(servers, pg_pool, closed_too=True) as v:
+        schema, store, client, closed = v.schema, v.store, v.client, v.closed
         await write(store, generate(HONEST))
         await write(store, seer)
-
-        async def computed() -> bool:
-            n = await pg_pool.fetchval(
-                f'SELECT count(*) FROM "{schema}".verify_fairplay_matches'
-                " WHERE outcome = 'computed'"
-            )
-            return bool(n == 2)
-
-        await eventually(computed, timeout=600)
+        await v.computed(pg_pool, 2, timeout=600)
         rows = await pg_pool.fetch(
             f'SELECT match_id, seat, player, decisions::text AS d FROM "{schema}".verify_fairplay'
             " ORDER BY match_id, seat"
@@ -225,11 +259,6 @@ async def test_the_job_keeps_the_accounts_seats_and_the_api_lists_the_seer(
             return "\nbelot_verify_fairplay_backlog 0.0" in text
 
         await eventually(no_backlog, timeout=10)
-    finally:
-        await closed.close()
-        await client.close()
-        await store.close()
-        await roles.drop_schemas(pg_pool, schema)
 
 
 def made(seat: int, deal: int, gain: int, acted_by: str | None = "player") -> Decision:
@@ -284,25 +313,13 @@ async def test_decisions_of_a_bot_that_changed_are_not_read_and_are_computed_aga
     keeps its own rows beside the old ones, which stay as they were."""
     spec = MatchSpec(match_id="fp-method-1", ruleset="gambler", label="fp-method",
                      target=151, players=("fp-cy", None), timer_every=0)  # fmt: skip
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    await roles.prepare(pg_pool, schema)
-    store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
-    settings = Settings(
-        pg_dsn=roles.dsn_for("verify", servers.pg_dsn), pg_schema=schema, admin_token=TOKEN
-    )
-    client = await client_of(settings, schema)
-    verify_pool = await asyncpg.create_pool(settings.pg_dsn, min_size=1, max_size=2)
-    try:
+    async with (
+        verify_service(servers, pg_pool) as v,
+        asyncpg.create_pool(v.settings.pg_dsn, min_size=1, max_size=2) as verify_pool,
+    ):
+        schema, store, client = v.schema, v.store, v.client
         await write(store, generate(spec))
-
-        async def computed() -> bool:
-            n = await pg_pool.fetchval(
-                f'SELECT count(*) FROM "{schema}".verify_fairplay_matches'
-                " WHERE outcome = 'computed'"
-            )
-            return bool(n == 1)
-
-        await eventually(computed, timeout=300)
+        await v.computed(pg_pool, 1, timeout=300)
         status, listing = await answer(client, "/v1/fairplay/players?window=1000")
         assert status == 200 and listing["method"] == METHOD, listing
         assert [p["player"] for p in listing["players"]] == ["fp-cy"]
@@ -326,8 +343,3 @@ async def test_decisions_of_a_bot_that_changed_are_not_read_and_are_computed_aga
         # The service's own method still reads its rows only.
         status, again = await answer(client, "/v1/fairplay/players?window=1000")
         assert again["players"] == listing["players"], again
-    finally:
-        await verify_pool.close()
-        await client.close()
-        await store.close()
-        await roles.drop_schemas(pg_pool, schema)
