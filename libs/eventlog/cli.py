@@ -132,6 +132,10 @@ async def _tail(args: argparse.Namespace) -> int:
                 after = page[-1].position
             return 0
         async with store.subscribe(after, stream_id=args.stream) as sub:
+            # On stderr, so that stdout stays one event a line: from here on, a commit
+            # wakes the tail (it LISTENs), and a script may wait for this line.
+            sys.stderr.write(f"following the log after position {after}\n")
+            sys.stderr.flush()
             events = aiter(sub)
             while not stop.is_set():
                 nxt = asyncio.ensure_future(anext(events))

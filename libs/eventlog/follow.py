@@ -70,6 +70,8 @@ class Follower:
         self.failures = 0
         #: Set once the follower has read up to the head it found when it started.
         self.caught_up = asyncio.Event()
+        #: Idle waits (flush_interval with no event) the pending read has outlived.
+        self.idle = 0
         self._last_flush = 0.0
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
@@ -116,6 +118,7 @@ class Follower:
                         if time.monotonic() - self._last_flush >= self.flush_interval:
                             await self.flush()
                     elif not done:
+                        self.idle += 1
                         await self.flush()  # idle: write down how far we got
             finally:
                 stopper.cancel()

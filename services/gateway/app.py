@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 from aiohttp import web
@@ -67,8 +68,14 @@ def raise_fd_limit(sockets: int) -> int:
     return int(soft)
 
 
-def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> web.Application:
-    """The gateway's app; ``hasher`` can be given (tests use cheaper argon2 parameters)."""
+def create_app(
+    settings: Settings,
+    *,
+    hasher: PasswordHasher | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> web.Application:
+    """The gateway's app; ``hasher`` can be given (tests use cheaper argon2 parameters),
+    and the rate limiter's ``clock`` (seconds: a test moves it instead of waiting)."""
     app = create_platform_app(settings, name="gateway")
     api = Api(
         hasher=hasher or PasswordHasher(),
@@ -76,6 +83,7 @@ def create_app(settings: Settings, *, hasher: PasswordHasher | None = None) -> w
         prefix=settings.subject_prefix,
         timeout=settings.nats_timeout,
         admin_token=settings.admin_token,
+        clock=clock,
     )
     app[API] = api
     app.middlewares.append(api.middleware)

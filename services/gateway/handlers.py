@@ -133,9 +133,12 @@ class Api:
         prefix: str,
         timeout: float,
         admin_token: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.hasher = hasher
         self.limiter = limiter
+        #: Seconds, for the rate limiter (a test moves it instead of waiting).
+        self.clock = clock
         self.prefix = prefix
         self.timeout = timeout
         self.admin_token = admin_token
@@ -213,7 +216,7 @@ class Api:
         try:
             if request.path.startswith("/v1/"):
                 key = self._rate_key(request)
-                wait = self.limiter.take(key, time.monotonic())
+                wait = self.limiter.take(key, self.clock())
                 if wait > 0:
                     return refuse(
                         "rate_limited",
@@ -614,7 +617,7 @@ class Api:
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT and msg.type is not WSMsgType.BINARY:
                     continue
-                if self.limiter.take(f"ws:{who.player}", time.monotonic()) > 0:
+                if self.limiter.take(f"ws:{who.player}", self.clock()) > 0:
                     conn.send({"type": "error", "error": "rate_limited", "message": "slow down"})
                     continue
                 try:

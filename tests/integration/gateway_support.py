@@ -9,7 +9,8 @@ import contextlib
 import os
 import random
 import tempfile
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,15 @@ TEST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 
 @contextlib.asynccontextmanager
 async def gateway(
-    servers: Any, schema: str, js_names: Any, prefix: str, **overrides: Any
+    servers: Any,
+    schema: str,
+    js_names: Any,
+    prefix: str,
+    clock: Callable[[], float] = time.monotonic,
+    **overrides: Any,
 ) -> AsyncIterator[TestClient]:
+    """The gateway's real app on the test's servers; ``clock``: its rate limiter's
+    (seconds), which a test moves instead of waiting for a bucket to refill."""
     data_dir = Path(tempfile.mkdtemp(prefix="belot-gw-"))
     settings = Settings(
         **{
@@ -51,7 +59,7 @@ async def gateway(
             **overrides,  # the servers' URLs too (a test's proxy in front of them)
         }
     )
-    client = TestClient(TestServer(create_app(settings, hasher=TEST_HASHER)))
+    client = TestClient(TestServer(create_app(settings, hasher=TEST_HASHER, clock=clock)))
     await client.start_server()
     try:
         yield client

@@ -209,9 +209,13 @@ async def test_tail_prints_json_lines_and_follows(
         str(head + 1),  # the first position to print
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
-        await asyncio.sleep(1.0)  # let it connect and LISTEN
+        assert proc.stderr is not None
+        # It says on stderr when it LISTENs: the append below then wakes it.
+        ready = await asyncio.wait_for(proc.stderr.readline(), 20)
+        assert ready.decode() == f"following the log after position {head}\n"
         await store.append("match-9", 0, [NewEvent("Late", {"x": 1})])
         assert proc.stdout is not None
         line = orjson.loads(await asyncio.wait_for(proc.stdout.readline(), 20))

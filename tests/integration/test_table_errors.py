@@ -3,7 +3,6 @@ leaving a match; the gateway's JSON errors and rate limits."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import random
 
@@ -277,11 +276,23 @@ async def test_the_timer_plays_and_a_leaver_forfeits(servers, store, pg_pool, nc
 ADMIN = "operator-" + "a" * 16
 
 
+class HeldClock:
+    """A clock that moves only when the test moves it (seconds): the rate limiter's
+    buckets refill when the test says, not while it sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) -> None:
+    clock = HeldClock()
     async with (
         platform(store, pg_pool, nc, js_names, workers=0) as p,
         gateway(
-            servers, store.schema, js_names, p.prefix, rate_per_second=2.0, rate_burst=5,
+            servers, store.schema, js_names, p.prefix, clock, rate_per_second=2.0, rate_burst=5,
             admin_token=ADMIN,
         ) as http,
     ):  # fmt: skip
@@ -299,9 +310,9 @@ async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) ->
         assert status == 404 and body["error"] == "not_found"
         status, body, _ = await call("DELETE", "/v1/lobby")
         assert status == 405 and body["error"] == "method_not_allowed"
-        await asyncio.sleep(2.5)  # refill
+        clock.now += 2.5  # the bucket refills
         ann = await Player(http, "json-ann").register()  # two requests of this address
-        await asyncio.sleep(2.5)
+        clock.now += 2.5
         status, body, _ = await call("POST", "/v1/tables", json={"ruleset": "club"})
         assert status == 401 and body["error"] == "unauthorized"
         bad = {"Authorization": "Bearer forged.token.value"}
@@ -324,6 +335,9 @@ async def test_gateway_errors_are_json(servers, store, pg_pool, nc, js_names) ->
         assert (await call("GET", "/v1/lobby", headers=ann.auth))[0] == 200
         operator = {"Authorization": f"Bearer {ADMIN}"}
         assert (await call("GET", "/v1/lobby", headers=operator))[0] == 200
+        # Retry-After is honest: once that long has passed, the address may ask again.
+        clock.now += int(headers["Retry-After"])
+        assert (await call("GET", "/v1/lobby", headers=bad))[0] == 200  # public: answered
 
 
 async def event_counts(store, created: dict) -> list[int]:

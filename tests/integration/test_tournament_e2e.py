@@ -17,7 +17,7 @@ import pytest
 from belot_platform import messaging
 from services.tournament import clocks, effects
 from tests.integration.gateway_support import Player
-from tests.integration.table_support import wait_for_table
+from tests.integration.table_support import eventually, wait_for_table
 from tests.integration.tournament_support import Harness, harness
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -151,12 +151,16 @@ async def test_ladder_of_rated_lobby_matches(servers, store, pg_pool, nc, js_nam
         async def reported() -> bool:
             return any(e.type == "LadderMatchReported" for e in await h.events(tid))
 
-        for _ in range(100):
-            if await reported():
-                break
-            await asyncio.sleep(0.1)
-        assert await reported()
-        await asyncio.sleep(1.5)  # idle: the consumer waits on (its reads outlive timeouts)
+        await eventually(reported, 10)
+        # Idle: the results consumer's pending read outlives two idle waits, and it still
+        # follows (the harness checks it never failed) when the ladder's day ends.
+        follower = h.engine.results.follower
+        idle = follower.idle
+
+        async def idled() -> bool:
+            return follower.idle >= idle + 2
+
+        await eventually(idled, 10)
         h.clock.offset_ms = DAY_MS + 1000  # the ladder's day is over
         t = await h.wait_finished(tid, timeout=10)
         assert t["finished"]["reason"] == "ladder_ended"

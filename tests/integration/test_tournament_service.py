@@ -4,13 +4,12 @@ the standings; pause, next round and terminate; HTTP errors are 4xx JSON."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 
 import pytest
 
 from tests.integration.gateway_support import Player
-from tests.integration.table_support import wait_for_table
+from tests.integration.table_support import eventually, wait_for_table
 from tests.integration.tournament_support import ADMIN, Harness, harness
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -32,9 +31,19 @@ async def test_a_restart_never_pairs_a_round_twice(servers, store, pg_pool, nc, 
         )
         await h.bots(tid, 6)
         await h.ok("POST", f"/v1/tournaments/{tid}/start")
-        await h.wait(tid, lambda t: len(t["tables"]) == 6)
+        t = await h.wait(tid, lambda t: len(t["tables"]) == 6)
         await h.stop_service()
-        await asyncio.sleep(1.0)  # results land in the log while nobody follows them
+        # A result lands in the log while nobody follows it.
+        tables = {seat["table_id"] for seat in t["tables"].values()}
+
+        async def a_result_landed() -> bool:
+            for table_id in tables:
+                events = await h.platform.store.read_stream(f"table-{table_id}")
+                if any(e.type == "TableMatchFinished" for e in events):
+                    return True
+            return False
+
+        await eventually(a_result_landed, 60)
         await h.start_service()
         # And a second replica on the same schema: commands meet on expected versions.
         first = h.service
@@ -63,8 +72,7 @@ async def test_a_correction_rederives_the_standings(servers, store, pg_pool, nc,
         await h.bots(tid, 4)
         await h.ok("POST", f"/v1/tournaments/{tid}/start")
         t = await h.wait(tid, lambda t: complete(t, 1))
-        await asyncio.sleep(0.3)
-        assert len(t["rounds"]) == 1  # paired by hand only
+        assert len(t["rounds"]) == 1  # paired by hand only (round 2 below is the organiser's)
         m = t["rounds"][0]["matches"][0]
         game = m["games"][0]
         winner, loser = (m["a"][0], m["b"][0]) if game["a"] == "win" else (m["b"][0], m["a"][0])
