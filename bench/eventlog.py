@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libs"))
 import asyncpg
 import orjson
 
+from eventkit.envelope import canonical_bytes, chain_hash
 from eventlog import EventStore, NewEvent
-from eventlog.envelope import canonical_bytes, chain_hash
 
 TARGET = 0.60
 STREAMS = 64

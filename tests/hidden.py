@@ -25,7 +25,7 @@ from typing import Any
 
 from belot import RULESETS, deal_pattern
 from belot.cards import FULL_DECK, parse_card, to_code
-from fairdeal.eventchain import canonical_bytes
+from eventkit.envelope import canonical_bytes
 
 Envelope = dict[str, Any]
 

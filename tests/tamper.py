@@ -8,7 +8,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from fairdeal.eventchain import GENESIS_HASH, canonical_bytes, chain_hash
+from eventkit.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from fairdeal.record import build_record
 
 Record = dict[str, Any]

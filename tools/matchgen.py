@@ -54,8 +54,8 @@ from belot.match import DueKind, Phase
 from belot.ruleset import Ruleset
 from belot.seats import side_of
 from eventkit import visibility_of
+from eventkit.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from eventlog import EventStore, NewEvent
-from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from fairdeal import Shuffler, fairness, receipts
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import (

@@ -1,39 +1,33 @@
-"""The event envelope and its hash chain: values and pure functions, no I/O.
+"""The event envelope: values and pure functions, no I/O.
 
-An event is stored once and never changed. Each stream carries a hash chain:
-
-    hash(v) = SHA-256(hash(v - 1) || canonical_bytes(event v)),   hash(0) = 32 zero bytes
-
-``canonical_bytes`` is the JSON document
-
-    {"metadata": M, "payload": P, "recorded_at": T, "stream": S, "type": Y,
-     "version": V, "visibility": W}
-
-serialised with keys sorted by code point at every depth, no whitespace, strings as UTF-8
-with only the escapes JSON requires, integers in decimal. Floats are refused in payloads
-and metadata so that any JSON library can reproduce the bytes: ``orjson.dumps(doc,
-option=orjson.OPT_SORT_KEYS)`` and ``json.dumps(doc, sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)`` give the same bytes (a test checks this). ``T`` is the recorded time
-in UTC as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (always six fractional digits). The global
-position is not hashed: it orders streams against each other, the chain orders one stream.
+An event is stored once and never changed; each stream carries a hash chain, whose bytes
+(``canonical_bytes``) and hash (``chain_hash``) are defined once, in
+:mod:`eventkit.envelope`, for the store and the verifier alike (re-exported here). This
+module holds what the store adds: the events to append and as recorded, their JSON, and
+the checks an event passes before it is stored.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final
 
 import orjson
 
+# Re-exported: the store's callers and the relay read them here.
+from eventkit.envelope import GENESIS_HASH as GENESIS_HASH
+from eventkit.envelope import HASH_SIZE as HASH_SIZE
+from eventkit.envelope import Envelope as Envelope
+from eventkit.envelope import canonical_bytes as canonical_bytes
+from eventkit.envelope import canonical_bytes_encoded as canonical_bytes_encoded
+from eventkit.envelope import chain_hash as chain_hash
+from eventkit.envelope import format_time as format_time
+from eventkit.envelope import parse_time as parse_time
 from eventlog.errors import InvalidEvent
 
-HASH_SIZE: Final = 32
-GENESIS_HASH: Final = bytes(HASH_SIZE)
-"""The ``prev_hash`` of a stream's first event (version 1): 32 zero bytes."""
 WITHHELD: Final = b""
 """The hash of an event read by a viewer while its stream still hides something
 (:meth:`eventlog.EventStore.read_stream_as`): not served, ``null`` in JSON."""
@@ -106,37 +100,33 @@ class RecordedEvent:
         return value if isinstance(value, str) else None
 
     def canonical_bytes(self) -> bytes:
-        return canonical_bytes(
-            self.stream_id,
-            self.version,
-            self.type,
-            self.payload,
-            self.metadata,
-            self.visibility,
-            self.recorded_at,
-        )
+        return self.envelope().canonical_bytes()
+
+    def envelope(self) -> Envelope:
+        """The event as JSON values (:class:`eventkit.envelope.Envelope`): the hash in
+        hex, or None when withheld; the time as in the hash chain."""
+        return Envelope(
+            self.position, self.stream_id, self.version, self.type, self.payload,
+            self.metadata, self.visibility, format_time(self.recorded_at),
+            self.hash.hex() if self.hash else None,  # None: WITHHELD
+        )  # fmt: skip
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The envelope as plain JSON values (hash in hex, or null when withheld; time as
-        in the hash chain)."""
-        return {
-            "position": self.position,
-            "stream": self.stream_id,
-            "version": self.version,
-            "type": self.type,
-            "payload": self.payload,
-            "metadata": self.metadata,
-            "visibility": self.visibility,
-            "recorded_at": format_time(self.recorded_at),
-            "hash": self.hash.hex() if self.hash else None,  # None: WITHHELD
-        }
+        """The envelope as a JSON object (:meth:`Envelope.to_json`)."""
+        return self.envelope().to_json()
 
-
-def format_time(t: datetime) -> str:
-    """``t`` in UTC as ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; raises ValueError for a naive time."""
-    if t.tzinfo is None:
-        raise ValueError("recorded times must be timezone-aware")
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    @classmethod
+    def from_json_dict(cls, doc: Any) -> RecordedEvent:
+        """The event :meth:`to_json_dict` wrote (a relay's message, a record's line): a
+        null hash is :data:`WITHHELD`. Raises ValueError
+        (:class:`eventkit.envelope.EnvelopeError`, or a time or hash that does not parse)
+        for a document that is not an envelope."""
+        env = Envelope.from_json(doc)
+        return cls(
+            env.position, env.stream, env.version, env.type, env.payload, env.metadata,
+            env.visibility, parse_time(env.recorded_at),
+            WITHHELD if env.hash is None else bytes.fromhex(env.hash),
+        )  # fmt: skip
 
 
 #: The types of a JSON value that holds no float and nothing to look into.
@@ -215,64 +205,3 @@ def check_metadata(metadata: dict[str, Any]) -> None:
         v = metadata.get(key)
         if v is not None and type(v) is not str:
             raise InvalidEvent(f"metadata {key} must be a string, not {v!r}")
-
-
-def canonical_bytes(
-    stream_id: str,
-    version: int,
-    type_: str,
-    payload: Any,
-    metadata: Mapping[str, Any],
-    visibility: str,
-    recorded_at: datetime | str,
-) -> bytes:
-    """The bytes one event contributes to its stream's hash chain (see the module doc)."""
-    when = recorded_at if isinstance(recorded_at, str) else format_time(recorded_at)
-    return orjson.dumps(
-        {
-            "metadata": metadata,
-            "payload": payload,
-            "recorded_at": when,
-            "stream": stream_id,
-            "type": type_,
-            "version": version,
-            "visibility": visibility,
-        },
-        option=orjson.OPT_SORT_KEYS,
-    )
-
-
-def canonical_bytes_encoded(
-    stream_id: str,
-    version: int,
-    type_: str,
-    payload_json: str,
-    metadata_json: str,
-    visibility: str,
-    recorded_at: str,
-) -> bytes:
-    """:func:`canonical_bytes` of an event whose payload and metadata are already
-    :func:`encode_json`'s output (canonical JSON, so spliced in unchanged: the same
-    bytes), whose time is :func:`format_time`'s, and whose stream id, type and
-    visibility are valid (:func:`check_stream_id`, :func:`check_event`). The store's
-    writer uses it: the payload is not encoded twice.
-
-    Written out rather than encoded: the keys in their sorted order, and the three
-    names spliced in as they are, since what makes them valid (letters, digits and
-    ``_ - : .``) needs no escaping in JSON. A third of orjson's time for the dict; a
-    property test holds it to :func:`canonical_bytes`."""
-    return (
-        f'{{"metadata":{metadata_json},"payload":{payload_json},"recorded_at":"{recorded_at}",'
-        f'"stream":"{stream_id}","type":"{type_}","version":{version},'
-        f'"visibility":"{visibility}"}}'
-    ).encode()
-
-
-def chain_hash(prev_hash: bytes, canonical: bytes) -> bytes:
-    """``SHA-256(prev_hash || canonical)``."""
-    return hashlib.sha256(prev_hash + canonical).digest()
-
-
-def parse_time(text: str) -> datetime:
-    """Inverse of :func:`format_time`."""
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)

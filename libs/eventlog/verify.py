@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
+from eventkit.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from eventlog.migrations import quote_schema
 
 

@@ -26,7 +26,7 @@ reveal          ServerSeedRevealed            match, the server seed
 ==============  ============================  =========================================
 
 Every entry names its event: ``{"stream", "version", "hash", "recorded_at"}``, the hash
-being the stream's hash chain at that version (:mod:`fairdeal.eventchain`), which
+being the stream's hash chain at that version (:mod:`eventkit.envelope`), which
 commits to everything in the event and everything before it in its stream. So a record
 is tied to the log by its events' hashes: ``belot verify`` checks that every event of
 these types in a record has its entry in the log and that the entries' fields are the
@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from eventkit import streams
-from fairdeal.eventchain import GENESIS_HASH
+from eventkit.envelope import GENESIS_HASH
 from fairdeal.fairness import (
     MATCH_ENDING_EVENTS,
     DrandFallback,

@@ -50,11 +50,12 @@ from belot.events import (
     Passed,
     TrickTaken,
 )
+from eventkit.envelope import Envelope as Envelope  # the record's events
+from eventkit.envelope import EnvelopeError
 from eventkit.streams import MATCH_ENDINGS
 from eventkit.streams import match_stream as match_stream  # the record's streams
 from eventkit.streams import randomness_stream as randomness_stream
 from fairdeal.chains import CHAINS
-from fairdeal.eventchain import canonical_bytes
 from fairdeal.fairness import (
     DeckIssued,
     DrandBeaconLate,
@@ -92,17 +93,6 @@ SUMMARY_KEYS: Final = (
     "deals",
     "result",
 )
-ENVELOPE_KEYS: Final = (
-    "position",
-    "stream",
-    "version",
-    "type",
-    "payload",
-    "metadata",
-    "visibility",
-    "recorded_at",
-    "hash",
-)
 MATCH_ID_CHARS: Final = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-"
 )
@@ -124,55 +114,13 @@ class RecordError(ValueError):
 # --- envelopes ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
-    """One stored event, as the log's ``to_json_dict`` writes it."""
-
-    position: int
-    stream: str
-    version: int
-    type: str
-    payload: Any
-    metadata: Any
-    visibility: str
-    recorded_at: str
-    #: The stream's hash chain at this event; None in a match that has not ended, whose
-    #: hashes are not served (``eventlog.WITHHELD``: docs/threat-model.md).
-    hash: str | None
-
-    @classmethod
-    def from_json(cls, doc: Any, where: str) -> Envelope:
-        """Raises :class:`RecordError` when a part is missing or of the wrong JSON type."""
-        if not isinstance(doc, dict):
-            raise RecordError(f"{where} is not a JSON object")
-        missing = [k for k in ENVELOPE_KEYS if k not in doc]
-        if missing:
-            raise RecordError(f"{where} lacks {', '.join(missing)}")
-        for name in ("position", "version"):
-            if type(doc[name]) is not int:
-                raise RecordError(f"{where}.{name} is not a whole number")
-        for name in ("stream", "type", "visibility", "recorded_at"):
-            if not isinstance(doc[name], str):
-                raise RecordError(f"{where}.{name} is not a string")
-        if doc["hash"] is not None and not isinstance(doc["hash"], str):
-            raise RecordError(f"{where}.hash is not a string or null")
-        if not isinstance(doc["metadata"], dict):
-            raise RecordError(f"{where}.metadata is not a JSON object")
-        return cls(*(doc[k] for k in ENVELOPE_KEYS))
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ENVELOPE_KEYS}
-
-    def canonical_bytes(self) -> bytes:
-        return canonical_bytes(
-            self.stream,
-            self.version,
-            self.type,
-            self.payload,
-            self.metadata,
-            self.visibility,
-            self.recorded_at,
-        )
+def _envelope(doc: Any, where: str) -> Envelope:
+    """The event's envelope (:class:`eventkit.envelope.Envelope`, the one reader of an
+    event's JSON); raises :class:`RecordError` for one that is not."""
+    try:
+        return Envelope.from_json(doc, where)
+    except EnvelopeError as exc:
+        raise RecordError(str(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +155,7 @@ def _stream_from_json(doc: Any, where: str) -> StreamRecord:
     return StreamRecord(
         sid,
         head,
-        tuple(Envelope.from_json(e, f"{where}.events[{i}]") for i, e in enumerate(events)),
+        tuple(_envelope(e, f"{where}.events[{i}]") for i, e in enumerate(events)),
     )
 
 
@@ -676,11 +624,9 @@ def build_record(
     public events only (the record then says ``complete: false`` and cannot verify).
     Raises :class:`RecordError` if an envelope is malformed.
     """
-    m = tuple(Envelope.from_json(e, f"match event {i}") for i, e in enumerate(match_events))
-    r = tuple(
-        Envelope.from_json(e, f"randomness event {i}") for i, e in enumerate(randomness_events)
-    )
-    d = tuple(Envelope.from_json(e, f"drand event {i}") for i, e in enumerate(drand_events))
+    m = tuple(_envelope(e, f"match event {i}") for i, e in enumerate(match_events))
+    r = tuple(_envelope(e, f"randomness event {i}") for i, e in enumerate(randomness_events))
+    d = tuple(_envelope(e, f"drand event {i}") for i, e in enumerate(drand_events))
     return {
         "format": FORMAT,
         "match_id": match_id,

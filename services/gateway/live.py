@@ -86,7 +86,7 @@ from nats.aio.subscription import Subscription
 
 from belot_platform.supervise import Supervised
 from eventkit import streams
-from eventlog import WITHHELD, EventStore, RecordedEvent, relay
+from eventlog import EventStore, RecordedEvent, relay
 from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see, table_line
 
@@ -493,17 +493,7 @@ class Hub:
             if d.get("withheld") is True:
                 event = Withheld(d["position"], d["stream"], d["version"], d["type"])
             else:
-                event = RecordedEvent(
-                    position=d["position"],
-                    stream_id=d["stream"],
-                    version=d["version"],
-                    type=d["type"],
-                    payload=d["payload"],
-                    metadata=d.get("metadata") or {},
-                    visibility=d["visibility"],
-                    recorded_at=_parse_time(d["recorded_at"]),
-                    hash=WITHHELD,  # the relay sends none (eventlog.relay)
-                )
+                event = RecordedEvent.from_json_dict(d)  # no hash: the relay sends none
         except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
             log.warning("an event message that is not an envelope on %s", msg.subject)
             return
@@ -572,9 +562,3 @@ def _relays(headers: dict[str, str], body: Any) -> bool:
         and headers.get("Belot-Stream") == body.get("stream")
         and headers.get("Belot-Version") == str(body.get("version"))
     )
-
-
-def _parse_time(text: str) -> Any:
-    from eventlog.envelope import parse_time
-
-    return parse_time(text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from belot import RULESETS
+from eventkit.envelope import ENVELOPE_KEYS
 from eventkit.streams import MATCH_ENDINGS
 from fairdeal.chains import CHAINS
 from fairdeal.record import FORMAT
@@ -61,17 +62,7 @@ _NOT_MODIFIED: Final = {"description": "not modified (If-None-Match named the ET
 
 _ENVELOPE: Final = {
     "type": "object",
-    "required": [
-        "position",
-        "stream",
-        "version",
-        "type",
-        "payload",
-        "metadata",
-        "visibility",
-        "recorded_at",
-        "hash",
-    ],
+    "required": list(ENVELOPE_KEYS),
     "properties": {
         "position": {"type": "integer"},
         "stream": {"type": "string"},

@@ -29,6 +29,9 @@ ALLOWED = {
     "heapq",
     "json",
     "random",
+    # the event envelope's recorded times (eventkit.envelope): formatting and parsing a
+    # time it is handed; reading the clock is refused below
+    "datetime",
     # rating's model library (issue 9): pure arithmetic over the ratings it is handed.
     "openskill",
     # the one third-party package of a pure core: tournament pairs Swiss rounds with
@@ -45,8 +48,8 @@ ALLOWED = {
     "cryptography",
     *PURE,
 }
-# random is allowed only as random.Random instances the caller seeds; the check below
-# refuses module-level use of the global generator and of the clock.
+# random is allowed only as random.Random instances the caller seeds, datetime only for
+# times the caller gives; the check below refuses the global generator and the clock.
 FORBIDDEN_CALLS = {
     ("random", "random"),
     ("random", "randint"),
@@ -54,6 +57,10 @@ FORBIDDEN_CALLS = {
     ("random", "shuffle"),
     ("time", "time"),
     ("time", "sleep"),
+    ("datetime", "now"),
+    ("datetime", "utcnow"),
+    ("datetime", "today"),
+    ("date", "today"),
 }
 
 

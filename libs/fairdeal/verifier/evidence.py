@@ -8,7 +8,7 @@ needs the missing piece skips or fails saying what it lacked.
 ``hash_chain``  each stream (the match's, the fair deal's, the drand round's own):
                 versions 1, 2, 3, ..., positions increasing, each event's hash
                 recomputed from its canonical bytes and the previous hash
-                (:mod:`fairdeal.eventchain`), ``head`` the last one. The chain runs on
+                (:mod:`eventkit.envelope`), ``head`` the last one. The chain runs on
                 the *recorded* hash, so one altered event is named alone rather than
                 every event after it.
 ``events``      every event decodes; the match stream starts with ``MatchStarted`` and
@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from belot import RULESETS
 from belot.events import MatchEnded, MatchStarted, Visibility
-from fairdeal.eventchain import GENESIS_HASH, chain_hash
+from eventkit.envelope import GENESIS_HASH, chain_hash
 from fairdeal.fairness import (
     PUBLIC,
     DrandBeaconLate,
