@@ -576,12 +576,8 @@ class Api:
             assert who is not None
             table_id = self.table_id(request)
             body = await self.body(request)
-            if verb == "bid" and "strain" not in body:
-                raise ServiceError("bad_request", "a bid names a strain, or null to pass")
-            if verb == "play" and not isinstance(body.get("card"), str):
-                raise ServiceError("bad_request", 'play names a card, e.g. {"card": "TS"}')
-            if verb == "seed" and not isinstance(body.get("seed"), str):
-                raise ServiceError("bad_request", "seed: 32 hex digits (16 bytes)")
+            # The move's fields are parsed once, by the table (services.table.handlers
+            # parse_move, and its seed check): its refusals come back as they are.
             request_body = {k: body[k] for k in MOVE_FIELDS[verb] if k in body}
             request_body.update(player=who.player, command_id=_command_id(body))
             reply = await self.ask_table(table_id, verb, request_body)

@@ -80,11 +80,6 @@ def parse_move(verb: str, body: dict[str, Any]) -> Callable[[int], Command]:
     raise TableError(BAD_REQUEST, f"unknown move {verb!r}")
 
 
-def build_command(verb: str, seat: int, body: dict[str, Any]) -> Command:
-    """The core command a player's request asks for; raises :class:`TableError`."""
-    return parse_move(verb, body)(seat)
-
-
 MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
 #: A table's own requests besides the moves, each answered by the Table method of its name.
 REQUESTS: Final = ("join", "leave", "seed", "view", "abort", "resume", "presence")

@@ -351,6 +351,8 @@ async def event_counts(store, created: dict) -> list[int]:
 WRONG_SEAT = ["1", [0], {"n": 0}, 1.0, True, 1e30, 99999999999999999999999]
 WRONG_SEED = [5, ["ab" * 16], {"seed": "ab"}, None, True]
 WRONG_MOVES = [
+    ("bid", {}),  # a bid names a strain (null to pass): the table says so, not the gateway
+    ("play", {}),
     ("bid", {"strain": 5}),
     ("bid", {"strain": ["hearts"]}),
     ("bid", {"strain": {"name": "hearts"}}),
