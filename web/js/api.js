@@ -30,7 +30,7 @@ async function call(base, method, path, { body, token } = {}) {
   } catch (e) {
     throw new ApiError(0, "network", `the server did not answer (${e.message})`);
   }
-  let data = null;
+  let data;
   try {
     data = await response.json();
   } catch {

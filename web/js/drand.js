@@ -162,7 +162,7 @@ export function verifyBeacon(chainName, beacon) {
     return no(t("drand.signature_not_point", { group: scheme.group, error: e.message }));
   }
   if (point.is0()) return no(t("drand.signature_infinity"));
-  let valid = false;
+  let valid;
   try {
     valid = scheme.signer.verify(point, scheme.signer.hash(message(scheme, round, prev), scheme.dst), publicKey(chain));
   } catch (e) {

@@ -802,7 +802,7 @@ async function checkReceiptPublished(kept, options) {
     return unchecked(name, t("receipt.no_answer", { error: e.message }));
   }
   if (answer.ok) return pass(name, t("receipt.published", { stream: String(r.stream), version: String(r.version) }));
-  let why = "";
+  let why;
   try {
     const e = await answer.json();
     why = e?.error ? `: ${e.error}${e.message ? `, ${e.message}` : ""}` : "";
@@ -892,7 +892,7 @@ export async function checkKept(kept, options = {}) {
     for (const c of checkLive(kept, at).failed) if (c.name !== "consistency") checks.push(c);
     return done(checks, false);
   }
-  let serverSeed = null;
+  let serverSeed;
   try {
     serverSeed = fromHex(kept.reveal.server_seed);
   } catch {

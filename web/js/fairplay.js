@@ -44,7 +44,7 @@ function keepToken(token) {
 }
 
 function storedWindow() {
-  let n = NaN;
+  let n;
   try {
     n = Number(sessionStorage.getItem(WINDOW_KEY));
   } catch {
@@ -64,7 +64,7 @@ function verifyApi(ctx) {
 async function fillNames(ctx, root, ids, isStopped) {
   await Promise.all(
     [...new Set(ids)].map(async (id) => {
-      let name = null;
+      let name;
       try {
         name = (await ctx.gateway.request("GET", `/v1/players/${encodeURIComponent(id)}`))?.name ?? null;
       } catch {

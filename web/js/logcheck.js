@@ -83,7 +83,7 @@ async function ask(fetchImpl, api, path, as) {
     return { error: t("log.api.no_answer", { error: e.message }), down: true };
   }
   if (!r.ok) {
-    let code = "";
+    let code;
     try {
       code = (await r.json())?.error ?? "";
     } catch {

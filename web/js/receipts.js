@@ -23,7 +23,7 @@ export function verifyReceipt(keyHex, r) {
   if (typeof keyHex !== "string" || typeof r?.signature !== "string" || !/^[0-9a-f]{128}$/.test(r.signature)) return false;
   const id = `${keyHex}|${r.match_id}|${r.seat}|${r.seed_sha256}|${r.stream}|${r.version}|${r.signature}`;
   if (!checked.has(id)) {
-    let ok = false;
+    let ok;
     try {
       ok = ed25519.verify(hexToBytes(r.signature), receiptMessage(r), hexToBytes(keyHex), { zip215: false });
     } catch {

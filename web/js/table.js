@@ -237,7 +237,7 @@ class TablePage {
     try {
       const r = await fetch(`${api.replace(/\/$/, "")}/v1/log/key`);
       if (r.ok) this.publishedKey = (await r.text()).trim() || null;
-    } catch (e) {
+    } catch {
       this.publishedKey = undefined; // asked again next time
     }
   }

@@ -241,6 +241,7 @@ export function toBase64(raw) {
 
 /** A key name: non-empty, no space, no '+', no control character. */
 export function isValidName(name) {
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   return typeof name === "string" && name.length > 0 && !/[\s+\u0000-\u001f]/u.test(name);
 }
 
@@ -342,6 +343,7 @@ export function witnessVerifier(vkey) {
 function checkText(text) {
   if (typeof text !== "string" || !text.endsWith("\n")) refuse("note_malformed", t("log.note.no_newline"));
   if (typeof text.isWellFormed === "function" && !text.isWellFormed()) refuse("note_malformed", t("log.note.not_utf8"));
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) refuse("note_malformed", t("log.note.control"));
   return text;
 }

@@ -25,6 +25,7 @@ const KEY_CALLS = new Set(["t", "has"]);
 export function wordy(text) {
   const twoWords = /\p{L}{2,}[ \u00a0]+\p{L}{2,}/u.test(text);
   const capitalised = /^\s*\p{Lu}\p{Ll}+(?=$|[\s.,:;!?…])/u.test(text); // "Pass", not "MatchEnded"
+  // eslint-disable-next-line no-control-regex -- the whole ASCII range, controls included
   const notAscii = /\p{L}/u.test(text.replace(/[\x00-\x7f]/g, ""));
   return twoWords || capitalised || notAscii;
 }

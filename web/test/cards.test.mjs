@@ -44,6 +44,7 @@ class Node {
   }
 }
 const byId = new Map();
+/* global document */
 globalThis.Node = Node;
 globalThis.localStorage = memoryStorage();
 globalThis.document = {

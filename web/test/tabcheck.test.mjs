@@ -1059,7 +1059,7 @@ test("an older kept record gets the fields it lacks", () => {
 // --- the drand watch
 
 /** A kept record at the commitment, on the virtual clock, for the watch. */
-function watched(sim) {
+function watched() {
   const k = newKept("m-1", "t-1", "ann");
   Object.assign(k, { commitment: "ab".repeat(32), chain: "quicknet", last_round: 1008, seat: 0 });
   return k;
@@ -1067,7 +1067,7 @@ function watched(sim) {
 
 async function watch(relays, { until, named = null }) {
   const sim = new Sim(T0);
-  const k = watched(sim);
+  const k = watched();
   const net = relayNetwork(relays, BEACONS, sim);
   const w = new DrandWatch({ chain: "quicknet", relays, read: () => k, record: (b, s) => keepDrandSeen(k, b, s), now: sim.now, sleep: sim.sleep, fetchImpl: net.fetchImpl, timeoutMs: 600_000 });
   const done = w.run();
