@@ -1,20 +1,27 @@
 """The web client is linted: ESLint's recommended rules (eslint.config.js; eslint pinned in
 package.json and installed by ``make test``) report nothing on the client's modules, its
-Node tools and its tests; and the same run does report a planted fault."""
+Node tools and its tests; TypeScript's compiler finds no type error in the modules that
+hold the fair-deal checks (web/tsconfig.json: their JSDoc types, ``tsc --checkJs``); and
+each run does report a planted fault."""
 
 from __future__ import annotations
 
+import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from tests.node import NODE, ROOT
 
 ESLINT = ROOT / "node_modules" / "eslint" / "bin" / "eslint.js"
+TSC = ROOT / "node_modules" / "typescript" / "bin" / "tsc"
+TSCONFIG = ROOT / "web" / "tsconfig.json"
 
 pytestmark = [
     pytest.mark.skipif(NODE is None, reason="Node.js is not installed: eslint needs it"),
     pytest.mark.skipif(not ESLINT.exists(), reason="eslint is not installed: run `make test`"),
+    pytest.mark.skipif(not TSC.exists(), reason="typescript is not installed: run `make test`"),
 ]
 
 
@@ -49,3 +56,49 @@ def test_the_same_run_reports_a_planted_fault(name: str, source: str, rule: str)
     proc = eslint("--stdin", "--stdin-filename", name, stdin=source)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert rule in proc.stdout
+
+
+def tsc(config: Path) -> subprocess.CompletedProcess[str]:
+    assert NODE is not None
+    return subprocess.run(
+        [NODE, str(TSC), "-p", str(config)],
+        capture_output=True,
+        encoding="utf-8",
+        timeout=300,
+        cwd=ROOT,
+    )
+
+
+def test_the_fair_deal_modules_types_check() -> None:
+    proc = tsc(TSCONFIG)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    checked = json.loads(
+        "\n".join(line for line in TSCONFIG.read_text(encoding="utf-8").splitlines()
+                  if not line.lstrip().startswith("//"))
+    )["files"]  # fmt: skip
+    assert {"js/fairdeal.js", "js/drand.js", "js/receipts.js", "js/logcheck.js"} <= set(checked)
+
+
+def test_the_type_check_reports_a_planted_fault(tmp_path: Path) -> None:
+    # The same options on a module that hands a number where a string goes.
+    planted = tmp_path / "planted.js"
+    drand = (ROOT / "web" / "js" / "drand.js").as_posix()
+    planted.write_text(
+        f'import {{ verifyBeacon }} from "{drand}";\n'
+        "/** @param {number} round */\n"
+        'export function f(round) { return verifyBeacon("quicknet", { round }); }\n'
+        'f("1");\n',
+        encoding="utf-8",
+    )
+    config = tmp_path / "tsconfig.json"
+    config.write_text(
+        json.dumps(
+            {"extends": TSCONFIG.as_posix(), "files": [(ROOT / "web/types/noble.d.ts").as_posix(),
+             planted.as_posix()]}
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    proc = tsc(config)
+    assert proc.returncode != 0
+    assert "planted.js" in proc.stdout and "error TS2345" in proc.stdout, proc.stdout
+    assert "'string' is not assignable to parameter of type 'number'" in proc.stdout

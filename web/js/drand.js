@@ -121,6 +121,11 @@ function message(scheme, round, previous) {
 
 const no = (why) => ({ ok: false, randomness: null, why });
 
+/** A drand beacon as relays serve it (hex strings; previous_signature on a chained
+ * chain only; randomness: SHA-256 of the signature).
+ * @typedef {{round: number, signature: string, previous_signature?: string, randomness?: string}} Beacon
+ */
+
 /**
  * Check a beacon of ``chainName`` (a key of CHAINS) against the pinned public key.
  * beacon: {round, signature, previous_signature?, randomness?}, hex strings as relays
@@ -247,6 +252,8 @@ export function relayList({ player = null, server = [] } = {}) {
  * not verify, failed: [{relay, why, status?}] those that gave no beacon (no answer, HTTP
  * error with its status, not a beacon), both as far as known when the answer was chosen.
  * error and each why are in the player's language (the fair-deal check shows them).
+ * @returns {Promise<{beacon?: Beacon, relay?: string, at?: number, error?: string,
+ *   lying: {relay: string, why: string}[], failed: {relay: string, why: string, status?: number}[]}>}
  */
 export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.fetch, timeoutMs = 4000, signal = null, now = Date.now } = {}) {
   const lying = [];
@@ -258,6 +265,7 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
   const urls = [...new Set((relays ?? []).map((r) => normalizeRelay(typeof r === "string" ? r : r?.url)).filter(Boolean))];
   if (!urls.length) return { error: t("drand.no_relay"), lying, failed };
   const aborts = urls.map(() => new AbortController());
+  /** @type {{beacon: Beacon, relay: string, at: number} | null} */
   let won = null;
   if (signal?.aborted) return { error: "stopped", lying, failed };
   const stop = () => aborts.forEach((a) => a.abort());
@@ -270,9 +278,7 @@ export async function fetchRound(relays, chain, round, { fetchImpl = globalThis.
     try {
       const r = await fetchImpl(`${relay}/${c.hash}/public/${round}`, { signal: abort.signal, cache: "no-store" });
       if (!r.ok) {
-        const e = new Error(`HTTP ${r.status}`);
-        e.status = r.status;
-        throw e;
+        throw Object.assign(new Error(`HTTP ${r.status}`), { status: r.status });
       }
       body = await r.json();
       at = now();

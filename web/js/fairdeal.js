@@ -514,6 +514,10 @@ function checkValue(kept, { final }) {
   return final ? pass(name, t("fair.value.pass", { round: String(d.round), chain: kept.chain })) : null;
 }
 
+/**
+ * @param {object} kept
+ * @param {{relays?: string[], fetchImpl?: typeof fetch, now?: () => number}} options
+ */
 async function checkRelay(kept, { relays = [], fetchImpl, now }) {
   const name = NAME.drand_relay;
   const d = kept.drand;
@@ -534,6 +538,11 @@ async function checkRelay(kept, { relays = [], fetchImpl, now }) {
   return pass(name, t("fair.relay.pass", { round, how, relay: got.relay }));
 }
 
+/**
+ * @param {object} kept
+ * @param {{final: boolean, verifyApi?: string}} when the final check (with the verify
+ *   API's address, for the fallback rate) or a live one
+ */
 function checkFallback(kept, { final, verifyApi }) {
   const name = NAME.drand_fallback;
   const fb = kept.fallback;
@@ -745,7 +754,7 @@ export const COMMITMENT_WAIT = Object.freeze({ everyMs: 500, tries: 10 });
 
 /** Ask the verify API which matches used ``commitment`` (GET /v1/commitments/{c}):
  * {matches, used_twice}, or {error} when it does not answer, or answers otherwise. */
-export async function askCommitment(verifyApi, commitment, { fetchImpl = (...args) => fetch(...args) } = {}) {
+export async function askCommitment(verifyApi, commitment, { fetchImpl = (input, init) => fetch(input, init) } = {}) {
   const path = `/v1/commitments/${encodeURIComponent(commitment)}`;
   let r;
   try {
@@ -793,7 +802,7 @@ async function checkReceiptPublished(kept, options) {
   const body = { match_id: r.match_id, seat: r.seat, seed_sha256: r.seed_sha256, stream: r.stream, version: r.version, signature: r.signature };
   let answer;
   try {
-    answer = await (options.fetchImpl ?? ((...args) => fetch(...args)))(`${String(options.verifyApi).replace(/\/$/, "")}${path}`, {
+    answer = await (options.fetchImpl ?? ((input, init) => fetch(input, init)))(`${String(options.verifyApi).replace(/\/$/, "")}${path}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
