@@ -1,5 +1,5 @@
 // The table's chat and the rematch offer, mounted on a table page by one call
-// (mountChat(page) in table.js). What it shows:
+// (a ChatPanel that table.js's page owns). What it shows:
 //   - what players at the table wrote (the gateway sends it only to them: docs/gateway.md
 //     "The tables' chat"), with a box to write (300 characters; the gateway refuses past
 //     5 messages in 10 s and the refusal is said under the box);
@@ -8,10 +8,10 @@
 //   - the tab's own line when its check finds a failure (said by this tab, never sent);
 //   - at the end of the match, a "Rematch" button for a player of it, and for each
 //     rematch another player took, a button to take one's seat there.
-// It hooks into the page, not the other way round: it wraps the page's onMessage (the
-// WebSocket's "chat" messages and the match's ending), re-attaches its panel after each
-// render (the page redraws its whole root) into the page's #chat-slot, and stops with
-// the page.
+// The table page owns the panel (table.js) and calls it: each WebSocket message goes to
+// take() (the "chat" messages and the match's ending), place() puts the panel in the
+// page's #chat-slot after each drawing, and stop() ends it with the page. Nothing here
+// changes the page's own methods.
 // Its words, the table's own lines included, are the catalogue's (chat.*), said in the
 // language of the moment each time the lines are drawn; what players wrote is theirs.
 
@@ -64,36 +64,9 @@ export function useStylesheet() {
   document.head.append(h("link", { rel: "stylesheet", href: STYLESHEET }));
 }
 
-export function mountChat(page) {
-  useStylesheet();
-  const chat = new ChatPanel(page);
-  const onMessage = page.onMessage.bind(page);
-  page.onMessage = (m) => {
-    onMessage(m);
-    chat.take(m);
-  };
-  const render = page.render.bind(page);
-  page.render = () => {
-    render();
-    // The table's frame is kept across redraws (table.js frame()): the chat is put in its
-    // slot once, and again only when the frame is new, keeping what was being typed.
-    const slot = page.root.querySelector("#chat-slot") ?? page.root.querySelector("#table") ?? page.root;
-    if (chat.el.parentNode !== slot) {
-      const focused = chat.el.contains(document.activeElement) ? document.activeElement : null;
-      slot.append(chat.el);
-      focused?.focus();
-    }
-    chat.update();
-  };
-  const stop = page.stop.bind(page);
-  page.stop = () => {
-    chat.stop();
-    stop();
-  };
-  return chat;
-}
-
-class ChatPanel {
+/** The chat panel of a table page. The page owns it and calls it: ``take`` for each of
+ * its WebSocket's messages, ``place`` after each drawing, ``stop`` when it closes. */
+export class ChatPanel {
   constructor(page) {
     this.page = page;
     this.messages = new Map(); // id -> message
@@ -113,6 +86,19 @@ class ChatPanel {
 
   stop() {
     clearInterval(this.timer);
+  }
+
+  /** After the page drew ``root``: the panel in its slot, and brought up to date. The
+   * table's frame is kept across redraws (table.js frame()): the panel is put in its slot
+   * once, and again only when the frame is new, keeping what was being typed. */
+  place(root) {
+    const slot = root.querySelector("#chat-slot") ?? root.querySelector("#table") ?? root;
+    if (this.el.parentNode !== slot) {
+      const focused = this.el.contains(document.activeElement) ? document.activeElement : null;
+      slot.append(this.el);
+      focused?.focus();
+    }
+    this.update();
   }
 
   /** Seated at this table (the gateway's rule for who may talk). */

@@ -14,7 +14,7 @@
 // feed the keeper and the table's log.
 
 import { Live } from "./api.js";
-import { mountChat } from "./chat.js";
+import { ChatPanel, useStylesheet } from "./chat.js";
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { now, realMs, sleep } from "./clock.js";
 import { fairDealPanel, sealState, sealSwitch, statusOf } from "./dealpanel.js";
@@ -101,7 +101,8 @@ class TablePage {
     this.presence = []; // each seat's line: {seat, human, connected, missed, autoplay}
     this.backUntil = new Map(); // seat -> until when it says "back" (performance.now())
     this.muted = ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false;
-    mountChat(this); // the table's chat and the rematch offer (chat.js)
+    useStylesheet();
+    this.chat = new ChatPanel(this); // the table's chat and the rematch offer (chat.js)
   }
 
   // ------------------------------------------------------------------ life
@@ -137,6 +138,7 @@ class TablePage {
   }
 
   stop() {
+    this.chat.stop();
     this.stopped = true;
     this.live?.close();
     clearInterval(this.ticker);
@@ -340,7 +342,13 @@ class TablePage {
     }, REFRESH_DEBOUNCE_MS);
   }
 
+  /** A message of the page's WebSocket: the table's, then the chat's. */
   onMessage(m) {
+    this.onTableMessage(m);
+    this.chat.take(m);
+  }
+
+  onTableMessage(m) {
     if (this.stopped) return;
     if (m.type === "event") {
       this.onEvent(m);
@@ -632,6 +640,11 @@ class TablePage {
    * hand a bot's card does not touch stays as it is, and the sheet, the log and the chat
    * keep their scroll. Nothing here reads the layout after a change but motion.js. */
   render() {
+    this.draw();
+    this.chat.place(this.root);
+  }
+
+  draw() {
     const r = this.reply;
     if (!r) return;
     this.dirty = false;
