@@ -24,7 +24,7 @@ run: $(STAMP)
 	$(BIN)/belot run
 
 lint: $(STAMP)
-	$(BIN)/ruff check libs services tests bench tools
+	$(BIN)/ruff check libs services commands tests bench tools
 	$(BIN)/mypy
 
 # Three processes on two cores (pytest-xdist; docs/platform.md says why): the suite

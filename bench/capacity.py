@@ -257,7 +257,7 @@ def serve_profiled(out: Path, name: str) -> int:
     the time the process waited for a core), its statistics written to OUT at exit."""
     import cProfile
 
-    from services.serve import load
+    from commands.serve import load
 
     profiler = cProfile.Profile(time.process_time)
     profiler.enable()
@@ -370,7 +370,7 @@ async def run_case(
         if profile is not None and name == "table":
             out = profile / f"{level}-table{i}.pstats"
             return [sys.executable, str(Path(__file__)), "--serve-profiled", str(out), name]
-        return [sys.executable, "-m", "services.cli", "serve", name]
+        return [sys.executable, "-m", "commands.cli", "serve", name]
 
     pool = await asyncpg.create_pool(pg_dsn, min_size=1, max_size=4)
     nc = await messaging.connect(nats_url, name="bench-capacity")

@@ -7,7 +7,7 @@ prefix of the run's own; the randomness service in this process (a local relay o
 recorded drand beacons on a virtual clock, as bench/tables.py and the tests run it).
 Tables (club, target 10,000 so that no match ends during the run, unrated): one per
 ``--per-table`` sockets, of four easy bots playing every ``--bot-delay-ms`` (by default
-the demo's, ``services.demo.BOT_DELAY_MS``: about what a person takes), and
+the demo's, ``commands.demo.BOT_DELAY_MS``: about what a person takes), and
 ``--player-tables`` of two human seats and two bots whose humans are driven by the
 bench: each of those players sits down through the gateway's HTTP API, sends its seed
 when the fair deal opens and, on each ``turn`` its socket receives, plays what the easy
@@ -100,7 +100,7 @@ import aiohttp
 import orjson
 
 from bench import kit
-from services.demo import BOT_DELAY_MS
+from commands.demo import BOT_DELAY_MS
 
 DOC: Final = ROOT / "docs" / "bench" / "sockets.md"
 SIZES: Final = (1000, 5000)
@@ -441,7 +441,7 @@ def _service(
 ) -> subprocess.Popen[bytes]:
     run = ["-m", "cProfile", "-o", str(profile / f"{name}.prof")] if profile else []
     return subprocess.Popen(
-        [sys.executable, *run, "-m", "services.cli", "serve", name],
+        [sys.executable, *run, "-m", "commands.cli", "serve", name],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

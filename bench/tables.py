@@ -132,7 +132,7 @@ async def run_case(
         }
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "services.cli", "serve", "table"],
+                [sys.executable, "-m", "commands.cli", "serve", "table"],
                 env=env,
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,

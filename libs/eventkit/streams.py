@@ -11,7 +11,7 @@ names one, and the events after which a match is over.
 | ``rating-<pool>`` | rating | the verdicts on finished matches |
 
 Who may append to which, and read what, follows these prefixes too
-(``services.db``'s roles). A stream's name never changes meaning: a reader of an old log
+(``commands.db``'s roles). A stream's name never changes meaning: a reader of an old log
 must find every fact where it was written.
 """
 

@@ -149,7 +149,7 @@ _REGISTER_LOCK: Final = "verify:witnesses:"
 MAX_STREAMS: Final = 4
 #: Witnesses one ``/v1/log/entries`` request may name (``?witness=``): each is one
 #: indexed probe per entry; a reader trusting more asks again
-#: (services/translog_client.py does).
+#: (commands/translog_client.py does).
 MAX_WITNESS_PARAMS: Final = 16
 #: ``?witness=<name>+<key ID>``: a key name (no space, no ``+``) and 8 hex digits. A
 #: query string reads an unescaped ``+`` as a space (form encoding), and a name holds

@@ -35,7 +35,7 @@ import orjson
 
 from belot_platform.embedded import EmbeddedError, EmbeddedNats, EmbeddedPostgres, free_port
 from belot_platform.settings import SERVICES, Settings
-from services.run import Child, Supervisor
+from commands.run import Child, Supervisor
 
 #: What every service of the run gets besides what ``belot run`` gives it.
 #: No relay answers (port 9 refuses), so each match is dealt by the fallback 5 s after

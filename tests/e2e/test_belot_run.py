@@ -27,7 +27,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from belot_platform.alerts import RULES
-from services.serve import REGISTRY
+from commands.serve import REGISTRY
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +100,7 @@ def start(data_dir: Path, env_extra: dict[str, str], *args: str) -> Running:
     log = data_dir / "belot-run.out"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "run", *args],
+            [sys.executable, "-m", "commands.cli", "run", *args],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -318,7 +318,7 @@ def test_belot_verify_by_default_checks_the_log_against_the_witness_belot_run_st
     (ours,) = [w for w in witnesses if w["source"] == "configured"]
     assert ours["name"].startswith("belot-run-witness/")
     proc = subprocess.run(
-        [sys.executable, "-m", "services.cli", "verify", url],
+        [sys.executable, "-m", "commands.cli", "verify", url],
         capture_output=True, encoding="utf-8", timeout=120, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -495,7 +495,7 @@ async def main():
     for kind in ("log", "gateway", "rating", "tournament", "randomness", "verify"):
         await conn.execute(f'DROP SCHEMA IF EXISTS "{sys.argv[2]}_{kind}" CASCADE')
     from belot_platform.dbroles import drop_roles
-    from services.db import role_names
+    from commands.db import role_names
     await drop_roles(conn, reversed(role_names(sys.argv[2]).values()))
     await conn.close()
 asyncio.run(main())

@@ -22,7 +22,7 @@ def belot_run(data_dir: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BELOT_")}
     env["BELOT_DATA_DIR"] = str(data_dir)
     return subprocess.run(
-        [sys.executable, "-m", "services.cli", "run", "--no-demo"],
+        [sys.executable, "-m", "commands.cli", "run", "--no-demo"],
         cwd=ROOT,
         env=env,
         capture_output=True,

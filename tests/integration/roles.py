@@ -17,7 +17,7 @@ from typing import Any
 
 from belot_platform.dbroles import drop_roles, role_dsn, role_name
 from belot_platform.settings import DB_ROLES
-from services.db import Layout, role_names, setup_on
+from commands.db import Layout, role_names, setup_on
 
 
 @dataclass

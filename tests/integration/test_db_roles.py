@@ -27,11 +27,11 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.dbroles import drop_roles, ensure_role, role_dsn
 from belot_platform.settings import DB_ROLES, Settings
+from commands.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from eventlog import EventStore, NewEvent
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash, format_time
 from eventlog.migrations import MIGRATIONS
 from fairdeal import logentries
-from services.db import PARTS, Layout, SetupError, role_names, setup, setup_on
 from services.gateway import store as gateway_store
 from services.rating.app import create_app as create_rating
 from services.rating.handlers import PROJECTION
@@ -324,7 +324,7 @@ async def test_the_setup_command_reports_in_one_line(servers: Any, pg_pool: asyn
 
     def belot(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "services.cli", "db", "setup", *args],
+            [sys.executable, "-m", "commands.cli", "db", "setup", *args],
             capture_output=True, encoding="utf-8", cwd=ROOT, env={**env, **extra}, timeout=120,
         )  # fmt: skip
 
@@ -374,7 +374,7 @@ async def test_a_service_role_meets_a_schema_behind_its_code_with_one_line(
     }
     proc = await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "services.cli", "serve", "gateway"],
+        [sys.executable, "-m", "commands.cli", "serve", "gateway"],
         capture_output=True, encoding="utf-8", cwd=ROOT, env=env, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
@@ -581,7 +581,7 @@ async def test_secret_rows_are_seen_by_whom_and_when(
         "gateway": {("match-a", "DeckSupplied")},
     }
     # `belot log verify` as a role that cannot see every row says so, in one line.
-    from services.cli import main as belot
+    from commands.cli import main as belot
 
     code = await asyncio.to_thread(
         belot, ["log", "verify", "--dsn", kit.dsn("verify"), "--schema", layout.eventlog]
@@ -597,7 +597,7 @@ async def test_the_owner_and_a_superuser_can_still_rewrite_the_log(
     """The trust that remains (docs/database-roles.md): the log's owner may disable its
     triggers and rewrite an event, and by re-chaining the stream's hashes make `belot log
     verify` pass. Nothing in the database can stop the role that owns it."""
-    from services.cli import main as belot
+    from commands.cli import main as belot
 
     admin = EventStore(pg_pool, layout.eventlog)
     await fill(admin)

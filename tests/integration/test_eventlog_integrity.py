@@ -14,9 +14,9 @@ import asyncpg
 import orjson
 import pytest
 
+from commands.cli import main as belot
 from eventlog import EventStore, NewEvent, migrate
 from eventlog.migrations import APPEND_ONLY_SQLSTATE
-from services.cli import main as belot
 from tests.integration.conftest import Servers
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")]
@@ -150,7 +150,7 @@ async def test_verify_command_exit_codes(servers: Servers, store: EventStore, sc
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "services.cli", "log", "verify", *args],
+            [sys.executable, "-m", "commands.cli", "log", "verify", *args],
             capture_output=True,
             encoding="utf-8",
             cwd=ROOT,
@@ -198,7 +198,7 @@ async def test_tail_prints_json_lines_and_follows(
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "services.cli",
+        "commands.cli",
         "log",
         "tail",
         "--dsn",

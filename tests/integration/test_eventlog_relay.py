@@ -222,7 +222,7 @@ def _relay_process(servers: Servers, schema: str, names: StreamNames) -> subproc
         [
             sys.executable,
             "-m",
-            "services.cli",
+            "commands.cli",
             "log",
             "relay",
             "--dsn",

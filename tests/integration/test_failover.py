@@ -41,7 +41,7 @@ def start_worker(
         "BELOT_DATA_DIR": str(log.parent),
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", "table"],
+        [sys.executable, "-m", "commands.cli", "serve", "table"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=log.open("wb"),
@@ -130,7 +130,7 @@ async def test_a_killed_worker_loses_no_card(
         assert table.count("TableMatchFinished") == 1 and table[-1] == "TableClosed"
         assert await check_decks(store, c["match_id"]) >= 1
     verify = subprocess.run(
-        [sys.executable, "-m", "services.cli", "log", "verify", "--dsn", servers.pg_dsn,
+        [sys.executable, "-m", "commands.cli", "log", "verify", "--dsn", servers.pg_dsn,
          "--schema", schema],
         capture_output=True,
         encoding="utf-8",

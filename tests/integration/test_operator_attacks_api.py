@@ -24,10 +24,10 @@ import pytest_asyncio
 from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
+from commands.cli import main as belot
 from eventlog import EventStore, NewEvent
 from fairdeal import logentries
 from fairdeal.chains import QUICKNET
-from services.cli import main as belot
 from services.verify.app import create_app
 from services.verify.http import RateLimits
 from tests.integration.table_support import eventually

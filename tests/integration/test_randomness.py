@@ -19,6 +19,7 @@ from aiohttp.test_utils import TestServer
 
 from belot_platform import messaging
 from belot_platform.messaging import ServiceError
+from commands.cli import main as belot
 from drand import QUICKNET
 from drand.client import DrandClient
 from drand.clock import ScaledClock
@@ -27,7 +28,6 @@ from eventlog import EventStore, NewEvent
 from fairdeal import logentries
 from fairdeal.fairness import ROUND_LEAD_MS, round_named_for
 from fairdeal.receipts import public_key, receipt_from_json, verify_receipt
-from services.cli import main as belot
 from services.randomness.domain import stream_of
 from services.randomness.handlers import Handlers
 from services.randomness.service import RandomnessService

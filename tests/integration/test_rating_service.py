@@ -498,7 +498,7 @@ async def test_belot_rating_rebuild_command(
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "services.cli",
+            "commands.cli",
             "rating",
             "rebuild",
             cwd=ROOT,
@@ -514,7 +514,7 @@ async def test_belot_rating_rebuild_command(
     # A mistyped log schema is refused, and not created.
     env["BELOT_PG_SCHEMA"] = f"{settings.pg_schema}_typo"
     proc = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "services.cli", "rating", "rebuild"),
+        *(sys.executable, "-m", "commands.cli", "rating", "rebuild"),
         cwd=ROOT,
         env=env,
         stdout=asyncio.subprocess.PIPE,
@@ -540,7 +540,7 @@ async def test_belot_serve_rating_serves_until_sigterm(
     last = await finish(store, "1", summary_to_payload(summary("m", ["a", "b"], pool="gambler")))
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
-        *("-m", "services.cli", "serve", "rating"),
+        *("-m", "commands.cli", "serve", "rating"),
         cwd=ROOT,
         env=env,
         stdout=asyncio.subprocess.PIPE,

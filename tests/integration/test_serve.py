@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from services.serve import REGISTRY
+from commands.serve import REGISTRY
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,7 @@ def test_belot_serve_runs_and_stops_on_sigterm(servers, schema, tmp_path, servic
         "BELOT_DRAND_URLS": "http://127.0.0.1:9",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", service],
+        [sys.executable, "-m", "commands.cli", "serve", service],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
@@ -70,7 +70,7 @@ def test_belot_serve_runs_and_stops_on_sigterm(servers, schema, tmp_path, servic
 
 
 def test_an_unknown_service_is_refused(capsys) -> None:
-    from services.cli import main as belot
+    from commands.cli import main as belot
 
     with pytest.raises(SystemExit) as exit_:
         belot(["serve", "nothing"])

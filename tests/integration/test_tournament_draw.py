@@ -18,13 +18,13 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp.test_utils import TestServer
 
+from commands.cli import main as belot
 from drand import QUICKNET
 from drand import verify as bls_verify
 from drand.client import DrandClient
 from drand.relay import create_relay_app, load_beacons
 from fairdeal.draw import DRAW_ROUND_LEAD_MS, draw_order, randomness_of
 from fairdeal.drawcheck import verify_draw
-from services.cli import main as belot
 from tests.integration.tournament_support import Clock, Harness, harness
 from tools.drand_vectors import BEACONS_FILE
 

@@ -22,11 +22,11 @@ import pytest
 import pytest_asyncio
 from aiohttp.test_utils import TestClient, TestServer
 
+from commands.log_audit import run_audit
+from commands.logcheck import log_checks
 from eventlog import EventStore, NewEvent
 from eventlog.migrations import ENTRY_MISMATCH_SQLSTATE
 from fairdeal import logentries
-from services.log_audit import run_audit
-from services.logcheck import log_checks
 from services.verify.app import LOG, create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
@@ -243,7 +243,7 @@ async def test_a_rewritten_log_fails_against_a_kept_checkpoint(
     record_file = tmp_path / "record.json"
     record_file.write_bytes(orjson.dumps(await stored_record(world.store, GOOD.match_id)))
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.cli", "verify", str(record_file), "--api", world.api,
+        sys.executable, "-m", "commands.cli", "verify", str(record_file), "--api", world.api,
         "--log-key", LOG_KEY.verifier().vkey, "--kept", str(kept_file), "--json",
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

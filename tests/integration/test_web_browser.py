@@ -69,6 +69,8 @@ from belot.cards import to_code
 from belot.codec import command_to_payload, from_payload
 from belot.events import EVENT_TYPES, MatchStarted
 from belot_platform.settings import Settings
+from commands.translog_client import LogUnavailable
+from commands.witness_cmd import Witness, witness_once
 from drand import QUICKNET
 from drand.clock import ScaledClock
 from eventlog import EventStore
@@ -77,10 +79,8 @@ from fairdeal.fairness import ROUND_LEAD_MS
 from fairdeal.leave import verify_leave
 from fairdeal.record import match_stream
 from fairdeal.verifier import verify_record
-from services.translog_client import LogUnavailable
 from services.verify.app import create_app as build_verify_app
 from services.verify.http import RateLimits
-from services.witness_cmd import Witness, witness_once
 from tests.browser import Page, chromium, chromium_path
 from tests.integration.gateway_support import gateway
 from tests.integration.table_support import ORIGIN, platform

@@ -22,11 +22,11 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from belot_platform.settings import Settings
+from commands.translog_client import LogClient
 from drand.clock import ScaledClock
 from eventlog import EventStore
 from fairdeal import logentries
 from fairdeal.fairness import ROUND_LEAD_MS
-from services.translog_client import LogClient
 from services.verify.app import LOG, create_app
 from services.verify.http import RateLimits
 from tests.integration import roles
@@ -50,7 +50,7 @@ async def belot(*args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "services.cli",
+        "commands.cli",
         *args,
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
@@ -234,7 +234,7 @@ async def test_the_lead_leaves_a_running_witness_the_time_to_cosign_the_naming(
     store = await EventStore.open(pg_pool, schema, producer="tests", entries=logentries)
     # No --interval: the default's, which is what a witness runs with.
     witness = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.cli", "witness", "run", "--api", api,
+        sys.executable, "-m", "commands.cli", "witness", "run", "--api", api,
         "--log-key", LOG_KEY.verifier().vkey, "--key", str(key_file), "--state", str(state),
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

@@ -177,7 +177,7 @@ async def test_the_witness_command_renews_its_registration(log: Log, tmp_path: P
     rc, _, _ = await belot("witness", "keygen", "witness.test/renews", "--key", str(key_file))
     assert rc == 0
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.cli", "witness", "run", "--register", "--api", log.api,
+        sys.executable, "-m", "commands.cli", "witness", "run", "--register", "--api", log.api,
         "--log-key", LOG_KEY.verifier().vkey, "--key", str(key_file),
         "--state", str(tmp_path / "state"), "--interval", "0.2",
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

@@ -8,7 +8,7 @@ checkpoint *anyone* cosigned), and a reader trusting the honest witness failed
 
 Played here on a real log (the verify service on PostgreSQL, over HTTP): the stranger is
 ``belot witness run --register`` in its own process, polling every 0.05 s; the honest
-witness is the same code in-process (:func:`services.witness_cmd.witness_once`) with a
+witness is the same code in-process (:func:`commands.witness_cmd.witness_once`) with a
 clock on the generated matches' timeline (their times are matchgen's, years before the
 wall clock: a witness on the wall clock would be late for every round). Each match is
 written in three steps, as a table writes it: the commitment, the round's naming, the
@@ -31,13 +31,13 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from commands.logcheck import log_checks
+from commands.translog_client import LogClient
+from commands.witness_cmd import Witness, witness_once
 from eventlog import EventStore
 from fairdeal import logentries
-from services.logcheck import log_checks
-from services.translog_client import LogClient
 from services.verify.app import create_app
 from services.verify.http import RateLimits
-from services.witness_cmd import Witness, witness_once
 from tests.integration import roles
 from tests.integration.test_translog_service import LOG_KEY, log_settings, stored_entries
 from tests.integration.test_witness import ROOT, belot, checkpoint_of
@@ -114,7 +114,7 @@ async def test_a_stranger_cosigning_first_hides_no_trusted_witness(
     writer = Writer(store)
     honest = Witness(LOG_KEY.verifier(), HONEST, tmp_path / "honest.state")
     fast = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.cli", "witness", "run", "--register", "--api", api,
+        sys.executable, "-m", "commands.cli", "witness", "run", "--register", "--api", api,
         "--log-key", LOG_KEY.verifier().vkey, "--key", str(key_file), "--state", str(state),
         "--interval", "0.05",
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

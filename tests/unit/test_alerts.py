@@ -227,11 +227,12 @@ def exported_metrics() -> set[str]:
     """The metric names in prometheus_client's registry once every module of the services
     and of the platform libraries they run on is imported (a counter by its ``_total``)."""
     import belot_platform
+    import commands
     import drand
     import eventlog
     import services
 
-    for package in (services, belot_platform, eventlog, drand):
+    for package in (services, commands, belot_platform, eventlog, drand):
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
     names = set()

@@ -14,7 +14,7 @@ import pytest
 from belot.analysis import analyse
 from belot.codec import from_payload
 from belot.ruleset import RULESETS
-from services.cli import main as belot
+from commands.cli import main as belot
 from tests.tamper import find, tampered
 from tools.matchgen import MatchSpec, offline_record
 

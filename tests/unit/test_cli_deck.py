@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from services.cli import main
+from commands.cli import main
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[2] / "libs/fairdeal/vectors/deal-v1.json").read_text(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from services.cli import main
+from commands.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from commands import verify_cmd
+from commands.cli import main as belot
 from fairdeal.verifier import CHECKS
-from services import verify_cmd
-from services.cli import main as belot
 from tests.tamper import find, tampered
 from tools.matchgen import MatchSpec, offline_record
 

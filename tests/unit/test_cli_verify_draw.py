@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from services.cli import main as belot
-from services.draw_cmd import document_url
+from commands.cli import main as belot
+from commands.draw_cmd import document_url
 from tests.unit.test_draw_check import document, drawn, payload
 
 

@@ -1,4 +1,4 @@
-"""The demo is bounded and slow on purpose (services/demo.py): a running demo must not
+"""The demo is bounded and slow on purpose (commands/demo.py): a running demo must not
 fill a laptop's disk. Its requests are checked against a stand-in gateway that records
 them (an aiohttp server: the demo only speaks HTTP to the gateway), which says every
 table has finished on its second look, so each step replaces tables."""
@@ -13,8 +13,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from belot import RULESETS as GAME_RULESETS
-from services.cli import build_parser
-from services.demo import (
+from commands.cli import build_parser
+from commands.demo import (
     BOT_DELAY_MS,
     MAX_TABLES,
     RULESETS,

@@ -24,7 +24,7 @@ import yaml
 from belot_platform.embedded import nats_server_binary
 from belot_platform.messaging import credentials
 from belot_platform.settings import DB_ROLES, Settings, SettingsError
-from services.serve import REGISTRY
+from commands.serve import REGISTRY
 from translog import Cosigner, Ed25519Signer
 
 ROOT = Path(__file__).resolve().parents[2]

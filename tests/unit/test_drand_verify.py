@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
+from commands.cli import main
 from drand import DEFAULT, QUICKNET, BeaconError, verify
-from services.cli import main
 from tools.drand_vectors import DEFAULT_BEACONS, QUICKNET_BEACONS
 
 

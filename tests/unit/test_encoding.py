@@ -2,7 +2,7 @@
 
 Without one Python takes the locale's, and a machine whose locale is ASCII fails on the
 first non-ASCII character: CI did, on the "—" of a witness's signed note
-(``services/witness_cmd.py`` read its kept checkpoint with ``read_text()``). ruff's
+(``commands/witness_cmd.py`` read its kept checkpoint with ``read_text()``). ruff's
 PLW1514 (in the lint) catches ``open`` and ``Path(...).read_text`` where it can see the
 type; this scan catches the calls it cannot type: ``x.read_text()`` on any object,
 ``open(...)`` in text mode and ``subprocess.run(..., text=True)``.
@@ -116,7 +116,7 @@ def test_a_witness_keeps_its_checkpoint_under_an_ascii_locale(tmp_path: Path) ->
     process whose locale is ASCII."""
     script = (
         "import sys; from pathlib import Path\n"
-        "from services.witness_cmd import Witness\n"
+        "from commands.witness_cmd import Witness\n"
         "import secrets\n"
         "from translog.keys import Ed25519Signer\n"
         "from translog.checkpoint import Checkpoint, sign_checkpoint\n"

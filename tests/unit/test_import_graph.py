@@ -64,20 +64,22 @@ LAYERS: tuple[tuple[int, str, str], ...] = (
     (8, "drand", "drand beacons: BLS verification, the HTTP client, the local relay"),
     (9, "eventlog", "the event log on PostgreSQL and its outbox relay"),
     (10, "services.*", "one service: its app, handlers, domain, store, main loop"),
-    (11, "services.translog_client", "a client of the transparency log's public API"),
-    (12, "services.logcheck", "the transparency log's checks of a match record"),
-    (13, "services.serve", "`belot serve`: the registry of services"),
-    (13, "services.db", "`belot db`: every component's migrations and roles"),
-    (13, "services.drand_cmd", "`belot drand`"),
-    (13, "services.verify_cmd", "`belot verify`: the verifier on the command line"),
-    (13, "services.witness_cmd", "`belot witness`: a witness of the transparency log"),
-    (13, "services.log_audit", "`belot log audit`: the transparency log's monitor"),
-    (14, "services.demo", "the demo's bots"),
-    (14, "services.draw_cmd", "`belot verify-draw`: a tournament's draw checked"),
-    (14, "services.analyse_cmd", "`belot analyse`: a record analysed double-dummy"),
-    (15, "services.run", "`belot run`: the supervisor"),
-    (16, "services.cli", "the `belot` command"),
+    (11, "commands.translog_client", "a client of the transparency log's public API"),
+    (12, "commands.logcheck", "the transparency log's checks of a match record"),
+    (13, "commands.serve", "`belot serve`: the registry of services"),
+    (13, "commands.db", "`belot db`: every component's migrations and roles"),
+    (13, "commands.drand_cmd", "`belot drand`"),
+    (13, "commands.verify_cmd", "`belot verify`: the verifier on the command line"),
+    (13, "commands.witness_cmd", "`belot witness`: a witness of the transparency log"),
+    (13, "commands.log_audit", "`belot log audit`: the transparency log's monitor"),
+    (13, "commands.rating_cmd", "`belot rating rebuild`: the rating projection folded again"),
+    (14, "commands.demo", "the demo's bots"),
+    (14, "commands.draw_cmd", "`belot verify-draw`: a tournament's draw checked"),
+    (14, "commands.analyse_cmd", "`belot analyse`: a record analysed double-dummy"),
+    (15, "commands.run", "`belot run`: the supervisor"),
+    (16, "commands.cli", "the `belot` command"),
     (16, "services", "the package itself"),
+    (16, "commands", "the package itself"),
     (17, "tools", "generators of checked-in files; the references tests and bench share"),
     (18, "bench", "benchmarks"),
     (19, "tests", "the tests: may import anything; nothing outside them imports them"),
@@ -87,6 +89,7 @@ LAYERS: tuple[tuple[int, str, str], ...] = (
 SOURCES: tuple[tuple[Path, str], ...] = (
     (ROOT / "libs", ""),
     (ROOT / "services", "services"),
+    (ROOT / "commands", "commands"),
     (ROOT / "bench", "bench"),
     (ROOT / "tools", "tools"),
     (ROOT / "tests", "tests"),
@@ -205,8 +208,8 @@ def test_the_architecture_page_shows_the_same_table() -> None:
 
 def test_the_graph_is_what_the_files_say() -> None:
     g = graph()
-    assert g.has_edge("services.cli", "services.run")  # at the top
-    assert g.has_edge("services.cli", "fairdeal.simulate")  # inside cmd_simulate
+    assert g.has_edge("commands.cli", "commands.run")  # at the top
+    assert g.has_edge("commands.cli", "fairdeal.simulate")  # inside cmd_simulate
     assert g.has_edge("fairdeal.verifier", "fairdeal.record")
     assert g.has_edge("fairdeal.verifier", "fairdeal.verifier.deals")  # the checks it runs
     assert g.has_edge("fairdeal.verifier.deals", "fairdeal.verifier.context")
@@ -226,7 +229,7 @@ def test_every_kind_of_import_is_an_edge(tmp_path: Path) -> None:
         "from belot_platform import fields\n"
         "from table.state import fold\n"
         "def f():\n"
-        "    import services.cli\n",
+        "    import commands.cli\n",
         encoding="utf-8",
     )
     assert imports_of("services.table.handlers", path) == {
@@ -234,7 +237,7 @@ def test_every_kind_of_import_is_an_edge(tmp_path: Path) -> None:
         "services.table.store",
         "belot_platform.fields",
         "table.state",
-        "services.cli",
+        "commands.cli",
     }
 
 
@@ -273,7 +276,7 @@ def test_no_import_cycle() -> None:
         ("rating.model", "tournament.state"),  # two pure cores side by side
         ("eventlog.store", "services.table.store"),  # a library below every service
         ("services.gateway.handlers", "services.table.domain"),  # services side by side
-        ("services.table.worker", "services.cli"),  # a service below the command line
+        ("services.table.worker", "commands.cli"),  # a service below the command line
     ],
 )
 def test_the_table_refuses_the_edges_it_names(importer: str, imported: str) -> None:

@@ -1,12 +1,12 @@
-"""``belot log audit``'s reading of the entries (services/log_audit.py): what the
+"""``belot log audit``'s reading of the entries (commands/log_audit.py): what the
 entries alone show, without the network."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from commands.log_audit import audit_entries
 from fairdeal import logentries
-from services.log_audit import audit_entries
 
 REF = logentries.EventRef("randomness-x", 1, bytes(32), "2026-01-02T00:00:00.000000Z")
 

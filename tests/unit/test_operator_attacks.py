@@ -31,11 +31,11 @@ from typing import Any
 import pytest
 
 from belot import RULESETS, first_dealer
+from commands.cli import main as belot
 from fairdeal import DeckInputs, Drand, Shuffler
 from fairdeal.chains import QUICKNET
 from fairdeal.fairness import DRAND_GRACE_MS, MAX_SEED_WINDOW_MS, ROUND_LEAD_MS, last_round_for
 from fairdeal.verifier import verify_record
-from services.cli import main as belot
 from tests.tamper import events, find, tampered
 from tools.matchgen import (
     BEACON_ROUND,

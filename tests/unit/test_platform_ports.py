@@ -10,7 +10,7 @@ from __future__ import annotations
 import socket
 
 from belot_platform.embedded import port_is_free
-from services.run import free_port_from
+from commands.run import free_port_from
 
 HOST = "127.0.0.1"
 

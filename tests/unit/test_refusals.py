@@ -206,8 +206,8 @@ def test_subclasses_of_the_refusal_add_no_field() -> None:
 def test_one_usage_error_for_every_command() -> None:
     """The ``belot`` subcommands raise the one :class:`UsageError`: its ``str()`` is the
     line they print, and they exit 2."""
+    from commands import cli, drand_cmd, verify_cmd, witness_cmd
     from eventlog import cli as log_cli
-    from services import cli, drand_cmd, verify_cmd, witness_cmd
 
     for module in (cli, drand_cmd, verify_cmd, witness_cmd, log_cli):
         assert module.UsageError is UsageError, module.__name__

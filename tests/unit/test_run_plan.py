@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from belot_platform.settings import Settings
-from services.run import WITNESS_DIR, Supervisor
+from commands.run import WITNESS_DIR, Supervisor
 from translog import CosignatureVerifier, Cosigner, parse_skey, parse_vkey
 
 

@@ -67,6 +67,15 @@ def test_every_service_is_listed() -> None:
     assert sorted(MAIN_LOOPS) == SERVICES
 
 
+def test_services_holds_services_alone() -> None:
+    # The command line (belot run, serve, db, verify, ...) lives in commands/, above them.
+    modules = sorted(p.name for p in SERVICES_DIR.glob("*.py"))
+    assert modules == ["__init__.py"], modules
+    packages = sorted(p.name for p in SERVICES_DIR.iterdir() if p.is_dir() and p.name[0] != "_")
+    assert packages == SERVICES
+    assert not [p for p in SERVICES_DIR.glob("*/cli.py")], "a command goes in commands/"
+
+
 @pytest.mark.parametrize("service", SERVICES)
 def test_the_service_has_the_four_files(service: str) -> None:
     wanted = ("app.py",) if service in APP_ONLY else FILES

@@ -11,10 +11,10 @@ import subprocess
 
 import pytest
 
+from commands.logcheck import LOG_CHECKS
 from fairdeal.verifier import CHECKS
 from fairdeal.verifier.wholelog import PLATFORM_CHECKS
 from services.gateway.store import LANGUAGES
-from services.logcheck import LOG_CHECKS
 from tests.node import NODE, ROOT, node_output
 
 ACORN = ROOT / "node_modules" / "acorn" / "package.json"

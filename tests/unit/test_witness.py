@@ -1,4 +1,4 @@
-"""``belot witness``'s check (services/witness_cmd.py): a checkpoint is cosigned only if
+"""``belot witness``'s check (commands/witness_cmd.py): a checkpoint is cosigned only if
 it extends the one the witness kept."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import argparse
 import pytest
 
 from belot_platform.settings import Settings
+from commands.witness_cmd import DEFAULT_INTERVAL_S, SplitView, check_extends, register
 from fairdeal.fairness import ROUND_LEAD_MS
-from services.witness_cmd import DEFAULT_INTERVAL_S, SplitView, check_extends, register
 from translog import Checkpoint, consistency_path, leaf_hash, tree_hash
 
 ENTRIES = [b"entry %d" % i for i in range(9)]

@@ -9,8 +9,8 @@ import pytest
 from aiohttp.test_utils import make_mocked_request
 
 from belot_platform.errors import ServiceError
+from commands.witness_cmd import RENEW_AT_LEAST_S, RENEW_AT_MOST_S, renew_in
 from services.verify.translog import client_address, parse_witness_param
-from services.witness_cmd import RENEW_AT_LEAST_S, RENEW_AT_MOST_S, renew_in
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ that could not be recomputed) never reads as one that looked and found nothing.
 
 The types are frozen and hold JSON-ready values, so a report is the same document
 wherever it is made: the verify API returns :meth:`Report.to_json`, ``belot verify``
-prints it, and the checks the transparency log adds (``services.logcheck``) and the
+prints it, and the checks the transparency log adds (``commands.logcheck``) and the
 whole log's (:mod:`fairdeal.verifier.wholelog`) are :class:`Check` values alike.
 
 A check lists at most :data:`MAX_DIFFERENCES` differences (a tampered deck differs in

@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Final
 
 from belot_platform.errors import EXIT_USAGE, UsageError
-from services.translog_client import LogClient, LogUnavailable
+from commands.translog_client import LogClient, LogUnavailable
 from translog import (
     Checkpoint,
     Cosigner,

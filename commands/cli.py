@@ -16,6 +16,18 @@ import orjson
 from belot.cards import to_codes
 from belot_platform.errors import EXIT_USAGE, UsageError
 from belot_platform.fields import FieldError, parse_hex, parse_int
+from commands import (
+    analyse_cmd,
+    db,
+    drand_cmd,
+    draw_cmd,
+    log_audit,
+    rating_cmd,
+    run,
+    serve,
+    verify_cmd,
+    witness_cmd,
+)
 from eventlog.cli import add_log_commands
 from fairdeal import (
     DRAND_VALUE_SIZE,
@@ -30,18 +42,6 @@ from fairdeal import (
     Shuffler,
     commitment,
 )
-from services import (
-    analyse_cmd,
-    db,
-    drand_cmd,
-    draw_cmd,
-    log_audit,
-    run,
-    serve,
-    verify_cmd,
-    witness_cmd,
-)
-from services.rating import cli as rating_cli
 
 
 class _Parser(argparse.ArgumentParser):
@@ -204,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     draw_cmd.register(sub)
     witness_cmd.register(sub)
     log_audit.register(add_log_commands(sub))
-    rating_cli.register(sub)
+    rating_cmd.register(sub)
     return parser
 
 

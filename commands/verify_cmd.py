@@ -294,7 +294,7 @@ NO_LOG_API: Final = (
 
 
 def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> list[Check]:
-    """The transparency log's checks (services/logcheck.py), run by default.
+    """The transparency log's checks (commands/logcheck.py), run by default.
 
     The log's key is ``--log-key`` (the one the reader kept), else the key the API
     gives, which the ``log_key`` check names so that the reader can pin it. The
@@ -304,7 +304,7 @@ def transparency_checks(args: argparse.Namespace, doc: Any, api: str | None) -> 
     round was due, and fails outright when nobody watches the log. A check that needs
     the log and cannot have it is skipped, never left out: the report is then not
     VERIFIED (``--no-log`` asks for the record alone, and says so)."""
-    from services.logcheck import log_checks
+    from commands.logcheck import log_checks
     from translog import CosignatureVerifier, Ed25519Verifier, TranslogError, parse_vkey
 
     if api is None:

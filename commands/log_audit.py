@@ -41,8 +41,8 @@ from typing import Any, Final
 import orjson
 
 from belot_platform.errors import EXIT_USAGE
+from commands.translog_client import LogClient, LogUnavailable
 from fairdeal import logentries
-from services.translog_client import LogClient, LogUnavailable
 from translog import (
     TILE_WIDTH,
     Ed25519Signer,

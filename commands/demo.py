@@ -21,7 +21,7 @@ from typing import Any, Final
 import aiohttp
 
 from belot_platform.settings import Settings
-from services.serve import REGISTRY
+from commands.serve import REGISTRY
 
 RULESETS: Final = ("club", "classic", "french", "gambler")
 DEMO_PLAYER: Final = "demo"

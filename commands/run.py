@@ -34,9 +34,9 @@ import asyncpg
 from belot_platform.dbroles import role_dsn
 from belot_platform.embedded import EmbeddedError, EmbeddedStack, port_is_free
 from belot_platform.settings import DB_ROLES, Settings, SettingsError
-from services import db
-from services.demo import BOT_DELAY_MS, run_demo
-from services.serve import REGISTRY
+from commands import db
+from commands.demo import BOT_DELAY_MS, run_demo
+from commands.serve import REGISTRY
 from services.table.domain import MAX_BOT_DELAY_MS
 from services.verify.translog import log_signer
 from translog import Cosigner, parse_skey
@@ -185,7 +185,7 @@ class Supervisor:
         base = {k: v for k, v in os.environ.items() if k not in hidden}
         base |= {"BELOT_PG_DSN": s.pg_dsn, "BELOT_NATS_URL": s.nats_url}
         base.setdefault("BELOT_LOG_LEVEL", "WARNING")
-        belot = [sys.executable, "-m", "services.cli"]
+        belot = [sys.executable, "-m", "commands.cli"]
         children: list[Child] = []
         read_dsn = os.environ.get("BELOT_VERIFY_READ_DSN")
 

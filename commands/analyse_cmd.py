@@ -19,9 +19,9 @@ import orjson
 
 from belot.analysis import MatchAnalysis
 from belot_platform.errors import EXIT_USAGE, UsageError
+from commands.verify_cmd import EXIT_FAILED, EXIT_OK, read_source
 from drand import verify as bls_verify
 from fairdeal.analysis import AnalysisError, analyse_record
-from services.verify_cmd import EXIT_FAILED, EXIT_OK, read_source
 
 
 def render(analysis: MatchAnalysis) -> str:

@@ -53,9 +53,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from commands.translog_client import LogClient, LogEntryRow, LogUnavailable
 from fairdeal import logentries
 from fairdeal.verifier.report import FAIL, PASS, Check
-from services.translog_client import LogClient, LogEntryRow, LogUnavailable
 from translog import (
     Checkpoint,
     CosignatureVerifier,

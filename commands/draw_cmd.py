@@ -17,9 +17,9 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from belot_platform.errors import EXIT_USAGE, UsageError
+from commands.verify_cmd import print_report, read_source, render_checks
 from drand import verify as bls_verify
 from fairdeal.drawcheck import DrawDocumentError, DrawReport, verify_draw
-from services.verify_cmd import print_report, read_source, render_checks
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
