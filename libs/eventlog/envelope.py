@@ -10,7 +10,7 @@ the checks an event passes before it is stored.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -197,6 +197,25 @@ def check_event(event: NewEvent) -> None:
         raise InvalidEvent(
             f"visibility {event.visibility!r} must be 'public', 'secret' or 'seat:<n>'"
         )
+
+
+#: At most this many events in one append.
+MAX_EVENTS_PER_APPEND: Final = 10_000
+
+
+def check_append(expected_version: Any, events: Sequence[NewEvent], command_id: Any) -> None:
+    """An append's own arguments, whatever store takes it: raises :class:`InvalidEvent`.
+    (Each event is checked by :func:`check_event` and :func:`encode_json`.)"""
+    if type(expected_version) is not int:
+        raise InvalidEvent(f"expected_version must be an int, not {expected_version!r}")
+    if expected_version < 0:
+        raise InvalidEvent(f"expected_version {expected_version} is negative")
+    if not events:
+        raise InvalidEvent("an append needs at least one event")
+    if len(events) > MAX_EVENTS_PER_APPEND:
+        raise InvalidEvent(f"{len(events)} events in one append, at most {MAX_EVENTS_PER_APPEND}")
+    if command_id is not None and (type(command_id) is not str or not command_id):
+        raise InvalidEvent("command_id must be a non-empty string")
 
 
 def check_metadata(metadata: dict[str, Any]) -> None:

@@ -60,6 +60,7 @@ from eventlog.envelope import (
     RecordedEvent,
     canonical_bytes_encoded,
     chain_hash,
+    check_append,
     check_event,
     check_metadata,
     check_stream_id,
@@ -89,7 +90,6 @@ log = logging.getLogger(__name__)
 DEFAULT_SCHEMA: Final = "eventlog"
 #: The writer's name in belot_task_restarts_total.
 WRITER_TASK: Final = "eventlog-writer"
-MAX_EVENTS_PER_APPEND: Final = 10_000
 _MAX_PLAN_ATTEMPTS: Final = 5
 _COLUMNS: Final = (
     "position, stream_id, version, type, payload::text, metadata::text, "
@@ -344,18 +344,7 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
     ) -> list[_Encoded]:
         if stream_id not in self._heads:  # the cache holds only valid ids
             check_stream_id(stream_id)
-        if type(expected_version) is not int:
-            raise InvalidEvent(f"expected_version must be an int, not {expected_version!r}")
-        if expected_version < 0:
-            raise InvalidEvent(f"expected_version {expected_version} is negative")
-        if not events:
-            raise InvalidEvent("an append needs at least one event")
-        if len(events) > MAX_EVENTS_PER_APPEND:
-            raise InvalidEvent(
-                f"{len(events)} events in one append, at most {MAX_EVENTS_PER_APPEND}"
-            )
-        if command_id is not None and (type(command_id) is not str or not command_id):
-            raise InvalidEvent("command_id must be a non-empty string")
+        check_append(expected_version, events, command_id)
         out = []
         checked = self._checked_kinds
         source = self._entries

@@ -10,14 +10,10 @@ import asyncpg
 import pytest
 
 from eventlog import (
-    CommandIdReused,
     EventStore,
-    InvalidEvent,
     NewEvent,
-    Viewer,
     WrongExpectedVersion,
     migrate,
-    seat,
 )
 from eventlog.envelope import GENESIS_HASH, canonical_bytes, chain_hash
 from eventlog.migrations import MIGRATIONS
@@ -28,40 +24,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="session")
 
 def ev(n: int, **kw: object) -> NewEvent:
     return NewEvent("Thing", {"n": n}, **kw)  # type: ignore[arg-type]
-
-
-async def test_append_and_read_back_the_envelope(store: EventStore) -> None:
-    r = await store.append(
-        "match-1",
-        0,
-        [ev(1, metadata={"correlation_id": "c"}), ev(2, visibility=seat(2))],
-        command_id="cmd-1",
-    )
-    assert (r.first_version, r.last_version, r.first_position, r.last_position) == (1, 2, 1, 2)
-    events = await store.read_stream("match-1")
-    assert [e.version for e in events] == [1, 2]
-    assert [e.position for e in events] == [1, 2]
-    first = events[0]
-    assert first.type == "Thing" and first.payload == {"n": 1}
-    assert first.metadata == {"correlation_id": "c", "command_id": "cmd-1", "producer": "tests"}
-    assert events[1].visibility == "seat:2"
-    # The hash chain, recomputed from the stored envelope.
-    prev = GENESIS_HASH
-    for e in events:
-        prev = chain_hash(prev, e.canonical_bytes())
-        assert e.hash == prev
-    assert await store.stream_version("match-1") == 2
-    assert await store.head_position() == 2
-
-
-async def test_wrong_expected_version_is_refused(store: EventStore) -> None:
-    await store.append("table-1", 0, [ev(1)])
-    with pytest.raises(WrongExpectedVersion) as info:
-        await store.append("table-1", 0, [ev(2)])
-    assert (info.value.expected, info.value.actual) == (0, 1)
-    with pytest.raises(WrongExpectedVersion):
-        await store.append("table-1", 5, [ev(2)])
-    assert [e.payload["n"] for e in await store.read_stream("table-1")] == [1]
 
 
 async def test_concurrent_appenders_on_one_stream_one_wins_each_version(
@@ -111,24 +73,6 @@ async def test_conflict_between_two_processes_with_stale_caches(
         await b.close()
 
 
-async def test_retried_command_appends_nothing_twice(store: EventStore) -> None:
-    first = await store.append("match-2", 0, [ev(1), ev(2)], command_id="c-42")
-    again = await store.append("match-2", 0, [ev(1), ev(2)], command_id="c-42")
-    assert again.duplicate and not first.duplicate
-    assert (again.first_position, again.last_position) == (
-        first.first_position,
-        first.last_position,
-    )
-    assert (again.first_version, again.last_version) == (1, 2)
-    # A retry that re-read the stream first, after other appends moved it.
-    await store.append("match-2", 2, [ev(3)])
-    late = await store.append("match-2", 3, [ev(1), ev(2)], command_id="c-42")
-    assert late.duplicate and late.last_version == 2
-    assert len(await store.read_stream("match-2")) == 3
-    with pytest.raises(CommandIdReused):
-        await store.append("match-3", 0, [ev(1)], command_id="c-42")
-
-
 async def test_concurrent_copies_of_a_command_append_once(
     pg_pool: asyncpg.Pool, schema: str
 ) -> None:
@@ -146,70 +90,6 @@ async def test_concurrent_copies_of_a_command_append_once(
     finally:
         await a.close()
         await b.close()
-
-
-async def test_one_bad_append_does_not_fail_its_batch(store: EventStore) -> None:
-    await store.append("match-old", 0, [ev(0)])
-    ok = [store.append(f"match-b{i}", 0, [ev(i)]) for i in range(20)]
-    bad = store.append("match-old", 0, [ev(1)])  # wrong expected version
-    results = await asyncio.gather(*ok, bad, return_exceptions=True)
-    assert isinstance(results[-1], WrongExpectedVersion)
-    assert all(not isinstance(r, BaseException) for r in results[:-1])
-    positions = sorted(r.first_position for r in results[:-1])  # type: ignore[union-attr]
-    assert positions == list(range(2, 22))
-
-
-async def test_chained_appends_to_one_stream_in_one_batch(store: EventStore) -> None:
-    results = await asyncio.gather(*(store.append("match-c", v, [ev(v)]) for v in range(30)))
-    assert [r.first_version for r in results] == list(range(1, 31))
-    assert [e.payload["n"] for e in await store.read_stream("match-c")] == list(range(30))
-
-
-@pytest.mark.parametrize(
-    ("stream", "event", "message"),
-    [
-        ("match 1", ev(1), "stream id"),
-        ("match-1", NewEvent("Thing", {"x": 1.5}), "float"),
-        ("match-1", NewEvent("Thing", {"x": "a\x00b"}), "NUL"),
-        ("match-1", NewEvent("Thing", visibility="seat:x"), "visibility"),
-        ("match-1", NewEvent("9Thing"), "event type"),
-        ("match-1", NewEvent("Thing", {"x": object()}), "not JSON"),
-        ("match-1", NewEvent("Thing", metadata={"producer": 3}), "producer"),
-    ],
-)
-async def test_invalid_events_are_refused_before_anything_is_written(
-    store: EventStore, stream: str, event: NewEvent, message: str
-) -> None:
-    with pytest.raises(InvalidEvent, match=message):
-        await store.append(stream, 0, [event])
-    assert await store.head_position() == 0
-
-
-async def test_viewers_see_only_what_they_may(store: EventStore) -> None:
-    await store.append(
-        "match-v",
-        0,
-        [
-            NewEvent("SeedCommitted", {"c": "ab"}),
-            NewEvent("CardsDealt", {"cards": ["AS"]}, visibility=seat(0)),
-            NewEvent("CardsDealt", {"cards": ["KH"]}, visibility=seat(1)),
-            NewEvent("SeedKept", {"seed": "00"}, visibility="secret"),
-        ],
-    )
-    ends = {"MatchEnded"}
-
-    async def types(viewer: Viewer) -> list[tuple[str, str]]:
-        events = await store.read_stream_as("match-v", viewer, ended_by=ends)
-        return [(e.type, e.visibility) for e in events]
-
-    assert await types(Viewer.public()) == [("SeedCommitted", "public")]
-    assert await types(Viewer.at_seat(1)) == [
-        ("SeedCommitted", "public"),
-        ("CardsDealt", "seat:1"),
-    ]
-    await store.append("match-v", 4, [NewEvent("MatchEnded", {})])
-    assert len(await types(Viewer.public())) == 5
-    assert len(await types(Viewer.at_seat(0))) == 5
 
 
 async def test_migrations_are_idempotent_and_safe_concurrently(pg_pool: asyncpg.Pool) -> None:

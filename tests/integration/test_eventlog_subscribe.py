@@ -122,15 +122,3 @@ async def test_catch_up_then_live_under_concurrent_appends(
     for e in seen:
         assert e.version == last.get(e.stream_id, 0) + 1
         last[e.stream_id] = e.version
-
-
-async def test_subscription_filtered_to_one_stream(store: EventStore) -> None:
-    for i in range(10):
-        await store.append(f"match-{i % 2}", i // 2, [NewEvent("E", {"i": i})])
-    seen: list[RecordedEvent] = []
-    async with store.subscribe(0, stream_id="match-1") as sub:
-        async for e in sub:
-            seen.append(e)
-            if len(seen) == 5:
-                break
-    assert [e.payload["i"] for e in seen] == [1, 3, 5, 7, 9]
