@@ -12,14 +12,16 @@ CPU counted per deal and per match (median and p99).
 
 The target: the analysis keeps up with the platform on the same machine, that is one
 core of analysis takes the deals at least as fast as the whole platform makes them per
-core. The platform's rate per core is bench/capacity.py's last run (its medium bots'
-deals per second over the machine's cores, read from docs/bench/capacity.md, the file
-that bench writes), scaled to this machine by the game core's cost per club deal of
-medium bots, which both benches measure: this run's against that run's says how this
-machine compares with that one. Exits 1 when the analysis does not keep up. Writes
+core. The platform is measured in the same run, on the same machine: bench/capacity.py's
+case for medium bots (its real services in their own processes, tables of four bots
+opened as others close, on the servers BELOT_PG_DSN and BELOT_NATS_URL name or embedded
+ones), over ``--platform-window`` seconds after its warm-up; its deals per second over the
+machine's cores is the platform's rate per core, printed with its CPU per deal (every
+process, the servers included). Exits 1 when the analysis does not keep up. Writes
 docs/bench/analysis.md with ``--write``.
 
-    python bench/analysis.py [--matches 6] [--rulesets club,classic,french,gambler] [--write]
+    python bench/analysis.py [--matches 6] [--rulesets club,classic,french,gambler]
+                             [--platform-window 20] [--write]
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import statistics
 import sys
 import time
@@ -44,7 +45,6 @@ from belot.events import Event
 from belot.ruleset import RULESETS
 from bench.kit.matches import bot_match
 
-CAPACITY = ROOT / "docs" / "bench" / "capacity.md"
 OUT = ROOT / "docs" / "bench" / "analysis.md"
 
 
@@ -64,27 +64,29 @@ def p99(xs: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
-def capacity_rate() -> tuple[float, int, str, float] | None:
-    """bench/capacity.py's last medium run: (deals per second, cores, when, the game
-    core's ms per club deal of medium bots in that run)."""
-    if not CAPACITY.exists():
-        return None
-    text = CAPACITY.read_text(encoding="utf-8")
-    when = re.search(r"Run (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", text)
-    cores = re.search(r"; (\d+) cores;", text)
-    medium = re.search(r"### Bots: medium.*?\n\n(\d+) deals \(([\d.]+)/s\)", text, re.S)
-    core = re.search(
-        r"### Bots: medium.*?Game core alone, same bots: ([\d.]+) ms per deal", text, re.S
-    )
-    if not (when and cores and medium and core):
-        return None
-    return float(medium.group(2)), int(cores.group(1)), when.group(1), float(core.group(1))
+def platform_rate(window: float) -> tuple[float, float, int]:
+    """bench/capacity.py's medium case, run now on this machine: (deals per second, the
+    platform's CPU seconds per deal over all its processes, deals counted)."""
+    import asyncio
+
+    from bench import capacity
+
+    with capacity.platform_servers() as (pg, nats_url, servers):
+        case = asyncio.run(
+            capacity.run_case(
+                pg, nats_url, servers, capacity.JUDGED_LEVEL, capacity.DEFAULTS["tables"], 1,
+                window, capacity.DEFAULTS["warmup"], None,
+            )
+        )  # fmt: skip
+    return case.deals_per_s, sum(case.cpu.values()) / max(1, case.deals), case.deals
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=6, help="matches a ruleset")
     parser.add_argument("--rulesets", default="club,classic,french,gambler")
+    parser.add_argument("--platform-window", type=float, default=20.0,
+                        help="seconds the platform is measured, after its warm-up")  # fmt: skip
     parser.add_argument("--write", action="store_true", help="write docs/bench/analysis.md")
     args = parser.parse_args(argv)
     prepare()  # the solver compiled (or loaded) before anything is timed
@@ -102,7 +104,6 @@ def main(argv: list[str] | None = None) -> int:
         "analysis s/match (median, p99) | analysis / core |")  # fmt: skip
     say("| --- | ---: | ---: | ---: | ---: | ---: |")
     all_deal_costs: list[float] = []
-    core_ms_by_ruleset: dict[str, float] = {}
     core_total = analysis_total = 0.0
     deals_total = 0
     for name in args.rulesets.split(","):
@@ -122,7 +123,6 @@ def main(argv: list[str] | None = None) -> int:
             per_deal.extend([spent / played] * played)
             deals += played
         core_ms = 1000 * core / max(1, deals)
-        core_ms_by_ruleset[name] = core_ms
         analysis_ms = 1000 * sum(per_match) / max(1, deals)
         say(
             f"| {name} | {deals} | {core_ms:.1f} | {1000 * statistics.median(per_deal):.0f}, "
@@ -139,25 +139,16 @@ def main(argv: list[str] | None = None) -> int:
     say(f"One core of analysis: {per_core:.1f} deals/s "
           f"({1000 * analysis_total / deals_total:.0f} ms a deal on average; "
           f"the game core plays a deal in {1000 * core_total / deals_total:.1f} ms)")  # fmt: skip
-    measured = capacity_rate()
-    if measured is None:
-        say("bench/capacity.py has not written docs/bench/capacity.md: no platform rate")
-        return 1
-    rate, cores, ran, their_core_ms = measured
-    platform = rate / cores
-    # That run's machine against this one: the game core's CPU for the same deals (club,
-    # medium bots) in both runs. The platform's rate, scaled by it, is what this machine
-    # would carry; without club in this run, the rate as measured there.
-    club_ms = core_ms_by_ruleset.get("club")
-    speed = their_core_ms / club_ms if club_ms else 1.0
-    here = platform * speed
+    rate, platform_cpu, platform_deals = platform_rate(args.platform_window)
+    cores = os.cpu_count() or 1
+    here = rate / cores
     verdict = "PASS" if per_core >= here else "FAIL"
     say()
     say(
-        f"The platform (bench/capacity.py, {ran}): {rate:.1f} deals/s on {cores} cores, "
-        f"{platform:.1f} deals/s a core, its game core {their_core_ms:.2f} ms a club deal; "
-        f"here {club_ms or 0:.2f} ms, so this machine runs at {speed:.2f} of that one and "
-        f"would carry {here:.1f} deals/s a core. Analysis over platform, a core each: "
+        f"The platform, measured in this run (bench/capacity.py's medium case, "
+        f"{args.platform_window:.0f} s, {platform_deals} deals): {rate:.1f} deals/s on "
+        f"{cores} cores, {here:.1f} deals/s a core, {1000 * platform_cpu:.1f} ms of CPU a "
+        f"deal over all its processes. Analysis over platform, a core each: "
         f"**{per_core / here:.2f}** (target at least 1: {verdict})"
     )
     if args.write:

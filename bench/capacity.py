@@ -62,6 +62,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -651,10 +652,19 @@ def main() -> int:
     for level in args.levels.split(","):
         if level not in SEATS:
             parser.error(f"--levels: {level!r} is not one of {', '.join(SEATS)}")
+    with platform_servers() as (pg, nats_url, servers):
+        return asyncio.run(run(args, pg, nats_url, servers))
+
+
+@contextlib.contextmanager
+def platform_servers() -> Iterator[tuple[str, str, dict[str, int | None]]]:
+    """PostgreSQL's and NATS's URLs and their processes' pids (for their CPU): the ones
+    BELOT_PG_DSN and BELOT_NATS_URL name, else embedded ones started in a temporary
+    directory for the run (bench/analysis.py measures the platform with them too)."""
     pg, nats_url = os.environ.get("BELOT_PG_DSN"), os.environ.get("BELOT_NATS_URL")
     if pg and nats_url:
-        servers = asyncio.run(external_servers(pg))
-        return asyncio.run(run(args, pg, nats_url, servers))
+        yield pg, nats_url, asyncio.run(external_servers(pg))
+        return
     from belot_platform.embedded import EmbeddedStack
     from belot_platform.settings import Settings
 
@@ -664,8 +674,8 @@ def main() -> int:
         try:
             pg = pg or stack.start_postgres()
             nats_url = nats_url or stack.start_nats()
-            servers = {"postgres": stack.postgres.postmaster_pid(), "nats": stack.nats.pid()}
-            return asyncio.run(run(args, pg, nats_url, servers))
+            pids = {"postgres": stack.postgres.postmaster_pid(), "nats": stack.nats.pid()}
+            yield pg, nats_url, pids
         finally:
             stack.stop()
 
