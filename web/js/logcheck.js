@@ -30,7 +30,8 @@
 
 import { CHAINS, roundTime } from "./drand.js";
 import { LANGUAGES, language, t } from "./i18n.js";
-import { TranslogError, fromBase64, leafHash, logVerifier, openCheckpoint, openCosignedCheckpoint, verifyConsistency, verifyInclusion, witnessVerifier } from "./translog.js";
+import { TranslogError, fromBase64, leafHash, logVerifier, verifyConsistency, verifyInclusion, witnessVerifier } from "./translog.js";
+import { openCheckpoint, openCosignedCheckpoint } from "./translognote.js";
 
 /** The end checkpoint must hold the match's last entries (the reveal's, written as the
  * match ends): the log signs every BELOT_TRANSLOG_INTERVAL (1 s), so the check asks again

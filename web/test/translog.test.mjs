@@ -1,4 +1,4 @@
-// The tab's transparency-log module (web/js/translog.js) on the published vectors the
+// The tab's transparency-log modules (web/js/translog.js, translognote.js) on the published vectors the
 // Python library is checked against (tests/data/translog/, tests/unit/test_translog_vectors.py
 // and test_translog_notes.py): the RFC 6962/9162 8-leaf tree, every transparency-dev
 // inclusion and consistency probe, Go's and C2SP's signed notes, and the checkpoint of
@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import "../node/importmap.mjs";
 
-const T = await import("../js/translog.js");
+// The tree, the proofs and the keys (translog.js) and the notes (translognote.js), as one.
+const T = { ...(await import("../js/translog.js")), ...(await import("../js/translognote.js")) };
 const { bytesToHex, hexToBytes } = await import("@noble/hashes/utils.js");
 
 const DATA = new URL("../../tests/data/translog/", import.meta.url);
