@@ -797,9 +797,10 @@ async def drand_match(
         log_again = await page.evaluate(
             """(async (id, api, vkey) => {
               const l = await import('/js/logcheck.js');
+              const b = await import('/js/logbase.js');
               const kept = JSON.parse(localStorage.getItem('belot.kept.' + id));
               const t = performance.now();
-              const checks = await l.checkLog(kept, {verifyApi: api, key: l.logKeyOf(vkey, vkey)});
+              const checks = await l.checkLog(kept, {verifyApi: api, key: b.logKeyOf(vkey, vkey)});
               return [performance.now() - t, checks.map(c => c.status)];
             })"""
             f"({json.dumps(kept['match_id'])}, {json.dumps(web.verify_url)},"

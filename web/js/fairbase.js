@@ -8,7 +8,7 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { CARD_CODES } from "./deck.js";
 import { CHAINS, roundAt, roundTime, verifyBeacon } from "./drand.js";
 import { LANGUAGES, language, t } from "./i18n.js";
-import { logCheckName } from "./logcheck.js";
+import { logCheckName } from "./logbase.js";
 
 /**
  * The check's tolerances, in milliseconds, in one place (docs/tab-check.md says what

@@ -46,7 +46,8 @@
 
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { has, t } from "./i18n.js";
-import { LOG_CHECKS, checkLog } from "./logcheck.js";
+import { LOG_CHECKS } from "./logbase.js";
+import { checkLog } from "./logcheck.js";
 import { fail, pass, seatCards, short, unchecked } from "./fairbase.js";
 import { checkAbort, checkBounds, checkConsistency, checkDealer, checkFallback, checkForfeit, checkKey, checkRelay, checkRound, checkSeed, checkValue } from "./fairchecks.js";
 import { checkCommitmentLive, checkCommitmentNew, checkHashes, checkReceiptPublished, checkSalts, checkYourSalts, checkYourSaltsLive } from "./fairsalts.js";

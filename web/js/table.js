@@ -24,7 +24,7 @@ import { askCommitment, checkKept, checkLive } from "./fairdeal.js";
 import { feltView } from "./felt.js";
 import { inviteBox, tournamentLink } from "./invite.js";
 import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending, newKept } from "./keeper.js";
-import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logcheck.js";
+import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logbase.js";
 import { actionOf, keyNames } from "./keys.js";
 import { capture, play } from "./motion.js";
 import { presenceText, resumeOffer, seatPresence, timeoutLine } from "./presence.js";

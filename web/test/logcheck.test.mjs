@@ -9,7 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import "../node/importmap.mjs";
 
-const { LOG_CHECKS, WITNESSES_ADDED, checkLog, fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } = await import("../js/logcheck.js");
+const { checkLog } = await import("../js/logcheck.js");
+const { LOG_CHECKS, WITNESSES_ADDED, fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } = await import("../js/logbase.js");
 const { keepLogOpen, newKept, FORMAT } = await import("../js/keeper.js");
 const { checkKept } = await import("../js/fairdeal.js");
 const { makeStore } = await import("../js/store.js");
