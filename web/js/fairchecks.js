@@ -6,7 +6,7 @@
 
 import { CARD_CODES, deck } from "./deck.js";
 import { CHAINS, fetchRound, roundTime } from "./drand.js";
-import { BEFORE_LEAVE, conflictText } from "./keeper.js";
+import { BEFORE_LEAVE, conflictText } from "./keepbase.js";
 import { t } from "./i18n.js";
 import { verifyReceipt } from "./receipts.js";
 import { NAME, TOLERANCE, apart, drandPage, fail, firstDealer, from, given, hadAt, hadThen, info, known, namingLate, notYetAt, pass, roundOf, ruleRound, secs, seedSha256, short, unchecked, verifyOnce, watchedBy } from "./fairbase.js";

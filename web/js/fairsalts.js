@@ -3,7 +3,7 @@
 // uses at the verify API and the seed's receipt published there.
 
 import { COMPLETION, FIRST, dealSalts, saltIndex } from "./deck.js";
-import { BEFORE_SALTS } from "./keeper.js";
+import { BEFORE_SALTS } from "./keepbase.js";
 import { t } from "./i18n.js";
 import { verifyReceipt } from "./receipts.js";
 import { NAME, fail, pass, short, unchecked } from "./fairbase.js";

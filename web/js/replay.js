@@ -12,7 +12,7 @@ import { cardLabel, strainLabel } from "./cards.js";
 import { now } from "./clock.js";
 import { deck, fromHex, sha256Hex } from "./deck.js";
 import { drandPage, seatCards } from "./fairdeal.js";
-import { keepHashServed, recordHash } from "./keeper.js";
+import { keepHashServed, recordHash } from "./keepown.js";
 import { formatTime, t } from "./i18n.js";
 import { scoreSheet, sheetTable } from "./sheet.js";
 import { fallbackReason, rulesetName, withElements } from "./names.js";

@@ -11,7 +11,9 @@
 // import map). Not a test file itself: node --test runs every .mjs under a test/ folder.
 
 import { askCommitment, checkKept, checkLive } from "../js/fairdeal.js";
-import { keep, keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepMyKey, keepMySeed, keepReceipt, keepSeedRefused, newKept } from "../js/keeper.js";
+import { keep } from "../js/keeper.js";
+import { newKept } from "../js/keepbase.js";
+import { keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepMyKey, keepMySeed, keepReceipt, keepSeedRefused } from "../js/keepown.js";
 import { DrandWatch, nextAsk } from "../js/watch.js";
 import { CHAINS } from "../js/drand.js";
 

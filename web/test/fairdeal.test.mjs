@@ -10,10 +10,11 @@ import { readFileSync } from "node:fs";
 import "../node/importmap.mjs";
 import { memoryStorage } from "../node/memstorage.mjs";
 
-const { conflictText, keep, newKept } = await import("../js/keeper.js");
+const { keep } = await import("../js/keeper.js");
+const { conflictText, newKept } = await import("../js/keepbase.js");
 const { checkKept, checkLive, seatCards, drandPage } = await import("../js/fairdeal.js");
 const { makeStore } = await import("../js/store.js");
-const { keepMySeed } = await import("../js/keeper.js");
+const { keepMySeed } = await import("../js/keepown.js");
 const { playTab, statusOf, failedNames, verifyNetwork } = await import("../node/tabsim.mjs");
 const { dealSalts, fromHex, saltIndex, FIRST, COMPLETION } = await import("../js/deck.js");
 

@@ -11,7 +11,8 @@ import "../node/importmap.mjs";
 
 const { checkLog } = await import("../js/logcheck.js");
 const { LOG_CHECKS, WITNESSES_ADDED, fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } = await import("../js/logbase.js");
-const { keepLogOpen, newKept, FORMAT } = await import("../js/keeper.js");
+const { newKept, FORMAT } = await import("../js/keepbase.js");
+const { keepLogOpen } = await import("../js/keepown.js");
 const { checkKept } = await import("../js/fairdeal.js");
 const { makeStore } = await import("../js/store.js");
 const { FakeLog, entryOf, noteKey, witnessKey, ORIGIN } = await import("../node/fakelog.mjs");

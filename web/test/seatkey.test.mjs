@@ -45,7 +45,8 @@ test("each seat gets a fresh key, kept by table in the page's storage", () => {
 });
 
 test("the page's key for its seat: the latest before the commitment, the one noted after", async () => {
-  const { newKept, keepMyKey } = await import("../js/keeper.js");
+  const { newKept } = await import("../js/keepbase.js");
+  const { keepMyKey } = await import("../js/keepown.js");
   const kept = newKept("m-1", "t-1", "p-1");
   const [a, b, c] = [newSeatKey().key, newSeatKey().key, newSeatKey().key];
   assert.equal(keepMyKey(kept, a), true);

@@ -14,7 +14,9 @@ const { roundAt, roundTime } = await import("../js/drand.js");
 const { COMMITMENT_WAIT, TOLERANCE, askCommitment, checkKept, checkLive, firstDealer, hadAt } = await import("../js/fairdeal.js");
 const { CARD_CODES, COMPLETION, FIRST, dealSalts, saltIndex } = await import("../js/deck.js");
 const { setLanguage } = await import("../js/i18n.js");
-const { conflictText, keep, keepCommitmentUses, keepDrandSeen, keepHashServed, keepLeaveAsked, keepMySeed, keepReceipt, newKept, recordHash } = await import("../js/keeper.js");
+const { keep } = await import("../js/keeper.js");
+const { conflictText, newKept } = await import("../js/keepbase.js");
+const { keepCommitmentUses, keepDrandSeen, keepHashServed, keepLeaveAsked, keepMySeed, keepReceipt, recordHash } = await import("../js/keepown.js");
 const { WATCH, DrandWatch, nextAsk } = await import("../js/watch.js");
 const { Sim, relayNetwork, verifyNetwork, failedNames } = await import("../node/tabsim.mjs");
 
