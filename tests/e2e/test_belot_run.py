@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -65,6 +66,19 @@ class Running:
         """Direct children of the supervisor (the services)."""
         path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
         return [int(p) for p in path.read_text(encoding="utf-8").split()] if path.exists() else []
+
+
+def exits_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` (any process, not only a child) has exited, or exits within
+    ``seconds``: its pidfd becomes readable when it does."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True  # gone already
+    try:
+        return bool(select.select([fd], [], [], seconds)[0])
+    finally:
+        os.close(fd)
 
 
 def processes_mentioning(text: str) -> list[int]:
@@ -386,15 +400,10 @@ def test_sigint_stops_everything(running: Running) -> None:
     running.proc.send_signal(signal.SIGINT)
     assert running.proc.wait(timeout=90) == 0
 
-    def alive() -> list[int]:
-        return [pid for pid in children if Path(f"/proc/{pid}").exists()]
-
-    # The supervisor waited for its services: none should be left; a straggler has a few
-    # seconds to be reaped (init adopts it) before it counts as left behind.
-    deadline = time.monotonic() + 5
-    while alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(), alive()
+    # The supervisor waited for its services: none should be left. A straggler has a few
+    # seconds to exit, waited for on its pidfd (readable once the process has exited).
+    alive = [pid for pid in children if not exits_within(pid, 5.0)]
+    assert not alive, alive
     # nothing started under the data directory either: no PostgreSQL, no nats-server
     assert not processes_mentioning(str(running.data_dir))
 
