@@ -171,7 +171,12 @@ class Envelope:
         return cls(*(doc[k] for k in ENVELOPE_KEYS))
 
     def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ENVELOPE_KEYS}
+        # Written out (the relay makes one a message): ENVELOPE_KEYS, in their order.
+        return {
+            "position": self.position, "stream": self.stream, "version": self.version,
+            "type": self.type, "payload": self.payload, "metadata": self.metadata,
+            "visibility": self.visibility, "recorded_at": self.recorded_at, "hash": self.hash,
+        }  # fmt: skip
 
     def canonical_bytes(self) -> bytes:
         return canonical_bytes(
