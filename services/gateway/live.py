@@ -3,9 +3,14 @@
 Where the events come from. The outbox relay publishes every event of the log on
 ``<BELOT_EVENTS_SUBJECT>.<category>.<stream>``: public and seat-private ones whole, secret
 ones as withheld stubs (their place in the stream, no payload, no hash: see
-:mod:`eventlog.relay`). The hub subscribes to the table, match and randomness categories
-(deploy/nats/auth.conf lets the gateway's NATS user read those three and publish no event,
-nor reach the randomness service) and hands each event to the watchers of its stream,
+:mod:`eventlog.relay`). The hub subscribes to the streams of the tables watched here and
+to nothing else (:meth:`Hub.listen`: the first watcher of a table subscribes to its three
+streams and its owner's notices, the last one to leave unsubscribes), so a gateway's cost
+grows with what its players watch, not with the platform's load: a gateway subscribed to
+every event of every table spent 2 ms of CPU a deal parsing messages nobody watched
+(bench/capacity.py). deploy/nats/auth.conf lets the gateway's NATS user read the table,
+match and randomness categories and publish no event, nor reach the randomness service.
+The hub hands each event to the watchers of its stream,
 which forward it only if the watcher's seat may see it
 (:func:`~services.gateway.domain.may_see`): public events, the seat's own, and everything
 once the match has ended, but a secret event (a deck), never: a stub only moves its
@@ -87,6 +92,7 @@ from nats.aio.subscription import Subscription
 from belot_platform.supervise import Supervised
 from eventkit import streams
 from eventlog import EventStore, RecordedEvent, relay
+from eventlog.envelope import stream_category
 from services.gateway import metrics
 from services.gateway.domain import MATCH_ENDING, RANDOMNESS_OPENED_BY, may_see, table_line
 
@@ -265,6 +271,9 @@ class Hub:
         self._by_stream: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
         self._by_table: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
         self._subs: list[Subscription] = []
+        #: Each watched table's subscriptions (its streams' events, its owner's notices),
+        #: made by its first watcher; a task while being made.
+        self._listening: dict[str, asyncio.Task[list[Subscription]]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         #: The last event encoded for a WebSocket, for its next watchers (one entry).
         self._encoded: tuple[RecordedEvent, str, bool, bytes] | None = None
@@ -277,12 +286,43 @@ class Hub:
         task.add_done_callback(self._tasks.discard)
 
     async def start(self) -> None:
-        for category in ("table", "match", "randomness"):
-            self._subs.append(
-                await self.nc.subscribe(f"{self.events_subject}.{category}.>", cb=self._on_event)
-            )
-        self._subs.append(await self.nc.subscribe(f"{self.prefix}.tables.*", cb=self._on_state))
         self._subs.append(await self.nc.subscribe(f"{self.prefix}.chat.*", cb=self._on_chat))
+
+    async def listen(self, w: Watch) -> None:
+        """Subscribe to ``w``'s table (once for all its watchers here) and return once the
+        server has the subscriptions: an event the relay publishes after this returns
+        reaches the watch live, and one published before was committed before, so the
+        catch-up read that follows finds it in the log."""
+        task = self._listening.get(w.table_id)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+            subjects = [
+                (f"{self.events_subject}.{stream_category(s)}.{s}", self._on_event)
+                for s in w.streams
+            ]
+            subjects.append((f"{self.prefix}.tables.{w.table_id}", self._on_state))
+            task = asyncio.ensure_future(self._subscribe(subjects))
+            self._listening[w.table_id] = task
+        await asyncio.shield(task)
+
+    async def _subscribe(
+        self, subjects: list[tuple[str, Callable[[Msg], Awaitable[None]]]]
+    ) -> list[Subscription]:
+        subs = [await self.nc.subscribe(subject, cb=cb) for subject, cb in subjects]
+        await self.nc.flush()  # the PONG: the server has them
+        return subs
+
+    def _stop_listening(self, table_id: str) -> None:
+        """The last watcher of ``table_id`` here left: its subscriptions go."""
+        task = self._listening.pop(table_id, None)
+        if task is None:
+            return
+
+        async def unsubscribe() -> None:
+            for sub in await task:
+                with contextlib.suppress(Exception):
+                    await sub.unsubscribe()
+
+        self.spawn(unsubscribe())
 
     def _reconnects(self) -> int:
         stats = getattr(self.nc, "stats", None) or {}
@@ -340,6 +380,8 @@ class Hub:
             await self.announce(table_id)
 
     async def stop(self) -> None:
+        for table_id in list(self._listening):
+            self._stop_listening(table_id)
         for sub in self._subs:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
@@ -416,6 +458,7 @@ class Hub:
         self._by_table[w.table_id].discard((conn, w))
         if not self._by_table[w.table_id]:
             del self._by_table[w.table_id]
+            self._stop_listening(w.table_id)
 
     async def watch(self, conn: Connection, table_id: str, match_id: str, seat: int | None) -> None:
         if table_id in conn.watches:
@@ -431,6 +474,13 @@ class Hub:
             self._by_stream[s].add((conn, w))
         self._by_table[table_id].add((conn, w))
         conn.send({"type": "watching", "table": table_id, "match_id": match_id, "seat": seat})
+        try:
+            await self.listen(w)
+        except BaseException:
+            self.unwatch(conn, table_id)  # NATS away: the client asks again
+            raise
+        if conn.watches.get(table_id) is not w:
+            return  # stopped watching meanwhile
         await self.resync(conn, w)
         await self.push_turn(conn, w, force=True)
         if w.seat is not None:

@@ -38,6 +38,7 @@ from services.rating.handlers import PROJECTION
 from services.verify import store as verify_store
 from services.verify.app import create_app as build_verify
 from services.verify.http import RateLimits
+from tests.fakenats import FakeNats
 from tests.integration import roles
 from tests.integration.gateway_support import Player
 from tests.integration.roles import RoleKit, shared_layout
@@ -771,7 +772,7 @@ async def test_the_gateways_live_feed_reads_past_the_hidden_decks(
     async def no_view(table_id: str, player: str) -> None:
         return None
 
-    hub = Hub(None, store, events_subject="x", prefix="y", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(FakeNats(), store, events_subject="x", prefix="y", fetch_view=no_view)  # type: ignore[arg-type]
     ws = _FakeSocket()
     conn = Connection(hub, ws, "p1")  # type: ignore[arg-type]
     try:

@@ -20,6 +20,7 @@ from belot_platform.supervise import Supervisor
 from eventlog import RecordedEvent
 from eventlog.relay import event_headers, message_body
 from services.gateway.live import Connection, Hub, Watch
+from tests.fakenats import FakeNats
 
 TABLE, MATCH = "t1", "m1"
 STREAM = f"match-{MATCH}"
@@ -120,7 +121,7 @@ class Rig:
 
 
 async def rig(log: FakeLog, seat: int | None = 0) -> Rig:
-    hub = Hub(None, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(FakeNats(), log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
     ws = FakeWebSocket()
     conn = Connection(hub, ws, "alice")  # type: ignore[arg-type]
     await hub.watch(conn, TABLE, MATCH, seat)
@@ -298,7 +299,7 @@ async def test_after_nats_reconnects_the_follower_reads_every_watch_again() -> N
     reads the watched streams from the log and sends what was missed, once."""
     log = FakeLog()
     log.add(STREAM, "MatchStarted")
-    nc = SimpleNamespace(stats={"reconnects": 0}, is_connected=True)
+    nc = FakeNats()
     hub = Hub(nc, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
     ws = FakeWebSocket()
     conn = Connection(hub, ws, "alice")  # type: ignore[arg-type]
@@ -341,7 +342,7 @@ async def test_watchers_of_one_table_each_get_what_their_seat_may_see_encoded_on
     that may not see it, and the catch-up's copy says replay."""
     log = FakeLog()
     log.add(STREAM, "MatchStarted")
-    hub = Hub(None, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(FakeNats(), log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
     sockets = {name: RecordingWebSocket() for name in ("seat0", "seat1", "spectator", "late")}
     conns = {n: Connection(hub, ws, n) for n, ws in sockets.items()}  # type: ignore[arg-type]
     for name, seat in (("seat0", 0), ("seat1", 1), ("spectator", None)):
@@ -387,3 +388,44 @@ async def test_past_max_sockets_a_new_player_is_closed_with_1013_and_a_replaceme
     assert newer is not None and first.close_code == 4000 and hub.connections["alice"] is newer
     hub.disconnect(newer)
     await newer.close()
+
+
+async def test_the_hub_listens_to_the_tables_watched_here_and_to_nothing_else() -> None:
+    """A gateway subscribes to a table's streams and its owner's notices with its first
+    watcher, once for all of them, before the catch-up read; the last to leave takes the
+    subscriptions away. Nothing is subscribed for the tables nobody watches here."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    nc = FakeNats()
+    hub = Hub(nc, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    await hub.start()
+    assert set(nc.subscribed) == {"p.chat.*"}
+    table_subjects = {
+        f"x.table.table-{TABLE}",
+        f"x.match.{STREAM}",
+        f"x.randomness.randomness-{MATCH}",
+        f"p.tables.{TABLE}",
+    }
+    flushed_before_read: list[int] = []
+    read_stream = log.read_stream
+
+    async def read(stream: str, from_version: int = 1) -> list[RecordedEvent]:
+        flushed_before_read.append(nc.flushed)
+        return await read_stream(stream, from_version)
+
+    log.read_stream = read  # type: ignore[method-assign]
+    alice = Connection(hub, FakeWebSocket(), "alice")  # type: ignore[arg-type]
+    bob = Connection(hub, FakeWebSocket(), "bob")  # type: ignore[arg-type]
+    await asyncio.gather(hub.watch(alice, TABLE, MATCH, None), hub.watch(bob, TABLE, MATCH, None))
+    assert set(nc.subscribed) == {"p.chat.*"} | table_subjects
+    assert nc.flushed == 1 and min(flushed_before_read) == 1  # subscribed, then read
+    hub.unwatch(alice, TABLE)
+    await asyncio.gather(*hub._tasks)
+    assert set(nc.subscribed) == {"p.chat.*"} | table_subjects  # bob still watches
+    hub.disconnect(bob)
+    await asyncio.gather(*hub._tasks)
+    assert set(nc.subscribed) == {"p.chat.*"}
+    await hub.watch(alice, TABLE, MATCH, None)  # watched again: subscribed again
+    assert set(nc.subscribed) == {"p.chat.*"} | table_subjects
+    await alice.close()
+    await bob.close()
