@@ -38,6 +38,7 @@ from prometheus_client import Counter, Gauge
 from belot.cards import to_codes
 from belot_platform.health import TASK_RESTARTS
 from belot_platform.supervise import Supervised, Supervisor, cancel, retried
+from drand.bls import Beacon
 from drand.client import DrandClient
 from drand.clock import Clock, sleep_until
 from eventlog import EventStore, NewEvent, WrongExpectedVersion
@@ -140,6 +141,11 @@ class RandomnessService:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._server_seeds: dict[str, bytes] = {}  # memory of the private store, per match
         self._rounds: dict[tuple[str, int], asyncio.Task[RoundFact]] = {}
+        #: After a round's fallback, the one task asking the relays for its late value,
+        #: which every match that fell back on that round awaits (not one poller each:
+        #: during an outage, hundreds of matches a round would each ask every relay every
+        #: half second for a minute).
+        self._late: dict[int, asyncio.Task[Beacon | None]] = {}
         #: The matches the ticker last found pending (kept while the store is away).
         self._pending: set[str] = set()
         #: When a match's failure was last logged with its stack (monotonic seconds).
@@ -163,7 +169,7 @@ class RandomnessService:
     async def stop(self) -> None:
         if self._ticker is not None:
             await self._ticker.stop()
-        await cancel(*self._tasks.values(), *self._rounds.values())
+        await cancel(*self._tasks.values(), *self._rounds.values(), *self._late.values())
 
     async def _tick_loop(self, t: Supervised) -> None:
         while not t.stopping.is_set():
@@ -524,7 +530,17 @@ class RandomnessService:
         used), so the replay can show it."""
         if (await self.state(match_id)).late_recorded:
             return
-        beacon = await self.drand.beacon_by(round_, (due_ms + self.late_ms) / 1000)
+        task = self._late.get(round_)
+        if task is None:
+            deadline_s = (due_ms + self.late_ms) / 1000
+            task = asyncio.create_task(self.drand.beacon_by(round_, deadline_s))
+            self._late[round_] = task
+            task.add_done_callback(
+                lambda done: (
+                    self._late.pop(round_, None) if self._late.get(round_) is done else None
+                )
+            )
+        beacon = await asyncio.shield(task)
         if beacon is None:
             return
         now = self.now_ms()

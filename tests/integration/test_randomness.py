@@ -9,6 +9,7 @@ import hashlib
 import logging
 import time
 import uuid
+from typing import Any
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
@@ -406,6 +407,40 @@ async def test_matches_that_name_one_round_follow_its_one_fact(store, pg_pool, n
     assert [d["fallback"] for d in decks] == [True, True]
     assert [f.type for f in facts] == ["DrandRoundMissed"]
     assert facts[0].payload["at_ms"] >= named[0]["due_at_ms"] + 5_000
+
+
+async def test_matches_that_fell_back_on_one_round_share_one_late_poll(store, pg_pool, nc) -> None:
+    # The relay answers, but 8 s late: the round falls back at due + 5 s for both matches,
+    # and its value, when it comes, is recorded for both (DrandBeaconLate). The relays
+    # are asked for that late value once for the round, not once a match: in an outage,
+    # every match of a round would otherwise poll every relay for a minute.
+    a, b = new_match_id(), new_match_id()
+    bots = [{"seat": 0, "player": None}, {"seat": 1, "player": None}]
+    async with rig(store, pg_pool, nc, mode="slow:8") as r:
+        asked: list[int] = []
+        beacon_by = r.service.drand.beacon_by
+
+        async def counted(round_: int, deadline: float) -> Any:
+            asked.append(round_)
+            return await beacon_by(round_, deadline)
+
+        r.service.drand.beacon_by = counted  # type: ignore[method-assign]
+        with r.clock.held():
+            await r.ask("open", {"match_id": a, "seats": bots})
+            await r.ask("open", {"match_id": b, "seats": bots})
+        decks = await asyncio.gather(
+            r.ask("deck", {"match_id": a, "deal": 0, "wait_ms": 15_000}),
+            r.ask("deck", {"match_id": b, "deal": 0, "wait_ms": 15_000}),
+        )
+
+        async def late_recorded() -> bool:
+            types = [{e.type for e in await r.events(m)} for m in (a, b)]
+            return all("DrandBeaconLate" in t for t in types)
+
+        await wait_for(late_recorded)
+        named = next(e.payload for e in await r.events(a) if e.type == "DrandRoundNamed")
+    assert [d["fallback"] for d in decks] == [True, True]
+    assert asked == [named["round"], named["round"]]  # the decision, then the late value
 
 
 async def test_a_round_fact_already_in_the_log_is_followed_not_decided_again(
