@@ -94,29 +94,34 @@ class Follower:
             await self.flush()
             if self.position >= head:
                 self.caught_up.set()
-            events = aiter(sub)
+            reads = aiter(sub.batches())
             stopper: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
             # One pending read, kept across idle timeouts: cancelling a read would close
-            # the subscription's generator.
+            # the subscription's generator. A read's events are handled one after the
+            # other without going back to the event loop's wait: awaiting each event
+            # (a task and a timer each) cost verify twice what handling it did.
             nxt: asyncio.Future[Any] | None = None
             try:
                 while not stop.is_set():
                     if nxt is None:
-                        nxt = asyncio.ensure_future(anext(events))
+                        nxt = asyncio.ensure_future(anext(reads))
                     done, _ = await asyncio.wait(
                         {nxt, stopper},
                         timeout=self.flush_interval,
                         return_when=asyncio.FIRST_COMPLETED,
                     )
                     if nxt in done:
-                        event, nxt = nxt.result(), None
-                        if await self._handle(event):
-                            self.flushed = max(self.flushed, event.position)
-                        self.position = event.position
-                        if event.position >= head:
-                            self.caught_up.set()
-                        if time.monotonic() - self._last_flush >= self.flush_interval:
-                            await self.flush()
+                        batch, nxt = nxt.result(), None
+                        for event in batch:
+                            if stop.is_set():
+                                break  # the rest is read again from the position
+                            if await self._handle(event):
+                                self.flushed = max(self.flushed, event.position)
+                            self.position = event.position
+                            if event.position >= head:
+                                self.caught_up.set()
+                            if time.monotonic() - self._last_flush >= self.flush_interval:
+                                await self.flush()
                     elif not done:
                         self.idle += 1
                         await self.flush()  # idle: write down how far we got

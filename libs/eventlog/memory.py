@@ -216,6 +216,13 @@ class MemorySubscription:
         return self._events()
 
     async def _events(self) -> AsyncIterator[envelope.RecordedEvent]:
+        async for batch in self.batches():
+            for event in batch:
+                self.position = event.position  # the last delivered, while a read is met
+                yield event
+
+    async def batches(self) -> AsyncIterator[list[envelope.RecordedEvent]]:
+        """As :meth:`eventlog.store.Subscription.batches`: what is there, one list a look."""
         store = self._store
         scanned = self.position  # the last global position looked at
         while True:
@@ -224,7 +231,7 @@ class MemorySubscription:
                 continue
             page = store._events[scanned:]
             scanned += len(page)
-            for event in page:
-                if self._stream_id is None or event.stream_id == self._stream_id:
-                    self.position = event.position
-                    yield event
+            batch = [e for e in page if self._stream_id is None or e.stream_id == self._stream_id]
+            if batch:
+                self.position = batch[-1].position
+                yield batch

@@ -1062,16 +1062,25 @@ class Subscription:
         return self._events()
 
     async def _events(self) -> AsyncIterator[RecordedEvent]:
+        async for batch in self.batches():
+            for event in batch:
+                self.position = event.position  # the last delivered, while a read is met
+                yield event
+
+    async def batches(self) -> AsyncIterator[list[RecordedEvent]]:
+        """The events as they are read, one list per read (never empty): a reader that
+        awaits each event pays the event loop's round trip per event, one that awaits
+        each read pays it once for up to ``batch_size`` (:class:`eventlog.follow.Follower`)."""
         if self._conn is None:
             raise EventLogError("use the subscription as 'async with store.subscribe() as sub'")
         args: tuple[Any, ...] = () if self._stream_id is None else (self._stream_id,)
         while True:
             self._wake.clear()
             rows = await self._conn.fetch(self._sql, self.position, self._batch_size, *args)
-            for r in rows:
-                event = _record(r)
-                self.position = event.position
-                yield event
+            if rows:
+                batch = [_record(r) for r in rows]
+                self.position = batch[-1].position
+                yield batch
             if len(rows) < self._batch_size:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self._poll_interval)

@@ -228,3 +228,17 @@ async def test_a_subscription_catches_up_then_follows_live(log: Log) -> None:
     await asyncio.wait_for(reader, 10)
     assert [e.position for e in seen] == [1, 2, 3, 4, 5]
     assert [e.stream_id for e in seen][-2:] == ["match-other", "match-other"]
+
+
+async def test_a_subscriptions_batches_are_its_reads_in_order_never_empty(log: Log) -> None:
+    await log.append("match-b", 0, [ev(1), ev(2), ev(3)])
+    await log.append("match-c", 0, [ev(4)])
+    batches: list[list[RecordedEvent]] = []
+    async with log.subscribe(0, stream_id="match-b") as sub:
+        reads = aiter(sub.batches())
+        batches.append(await anext(reads))
+        await log.append("match-c", 1, [ev(5)])
+        await log.append("match-b", 3, [ev(6)])
+        batches.append(await asyncio.wait_for(anext(reads), 10))
+    assert [[e.version for e in b] for b in batches] == [[1, 2, 3], [4]]
+    assert all(e.stream_id == "match-b" for b in batches for e in b)
