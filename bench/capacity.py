@@ -36,7 +36,8 @@ every 3 s). WebSockets are bench/sockets.py's.
     python bench/capacity.py [--tables 60] [--window 30] [--levels easy,medium]
                              [--workers 1] [--repeat 3] [--write] [--profile DIR]
 
-``--profile DIR`` runs the table workers under cProfile counting CPU time (their
+``--profile DIR`` runs every service (the table workers, the relay, the gateway, verify
+and the randomness service) under cProfile counting CPU time (their
 ``.pstats`` files land in DIR; the CPU figures then include the profiler's: nothing is
 written). Writes
 docs/bench/capacity.md with ``--write`` or at the default sizes. Exits 1 when the
@@ -263,7 +264,7 @@ def serve_profiled(out: Path, name: str) -> int:
     profiler = cProfile.Profile(time.process_time)
     profiler.enable()
     try:
-        load(name)()
+        serve_randomness() if name == "randomness" else load(name)()
     finally:
         profiler.disable()
         profiler.dump_stats(str(out))
@@ -355,6 +356,9 @@ async def run_case(
         "BELOT_DATA_DIR": str(tmp),
         "BELOT_PG_POOL_MAX": "10",
         "BELOT_TRANSLOG_ORIGIN": f"bench{tag}.localhost/log",
+        # Verify's API and its projections; the analysis of finished matches, a job that
+        # may trail the play, is measured against the deals by bench/analysis.py.
+        "BELOT_VERIFY_ANALYSIS_WORKERS": "0",
     }
     procs: list[tuple[str, subprocess.Popen[bytes], int]] = []
 
@@ -368,9 +372,11 @@ async def run_case(
         procs.append((kind, proc, port))
 
     def serve_argv(name: str, i: int = 0) -> list[str]:
-        if profile is not None and name == "table":
-            out = profile / f"{level}-table{i}.pstats"
+        if profile is not None:
+            out = profile / f"{level}-{name}{i}.pstats"
             return [sys.executable, str(Path(__file__)), "--serve-profiled", str(out), name]
+        if name == "randomness":  # on a virtual clock, with recorded beacons
+            return [sys.executable, str(Path(__file__)), "--serve-randomness"]
         return [sys.executable, "-m", "commands.cli", "serve", name]
 
     pool = await asyncpg.create_pool(pg_dsn, min_size=1, max_size=4)
@@ -379,8 +385,7 @@ async def run_case(
     store = await EventStore.open(pool, schema, producer="bench")
     await store.close()
     try:
-        start("randomness", [sys.executable, str(Path(__file__)), "--serve-randomness"],
-              "randomness")  # fmt: skip
+        start("randomness", serve_argv("randomness"), "randomness")
         for i in range(workers):
             start("table", serve_argv("table", i), f"table{i}")
         start("relay", serve_argv("relay"), "relay")
@@ -640,7 +645,7 @@ def main() -> int:
                         help="runs of the judged level; its median is judged")  # fmt: skip
     parser.add_argument("--levels", default="easy,medium", help="comma-separated bot levels")
     parser.add_argument("--write", action="store_true", help="write docs/bench/capacity.md")
-    parser.add_argument("--profile", metavar="DIR", help="run the table workers under cProfile")
+    parser.add_argument("--profile", metavar="DIR", help="run the services under cProfile")
     parser.add_argument("--serve-randomness", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve-profiled", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
