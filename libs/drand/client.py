@@ -42,6 +42,10 @@ RELAY_ERRORS = Counter(
 )
 
 
+#: The longest pause between two asks of a patient poll (``beacon_by(patient=True)``).
+MAX_PATIENT_PAUSE_S = 8.0
+
+
 class RejectedBeacon(Exception):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
@@ -109,12 +113,18 @@ class DrandClient:
             )
         return self._session
 
-    async def beacon_by(self, round_: int, deadline: float) -> Beacon | None:
+    async def beacon_by(
+        self, round_: int, deadline: float, *, patient: bool = False
+    ) -> Beacon | None:
         """The verified beacon of ``round_``, or ``None`` once the clock reaches ``deadline``.
 
         Relays are first asked when the round is due (``chain.time_of_round``). ``None``
         comes at the deadline and never earlier, even when every relay has lied, so a
-        fallback's time is always the round's due time plus the grace."""
+        fallback's time is always the round's due time plus the grace. ``patient``: a
+        value wanted for the record, not for a deal (a round's late value after its
+        fallback), for which a relay is asked again after a pause that doubles from
+        ``retry_interval`` up to :data:`MAX_PATIENT_PAUSE_S`: a minute of asking is then a
+        dozen requests a relay, not a hundred and twenty."""
         due = self.chain.time_of_round(round_)
         if self.clock.now() < due:
             wait = asyncio.ensure_future(sleep_until(self.clock, min(due, deadline)))
@@ -124,7 +134,7 @@ class DrandClient:
                 wait.cancel()
         if self.clock.now() >= deadline:
             return None
-        pollers = [asyncio.ensure_future(self._poll(url, round_)) for url in self.urls]
+        pollers = [asyncio.ensure_future(self._poll(url, round_, patient)) for url in self.urls]
         timer = asyncio.ensure_future(sleep_until(self.clock, deadline))
         pending: set[asyncio.Future[Any]] = {*pollers, timer}
         try:
@@ -144,9 +154,10 @@ class DrandClient:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await fut
 
-    async def _poll(self, base: str, round_: int) -> Beacon | None:
+    async def _poll(self, base: str, round_: int, patient: bool = False) -> Beacon | None:
         url = f"{base}/{self.chain.hash}/public/{round_}"
         http = self._http()
+        pause = self.retry_interval
         while True:
             started = time.monotonic()
             try:
@@ -166,4 +177,6 @@ class DrandClient:
                     FETCH_SECONDS.labels(base).observe(time.monotonic() - started)
                     return beacon
                 RELAY_ERRORS.labels(base, "too_early" if status == 425 else f"http_{status}").inc()
-            await self.clock.sleep(self.retry_interval)
+            await self.clock.sleep(pause)
+            if patient:
+                pause = min(MAX_PATIENT_PAUSE_S, pause * 2)

@@ -381,8 +381,12 @@ class RandomnessService:
             raise FairnessError("unknown_match", f"no match {match_id!r}")
         if state.is_revealed:
             return state
-        match_events = await self.store.read_stream(match_stream_of(match_id))
-        ended = any(e.type in MATCH_ENDING_EVENTS for e in match_events)
+        # An ending is its stream's last event (eventkit.streams: nothing follows it), so
+        # the last event says it; were anything appended after one, the seed would stay
+        # hidden rather than come out early.
+        stream = match_stream_of(match_id)
+        last = await self.store.read_stream(stream, await self.store.stream_version(stream))
+        ended = bool(last) and last[-1].type in MATCH_ENDING_EVENTS
         seed = await self._server_seed(match_id)
         now = self.now_ms()
         await self._apply(match_id, lambda s: reveal(s, seed, ended, now))
@@ -533,7 +537,7 @@ class RandomnessService:
         task = self._late.get(round_)
         if task is None:
             deadline_s = (due_ms + self.late_ms) / 1000
-            task = asyncio.create_task(self.drand.beacon_by(round_, deadline_s))
+            task = asyncio.create_task(self.drand.beacon_by(round_, deadline_s, patient=True))
             self._late[round_] = task
             task.add_done_callback(
                 lambda done: (

@@ -91,6 +91,36 @@ async def test_slow_or_down_relay_falls_back_at_due_plus_5_not_earlier(mode: str
     assert GRACE <= late < GRACE + 0.5 * SPEED / 10  # at due + 5 s, within 1 virtual second
 
 
+async def test_a_patient_poll_asks_a_dozen_times_a_minute_not_every_pause() -> None:
+    """A round's late value (after its fallback) is wanted for the record only: a patient
+    poll doubles its pause up to 8 s, where a poll for a deal asks every retry_interval.
+    The relay has no beacon of the round (404, as a relay that lost it would say)."""
+
+    def asks(url: str) -> float:
+        return sum(
+            s.value
+            for m in REGISTRY.collect()
+            if m.name == "belot_drand_relay_errors"
+            for s in m.samples
+            if s.name.endswith("_total") and s.labels.get("relay") == url.rstrip("/")
+        )
+
+    counts = {}
+    for patient in (False, True):
+        unrecorded = 999
+        clock = clock_before(unrecorded, 0.0)
+        due = QUICKNET.time_of_round(unrecorded)
+        async with relays(clock, "ok") as urls, DrandClient(
+            urls, QUICKNET, clock=clock, retry_interval=0.5, request_timeout=5
+        ) as client:
+            before = asks(urls[0])
+            beacon = await client.beacon_by(unrecorded, due + 60, patient=patient)
+            counts[patient] = asks(urls[0]) - before
+        assert beacon is None
+    assert counts[False] >= 100  # every half second for a minute
+    assert 8 <= counts[True] <= 14, counts  # 0.5, 1, 2, 4, then every 8 s
+
+
 async def test_slow_relay_within_the_grace_is_used() -> None:
     clock = clock_before(ROUND, 0.5)
     async with relays(clock, "slow:2") as urls:

@@ -420,9 +420,9 @@ async def test_matches_that_fell_back_on_one_round_share_one_late_poll(store, pg
         asked: list[int] = []
         beacon_by = r.service.drand.beacon_by
 
-        async def counted(round_: int, deadline: float) -> Any:
+        async def counted(round_: int, deadline: float, **kw: Any) -> Any:
             asked.append(round_)
-            return await beacon_by(round_, deadline)
+            return await beacon_by(round_, deadline, **kw)
 
         r.service.drand.beacon_by = counted  # type: ignore[method-assign]
         with r.clock.held():
