@@ -52,8 +52,11 @@ class Follower:
         poll_interval: float = 1.0,
         batch_size: int = 500,
         on_flush: Callable[[int], Awaitable[None]] | None = None,
+        types: frozenset[str] | None = None,
     ) -> None:
         self.log = log
+        #: The event types ``handle`` acts on (None: all); the others are not even read.
+        self.types = types
         self._start = start
         self._save = save
         self._handle = handle
@@ -87,7 +90,10 @@ class Follower:
     async def _follow(self, stop: asyncio.Event) -> None:
         self.position = self.flushed = await self._start()
         async with self.log.subscribe(
-            self.position, batch_size=self.batch_size, poll_interval=self.poll_interval
+            self.position,
+            types=self.types,
+            batch_size=self.batch_size,
+            poll_interval=self.poll_interval,
         ) as sub:
             head = await self.log.head_position()
             self.error = None
@@ -118,10 +124,14 @@ class Follower:
                             if await self._handle(event):
                                 self.flushed = max(self.flushed, event.position)
                             self.position = event.position
-                            if event.position >= head:
-                                self.caught_up.set()
                             if time.monotonic() - self._last_flush >= self.flush_interval:
                                 await self.flush()
+                        else:  # all of it handled: past the events of other types too
+                            self.position = max(self.position, sub.position)
+                        if self.position >= head:
+                            self.caught_up.set()
+                        if time.monotonic() - self._last_flush >= self.flush_interval:
+                            await self.flush()
                     elif not done:
                         self.idle += 1
                         await self.flush()  # idle: write down how far we got

@@ -176,11 +176,18 @@ class MemoryEventStore:
             yield e
 
     def subscribe(
-        self, after_position: int = 0, *, stream_id: str | None = None, **_paging: float
+        self,
+        after_position: int = 0,
+        *,
+        stream_id: str | None = None,
+        types: frozenset[str] | None = None,
+        **_paging: float,
     ) -> MemorySubscription:
         """As :meth:`eventlog.EventStore.subscribe` (``async with``, then ``async for``);
         its ``batch_size`` and ``poll_interval`` mean nothing here: an append wakes it."""
-        return MemorySubscription(self, after_position, stream_id)
+        if types is not None and stream_id is not None:
+            raise ValueError("a subscription filters by stream or by type, not both")
+        return MemorySubscription(self, after_position, stream_id, types)
 
     async def _wait_past(self, position: int) -> None:
         """Until an event past ``position`` is in the log."""
@@ -201,10 +208,17 @@ class MemorySubscription:
     """Catch-up then live reading of a :class:`MemoryEventStore`; ``position`` is the last
     position delivered."""
 
-    def __init__(self, store: MemoryEventStore, after_position: int, stream_id: str | None):
+    def __init__(
+        self,
+        store: MemoryEventStore,
+        after_position: int,
+        stream_id: str | None,
+        types: frozenset[str] | None = None,
+    ):
         self._store = store
         self.position = after_position
         self._stream_id = stream_id
+        self._types = types
 
     async def __aenter__(self) -> MemorySubscription:
         return self
@@ -217,9 +231,11 @@ class MemorySubscription:
 
     async def _events(self) -> AsyncIterator[envelope.RecordedEvent]:
         async for batch in self.batches():
+            end = self.position
             for event in batch:
                 self.position = event.position  # the last delivered, while a read is met
                 yield event
+            self.position = end
 
     async def batches(self) -> AsyncIterator[list[envelope.RecordedEvent]]:
         """As :meth:`eventlog.store.Subscription.batches`: what is there, one list a look."""
@@ -232,6 +248,10 @@ class MemorySubscription:
             page = store._events[scanned:]
             scanned += len(page)
             batch = [e for e in page if self._stream_id is None or e.stream_id == self._stream_id]
-            if batch:
+            if self._types is not None:
+                batch = [e for e in batch if e.type in self._types]
+                self.position = scanned  # past the other types too, as the store's
+                yield batch
+            elif batch:
                 self.position = batch[-1].position
                 yield batch

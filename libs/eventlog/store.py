@@ -898,14 +898,19 @@ WHERE position > $1 AND stream_id = $3 ORDER BY position LIMIT $2"""
         after_position: int = 0,
         *,
         stream_id: str | None = None,
+        types: frozenset[str] | None = None,
         batch_size: int = 500,
         poll_interval: float = 1.0,
     ) -> Subscription:
         """Catch up from ``after_position``, then follow new events live.
 
         Use as ``async with store.subscribe(p) as sub: async for event in sub: ...``.
+        ``types``: only events of these types are read (by the database: the others are
+        never sent, nor parsed here); ``sub.position`` still moves past the others.
         """
-        return Subscription(self, after_position, stream_id, batch_size, poll_interval)
+        if types is not None and stream_id is not None:
+            raise ValueError("a subscription filters by stream or by type, not both")
+        return Subscription(self, after_position, stream_id, batch_size, poll_interval, types)
 
     async def head_position(self) -> int:
         """The last global position handed out (0 for an empty log)."""
@@ -1013,21 +1018,34 @@ class Subscription:
         stream_id: str | None,
         batch_size: int,
         poll_interval: float,
+        types: frozenset[str] | None = None,
     ) -> None:
         self._store = store
         self.position = after_position
         self._stream_id = stream_id
+        self._types = None if types is None else sorted(types)
         self._batch_size = batch_size
         self._poll_interval = poll_interval
         self._wake = asyncio.Event()
         self._conn: Any = None
         s = quote_schema(store.schema)
-        self._sql = (
-            f"SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 ORDER BY position LIMIT $2"
-            if stream_id is None
-            else f"SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 AND stream_id = $3 "
-            "ORDER BY position LIMIT $2"
-        )
+        if types is not None:
+            # The head read in the same snapshot as the events: positions follow commit
+            # order, so a short read has seen every event up to it, of any type.
+            self._sql = (
+                f"SELECT h.position, e.* FROM {s}.log_head h LEFT JOIN LATERAL "
+                f"(SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 "
+                "AND type = ANY($3::text[]) ORDER BY position LIMIT $2) e ON true"
+            )
+        elif stream_id is None:
+            self._sql = (
+                f"SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 ORDER BY position LIMIT $2"
+            )
+        else:
+            self._sql = (
+                f"SELECT {_COLUMNS} FROM {s}.events WHERE position > $1 AND stream_id = $3 "
+                "ORDER BY position LIMIT $2"
+            )
 
     def _on_notify(self, *_: Any) -> None:
         self._wake.set()
@@ -1063,24 +1081,40 @@ class Subscription:
 
     async def _events(self) -> AsyncIterator[RecordedEvent]:
         async for batch in self.batches():
+            end = self.position
             for event in batch:
                 self.position = event.position  # the last delivered, while a read is met
                 yield event
+            self.position = end
 
     async def batches(self) -> AsyncIterator[list[RecordedEvent]]:
-        """The events as they are read, one list per read (never empty): a reader that
-        awaits each event pays the event loop's round trip per event, one that awaits
-        each read pays it once for up to ``batch_size`` (:class:`eventlog.follow.Follower`)."""
+        """The events as they are read, one list per read: a reader that awaits each
+        event pays the event loop's round trip per event, one that awaits each read pays
+        it once for up to ``batch_size`` (:class:`eventlog.follow.Follower`). A list is
+        empty only when a read filtered by type moved ``position`` past events of other
+        types and found none of its own."""
         if self._conn is None:
             raise EventLogError("use the subscription as 'async with store.subscribe() as sub'")
-        args: tuple[Any, ...] = () if self._stream_id is None else (self._stream_id,)
+        args: tuple[Any, ...] = (
+            (self._stream_id,) if self._stream_id is not None
+            else (self._types,) if self._types is not None else ()
+        )  # fmt: skip
         while True:
             self._wake.clear()
             rows = await self._conn.fetch(self._sql, self.position, self._batch_size, *args)
-            if rows:
-                batch = [_record(r) for r in rows]
-                self.position = batch[-1].position
-                yield batch
+            if self._types is None:
+                if rows:
+                    batch = [_record(r) for r in rows]
+                    self.position = batch[-1].position
+                    yield batch
+            else:
+                batch = [_record(r[1:]) for r in rows if r[1] is not None]
+                head, last = rows[0][0], self.position
+                short = len(batch) < self._batch_size
+                self.position = max(self.position, head) if short else batch[-1].position
+                if batch or self.position > last:
+                    yield batch
+                rows = batch
             if len(rows) < self._batch_size:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self._poll_interval)

@@ -295,7 +295,7 @@ class Hub:
         catch-up read that follows finds it in the log."""
         task = self._listening.get(w.table_id)
         if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
-            subjects = [
+            subjects: list[tuple[str, Callable[[Msg], Awaitable[None]]]] = [
                 (f"{self.events_subject}.{stream_category(s)}.{s}", self._on_event)
                 for s in w.streams
             ]

@@ -129,9 +129,7 @@ def create_app(
         app[FEED] = feed = app[TASKS].spawn(FEED_TASK, lambda _: projection.feed(store))
         # BELOT_VERIFY_ANALYSIS_WORKERS=0: no job here (another replica, or none, runs it;
         # the API serves what is stored and says analysis_pending for the rest).
-        analysing = (
-            app[TASKS].spawn(ANALYSIS_TASK, lambda _: analyses.run()) if workers else None
-        )
+        analysing = app[TASKS].spawn(ANALYSIS_TASK, lambda _: analyses.run()) if workers else None
         # The fair-play job follows the analyses, where they are made (one match at a
         # time: its searches are a second a deal).
         fairplay = FairPlay(pool, schema or settings.verify_schema, store,

@@ -97,6 +97,21 @@ def _rate(part: int, whole: int) -> float | None:
     return None if whole == 0 else round(part / whole, 6)
 
 
+#: The events :meth:`Facts.handle` takes into account (the verify service's follower
+#: reads no other: services.verify.store.HANDLED).
+FACT_TYPES: Final = frozenset(
+    {
+        "ServerSeedCommitted",
+        "SeedWindowClosed",
+        "DrandRoundNamed",
+        "DrandBeaconVerified",
+        "DrandFallback",
+        "DrandRoundBeacon",
+        "DrandRoundMissed",
+    }
+)
+
+
 class Facts:
     """The cross-match tables of the verify service's schema: written on ``pool`` (the
     primary), queried on ``reads`` (:mod:`services.verify.reads`; default: ``pool``)."""
@@ -108,7 +123,7 @@ class Facts:
 
     async def handle(self, e: RecordedEvent) -> bool:
         """Take a public fair-deal fact into account; True if it wrote something."""
-        if e.visibility != "public" or not isinstance(e.payload, dict):
+        if e.type not in FACT_TYPES or e.visibility != "public" or not isinstance(e.payload, dict):
             return False
         p, s = e.payload, self._s
         if e.stream_id.startswith(streams.RANDOMNESS):

@@ -717,8 +717,16 @@ OPENAPI: Final[dict[str, Any]] = {
                                     "type": "array",
                                     "items": {
                                         "type": "object",
-                                        "required": ["deal", "trick", "index", "seat", "card",
-                                                     "values", "best", "loss"],
+                                        "required": [
+                                            "deal",
+                                            "trick",
+                                            "index",
+                                            "seat",
+                                            "card",
+                                            "values",
+                                            "best",
+                                            "loss",
+                                        ],
                                         "properties": {
                                             "card": {"type": "string"},
                                             "values": {
@@ -827,6 +835,6 @@ OPENAPI: Final[dict[str, Any]] = {
                     "inputs": {"type": "object"},
                 },
             },
-        }
+        },
     },
 }

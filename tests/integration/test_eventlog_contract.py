@@ -242,3 +242,21 @@ async def test_a_subscriptions_batches_are_its_reads_in_order_never_empty(log: L
         batches.append(await asyncio.wait_for(anext(reads), 10))
     assert [[e.version for e in b] for b in batches] == [[1, 2, 3], [4]]
     assert all(e.stream_id == "match-b" for b in batches for e in b)
+
+
+async def test_a_subscription_by_type_reads_those_alone_and_moves_past_the_others(
+    log: Log,
+) -> None:
+    await log.append("match-t", 0, [ev(1), NewEvent("Wanted", {"n": 2}), ev(3)])
+    async with log.subscribe(0, types=frozenset({"Wanted"})) as sub:
+        reads = aiter(sub.batches())
+        first = await anext(reads)
+        assert [e.type for e in first] == ["Wanted"] and sub.position == 3  # past the last
+        await log.append("match-t", 3, [ev(4), ev(5)])
+        await log.append("match-t", 5, [NewEvent("Wanted", {"n": 6})])
+        later: list[RecordedEvent] = []
+        while not later:
+            later = await asyncio.wait_for(anext(reads), 10)
+        assert [e.position for e in later] == [6] and sub.position == 6
+    with pytest.raises(ValueError, match="not both"):
+        log.subscribe(0, stream_id="match-t", types=frozenset({"Wanted"}))

@@ -97,3 +97,32 @@ async def test_a_failure_is_said_and_raised_and_a_restart_resumes(store: EventSt
     stop.set()
     await asyncio.wait_for(task, 5)
     assert handled == [first]  # the failed event, handled again, once
+
+
+async def test_a_follower_of_some_types_hands_on_those_and_writes_the_position_past_the_rest(
+    store: EventStore,
+) -> None:
+    """A service that acts on a few event types reads those alone (verify: a match's end,
+    a reveal, the round facts); its position still moves past everything else, and it is
+    caught up when the log holds nothing of its types after it."""
+    cp = Checkpoint(await store.head_position())
+    seen: list[str] = []
+
+    async def handle(e: RecordedEvent) -> bool:
+        seen.append(e.type)
+        return False
+
+    await store.append("follow-t", 0, [NewEvent("Noise", {}), NewEvent("Wanted", {})])
+    follower = Follower(
+        store, start=cp.load, save=cp.save, handle=handle, flush_interval=0.1,
+        poll_interval=0.1, types=frozenset({"Wanted"}),
+    )  # fmt: skip
+    stop = asyncio.Event()
+    task = asyncio.create_task(follower.run(stop))
+    await _until(lambda: follower.caught_up.is_set())
+    last = (await store.append("follow-t", 2, [NewEvent("Noise", {})] * 3)).last_position
+    await _until(lambda: follower.flushed == last)  # nothing of its own: written past them
+    assert seen == ["Wanted"]
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert cp.at == last
