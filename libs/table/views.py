@@ -1,5 +1,8 @@
 """A seat's view as JSON, both ways: what the gateway sends a player, and what a client
-(or a test's client-side bot) rebuilds a :class:`belot.SeatView` from.
+(or a test's client-side bot) rebuilds a :class:`belot.SeatView` from; and the one
+producer of what a watcher is served about a table (:func:`table_reply`): the table
+worker's answer to ``GET /v1/tables/{id}``, its pushes after each append, and the
+gateway's answer from the log for a table nobody owns are all made here.
 
 Only :func:`belot.view`'s output goes out: the seat's own hand, the public history and its
 legal moves. Nested values use the game codec's JSON forms (cards as codes, strains as
@@ -12,7 +15,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from belot import RULESETS, Command, SeatView, Strain
+from belot import RULESETS, Command, Match, SeatView, Strain, view
 from belot.cards import parse_card, to_code
 from belot.codec import command_from_payload, command_to_payload, from_payload, to_payload
 from belot.events import MeldDeclared, MeldsShown
@@ -130,3 +133,44 @@ def public_view(v: SeatView) -> dict[str, Any]:
     out = view_to_json(dataclasses.replace(v, hand=(), legal=()))
     out["seat"] = None
     return out
+
+
+def watcher_view(match: Match, seat: int | None) -> dict[str, Any]:
+    """What a watcher sees of ``match``: the seat's own view (its hand, its legal moves),
+    or a spectator's (``seat`` None: no hand, no moves)."""
+    if seat is not None:
+        return view_to_json(view(match, seat))
+    return public_view(view(match, 0))
+
+
+def table_reply(
+    summary: Mapping[str, Any],
+    match: Match | None,
+    seat: int | None,
+    *,
+    status: str,
+    table_version: int,
+    match_version: int,
+    ending: Mapping[str, Any] | None,
+    deadline_ms: int | None,
+    server_seed: str | None,
+    presence: list[dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """What a watcher at ``seat`` (None: not seated) is served about a table: its lobby
+    line, the watcher's seat and view of the match, the versions it stands at (``version``,
+    the sum of the table's and the match's stream versions, grows with every append to
+    either: a watcher keeps the highest it was served), the ending, the turn's deadline,
+    the revealed server seed and the seats' presence lines."""
+    return {
+        "table": dict(summary),
+        "seat": seat,
+        "version": table_version + match_version,
+        "match_version": match_version,
+        "table_version": table_version,
+        "status": status,
+        "ending": None if ending is None else dict(ending),
+        "deadline_ms": deadline_ms,
+        "view": None if match is None else watcher_view(match, seat),
+        "server_seed": server_seed,
+        "presence": presence,
+    }

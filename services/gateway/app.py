@@ -103,7 +103,6 @@ def create_app(
             store,
             events_subject=settings.events_subject,
             prefix=settings.subject_prefix,
-            fetch_view=api.fetch_view,
             chat_history=chat.history,
             max_sockets=settings.gateway_max_sockets,
             presence_seconds=settings.presence_seconds,

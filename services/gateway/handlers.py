@@ -34,7 +34,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from nats.aio.client import Client
 from nats.js.kv import KeyValue
 
-from belot import RULESETS, replay, view
+from belot import RULESETS, replay
 from belot.codec import from_payload
 from belot.events import EVENT_TYPES
 from belot_platform import fields, messaging, outage
@@ -56,7 +56,7 @@ from services.gateway.domain import (
 from services.gateway.live import Hub
 from services.gateway.store import LANGUAGES, AccountStore, NameTaken
 from table import state as table_state
-from table.views import public_view, view_to_json
+from table.views import table_reply
 
 log = logging.getLogger(__name__)
 
@@ -442,7 +442,7 @@ class Api:
     async def get_table(self, request: web.Request) -> web.Response:
         table_id = self.table_id(request)
         who = self.identity(request, required=False)
-        body = {"player": who.player if who else None, "fair_deal": True}
+        body = {"player": who.player if who else None}
         try:
             reply = await messaging.request(
                 self.nc, f"{self.prefix}.table.{table_id}.view", body, timeout=self.timeout
@@ -479,27 +479,28 @@ class Api:
             raise ServiceError("unknown_table", f"no table {table_id!r}")
         state = table_state.fold([(e.type, e.payload) for e in events])
         seat = state.seat_of(who.player) if who else None
-        reply: dict[str, Any] = {
-            "table": table_state.summary(state),
-            "status": state.status,
-            "seat": seat,
-            "view": None,
-            "server_seed": state.server_seed,
-            "deadline_ms": None,
-        }
         match = (
             await self.store.read_stream(streams.match_stream(state.match_id))
             if state.finished
             else []
         )
+        final, ending, match_version = None, None, 0
         if match and match[-1].type in MATCH_ENDING:
             core = [from_payload(e.payload) for e in match if e.type in EVENT_TYPES]
             final = replay(RULESETS[state.ruleset.name], core)
-            seat_view = view(final, seat if seat is not None else 0)
-            reply["view"] = view_to_json(seat_view) if seat is not None else public_view(seat_view)
-            reply["match_version"] = match[-1].version
-            reply["ending"] = {"type": match[-1].type, **match[-1].payload}
-        return reply
+            ending, match_version = {"type": match[-1].type, **match[-1].payload}, match[-1].version
+        return table_reply(
+            table_state.summary(state),
+            final,
+            seat,
+            status=state.status,
+            table_version=events[-1].version,
+            match_version=match_version,
+            ending=ending,
+            deadline_ms=None,
+            server_seed=state.server_seed,
+            presence=None,
+        )
 
     async def table_events(self, request: web.Request) -> web.Response:
         """The table's events the caller may see now: the table's, the match's (its own
@@ -586,18 +587,6 @@ class Api:
         return handler
 
     # ------------------------------------------------------------------ WebSocket
-
-    async def fetch_view(self, table_id: str, player: str) -> dict[str, Any] | None:
-        try:
-            reply: dict[str, Any] = await messaging.request(
-                self.nc,
-                f"{self.prefix}.table.{table_id}.view",
-                {"player": player},
-                timeout=self.timeout,
-            )
-            return reply
-        except ServiceError:
-            return None
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         who = self.identity(request)

@@ -18,9 +18,16 @@ stream's version on, and a secret event read whole from the log is not forwarded
 (the client recomputes a deck from the revealed seeds if it wants one). Events read from
 the log in a catch-up go out marked ``"replay": true``: the tab notes only what it saw
 live as seen "then" (when a round was named, say), and knows a replay was not. The
-table owner's notifications on ``<prefix>.tables.<id>`` (what the table waits for,
-public) are forwarded too, and the seat due to act is sent its own view (``{"type":
-"turn"}``) fetched from the owner.
+table owner's pushes are forwarded too; the owner is the one producer of what a
+watcher is served (:meth:`services.table.worker.TableWorker.publish_state`). On
+``<prefix>.tables.<id>`` it publishes what the table waits for, with the spectators'
+reply while somebody watches; on ``<prefix>.seats.<id>.<seat>`` each connected seat's
+own reply (its hand, its legal moves), which only gateways may read. A watcher that is
+not seated gets the spectators' reply (``{"type": "view"}``), a seated one its seat's,
+each version once and in order (``Watch.pushed``: the highest it was sent); the public
+notice goes to a seated watcher as ``{"type": "state"}``. Nothing is asked of the owner
+per watcher: a socket that starts watching is announced (below), and the owner pushes
+the table to it.
 
 Order and gaps. A watcher first reads what it may see from the log (catch-up), buffering
 live events meanwhile, then forwards live events whose version follows the last one it
@@ -53,10 +60,10 @@ that the follower sends again after a reconnection; ids already sent to a watch 
 sent again.
 
 Presence. The table's owner keeps which seats' players have a live socket on the table
-(:mod:`services.table.presence`), as every gateway tells it: for each table watched here
-by a seated player, the hub announces the players it holds sockets of on
-``<prefix>.table.<id>.presence`` (``{gateway, players, ttl_ms}``), at once when one sits
-down or starts watching, :data:`LEAVE_DELAY_S` after one stops (a page that reloads
+(:mod:`services.table.presence`), as every gateway tells it: for each table watched here,
+the hub announces the seated players it holds sockets of and how many sockets watch it
+on ``<prefix>.table.<id>.presence`` (``{gateway, players, watchers, ttl_ms}``), at once
+when one sits down or starts watching, :data:`LEAVE_DELAY_S` after one stops (a page that reloads
 opens its new socket meanwhile: no "disconnected" flicker), and every
 ``presence_seconds`` again (:meth:`Hub.presence`, supervised), each announcement living
 :data:`PRESENCE_HEARTBEATS` of those. The owner's ``state`` notices carry the seats'
@@ -114,7 +121,6 @@ LEAVE_DELAY_S = 1.5
 #: A presence announcement lives this many heartbeats (the owner's grace, the same).
 PRESENCE_HEARTBEATS = 2.5
 
-ViewFetcher = Callable[[str, str], Awaitable[dict[str, Any] | None]]
 #: A table's chat history, what players wrote (``ChatRow.to_json`` dicts), oldest first.
 ChatHistory = Callable[[str], Awaitable[list[dict[str, Any]]]]
 
@@ -149,7 +155,7 @@ class Watch:
     last: dict[str, int] = field(default_factory=dict)
     opened: set[str] = field(default_factory=set)  # streams whose match has ended
     buffer: list[Live] = field(default_factory=list)
-    turn_pushed: int = -1  # the match version of the last view pushed
+    pushed: int = -1  # the version of the last reply sent (table.views)
     chat_sent: set[str] = field(default_factory=set)  # ids of the chat lines sent
 
 
@@ -252,7 +258,6 @@ class Hub:
         *,
         events_subject: str,
         prefix: str,
-        fetch_view: ViewFetcher,
         chat_history: ChatHistory | None = None,
         max_sockets: int = 5_000,
         presence_seconds: float = 2.0,
@@ -266,7 +271,6 @@ class Hub:
         self.store = store
         self.events_subject = events_subject
         self.prefix = prefix
-        self.fetch_view = fetch_view
         self.connections: dict[str, Connection] = {}
         self._by_stream: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
         self._by_table: dict[str, set[tuple[Connection, Watch]]] = defaultdict(set)
@@ -300,6 +304,7 @@ class Hub:
                 for s in w.streams
             ]
             subjects.append((f"{self.prefix}.tables.{w.table_id}", self._on_state))
+            subjects.append((f"{self.prefix}.seats.{w.table_id}.*", self._on_seat))
             task = asyncio.ensure_future(self._subscribe(subjects))
             self._listening[w.table_id] = task
         await asyncio.shield(task)
@@ -360,15 +365,17 @@ class Hub:
         return sorted({c.player for c, w in self._by_table.get(table_id, ()) if w.seat is not None})
 
     async def announce(self, table_id: str, *, idle: bool = True) -> None:
-        """Tell the table's owner the players watching it here from a seat (NATS being
-        away, the next heartbeat tells it). ``idle``: say it even when nobody is (the
-        last one left); the heartbeat says nothing of a table nobody watches from a seat."""
-        players = self.seated_players(table_id)
-        if not players and not idle:
+        """Tell the table's owner who watches it here: the players from a seat, and how
+        many sockets (NATS being away, the next heartbeat tells it). ``idle``: say it even
+        when nobody watches (the last one left); the heartbeat says nothing of a table
+        nobody watches here."""
+        watchers = len(self._by_table.get(table_id, ()))
+        if not watchers and not idle:
             return
         body = {
             "gateway": self.gateway_id,
-            "players": players,
+            "players": self.seated_players(table_id),
+            "watchers": watchers,
             "ttl_ms": int(self.presence_seconds * PRESENCE_HEARTBEATS * 1000),
         }
         with contextlib.suppress(Exception):
@@ -443,7 +450,7 @@ class Hub:
         if self.connections.get(conn.player) is conn:
             del self.connections[conn.player]
             metrics.WEBSOCKETS.dec()
-        left = [w.table_id for w in conn.watches.values() if w.seat is not None]
+        left = [w.table_id for w in conn.watches.values()]
         for w in list(conn.watches.values()):
             self._unindex(conn, w)
         conn.watches.clear()
@@ -482,16 +489,13 @@ class Hub:
         if conn.watches.get(table_id) is not w:
             return  # stopped watching meanwhile
         await self.resync(conn, w)
-        await self.push_turn(conn, w, force=True)
-        if w.seat is not None:
-            await self.announce(table_id)
+        await self.announce(table_id)  # the owner pushes the table to the new watcher
 
     def unwatch(self, conn: Connection, table_id: str) -> None:
         w = conn.watches.pop(table_id, None)
         if w is not None:
             self._unindex(conn, w)
-            if w.seat is not None:
-                self.spawn(self._announce_later([table_id]))
+            self.spawn(self._announce_later([table_id]))
 
     async def resync(self, conn: Connection, w: Watch) -> None:
         """Read from the log what ``w`` has not handled yet, then go live."""
@@ -551,16 +555,42 @@ class Hub:
             conn.deliver(w, event)
 
     async def _on_state(self, msg: Msg) -> None:
+        """The owner's public push: the spectators' reply to the watchers not seated (a
+        newer version only), the notice alone to the seated ones, whose own reply comes
+        on their seat's subject."""
         try:
             state = orjson.loads(msg.data)
-            table_id = state["table_id"]
+            table_id, version = state["table_id"], state["version"]
+            if type(version) is not int:
+                raise TypeError("no version")
         except (orjson.JSONDecodeError, KeyError, TypeError):
             return
-        data = orjson.dumps({"type": "state", "table": table_id, **state})
+        reply = state.pop("reply", None)
+        notice = orjson.dumps({"type": "state", "table": table_id, **state})
+        view = None
         for conn, w in list(self._by_table.get(table_id, ())):
-            conn.send_encoded(data)
-            if state.get("turn") is not None and state.get("turn") == w.seat:
-                self.spawn(self.push_turn(conn, w))
+            if w.seat is not None or not isinstance(reply, dict):
+                conn.send_encoded(notice)
+            elif version > w.pushed:
+                w.pushed = version
+                if view is None:
+                    view = orjson.dumps(_view(table_id, state["since"], reply))
+                conn.send_encoded(view)
+
+    async def _on_seat(self, msg: Msg) -> None:
+        """A seat's own reply: to its player's watch from that seat, a newer version only."""
+        try:
+            d = orjson.loads(msg.data)
+            table_id, seat, player, version = d["table_id"], d["seat"], d["player"], d["version"]
+            if type(version) is not int or not isinstance(d["reply"], dict):
+                raise TypeError("no version or reply")
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            log.warning("a seat's view that is not one on %s", msg.subject)
+            return
+        for conn, w in list(self._by_table.get(table_id, ())):
+            if w.seat == seat and conn.player == player and version > w.pushed:
+                w.pushed = version
+                conn.send(_view(table_id, d.get("since"), d["reply"]))
 
     async def _on_chat(self, msg: Msg) -> None:
         """A message a player wrote (stored by this gateway or another): to the watchers
@@ -577,29 +607,10 @@ class Hub:
             if w.seat is not None and w.ready:
                 conn.send_chat(w, line)
 
-    async def push_turn(self, conn: Connection, w: Watch, *, force: bool = False) -> None:
-        """Send the watcher's own view when its seat is due to act (once per version)."""
-        if w.seat is None:
-            return
-        reply = await self.fetch_view(w.table_id, conn.player)
-        if reply is None or reply.get("view") is None:
-            return
-        v = reply["view"]
-        version = reply.get("match_version", 0)
-        if v.get("turn") != w.seat or not v.get("legal"):
-            return
-        if version <= w.turn_pushed and not force:
-            return
-        w.turn_pushed = version
-        conn.send(
-            {
-                "type": "turn",
-                "table": w.table_id,
-                "match_version": version,
-                "deadline_ms": reply.get("deadline_ms"),
-                "view": v,
-            }
-        )
+
+def _view(table_id: str, since: Any, reply: dict[str, Any]) -> dict[str, Any]:
+    """The ``{"type": "view"}`` message of a reply the table's owner pushed."""
+    return {"type": "view", "table": table_id, "since": since, **reply}
 
 
 def _relays(headers: dict[str, str], body: Any) -> bool:

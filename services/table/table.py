@@ -55,7 +55,14 @@ from services.table import domain
 from services.table.domain import TableError
 from services.table.handlers import parse_move
 from services.table.metrics import COMMANDS, DEALS, LOST, MATCHES
-from services.table.presence import MAX_PLAYERS, MAX_TTL_MS, MIN_TTL_MS, Presence, seat_line
+from services.table.presence import (
+    MAX_PLAYERS,
+    MAX_TTL_MS,
+    MAX_WATCHERS,
+    MIN_TTL_MS,
+    Presence,
+    seat_line,
+)
 from services.table.store import (
     ACTED_BY,
     AUTOPLAY,
@@ -80,7 +87,7 @@ from table.events import (
     TableClosed,
     TableEvent,
 )
-from table.views import public_view, view_to_json
+from table.views import table_reply
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +182,8 @@ class Table:
         #: presence lines watchers were last told (:meth:`presence_lines`).
         self.sockets = Presence(time.monotonic(), worker.presence_grace)
         self.presence_said: list[dict[str, Any]] | None = None
+        #: The version of the last state this owner published (``since`` of the next).
+        self.pushed = 0
 
     def start(self, sub: Subscription) -> None:
         """Drive the table; ``sub`` brings its players' commands."""
@@ -415,9 +424,28 @@ class Table:
             raise TableError(
                 BAD_REQUEST, f"ttl_ms must be a whole number from {MIN_TTL_MS} to {MAX_TTL_MS}"
             )
-        self.sockets.announce(gateway, ids, ttl_ms / 1000, time.monotonic())
-        await self.say_presence()
+        watchers = body.get("watchers", len(ids))
+        if type(watchers) is not int or not 0 <= watchers <= MAX_WATCHERS:
+            raise TableError(BAD_REQUEST, f"watchers must be a whole number up to {MAX_WATCHERS}")
+        grew = self.sockets.announce(gateway, ids, ttl_ms / 1000, time.monotonic(), watchers)
+        if grew:
+            await self.worker.publish_state(self)  # a new socket's first view
+        else:
+            await self.say_presence()
         return {"accepted": True}
+
+    def watched(self) -> bool:
+        """Does a socket watch this table now (services.table.presence)?"""
+        return self.sockets.is_watched(time.monotonic())
+
+    def connected_seats(self) -> list[int]:
+        """The humans' seats whose player has a socket on the table now."""
+        now = time.monotonic()
+        return [
+            s.number
+            for s in self.state.seats
+            if s.player is not None and self.sockets.is_connected(s.player, now)
+        ]
 
     def presence_lines(self) -> list[dict[str, Any]]:
         """``presence``: one line a seat (:func:`services.table.presence.seat_line`)."""
@@ -467,36 +495,26 @@ class Table:
         }
 
     async def view(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``GET /v1/tables/{id}``'s answer for ``player`` (a page's first load, and after
+        a gap in the versions it was pushed). The fair deal's status is not in it: its
+        events come to the page as they are appended."""
         player = fields.optional_text("player", body.get("player"), fields.MAX_ID)
-        fair_deal = body.get("fair_deal", False)
-        if not isinstance(fair_deal, bool):
-            raise TableError(BAD_REQUEST, "fair_deal must be true or false")
-        seat = self.state.seat_of(player) if player is not None else None
-        out: dict[str, Any] = {
-            "table": {**table_state.summary(self.state), "status": self.status},
-            "seat": seat,
-            "match_version": self.match_version,
-            "table_version": self.table_version,
-            "status": self.status,
-            "ending": None if self.ending is None else {"type": self.ending[0], **self.ending[1]},
-            "deadline_ms": self.deadline_ms(),
-            "view": None,
-            "server_seed": self.state.server_seed,
-            "presence": self.presence_lines(),
-        }
-        match = self.match
-        if match is not None:
-            n = match.ruleset.players
-            if seat is not None:
-                out["view"] = view_to_json(view(match, seat))
-            else:
-                out["view"] = public_view(view(match, 0 % n))
-        if fair_deal and self.state.status != table_state.OPEN:
-            with contextlib.suppress(ServiceError):
-                out["fair_deal"] = await self.worker.randomness(
-                    "status", {"match_id": self.state.match_id}
-                )
-        return out
+        return self.reply(self.state.seat_of(player) if player is not None else None)
+
+    def reply(self, seat: int | None) -> dict[str, Any]:
+        """What a watcher at ``seat`` (None: not seated) is served now (table.views)."""
+        return table_reply(
+            {**table_state.summary(self.state), "status": self.status},
+            self.match,
+            seat,
+            status=self.status,
+            table_version=self.table_version,
+            match_version=self.match_version,
+            ending=None if self.ending is None else {"type": self.ending[0], **self.ending[1]},
+            deadline_ms=self.deadline_ms(),
+            server_seed=self.state.server_seed,
+            presence=self.presence_lines(),
+        )
 
     async def abort(self, body: dict[str, Any]) -> dict[str, Any]:
         """End the match with no winner. Who asked and why are recorded with it: an abort

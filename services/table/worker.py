@@ -375,16 +375,34 @@ class TableWorker:
         )
         return reply
 
+    def seat_subject(self, table_id: str, seat: int) -> str:
+        return f"{self.prefix}.seats.{table_id}.{seat}"
+
     async def publish_state(self, table: Table) -> None:
-        """Tell watchers (the gateway) what the table waits for now: public facts only.
-        Once per append (a run of bots' moves is one: :class:`~services.table.table.BotRun`)."""
+        """Tell watchers (the gateways) the table as it is now. Once per append (a run of
+        bots' moves is one: :class:`~services.table.table.BotRun`), when a seat's presence
+        line changes, and when a gateway's watchers grow.
+
+        The one producer of what a player sees pushed. On ``<prefix>.tables.<id>``: what
+        the table waits for (public facts), and while a socket watches the table
+        (:meth:`Table.watched`) the spectators' reply (``reply``: table.views'
+        :func:`~table.views.table_reply`, no hand). On ``<prefix>.seats.<id>.<seat>``, for
+        each seat whose player has a socket on it: that seat's own reply, its hand and
+        legal moves; deploy/nats/auth.conf lets the gateway alone read those subjects.
+        Each carries ``version`` (the table's and the match's stream versions summed: it
+        grows with every append) and ``since`` (the version of the state published before
+        it by this owner): a watcher keeps the highest version it was pushed."""
         match = table.match
         d = due(match) if match is not None else None
         presence = table.presence_lines()
-        body = {
+        version = table.table_version + table.match_version
+        since, table.pushed = table.pushed, version
+        body: dict[str, Any] = {
             "table_id": table.id,
             "match_id": table.state.match_id,
             "status": table.status,
+            "version": version,
+            "since": since,
             "table_version": table.table_version,
             "match_version": table.match_version,
             "due": None if d is None else d.kind.value,
@@ -395,7 +413,17 @@ class TableWorker:
             "presence": presence,
         }
         table.presence_said = presence
+        seats: list[tuple[str, bytes]] = []
+        if table.watched():
+            body["reply"] = table.reply(None)
+            for seat in table.connected_seats():
+                player = table.state.seats[seat].player
+                own = {"table_id": table.id, "seat": seat, "player": player, "version": version,
+                       "since": since, "reply": table.reply(seat)}  # fmt: skip
+                seats.append((self.seat_subject(table.id, seat), orjson.dumps(own)))
         with contextlib.suppress(Exception):
+            for subject, data in seats:
+                await self.nc.publish(subject, data)
             await self.nc.publish(self.state_subject(table.id), orjson.dumps(body))
 
     async def publish_summary(self, table: Table) -> None:

@@ -144,7 +144,7 @@ class Player:
                         assert status == 200, body
                     if m["event"] == "TableClosed":
                         return
-                elif m["type"] == "turn":
+                elif m["type"] == "view" and m["seat"] is not None and _my_turn(m["view"]):
                     view = view_from_json(m["view"])
                     verb, body = move_request(choose(view, rng, self.level))
                     status, reply = await self.call("POST", f"/v1/tables/{table_id}/{verb}", body)
@@ -154,3 +154,8 @@ class Player:
                         assert status == 409, reply
         finally:
             await ws.close()
+
+
+def _my_turn(view: dict[str, Any] | None) -> bool:
+    """Does a seat's pushed view (table.views) say it is to move, with moves to make?"""
+    return view is not None and view["turn"] == view["seat"] and bool(view["legal"])

@@ -769,10 +769,7 @@ async def test_the_gateways_live_feed_reads_past_the_hidden_decks(
 
     store.read_stream = counted  # type: ignore[method-assign]
 
-    async def no_view(table_id: str, player: str) -> None:
-        return None
-
-    hub = Hub(FakeNats(), store, events_subject="x", prefix="y", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(FakeNats(), store, events_subject="x", prefix="y")  # type: ignore[arg-type]
     ws = _FakeSocket()
     conn = Connection(hub, ws, "p1")  # type: ignore[arg-type]
     try:

@@ -110,9 +110,12 @@ async def test_a_patient_poll_asks_a_dozen_times_a_minute_not_every_pause() -> N
         unrecorded = 999
         clock = clock_before(unrecorded, 0.0)
         due = QUICKNET.time_of_round(unrecorded)
-        async with relays(clock, "ok") as urls, DrandClient(
-            urls, QUICKNET, clock=clock, retry_interval=0.5, request_timeout=5
-        ) as client:
+        async with (
+            relays(clock, "ok") as urls,
+            DrandClient(
+                urls, QUICKNET, clock=clock, retry_interval=0.5, request_timeout=5
+            ) as client,
+        ):
             before = asks(urls[0])
             beacon = await client.beacon_by(unrecorded, due + 60, patient=patient)
             counts[patient] = asks(urls[0]) - before

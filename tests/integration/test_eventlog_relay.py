@@ -381,8 +381,12 @@ async def test_foreign_messages_during_a_batch_cost_no_position(
     async def forger() -> None:
         nonlocal foreign
         while not stop.is_set():
-            await _foreign(js, js_names, "dressed", **_dressed(relay._published.position + 1
-                                                                  if relay._published else 1))
+            await _foreign(
+                js,
+                js_names,
+                "dressed",
+                **_dressed(relay._published.position + 1 if relay._published else 1),
+            )
             foreign += 1
             await asyncio.sleep(0.005)
 

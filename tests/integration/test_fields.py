@@ -687,8 +687,8 @@ NATS: list[Route] = [
     ),
     Route(
         "table.view",
-        ("player", "fair_deal"),
-        subject("table.{table}.view", lambda c: {"player": c.ann.player, "fair_deal": True}),
+        ("player",),
+        subject("table.{table}.view", lambda c: {"player": c.ann.player}),
     ),
     Route(
         "table.join",
@@ -719,10 +719,15 @@ NATS: list[Route] = [
     ),
     Route(
         "table.presence",
-        ("gateway", "players", "players[]", "ttl_ms"),
+        ("gateway", "players", "players[]", "ttl_ms", "watchers"),
         subject(
             "table.{table}.presence",
-            lambda c: {"gateway": "bounds-gateway", "players": [c.ann.player], "ttl_ms": 5_000},
+            lambda c: {
+                "gateway": "bounds-gateway",
+                "players": [c.ann.player],
+                "ttl_ms": 5_000,
+                "watchers": 1,
+            },
         ),
     ),
     Route(

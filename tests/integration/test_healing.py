@@ -202,9 +202,7 @@ async def test_a_match_due_for_its_fallback_while_postgresql_is_away_gets_it_onc
                 await asyncio.sleep(0.1)
 
             async def failed() -> bool:
-                now = REGISTRY.get_sample_value(
-                    "belot_task_restarts_total", {"task": MATCH_TASK}
-                )
+                now = REGISTRY.get_sample_value("belot_task_restarts_total", {"task": MATCH_TASK})
                 return (now or 0) > failures
 
             await eventually(failed, 30)

@@ -346,6 +346,18 @@ CASES: Final = [
     ("tournament", "pub", f"{PREFIX}.table.t1.resume", False),
     ("randomness", "pub", f"{PREFIX}.table.t1.presence", False),
     ("gateway", "sub", f"{PREFIX}.table.t1.presence", False),
+    # A seat's own view (its hand): its table's owner publishes it, the gateways alone
+    # read it; no other service may overhear or forge one.
+    ("table", "pub", f"{PREFIX}.seats.t1.0", True),
+    ("gateway", "sub", f"{PREFIX}.seats.t1.*", True),
+    ("gateway", "pub", f"{PREFIX}.seats.t1.0", False),
+    ("tournament", "sub", f"{PREFIX}.seats.t1.0", False),
+    ("rating", "sub", f"{PREFIX}.seats.>", False),
+    ("randomness", "sub", f"{PREFIX}.seats.>", False),
+    ("relay", "sub", f"{PREFIX}.seats.>", False),
+    ("tournament", "pub", f"{PREFIX}.seats.t1.0", False),
+    # The table no longer asks the randomness service for a match's status per view.
+    ("table", "pub", f"{PREFIX}.randomness.status", False),
 ]
 
 

@@ -119,6 +119,7 @@ async def world(servers: Any, pg_pool: Any) -> AsyncIterator[World]:
     app = create_app(settings, schema=schema, limits=RateLimits(rate=10_000, burst=100_000))
     client: TestClient = TestClient(TestServer(app))  # type: ignore[type-arg]
     await client.start_server()
+
     # The API's projection has read every stream written above (the six matches, and the
     # two of randomness alone, which only the stats and the rounds count); a loaded
     # machine can take a while, and a test must not start before it has.

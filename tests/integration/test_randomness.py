@@ -9,9 +9,9 @@ import hashlib
 import logging
 import time
 import uuid
-from typing import Any
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 import orjson

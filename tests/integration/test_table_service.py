@@ -99,9 +99,7 @@ async def test_the_bots_moves_are_those_a_move_seeded_by_its_version_makes(
     assert state.result is not None and moves > 30 and decks >= 1
 
 
-async def test_a_created_table_is_adopted_as_its_log_folds_it(
-    store, pg_pool, nc, js_names
-) -> None:
+async def test_a_created_table_is_adopted_as_its_log_folds_it(store, pg_pool, nc, js_names) -> None:
     """A creation folds what it appends instead of reading it back from the log: the
     table it drives is the one a new owner would load, a retry of the creation loads it."""
     from services.table.store import load

@@ -143,6 +143,7 @@ async def test_a_false_entry_is_refused_whoever_writes_it(
     )
     assert len(logged) >= 4 and held == len(logged)
 
+
 async def test_the_other_roles_may_not_insert_an_entry_at_all(
     pg_pool: asyncpg.Pool, schema: str, store: EventStore
 ) -> None:

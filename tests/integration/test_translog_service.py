@@ -246,9 +246,9 @@ async def test_a_witness_registers_and_its_cosignatures_are_served(
     # stranger cosigning first hid the trusted witness); the stranger's own first
     # checkpoint is there for a reader who names it.
     kid = f"{STRANGER.verifier().key_id:08x}"
-    entries = (
-        await world.json(f"/v1/log/entries?match=tl-club&witness={STRANGER.name}%2B{kid}")
-    )["entries"]
+    entries = (await world.json(f"/v1/log/entries?match=tl-club&witness={STRANGER.name}%2B{kid}"))[
+        "entries"
+    ]
     assert entries and all(e["witnessed"] is None for e in entries)
     assert all(
         [(w["witness"], w["size"]) for w in e["witnessed_by"]]

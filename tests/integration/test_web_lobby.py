@@ -133,7 +133,7 @@ async def test_play_now_lands_on_a_table_and_the_lobby_keeps_focus(
             assert said == "The match starts in", said
             left = await ann.evaluate("document.querySelector('#timer')?.textContent ?? ''")
             assert re.fullmatch(r"\d+ s", left) and int(left.split()[0]) > 0, left
-            invited = f"#felt .invite[data-table=\"{table_id}\"]"
+            invited = f'#felt .invite[data-table="{table_id}"]'
             assert await ann.evaluate(f"!!document.querySelector('{invited}')")
             await shots(ann, "web-play-now-table")
             # The same in Russian (the page's language chosen by ?lang=), then back.

@@ -281,9 +281,7 @@ async def test_the_lead_leaves_a_running_witness_the_time_to_cosign_the_naming(
         r for r in rows if logentries.parse_entry(r.data).KIND == logentries.RoundNamed.KIND
     )
     assert entry.witnessed_note is not None
-    opened = open_checkpoint(
-        entry.witnessed_note, LOG_KEY.verifier(), [parse_vkey(vkey)], quorum=1
-    )
+    opened = open_checkpoint(entry.witnessed_note, LOG_KEY.verifier(), [parse_vkey(vkey)], quorum=1)
     cosigned_ms = opened.cosignatures[0].timestamp * 1000
     print(
         f"\nround {named['round']} named {named['due_at_ms'] - named['at_ms']} ms before it was "

@@ -182,9 +182,7 @@ def brute_force(
     return best
 
 
-def play_cards(
-    table: Table, rng: random.Random, card_of: Callable[[int], Card | None]
-) -> Table:
+def play_cards(table: Table, rng: random.Random, card_of: Callable[[int], Card | None]) -> Table:
     """Play ``table``'s match to its end on shuffled decks: when a card is due, the card
     ``card_of(seat)`` names (it must be legal), and a random legal move otherwise (or
     when it names none)."""

@@ -113,9 +113,10 @@ def test_prometheus_loads_the_rules_in_compose() -> None:
     assert "./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in volumes
     # ... and the gateway's /status page asks it.
     gateway = compose["services"]["gateway"]["environment"]
-    assert Settings.from_env(
-        {"BELOT_PROMETHEUS_URL": gateway["BELOT_PROMETHEUS_URL"]}
-    ).prometheus_url == "http://prometheus:9090"
+    assert (
+        Settings.from_env({"BELOT_PROMETHEUS_URL": gateway["BELOT_PROMETHEUS_URL"]}).prometheus_url
+        == "http://prometheus:9090"
+    )
     assert set(targets(Settings(), gateway["BELOT_STATUS_TARGETS"])) == set(SERVICES)
 
 

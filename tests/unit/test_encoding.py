@@ -63,9 +63,11 @@ def unnamed(source: str, filename: str = "<source>") -> list[str]:
         elif isinstance(func, ast.Name) and name == "open" and node.args:
             if not (named or _binary_mode(node) or len(node.args) > 3):
                 found.append(f"{filename}:{node.lineno}: open() in text mode without encoding")
-        elif name in SUBPROCESS and (
-            _true(keywords.get("text")) or _true(keywords.get("universal_newlines"))
-        ) and not named:
+        elif (
+            name in SUBPROCESS
+            and (_true(keywords.get("text")) or _true(keywords.get("universal_newlines")))
+            and not named
+        ):
             found.append(f"{filename}:{node.lineno}: {name}(text=True) without encoding")
     return found
 

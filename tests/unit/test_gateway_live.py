@@ -85,10 +85,6 @@ class FakeWebSocket:
         self.closed = True
 
 
-async def no_view(table: str, player: str) -> dict[str, Any] | None:
-    return None
-
-
 @dataclass
 class Rig:
     log: FakeLog
@@ -121,7 +117,7 @@ class Rig:
 
 
 async def rig(log: FakeLog, seat: int | None = 0) -> Rig:
-    hub = Hub(FakeNats(), log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(FakeNats(), log, events_subject="x", prefix="p")  # type: ignore[arg-type]
     ws = FakeWebSocket()
     conn = Connection(hub, ws, "alice")  # type: ignore[arg-type]
     await hub.watch(conn, TABLE, MATCH, seat)
@@ -300,7 +296,7 @@ async def test_after_nats_reconnects_the_follower_reads_every_watch_again() -> N
     log = FakeLog()
     log.add(STREAM, "MatchStarted")
     nc = FakeNats()
-    hub = Hub(nc, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(nc, log, events_subject="x", prefix="p")  # type: ignore[arg-type]
     ws = FakeWebSocket()
     conn = Connection(hub, ws, "alice")  # type: ignore[arg-type]
     hub.connections["alice"] = conn
@@ -342,7 +338,7 @@ async def test_watchers_of_one_table_each_get_what_their_seat_may_see_encoded_on
     that may not see it, and the catch-up's copy says replay."""
     log = FakeLog()
     log.add(STREAM, "MatchStarted")
-    hub = Hub(FakeNats(), log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(FakeNats(), log, events_subject="x", prefix="p")  # type: ignore[arg-type]
     sockets = {name: RecordingWebSocket() for name in ("seat0", "seat1", "spectator", "late")}
     conns = {n: Connection(hub, ws, n) for n, ws in sockets.items()}  # type: ignore[arg-type]
     for name, seat in (("seat0", 0), ("seat1", 1), ("spectator", None)):
@@ -377,7 +373,7 @@ async def test_watchers_of_one_table_each_get_what_their_seat_may_see_encoded_on
 
 
 async def test_past_max_sockets_a_new_player_is_closed_with_1013_and_a_replacement_is_not() -> None:
-    hub = Hub(None, FakeLog(), events_subject="x", prefix="p", fetch_view=no_view, max_sockets=1)  # type: ignore[arg-type]
+    hub = Hub(None, FakeLog(), events_subject="x", prefix="p", max_sockets=1)  # type: ignore[arg-type]
     first, second, again = RecordingWebSocket(), RecordingWebSocket(), RecordingWebSocket()
     alice = await hub.connect(first, "alice")  # type: ignore[arg-type]
     assert alice is not None
@@ -397,7 +393,7 @@ async def test_the_hub_listens_to_the_tables_watched_here_and_to_nothing_else() 
     log = FakeLog()
     log.add(STREAM, "MatchStarted")
     nc = FakeNats()
-    hub = Hub(nc, log, events_subject="x", prefix="p", fetch_view=no_view)  # type: ignore[arg-type]
+    hub = Hub(nc, log, events_subject="x", prefix="p")  # type: ignore[arg-type]
     await hub.start()
     assert set(nc.subscribed) == {"p.chat.*"}
     table_subjects = {
@@ -405,6 +401,7 @@ async def test_the_hub_listens_to_the_tables_watched_here_and_to_nothing_else() 
         f"x.match.{STREAM}",
         f"x.randomness.randomness-{MATCH}",
         f"p.tables.{TABLE}",
+        f"p.seats.{TABLE}.*",
     }
     flushed_before_read: list[int] = []
     read_stream = log.read_stream

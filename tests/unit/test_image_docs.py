@@ -43,9 +43,7 @@ def containers(docs: list[dict]) -> list[dict]:
 
 def test_the_build_command_builds_what_compose_builds() -> None:
     build = next(
-        shlex.split(line)
-        for line in build_block().splitlines()
-        if line.startswith("docker build")
+        shlex.split(line) for line in build_block().splitlines() if line.startswith("docker build")
     )
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
     built = compose["x-service"]["build"]

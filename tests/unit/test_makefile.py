@@ -53,4 +53,3 @@ def test_make_up_and_down_use_the_compose_that_answers(
 
 def test_without_docker_at_all_it_names_docker_compose(tmp_path: Path) -> None:
     assert dry_run("up", tmp_path) == ["docker-compose up -d --build"]
-

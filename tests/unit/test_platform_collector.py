@@ -52,4 +52,3 @@ def test_tune_freezes_the_start_and_spaces_the_young_collections() -> None:
     assert got["threshold"][0] == 20_000
     assert got["cycle_collected"]
     assert got["kept_tracked"]
-
