@@ -426,3 +426,46 @@ async def test_the_hub_listens_to_the_tables_watched_here_and_to_nothing_else() 
     assert set(nc.subscribed) == {"p.chat.*"} | table_subjects
     await alice.close()
     await bob.close()
+
+
+async def test_the_owners_pushes_reach_each_watcher_once_in_order_the_hand_its_seat_alone() -> None:
+    """A watcher not seated gets the spectators' reply the owner pushed; the seated one
+    gets its own seat's reply (its hand) and the public notice without the spectators'
+    reply; a version already sent, or older, is not sent again (a failover's new owner
+    may publish what the old one did); another player's seat reply never reaches it."""
+    log = FakeLog()
+    log.add(STREAM, "MatchStarted")
+    hub = Hub(FakeNats(), log, events_subject="x", prefix="p")  # type: ignore[arg-type]
+    spectator_ws, seated_ws = FakeWebSocket(), FakeWebSocket()
+    spectator = Connection(hub, spectator_ws, "sam")  # type: ignore[arg-type]
+    seated = Connection(hub, seated_ws, "alice")  # type: ignore[arg-type]
+    await hub.watch(spectator, TABLE, MATCH, None)
+    await hub.watch(seated, TABLE, MATCH, 0)
+
+    def public(version: int, since: int) -> Any:
+        body = {"table_id": TABLE, "version": version, "since": since, "presence": [],
+                "reply": {"seat": None, "version": version, "view": {"hand": []}}}  # fmt: skip
+        return SimpleNamespace(data=orjson.dumps(body), subject=f"p.tables.{TABLE}")
+
+    def own(seat: int, player: str, version: int, since: int) -> Any:
+        body = {"table_id": TABLE, "seat": seat, "player": player, "version": version,
+                "since": since, "reply": {"seat": seat, "version": version,
+                                          "view": {"hand": [f"hand-of-{player}"]}}}  # fmt: skip
+        return SimpleNamespace(data=orjson.dumps(body), subject=f"p.seats.{TABLE}.{seat}")
+
+    for version, since in ((5, 0), (7, 5), (7, 5), (6, 5), (9, 7)):  # a repeat, a stale one
+        await hub._on_seat(own(0, "alice", version, since))
+        await hub._on_seat(own(1, "bob", version, since))  # bob's hand: not alice's to see
+        await hub._on_state(public(version, since))
+    await asyncio.gather(spectator.close(), seated.close())
+
+    def views(ws: FakeWebSocket) -> list[tuple[int, Any]]:
+        return [(m["version"], m["view"]["hand"]) for m in ws.sent if m["type"] == "view"]
+
+    assert views(spectator_ws) == [(5, []), (7, []), (9, [])]
+    assert views(seated_ws) == [(v, ["hand-of-alice"]) for v in (5, 7, 9)]
+    states = [m for m in seated_ws.sent if m["type"] == "state"]
+    assert [m["version"] for m in states] == [5, 7, 7, 6, 9] and all(
+        "reply" not in m for m in states
+    )
+    assert not [m for m in spectator_ws.sent if m["type"] == "state"]
