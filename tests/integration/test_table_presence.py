@@ -268,3 +268,49 @@ async def test_a_bot_plays_a_seat_that_keeps_missing_until_its_player_takes_it_b
     record = await stored_record(store, match_id)
     report = verify_record(record, bls=drand.verify)
     assert report.ok, [(c.name, c.detail) for c in report.checks if not c.passed]
+
+
+async def test_a_seats_socket_gets_each_version_once_and_in_order_through_a_failover(
+    servers: Any, store: Any, pg_pool: Any, nc: Any, js_names: Any
+) -> None:
+    """The table's owner pushes the seat's own view after each append; its worker stops
+    without handing over (as a crash: the lease runs out), another claims the table, and
+    the pushes go on from it. The socket receives each version once, in order, before
+    and after, with the seat's hand each time. (Ann does not play: her turn timer plays
+    for her every half second, and no bot ever takes her seat.)"""
+    async with (
+        platform(store, pg_pool, nc, js_names, workers=0, window_ms=1_000) as p,
+        gateway(servers, store.schema, js_names, p.prefix, **REPLICA) as http,
+    ):
+        first = await presence_worker(p)
+        ann = await Player(http, "over-ann").register()
+        status, created = await ann.call(
+            "POST",
+            "/v1/tables",
+            {"ruleset": "gambler", "seats": ["human", "bot:easy"], "sit": 0,
+             "turn_seconds": 0.5, "autoplay_after": 0, "fallback_level": "easy"},
+        )  # fmt: skip
+        assert status == 201, created
+        table_id = created["table_id"]
+        assert table_id in first.tables
+        second = await presence_worker(p)
+        ws = await watch(http, ann, table_id)
+        views: list[dict[str, Any]] = []
+        failed_over = 0
+        deadline = time.monotonic() + 60
+        while failed_over == 0 or len(views) < failed_over + 4:
+            msg = await ws.receive(timeout=max(0.1, deadline - time.monotonic()))
+            m = orjson.loads(msg.data)
+            if m["type"] != "view" or m["view"] is None:
+                continue
+            views.append(m)
+            if failed_over == 0 and len(views) >= 4:
+                await first.stop(handover=False)  # its lease stays until it expires
+                p.workers.remove(first)
+                failed_over = len(views)
+        await ws.close()
+        assert table_id in second.tables
+        versions = [m["version"] for m in views]
+        assert versions == sorted(set(versions)), versions  # each once, in order
+        assert all(m["seat"] == 0 and m["view"]["seat"] == 0 for m in views)
+        assert all(len(m["view"]["hand"]) > 0 or m["view"]["phase"] != "play" for m in views)
