@@ -111,7 +111,6 @@ class DrawReport(Checked):
     order: tuple[str, ...] | None
     bls_checked: bool
 
-
     def to_json(self) -> dict[str, Any]:
         return {
             "format": REPORT_FORMAT,

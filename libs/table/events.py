@@ -83,6 +83,10 @@ class SeatTaken:
     #: seat made it, and signs the seat's leave with it. Empty when the client sent none
     #: (and in the first tables' payloads).
     key: str = field(default="", kw_only=True)
+    #: The player's account name as the gateway knew it when they sat down: watchers are
+    #: shown it with the seat, read from no accounts table per view. Empty in the first
+    #: tables' payloads (the gateway names those seats itself).
+    name: str = field(default="", kw_only=True)
     at_ms: int
 
 

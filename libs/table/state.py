@@ -109,6 +109,7 @@ class Seat:
     config: SeatConfig
     player: str | None = None  # the account seated here (humans)
     key: str = ""  # its Ed25519 public key, hex, if its page sent one (SeatTaken)
+    name: str = ""  # its player's account name, if SeatTaken said it
 
     @property
     def is_bot(self) -> bool:
@@ -212,14 +213,14 @@ def apply(state: TableState, event: TableEvent) -> TableState:
         case TournamentTable():
             return replace(state, tournament_id=event.tournament_id, tournament_name=event.name)
         case SeatTaken():
-            seats = tuple(replace(s, player=event.player, key=event.key)
+            seats = tuple(replace(s, player=event.player, key=event.key, name=event.name)
                           if s.number == event.seat else s
                           for s in state.seats)  # fmt: skip
             return replace(state, seats=seats)
         case SeatLeft():
             if event.forfeit:
                 return replace(state, early_leaver=event.seat)
-            seats = tuple(replace(s, player=None, key="") if s.number == event.seat else s
+            seats = tuple(replace(s, player=None, key="", name="") if s.number == event.seat else s
                           for s in state.seats)  # fmt: skip
             return replace(state, seats=seats)
         case FairDealOpened():
@@ -291,6 +292,7 @@ def summary(state: TableState, names: Mapping[str, str] | None = None) -> dict[s
                 "level": s.config.level,
                 "reserved": s.config.reserved,
                 "player": s.player,
+                "name": s.name or None,
                 # A bot's seat a human may take while the table waits ("play now").
                 "open": s.is_bot and state.open_until_ms is not None,
             }

@@ -424,6 +424,7 @@ class Api:
         body = await self.body(request)
         request_body: dict[str, Any] = {k: body[k] for k in TABLE_OPTIONS if k in body}
         request_body["command_id"] = _command_id(body)
+        request_body["name"] = who.name  # the creator's seat's name, if it sits at once
         reply = await self.create_table_as(who.player, request_body)
         return web.json_response(reply, status=201)
 
@@ -463,12 +464,15 @@ class Api:
         return web.json_response(reply)
 
     async def _name_seats(self, tables: list[dict[str, Any]]) -> None:
-        """Add each seated player's name to the table lines (``seats[].name``)."""
-        ids = sorted({s["player"] for t in tables for s in t["seats"] if s.get("player")})
-        names = await self.accounts.names(ids)
-        for t in tables:
-            for s in t["seats"]:
-                s["name"] = names.get(s.get("player") or "")
+        """Name the seats whose line has no name (``seats[].name``): a seat taken says its
+        player's name (SeatTaken, from the gateway's token); a table's first seats, from
+        before that, are looked up in the accounts, the only ones read."""
+        unnamed = [s for t in tables for s in t["seats"] if s.get("player") and not s.get("name")]
+        if not unnamed:
+            return
+        names = await self.accounts.names(sorted({s["player"] for s in unnamed}))
+        for s in unnamed:
+            s["name"] = names.get(s["player"])
 
     async def _table_from_log(self, table_id: str, who: Identity | None) -> dict[str, Any]:
         """A table nobody owns now (closed, or changing owner): its public line, the
@@ -547,6 +551,7 @@ class Api:
             "join",
             {
                 "player": who.player,
+                "name": who.name,
                 "seat": seat,
                 "command_id": _command_id(body),
                 # The seat's own key (fairdeal.leave): its leave is signed with it.

@@ -48,6 +48,7 @@ class PlayNow:
             "play_now": True,
             "ruleset": name,
             "player": who.player,
+            "name": who.name,  # said with the seat it takes (SeatTaken)
             "bots_open_ms": self.wait_ms,
             "command_id": _command_id(body),
             # The seat's own key (fairdeal.leave): its leave is signed with it.

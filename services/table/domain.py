@@ -43,6 +43,8 @@ MAX_AUTOPLAY_AFTER: Final = 20
 MAX_BOTS_OPEN_MS: Final = 600_000
 #: The longest tournament name a table records (the tournament service's own bound).
 MAX_TOURNAMENT_NAME: Final = 200
+#: The longest account name a seat may carry (the gateway's names are at most 32).
+MAX_NAME: Final = 64
 
 
 class TableError(ServiceError):
@@ -200,6 +202,11 @@ def hex_field(name: str, value: Any, size: int, what: str) -> str:
         raise TableError(f"bad_{name}", f"{exc.message} ({what})") from None
 
 
+def seat_name(value: Any) -> str:
+    """The ``name`` the gateway sends with a seat taken: the account's name, or none."""
+    return fields.optional_text("name", value, MAX_NAME) or ""
+
+
 def seat_key(value: Any) -> str:
     """The ``key`` a page sends with its seat: an Ed25519 public key, or none."""
     return hex_field("key", value, leave.KEY_SIZE, "an Ed25519 public key")
@@ -230,9 +237,11 @@ def leave_signature(state: TableState, seat: int, signature: str) -> str:
     return signature
 
 
-def take_seat(state: TableState, seat: int, player: str, now_ms: int, key: str = "") -> SeatTaken:
-    """``player`` takes ``seat`` (with its page's ``key``, hex, if any); raises
-    :class:`TableError`."""
+def take_seat(
+    state: TableState, seat: int, player: str, now_ms: int, key: str = "", name: str = ""
+) -> SeatTaken:
+    """``player`` (its account ``name``, if the gateway said it) takes ``seat`` (with its
+    page's ``key``, hex, if any); raises :class:`TableError`."""
     if not 0 <= seat < len(state.seats):
         raise TableError("unknown_seat", f"this table has seats 0..{len(state.seats) - 1}")
     if state.status != OPEN:
@@ -249,7 +258,7 @@ def take_seat(state: TableState, seat: int, player: str, now_ms: int, key: str =
     mine = state.seat_of(player)
     if mine is not None:
         raise TableError("already_seated", f"you already sit at seat {mine}")
-    return SeatTaken(seat, player, key=key, at_ms=now_ms)
+    return SeatTaken(seat, player, key=key, name=name, at_ms=now_ms)
 
 
 def seat_for(state: TableState, player: str, seat: int | None) -> int:

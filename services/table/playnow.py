@@ -110,6 +110,7 @@ async def play_now(
     # Its shape checked now, not only by the join or the creation that uses it: a player
     # already seated is answered without either.
     seat_key = domain.seat_key(body.get("key")) or None
+    named = {"name": n} if (n := domain.seat_name(body.get("name"))) else {}
     lock = LOCK_PREFIX + name
     revision = await _acquire(leases, lock, player, lock_wait_s)
     try:
@@ -119,7 +120,7 @@ async def play_now(
             return seated
         for line in waiting_tables(lines, name, now_ms()):
             table_id = line["table_id"]
-            join = {"player": player, "any": True, "command_id": command_id,
+            join = {"player": player, "any": True, "command_id": command_id, **named,
                     **({"key": seat_key} if seat_key is not None else {})}  # fmt: skip
             try:
                 reply = await messaging.request(
@@ -143,6 +144,7 @@ async def play_now(
                 "sit": 0,
                 "bots_open_ms": wait,
                 "command_id": command_id,
+                **named,
                 **({"key": seat_key} if seat_key is not None else {}),
             }
         )

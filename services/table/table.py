@@ -313,8 +313,9 @@ class Table:
             if seat is None:
                 seat = domain.first_free_seat(self.state, player, now_ms())
             taken = domain.take_seat(
-                self.state, seat, player, now_ms(), domain.seat_key(body.get("key"))
-            )
+                self.state, seat, player, now_ms(), domain.seat_key(body.get("key")),
+                domain.seat_name(body.get("name")),
+            )  # fmt: skip
             await self._append_table([taken], cid)
         await self.worker.publish_summary(self)
         self.wake.set()

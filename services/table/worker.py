@@ -473,7 +473,10 @@ class TableWorker:
             state = table_state.apply(state, e)
         if sit is not None:
             assert creator is not None
-            taken = domain.take_seat(state, sit, creator, now, domain.seat_key(body.get("key")))
+            taken = domain.take_seat(
+                state, sit, creator, now, domain.seat_key(body.get("key")),
+                domain.seat_name(body.get("name")),
+            )  # fmt: skip
             events.append(taken)
             state = table_state.apply(state, taken)
         assert self.leases is not None and self.registry is not None

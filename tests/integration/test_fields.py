@@ -669,7 +669,7 @@ T = ("tournament_id", "command_id", *ACTOR)
 NATS: list[Route] = [
     Route(
         "table.create",
-        (*TABLE_OPTIONS, "creator", "play_now", "bots_open_ms"),
+        (*TABLE_OPTIONS, "creator", "play_now", "bots_open_ms", "name"),
         subject("table.create", direct_create),
         accept=BAD_KEY,
     ),
@@ -681,7 +681,7 @@ NATS: list[Route] = [
     ),
     Route(
         "table.create=play_now",
-        ("play_now", "ruleset", "player", "bots_open_ms", "key", "command_id"),
+        ("play_now", "ruleset", "player", "bots_open_ms", "key", "command_id", "name"),
         subject("table.create", direct_play_now),
         accept=BAD_KEY,
     ),
@@ -692,7 +692,7 @@ NATS: list[Route] = [
     ),
     Route(
         "table.join",
-        (*PLAYER, "key", "any"),
+        (*PLAYER, "key", "any", "name"),
         subject(
             "table.{table}.join",
             lambda c: {"player": "p-direct", "seat": 1, "command_id": c.unique("join")},

@@ -9,6 +9,8 @@ import uuid
 
 import pytest
 
+from belot_platform import messaging
+from services.gateway.app import API
 from services.gateway.store import AccountStore
 from tests.integration.gateway_support import Player, gateway
 from tests.integration.table_support import platform
@@ -86,3 +88,58 @@ async def test_accounts_made_before_keys_keep_working_and_get_theirs(
         alike = {"name": f"0LD{tag}", "password": "correct horse"}
         async with http.post("/v1/accounts", json=alike) as r:
             assert r.status == 409, await r.text()  # a look-alike (zero for O) of it
+
+
+async def test_a_seat_says_its_players_name_and_no_view_reads_the_accounts(
+    servers, store, pg_pool, nc, js_names
+) -> None:
+    """The gateway says a player's name with the seat it takes (SeatTaken's ``name``):
+    the table's answers and pushes name the seats from the table itself, and serving
+    one reads no account. A seat taken before seats said names is named from the
+    accounts, as before."""
+    tag = str(uuid.uuid4().int)[:6]
+    async with (
+        platform(store, pg_pool, nc, js_names) as p,
+        gateway(servers, store.schema, js_names, p.prefix) as http,
+    ):
+        ivan = await Player(http, f"Иван{tag}").register()
+        ann = await Player(http, f"ann{tag}").register()
+        status, created = await ivan.call(
+            "POST", "/v1/tables", {"ruleset": "club", "seats": ["human"] * 4, "sit": 0}
+        )
+        assert status == 201, created
+        table_id = created["table_id"]
+        status, body = await ann.call("POST", f"/v1/tables/{table_id}/seats/2")
+        assert status == 200, body
+        api = http.server.app[API]
+        looked_up: list[list[str]] = []
+        names = api.accounts.names
+
+        async def counted(ids: list[str]) -> dict[str, str]:
+            looked_up.append(ids)
+            return await names(ids)
+
+        api.accounts.names = counted  # type: ignore[method-assign]
+        status, body = await ann.call("GET", f"/v1/tables/{table_id}")
+        assert status == 200, body
+        assert [s["name"] for s in body["table"]["seats"]] == [
+            f"Иван{tag}",
+            None,
+            f"ann{tag}",
+            None,
+        ]
+        assert looked_up == []
+        events = await p.table_events(table_id)
+        assert {e.payload["name"] for e in events if e.type == "SeatTaken"} == {
+            f"Иван{tag}",
+            f"ann{tag}",
+        }
+        # A seat taken without a name (as before seats said them): looked up, alone.
+        carl = await Player(http, f"carl{tag}").register()
+        await messaging.request(
+            p.nc, f"{p.prefix}.table.{table_id}.join", {"player": carl.player, "seat": 1}, timeout=5
+        )
+        status, body = await ann.call("GET", f"/v1/tables/{table_id}")
+        assert status == 200, body
+        assert body["table"]["seats"][1]["name"] == f"carl{tag}"
+        assert looked_up == [[carl.player]]

@@ -22,7 +22,7 @@ def calls() -> dict[str, set[str]]:
     for root in ("libs", "services", "commands"):
         for path in sorted((ROOT / root).rglob("*.py")):
             rel = str(path.relative_to(ROOT))
-            for node in ast.walk(ast.parse(path.read_text(), rel)):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), rel)):
                 if isinstance(node, ast.Call):
                     f = node.func
                     name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)

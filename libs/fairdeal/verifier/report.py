@@ -111,7 +111,6 @@ class Report(Checked):
     fallback_reason: str | None
     bls_checked: bool
 
-
     def with_check(self, check: Check) -> Report:
         """This report with one more check (``belot verify --drand-url`` adds one)."""
         return Report(
