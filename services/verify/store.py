@@ -247,7 +247,11 @@ class Projection:
             and e.stream_id.startswith(streams.MATCH)
         ):
             match_id = e.stream_id.removeprefix(streams.MATCH)
-            match_events = await store.read_stream(match_stream(match_id))
+            # Its row wants the match's first event (the ruleset) and its scores: a
+            # MatchEnded says them, so only a forfeit or an abort reads the whole stream
+            # for the last deal scored (a stream of some 500 events a match otherwise).
+            ended = e.type == "MatchEnded"
+            match_events = await store.read_stream(match_stream(match_id), 1, 1 if ended else None)
             fair_events = await store.read_stream(randomness_stream(match_id))
             await self.facts.record_ending(e, fair_events)
             await self.record_end(summarize_end(e, match_events, fair_events))
