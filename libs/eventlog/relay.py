@@ -224,12 +224,22 @@ def seal(key: bytes, expected: int, subject: str, headers: Mapping[str, str], bo
     """The ``Nats-Msg-Id`` of a relay message (module docstring). Each part is length-
     prefixed, so no two different messages share an input. Raises KeyError for a
     missing relay header."""
-    mac = hmac.new(key, digestmod=hashlib.sha256)
-    for part in (str(expected), subject, headers[POSITION], *(headers[h] for h in EVENT_HEADERS)):
-        data = part.encode()
-        mac.update(b"%d:" % len(data) + data)
-    mac.update(b"%d:" % len(body) + body)
-    return mac.hexdigest()[:SEAL_HEX]
+    parts = [
+        b"%d:%s" % (len(data), data)
+        for data in (
+            p.encode()
+            for p in (
+                str(expected),
+                subject,
+                headers[POSITION],
+                *(headers[h] for h in EVENT_HEADERS),
+            )
+        )
+    ]
+    parts.append(b"%d:%s" % (len(body), body))
+    # One call over the joined parts: HMAC's input is their concatenation either way, and
+    # hmac.digest is the C one-shot (an update a part cost the relay a fifth of its CPU).
+    return hmac.digest(key, b"".join(parts), "sha256").hex()[:SEAL_HEX]
 
 
 def _legacy_position(msg: RawStreamMsg) -> int | None:
@@ -666,13 +676,21 @@ class OutboxRelay:
             raise
         acked = start
         failure: BaseException | None = None
+        # The batch's acknowledgements, awaited together (one timer, not one a message):
+        # the server answers a pipelined batch in order, within the timeout or not at all.
+        if futures:
+            await asyncio.wait(futures, timeout=self.ack_timeout)
         for e, fut in zip(events, futures, strict=True):
             if failure is not None:
                 fut.cancel()
                 continue
+            if not fut.done():
+                fut.cancel()
+                failure = TimeoutError(f"no acknowledgement of position {e.position}")
+                continue
             try:
-                ack = await asyncio.wait_for(fut, self.ack_timeout)
-            except (APIError, NoStreamResponseError, TimeoutError) as exc:
+                ack = fut.result()
+            except (APIError, NoStreamResponseError) as exc:
                 failure = exc
                 continue
             if ack.duplicate:

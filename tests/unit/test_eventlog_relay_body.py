@@ -66,3 +66,38 @@ def test_the_stub_does_not_change_the_event() -> None:
     message_body(e)
     assert e.payload == {"deal_number": 1, "cards": DECK}
     assert e.to_json_dict()["hash"] == e.hash.hex()
+
+
+def _seal_by_parts(
+    key: bytes, expected: int, subject: str, headers: dict[str, str], body: bytes
+) -> str:
+    """The seal as first written: an HMAC-SHA-256 fed each length-prefixed part in turn."""
+    import hmac
+
+    from eventlog.relay import EVENT_HEADERS, POSITION, SEAL_HEX
+
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for part in (str(expected), subject, headers[POSITION], *(headers[h] for h in EVENT_HEADERS)):
+        data = part.encode()
+        mac.update(b"%d:" % len(data) + data)
+    mac.update(b"%d:" % len(body) + body)
+    return mac.hexdigest()[:SEAL_HEX]
+
+
+@pytest.mark.parametrize("visibility", ["public", "seat:2", "secret"])
+@pytest.mark.parametrize("expected", [0, 1, 987_654_321])
+def test_the_one_shot_seal_is_the_seal_of_the_parts(visibility: str, expected: int) -> None:
+    """A message's id (its seal) must not change with how it is computed: messages already
+    in the stream are checked against it (eventlog.relay's module docstring)."""
+    from eventlog.relay import event_headers, seal, subject_for
+
+    e = event(visibility, {"deal_number": 1, "cards": DECK, "name": "Иван"})
+    key = hashlib.sha256(b"relay key").digest()
+    subject, body, headers = (
+        subject_for("belot.events", e),
+        orjson.dumps(message_body(e)),
+        event_headers(e),
+    )
+    assert seal(key, expected, subject, headers, body) == _seal_by_parts(
+        key, expected, subject, headers, body
+    )
