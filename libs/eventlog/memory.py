@@ -36,6 +36,7 @@ import orjson
 
 from eventlog import envelope
 from eventlog.errors import CommandIdReused, StoreClosed, WrongExpectedVersion
+from eventlog.reading import OneByOne
 from eventlog.store import AppendResult, Viewer
 
 
@@ -204,7 +205,7 @@ class MemoryEventStore:
         self._closed = True
 
 
-class MemorySubscription:
+class MemorySubscription(OneByOne):
     """Catch-up then live reading of a :class:`MemoryEventStore`; ``position`` is the last
     position delivered."""
 
@@ -225,17 +226,6 @@ class MemorySubscription:
 
     async def __aexit__(self, *_: object) -> None:
         return None
-
-    def __aiter__(self) -> AsyncIterator[envelope.RecordedEvent]:
-        return self._events()
-
-    async def _events(self) -> AsyncIterator[envelope.RecordedEvent]:
-        async for batch in self.batches():
-            end = self.position
-            for event in batch:
-                self.position = event.position  # the last delivered, while a read is met
-                yield event
-            self.position = end
 
     async def batches(self) -> AsyncIterator[list[envelope.RecordedEvent]]:
         """As :meth:`eventlog.store.Subscription.batches`: what is there, one list a look."""

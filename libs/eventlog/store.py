@@ -76,6 +76,7 @@ from eventlog.errors import (
     WrongExpectedVersion,
 )
 from eventlog.migrations import ENTRY_MISSING_SQLSTATE, migrate, quote_schema
+from eventlog.reading import OneByOne
 from eventlog.translog import (
     TRANSLOG_BUSY,
     EntrySource,
@@ -1002,7 +1003,7 @@ def _settle_alias(alias: _Append, original: _Append) -> None:
     original.future.add_done_callback(copy)
 
 
-class Subscription:
+class Subscription(OneByOne):
     """Catch-up then live reading of the log; see :meth:`EventStore.subscribe`.
 
     It LISTENs before its first read, so a commit is either in a read or wakes the next
@@ -1075,17 +1076,6 @@ class Subscription:
             await conn.remove_listener(self._store.channel, self._on_notify)
         finally:
             await self._store.pool.release(conn)
-
-    def __aiter__(self) -> AsyncIterator[RecordedEvent]:
-        return self._events()
-
-    async def _events(self) -> AsyncIterator[RecordedEvent]:
-        async for batch in self.batches():
-            end = self.position
-            for event in batch:
-                self.position = event.position  # the last delivered, while a read is met
-                yield event
-            self.position = end
 
     async def batches(self) -> AsyncIterator[list[RecordedEvent]]:
         """The events as they are read, one list per read: a reader that awaits each

@@ -387,19 +387,27 @@ async def test_a_seed_gets_a_receipt_the_record_must_honour(store, pg_pool, nc) 
         assert not verify_receipt(key, receipt_from_json({**receipt, field: value})), field
 
 
+async def open_both_and_deal(r: Rig, a: str, b: str) -> list[dict]:
+    """Two bots' matches opened at one moment (so naming one round), and each one's
+    first deck asked for."""
+    bots = [{"seat": 0, "player": None}, {"seat": 1, "player": None}]
+    with r.clock.held():
+        await r.ask("open", {"match_id": a, "seats": bots})
+        await r.ask("open", {"match_id": b, "seats": bots})
+    return list(
+        await asyncio.gather(
+            r.ask("deck", {"match_id": a, "deal": 0, "wait_ms": 15_000}),
+            r.ask("deck", {"match_id": b, "deal": 0, "wait_ms": 15_000}),
+        )
+    )
+
+
 async def test_matches_that_name_one_round_follow_its_one_fact(store, pg_pool, nc) -> None:
     # Two matches name the same round while drand is silent: the round is declared missed
     # once, in its own stream, and both are dealt without drand. None can choose.
     a, b = new_match_id(), new_match_id()
-    bots = [{"seat": 0, "player": None}, {"seat": 1, "player": None}]
     async with rig(store, pg_pool, nc, mode="down") as r:
-        with r.clock.held():
-            await r.ask("open", {"match_id": a, "seats": bots})
-            await r.ask("open", {"match_id": b, "seats": bots})
-        decks = await asyncio.gather(
-            r.ask("deck", {"match_id": a, "deal": 0, "wait_ms": 15_000}),
-            r.ask("deck", {"match_id": b, "deal": 0, "wait_ms": 15_000}),
-        )
+        decks = await open_both_and_deal(r, a, b)
         named = [next(e.payload for e in await r.events(m) if e.type == "DrandRoundNamed")
                  for m in (a, b)]  # fmt: skip
         assert named[0]["round"] == named[1]["round"]
@@ -415,7 +423,6 @@ async def test_matches_that_fell_back_on_one_round_share_one_late_poll(store, pg
     # are asked for that late value once for the round, not once a match: in an outage,
     # every match of a round would otherwise poll every relay for a minute.
     a, b = new_match_id(), new_match_id()
-    bots = [{"seat": 0, "player": None}, {"seat": 1, "player": None}]
     async with rig(store, pg_pool, nc, mode="slow:8") as r:
         asked: list[int] = []
         beacon_by = r.service.drand.beacon_by
@@ -425,13 +432,7 @@ async def test_matches_that_fell_back_on_one_round_share_one_late_poll(store, pg
             return await beacon_by(round_, deadline, **kw)
 
         r.service.drand.beacon_by = counted  # type: ignore[method-assign]
-        with r.clock.held():
-            await r.ask("open", {"match_id": a, "seats": bots})
-            await r.ask("open", {"match_id": b, "seats": bots})
-        decks = await asyncio.gather(
-            r.ask("deck", {"match_id": a, "deal": 0, "wait_ms": 15_000}),
-            r.ask("deck", {"match_id": b, "deal": 0, "wait_ms": 15_000}),
-        )
+        decks = await open_both_and_deal(r, a, b)
 
         async def late_recorded() -> bool:
             types = [{e.type for e in await r.events(m)} for m in (a, b)]
