@@ -31,7 +31,7 @@ import { actionOf, keyNames } from "./keys.js";
 import { capture, play } from "./motion.js";
 import { presenceText, resumeOffer, seatPresence, timeoutLine } from "./presence.js";
 import { newSeatKey, signLeave } from "./seatkey.js";
-import { scoreSheet, sheetTable } from "./sheet.js";
+import { sheetTable } from "./sheet.js";
 import { muteSwitch, play as sound } from "./sound.js";
 import { describe, endText } from "./tablelog.js";
 import { deckSwitch } from "./deckstyle.js";
@@ -39,22 +39,15 @@ import { cardFace, h, readyDeck, replace, say, sayError, speak } from "./ui.js";
 import { patch, patchAttributes } from "./patch.js";
 import { DrandWatch, nextAsk } from "./watch.js";
 import { rulesetName, upFirst } from "./names.js";
-import { has, t } from "./i18n.js";
+import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, heldTrick, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteChecking, noteConnection, noteLiveCheck, noteLog, noteMove, noteSaid, openUntil, playersOf, saidNow, SAID_MS, seatOf, sheetRows, toggleFair, toggleLast } from "./tablestate.js";
+import { scoreText, seatName, sideName, wordsOf } from "./tablenames.js";
+import { t } from "./i18n.js";
 import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
 const CHECK_SETTLE_MS = 300;
-const LOG_LINES = 80;
 /** A checkpoint not had at the open is asked for again on an event, at most this often. */
 const LOG_RETRY_MS = 2000;
-/** A trick just taken stays on the felt this long, its winner named (seed 002: every
- * player may look at the last trick; the fourth card must not vanish at once). */
-const HOLD_TRICK_MS = 1200;
-/** A hot key's answer stays on the felt this long (it is also spoken). */
-const SAID_MS = 4000;
-/** A seat whose player came back says "back" this long. */
-const BACK_MS = 8000;
-
 export function renderTable(root, ctx, tableId) {
   const page = new TablePage(root, ctx, tableId);
   page.start();
@@ -65,46 +58,28 @@ class TablePage {
   constructor(root, ctx, tableId) {
     this.root = root;
     this.ctx = ctx;
-    this.tableId = tableId;
-    this.reply = null; // the last GET /v1/tables/{id}
-    this.ending = null; // {type, ...payload} of the match's ending event
-    this.view = null;
-    this.version = -1;
-    this.actedVersion = -1; // the match version we last moved at: its legal moves are spent
-    this.deadline = null;
-    this.matchId = null;
-    this.log = [];
+    this.state = newTableState(tableId, ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false);
     this.live = null;
     this.stopped = false;
-    this.busy = false;
     this.sendingSeed = false;
     this.seedSent = false;
-    this.checking = false;
     this.pinning = false; // asking the transparency log for its checkpoint at the open
     this.checkedReveal = null;
     this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
-    this.liveCheck = { failed: [] }; // checkLive's result: what already failed
     this.checkTimer = null;
     this.refreshTimer = null;
     this.refreshing = false;
     this.refreshAgain = false;
     this.ticker = null;
     this.renderQueued = false;
-    this.connection = null; // the connection's state as api.js Live says it (null: connecting)
-    this.matchEvents = []; // the match stream's events as {type, payload}: the score sheet
-    this.matchVersions = new Set();
-    this.trickSoFar = []; // [seat, card] of the trick being played, from the events
-    this.held = null; // the trick just taken, held on the felt ({cards, winner, points, until})
-    this.showLast = false; // the last trick shown on request (L) until the next card
     this.wasMyTurn = false;
+    this.timers = {}; // the redraws waiting for a moment on the felt to end (redrawAfter)
     this.keys = (e) => this.onKey(e);
-    this.fairOpen = false; // the fair deal's panel, opened from the seal
-    this.said = null; // a hot key's answer or the clock's word shown on the felt ({text, until})
-    this.presence = []; // each seat's line: {seat, human, connected, missed, autoplay}
-    this.backUntil = new Map(); // seat -> until when it says "back" (performance.now())
-    this.muted = ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false;
+    // What the fair deal's panel (dealpanel.js) reads and keeps across redraws.
+    this.fairHost = { seatName: (seat) => seatName(this.state, seat), recheck: () => this.recheck(), techOpen: false };
     useStylesheet();
-    this.chat = new ChatPanel(this); // the table's chat and the rematch offer (chat.js)
+    // The table's chat and the rematch offer (chat.js): it reads the state and the kept record.
+    this.chat = new ChatPanel(this.state, ctx, () => this.kept());
   }
 
   // ------------------------------------------------------------------ life
@@ -120,8 +95,8 @@ class TablePage {
       return;
     }
     if (this.stopped) return;
-    this.live = new Live(this.ctx.session.token, this.tableId, (m) => this.onMessage(m), (s) => {
-      this.connection = s;
+    this.live = new Live(this.ctx.session.token, this.state.tableId, (m) => this.onMessage(m), (s) => {
+      noteConnection(this.state, s);
       this.queueRender();
     });
     this.ticker = setInterval(() => this.tick(), 250);
@@ -147,9 +122,7 @@ class TablePage {
     clearTimeout(this.refreshTimer);
     clearTimeout(this.checkTimer);
     this.watch?.stop();
-    clearTimeout(this.holdTimer);
-    clearTimeout(this.saidTimer);
-    clearTimeout(this.backTimer);
+    for (const timer of Object.values(this.timers)) clearTimeout(timer);
     this.headerWatch?.disconnect();
     document.removeEventListener("keydown", this.keys);
     document.removeEventListener("keyup", this.keys);
@@ -158,22 +131,14 @@ class TablePage {
     if (message) document.body.insertBefore(message, document.getElementById("page"));
   }
 
-  get seat() {
-    return this.reply?.seat ?? null;
-  }
-
-  get players() {
-    return this.reply?.table?.seats?.length ?? 4;
-  }
-
   kept() {
-    return this.matchId ? this.ctx.store.kept(this.matchId) : null;
+    return this.state.matchId ? this.ctx.store.kept(this.state.matchId) : null;
   }
 
   /** Read, edit and write the kept record (the stored copy is the one truth). */
   updateKept(edit) {
     const s = this.ctx.session;
-    return this.ctx.store.updateKept(this.matchId, () => newKept(this.matchId, this.tableId, s.player), edit);
+    return this.ctx.store.updateKept(this.state.matchId, () => newKept(this.state.matchId, this.state.tableId, s.player), edit);
   }
 
   /** The drand relays this tab asks: the player's own (or the tab's defaults) first,
@@ -298,7 +263,7 @@ class TablePage {
   /** What can already be known to have failed: said at once, by the banner beside the
    * board (role "alert"), not the message line, which answers the player's own moves. */
   updateLive(kept) {
-    this.liveCheck = checkLive(kept, now());
+    return noteLiveCheck(this.state, checkLive(kept, now()));
   }
 
   // ------------------------------------------------------------------ the server
@@ -310,18 +275,8 @@ class TablePage {
     }
     this.refreshing = true;
     try {
-      const reply = await this.ctx.gateway.table(this.tableId);
-      this.reply = reply;
-      this.matchId = reply.table.match_id;
-      if (reply.ending && !this.ending) this.ending = reply.ending;
-      if (reply.presence) this.setPresence(reply.presence);
-      // A view with no moves must not hide the ones a newer "turn" message brought; and a
-      // table changing owner is answered without a view: keep the last one.
-      if (!(reply.match_version < this.version) && reply.view) {
-        this.view = this.spent(reply.view, reply.match_version);
-        this.version = reply.match_version ?? this.version;
-        this.deadline = reply.deadline_ms;
-      }
+      const reply = await this.ctx.gateway.table(this.state.tableId);
+      if (applyReply(this.state, reply)) this.redrawAfter("back", BACK_MS);
       this.queueRender();
     } finally {
       this.refreshing = false;
@@ -356,18 +311,10 @@ class TablePage {
       this.onEvent(m);
       this.scheduleRefresh();
     } else if (m.type === "turn") {
-      if (m.match_version >= this.version) {
-        this.view = this.spent(m.view, m.match_version);
-        this.version = m.match_version;
-        this.deadline = m.deadline_ms;
-        this.renderNow();
-      }
+      if (applyTurn(this.state, m)) this.renderNow();
     } else if (m.type === "state") {
-      this.deadline = m.deadline_ms;
-      if (m.presence) {
-        this.setPresence(m.presence);
-        this.queueRender();
-      }
+      if (applyTableState(this.state, m)) this.redrawAfter("back", BACK_MS);
+      if (m.presence) this.queueRender();
       this.scheduleRefresh();
     } else if (m.type === "error") {
       say(t("table.server_says", { message: m.message }), "error");
@@ -375,24 +322,22 @@ class TablePage {
   }
 
   onEvent(m) {
-    if (!this.matchId) return;
+    if (!this.state.matchId) return;
     const rulesets = this.ctx.rulesets;
-    const mine = this.ctx.store.seatKey?.(this.tableId);
+    const mine = this.ctx.store.seatKey?.(this.state.tableId);
     const kept = this.updateKept((k) => {
       const changed = keep(k, m, rulesets, now());
       return (mine ? keepMyKey(k, mine.key) : false) || changed;
     });
-    if (["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event) && m.stream.startsWith("match-")) {
-      if (!this.ending) sound("end", this.muted);
-      this.ending = { type: m.event, ...m.payload };
-    }
-    if (m.stream.startsWith("match-")) this.onMatchEvent(m);
-    const line = describe(m, this);
-    if (line) this.addLog(line, m);
+    const heard = applyEvent(this.state, m);
+    for (const name of heard) sound(name, this.state.muted);
+    if (heard.includes("trick")) this.redrawAfter("hold", HOLD_TRICK_MS);
+    const line = describe(m, wordsOf(this.state, rulesets));
+    if (line) noteLog(this.state, line, m);
     // The clock's moves and a bot taking a seat: in the log, and on the felt a moment.
-    const clock = timeoutLine(m, this.seatName(m.payload?.seat));
+    const clock = timeoutLine(m, seatName(this.state, m.payload?.seat));
     if (clock) {
-      this.addLog(clock, { ...m, version: `${m.version}.clock` });
+      noteLog(this.state, clock, { ...m, version: `${m.version}.clock` });
       if (!m.replay) this.note(clock);
     }
     // The watch first: its first answer should come before the round is named.
@@ -405,67 +350,12 @@ class TablePage {
     this.queueRender();
   }
 
-  /** The match's events, each once (a reconnection replays them): the score sheet's,
-   * and the trick just taken, held on the felt a moment when it comes live. */
-  onMatchEvent(m) {
-    if (this.matchVersions.has(m.version)) return;
-    this.matchVersions.add(m.version);
-    const e = { type: m.event, payload: m.payload ?? {}, version: m.version };
-    const at = this.matchEvents.findIndex((x) => x.version > m.version);
-    if (at < 0) this.matchEvents.push(e);
-    else this.matchEvents.splice(at, 0, e);
-    const p = e.payload;
-    if (e.type === "DealStarted") {
-      this.trickSoFar = [];
-      this.held = null;
-      this.dealNo = p.deal_number;
-      this.tricksTaken = 0;
-    } else if (e.type === "CardPlayed") {
-      this.trickSoFar.push([p.seat, p.card]);
-      if (m.version > this.version) sound("card", this.muted);
-      this.showLast = false; // the last trick may be looked at until the next card
-    } else if (e.type === "TrickTaken") {
-      const leader = this.trickSoFar[0]?.[0];
-      this.trickSoFar = [];
-      const index = this.tricksTaken ?? 0;
-      this.tricksTaken = index + 1;
-      this.held = null;
-      // Only a trick taken now, not one the log replays on opening the page; its cards
-      // (in play order) from the leader round the table.
-      if (leader !== undefined && m.version > this.version) {
-        const cards = p.cards.map((c, i) => [(leader + i) % this.players, c]);
-        this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: performance.now() + HOLD_TRICK_MS };
-        sound("trick", this.muted);
-        clearTimeout(this.holdTimer);
-        this.holdTimer = setTimeout(() => this.queueRender(), HOLD_TRICK_MS + 20);
-      }
-    }
-  }
-
-  /** Whether a seat's announcement is its second in the deal ("rebelote"), not its first
-   * ("belote"). */
-  isRebelote(m) {
-    let n = 0;
-    for (const e of this.matchEvents) {
-      if (e.type === "DealStarted") n = 0;
-      else if (e.type === "BeloteAnnounced" && e.payload.seat === m.payload.seat && e.version < m.version) n += 1;
-    }
-    return n % 2 === 1;
-  }
-
-  addLog(text, m) {
-    const key = `${m.stream}:${m.version}`;
-    if (this.log.some((l) => l.key === key)) return;
-    this.log.push({ key, text, kind: m.event });
-    if (this.log.length > LOG_LINES) this.log.shift();
-  }
-
   /** Our seed: made on this device once the table has shown the commitment, kept, then
    * sent; sent again (the same one) while the table cannot take it yet. */
   async maybeSendSeed(kept) {
     if (this.sendingSeed || this.seedSent || !kept || kept.seat === null) return;
     if (!kept.commitment || !kept.seeds_open || kept.seat_seeds !== null) return;
-    const mine = this.reply?.table?.seats?.[kept.seat];
+    const mine = this.state.reply?.table?.seats?.[kept.seat];
     if (mine && (mine.kind !== "human" || mine.player !== this.ctx.session.player)) return;
     this.sendingSeed = true;
     let retry = false;
@@ -479,7 +369,7 @@ class TablePage {
       this.updateKept((k) => keepSeedSending(k, now()));
       let reply;
       try {
-        reply = await this.ctx.gateway.move(this.tableId, "seed", { seed });
+        reply = await this.ctx.gateway.move(this.state.tableId, "seed", { seed });
       } finally {
         this.updateKept((k) => keepSeedAnswered(k));
       }
@@ -515,8 +405,8 @@ class TablePage {
   async maybeCheck() {
     const kept = this.kept();
     if (this.stopped || !kept || !kept.reveal || !kept.ended) return;
-    if (this.checking || this.checkedReveal === kept.reveal.server_seed) return;
-    this.checking = true;
+    if (this.state.checking || this.checkedReveal === kept.reveal.server_seed) return;
+    noteChecking(this.state, true);
     this.queueRender();
     try {
       // From the stored copy, read now: what this tab kept, not what is in memory. The
@@ -540,33 +430,24 @@ class TablePage {
     } catch (e) {
       say(t("table.said.check_not_run", { message: e.message }), "error");
     } finally {
-      this.checking = false;
+      noteChecking(this.state, false);
       this.queueRender();
     }
   }
 
-  /** A view whose moves we already made one of (a reply that left before ours landed)
-   * offers none. */
-  spent(view, version) {
-    return view && version <= this.actedVersion ? { ...view, legal: [] } : view;
-  }
-
   async act(verb, body, doing) {
-    if (this.busy) return;
-    this.busy = true;
-    const version = this.version;
+    if (this.state.busy) return;
+    noteBusy(this.state, true);
+    const version = this.state.version;
     this.root.querySelector("#table")?.setAttribute("data-busy", "true");
     try {
-      await this.ctx.gateway.move(this.tableId, verb, body);
+      await this.ctx.gateway.move(this.state.tableId, verb, body);
       say(""); // an earlier refusal is answered by this move
-      this.actedVersion = Math.max(this.actedVersion, version);
-      // The view we moved on is spent; a newer one (our next turn, pushed while the
-      // answer was on its way) is not.
-      if (this.view && this.version === version) this.view = { ...this.view, legal: [], turn: null };
+      noteMove(this.state, version);
     } catch (e) {
       sayError(e, doing);
     } finally {
-      this.busy = false;
+      noteBusy(this.state, false);
       this.queueRender();
       this.scheduleRefresh();
     }
@@ -576,8 +457,8 @@ class TablePage {
     try {
       // Kept before the seat is asked for: a page closed in between still has it.
       const key = newSeatKey();
-      this.ctx.store?.saveSeatKey(this.tableId, key);
-      await this.ctx.gateway.join(this.tableId, seat, key.key);
+      this.ctx.store?.saveSeatKey(this.state.tableId, key);
+      await this.ctx.gateway.join(this.state.tableId, seat, key.key);
       say(t("table.said.sat", { seat: seat + 1 }), "info");
       await this.refresh();
     } catch (e) {
@@ -586,14 +467,14 @@ class TablePage {
   }
 
   async leave() {
-    const started = this.reply && this.reply.status !== "open";
+    const started = this.state.reply && this.state.reply.status !== "open";
     if (started && !confirm(t("table.leave_confirm"))) return;
     try {
-      if (started && this.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
+      if (started && this.state.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
       // The seat's own signed request (seatkey.js): the table takes no other.
-      const key = started && this.matchId && this.seat !== null ? this.ctx.store?.seatKey(this.tableId) : null;
-      const body = key ? { signature: signLeave(key.secret, this.matchId, this.seat) } : {};
-      await this.ctx.gateway.move(this.tableId, "leave", body);
+      const key = started && this.state.matchId && seatOf(this.state) !== null ? this.ctx.store?.seatKey(this.state.tableId) : null;
+      const body = key ? { signature: signLeave(key.secret, this.state.matchId, seatOf(this.state)) } : {};
+      await this.ctx.gateway.move(this.state.tableId, "leave", body);
       // Said on the lobby's page (the next page clears the message line).
       this.ctx.flash = started ? t("table.said.left_forfeit") : t("table.said.left");
       location.hash = "#/";
@@ -622,13 +503,11 @@ class TablePage {
 
   tick() {
     const el = this.root.querySelector("#timer");
-    if (el) el.textContent = timerText(this.clockUntil());
+    if (el) el.textContent = timerText(clockUntil(this.state));
     // Some failures are known only once a time has passed (checkLive).
     const kept = this.kept();
     if (kept && !kept.reveal) {
-      const before = this.liveCheck.failed.length;
-      this.updateLive(kept);
-      if (this.liveCheck.failed.length !== before) this.queueRender();
+      if (this.updateLive(kept)) this.queueRender();
     }
   }
 
@@ -647,24 +526,24 @@ class TablePage {
   }
 
   draw() {
-    const r = this.reply;
+    const r = this.state.reply;
     if (!r) return;
     this.dirty = false;
     // Where things are before the redraw (motion.js), before any picture moves.
     const before = capture(this.root);
-    const v = this.view;
+    const v = this.state.view;
     const kept = this.kept();
-    const myTurn = v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
-    const checkStatus = this.checking ? "running" : statusOf(kept?.check);
-    const seal = sealState(kept, checkStatus, this.liveCheck.failed);
+    const myTurn = v && seatOf(this.state) !== null && v.turn === seatOf(this.state) && (v.legal ?? []).length > 0;
+    const checkStatus = this.state.checking ? "running" : statusOf(kept?.check);
+    const seal = sealState(kept, checkStatus, this.state.liveCheck.failed);
     // A failure opens the panel by itself: it is never behind a click.
-    const open = this.fairOpen || seal === "fail";
+    const open = this.state.fairOpen || seal === "fail";
     const frame = this.frame();
     const focused = document.activeElement?.id;
-    const table = h("div", { id: "table", class: `table-page${myTurn ? " my-turn" : ""}`, dataset: { turn: myTurn ? "me" : v?.turn ?? "", seat: this.seat ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, seal, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "", busy: this.busy ? "true" : "" } });
+    const table = h("div", { id: "table", class: `table-page${myTurn ? " my-turn" : ""}`, dataset: { turn: myTurn ? "me" : v?.turn ?? "", seat: seatOf(this.state) ?? "", version: this.state.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, seal, live: this.state.liveCheck.failed.length ? "fail" : "", held: heldTrick(this.state, myTurn) ? "true" : "", match: this.state.matchId ?? "", busy: this.state.busy ? "true" : "" } });
     patchAttributes(frame.table, table);
     frame.felt = patch(frame.felt, this.felt(v, myTurn, seal, open));
-    frame.fair = patch(frame.fair, fairDealPanel(this, kept, checkStatus, this.liveCheck.failed, open));
+    frame.fair = patch(frame.fair, fairDealPanel(this.fairHost, kept, checkStatus, this.state.liveCheck.failed, open));
     frame.sheet = patch(frame.sheet, this.sheetPanel());
     frame.log = patch(frame.log, this.logPanel());
     // The page's message line moves onto the felt, beside the hand, in a slot of its own:
@@ -676,10 +555,10 @@ class TablePage {
     if (message && slot && message.parentNode !== slot) slot.append(message);
     // A focused element the patch replaced: its successor takes the focus.
     if (focused && !document.activeElement?.id) document.getElementById(focused)?.focus();
-    play(this.root, before, { winner: this.held?.winner ?? null, taker: v?.taker ?? null });
+    play(this.root, before, { winner: this.state.held?.winner ?? null, taker: v?.taker ?? null });
     if (myTurn && !this.wasMyTurn) {
-      speak(readTurn(v, (s) => this.seatName(s), true));
-      sound("turn", this.muted);
+      speak(readTurn(v, (s) => seatName(this.state, s), true));
+      sound("turn", this.state.muted);
     }
     this.wasMyTurn = myTurn;
   }
@@ -705,12 +584,12 @@ class TablePage {
 
   /** The felt's scene (felt.js) from the seat's view. */
   felt(v, myTurn, seal, open) {
-    const r = this.reply;
+    const r = this.state.reply;
     const legal = myTurn ? v.legal : [];
     return feltView({
       id: "felt",
-      players: this.players,
-      bottom: this.seat ?? 0,
+      players: playersOf(this.state),
+      bottom: seatOf(this.state) ?? 0,
       deal: v && v.phase !== "over" ? v.deal_number : "",
       bar: this.scoreBar(v, seal, open),
       info: this.feltInfo(v),
@@ -719,8 +598,8 @@ class TablePage {
       trick: this.trickScene(v, myTurn),
       edge: [
         this.statusLine(v, myTurn),
-        h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot", "data-own-children": true }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, this.saidNow())),
-        r.status === "open" && this.seat !== null && r.table.seats.some((x) => (x.kind === "human" && !x.player) || x.open) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
+        h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot", "data-own-children": true }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, saidNow(this.state))),
+        r.status === "open" && seatOf(this.state) !== null && r.table.seats.some((x) => (x.kind === "human" && !x.player) || x.open) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
         this.hand(v, legal),
         this.links(),
       ],
@@ -728,22 +607,22 @@ class TablePage {
   }
 
   links() {
-    const r = this.reply;
+    const r = this.state.reply;
     return h(
       "div",
       { class: "table-links" },
-      this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
-      this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
+      seatOf(this.state) !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
+      this.state.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.state.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
       h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
       h("button", { type: "button", class: "link", id: "keys-help", onclick: () => this.answer(readKeys(this.keyNames)) }, t("table.keys")),
       (this.deckSwitch ??= deckSwitch()),
-      h("span", { class: "dim connection" }, t("table.connection", { state: this.connection ?? t("table.connecting") })),
+      h("span", { class: "dim connection" }, t("table.connection", { state: this.state.connection ?? t("table.connecting") })),
     );
   }
 
   /** The invitation (invite.js), one element kept across redraws: its "Copied" stays. */
   inviteBox() {
-    this.invite ??= inviteBox(this.tableId);
+    this.invite ??= inviteBox(this.state.tableId);
     return this.invite;
   }
 
@@ -755,22 +634,24 @@ class TablePage {
 
   /** A word shown on the felt a moment (SAID_MS): a hot key's answer, the clock's. */
   note(text) {
-    this.said = { text, until: performance.now() + SAID_MS };
+    noteSaid(this.state, text);
     const el = this.root.querySelector("#said");
     if (el) el.textContent = text;
-    clearTimeout(this.saidTimer);
-    this.saidTimer = setTimeout(() => this.queueRender(), SAID_MS + 20);
+    this.redrawAfter("said", SAID_MS);
   }
 
-  saidNow() {
-    return this.said && performance.now() < this.said.until ? this.said.text : "";
+  /** Redraw once a moment shown on the felt (``ms``: a trick held, a word said, a seat
+   * back) is over; the latest of each kind counts. */
+  redrawAfter(kind, ms) {
+    clearTimeout(this.timers[kind]);
+    this.timers[kind] = setTimeout(() => this.queueRender(), ms + 20);
   }
 
   scoreBar(v, seal, open) {
-    const table = this.reply.table;
-    const mySide = (this.seat ?? 0) % 2;
-    const scores = this.ending?.scores ?? v?.scores ?? [0, 0];
-    const [ours, theirs] = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), t("table.side.them")];
+    const table = this.state.reply.table;
+    const mySide = (seatOf(this.state) ?? 0) % 2;
+    const scores = this.state.ending?.scores ?? v?.scores ?? [0, 0];
+    const [ours, theirs] = playersOf(this.state) === 2 ? [sideName(this.state, mySide, true), sideName(this.state, 1 - mySide)] : seatOf(this.state) === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), t("table.side.them")];
     const bits = [
       tournamentLink(table),
       h("span", { class: "ruleset" }, `${rulesetName(table.ruleset)} · ${table.target}`),
@@ -778,14 +659,14 @@ class TablePage {
     ];
     if (v?.hanging) bits.push(h("span", { class: "hanging", id: "hanging", title: t("table.hanging_title") }, t("table.hanging", { points: v.hanging })));
     if (v && v.strain && v.phase !== "deck" && v.phase !== "over") {
-      bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${this.seatName(v.taker, true)}` : ""}`));
+      bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${seatName(this.state, v.taker, true)}` : ""}`));
     }
     const switches = h(
       "span",
       { class: "switches" },
       sealSwitch(seal, open, () => this.toggleFair()),
-      muteSwitch(this.muted, (muted) => {
-        this.muted = muted;
+      muteSwitch(this.state.muted, (muted) => {
+        chooseMuted(this.state, muted);
         this.ctx.store.saveSoundMuted?.(this.ctx.session?.player ?? "", muted);
       }),
     );
@@ -793,9 +674,9 @@ class TablePage {
   }
 
   toggleFair() {
-    this.fairOpen = !this.fairOpen;
+    const open = toggleFair(this.state);
     this.queueRender();
-    if (this.fairOpen) requestAnimationFrame(() => document.getElementById("fairdeal")?.scrollIntoView({ block: "nearest" }));
+    if (open) requestAnimationFrame(() => document.getElementById("fairdeal")?.scrollIntoView({ block: "nearest" }));
   }
 
   recheck() {
@@ -809,57 +690,21 @@ class TablePage {
     if (v && v.phase !== "deck" && v.phase !== "over") {
       bits.push(h("div", { class: "deal-no" }, t("table.deal_no", { number: v.deal_number + 1 })));
       // The turned card: on the table while bidding; at two it stays there (gambler).
-      if (v.turned && (v.phase === "bidding" || this.players === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: t("table.turned_title", { card: cardLabel(v.turned) }) }), h("span", {}, ` ${t("table.turned")}`)));
+      if (v.turned && (v.phase === "bidding" || playersOf(this.state) === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: t("table.turned_title", { card: cardLabel(v.turned) }) }), h("span", {}, ` ${t("table.turned")}`)));
       if (v.bottom) bits.push(h("div", { class: "turned" }, cardFace(v.bottom, { small: true, title: t("table.bottom_title", { card: cardLabel(v.bottom) }) }), h("span", {}, ` ${t("table.bottom")}`)));
     }
     return bits;
   }
 
-  /** "ours:theirs" from a seat's point of view (seats 1 and 3 first for a spectator). */
-  scoreText(scores) {
-    const mine = (this.seat ?? 0) % 2;
-    return `${scores[mine]}:${scores[1 - mine]}`;
-  }
-
-  /** A side (0: the first and third seats, 1: the second and fourth; at two players,
-   * the seat); ``start``: at a sentence's start ("Your side"). */
-  sideName(side, start = false) {
-    if (this.players === 2) return this.seatName(side, start);
-    let name;
-    if (this.seat === null) name = side === 0 ? t("table.side.ns_seats") : t("table.side.ew_seats");
-    else name = side === this.seat % 2 ? t("table.side.yours") : t("table.side.theirs");
-    return start ? upFirst(name) : name;
-  }
-
-  /** Who a side is, for a sentence's verb: "you" (at two players), "side" (a pair of
-   * seats), "seat" (one seat, named). */
-  sideKind(side) {
-    if (this.players !== 2) return "side";
-    return side === this.seat ? "you" : "seat";
-  }
-
-  /** A seat as the log names it: "you", a player's own name (as its owner wrote it),
-   * "bot 2 (medium)", "seat 3" (numbered 1 to 4); ``start``: at a sentence's start. */
-  seatName(seat, start = false) {
-    if (seat === null || seat === undefined) return "";
-    const s = this.reply.table.seats[seat];
-    if (seat !== this.seat && s?.kind !== "bot" && s?.name) return s.name;
-    let name;
-    if (seat === this.seat) name = t("table.seat.you");
-    else if (s?.kind === "bot") name = t("table.seat.bot", { seat: seat + 1, level: has(`table.level.${s.level}`) ? t(`table.level.${s.level}`) : s.level });
-    else name = t("table.seat.number", { seat: seat + 1 });
-    return start ? upFirst(name) : name;
-  }
-
   /** A seat on the felt: its name, its side, the dealer's mark, what it did last or that
    * it is due, its hidden hand's backs, its presence (presence.js). */
   seatScene(s, v) {
-    const isMe = s.seat === this.seat;
-    const n = this.players;
-    const mySide = this.seat === null ? null : this.seat % 2;
+    const isMe = s.seat === seatOf(this.state);
+    const n = playersOf(this.state);
+    const mySide = seatOf(this.state) === null ? null : seatOf(this.state) % 2;
     const side = n === 2 ? (isMe ? t("table.seat.you") : t("table.chip.opponent")) : mySide === null ? (s.seat % 2 === 0 ? t("table.side.ns") : t("table.side.ew")) : isMe ? t("table.side.us") : s.seat % 2 === mySide ? t("table.chip.partner") : t("table.side.them");
     const ours = n === 2 ? isMe : mySide === null ? s.seat % 2 === 0 : s.seat % 2 === mySide;
-    const name = isMe ? (s.name ? t("table.seat.you_named", { name: s.name }) : upFirst(t("table.seat.you"))) : s.kind === "bot" || s.player ? this.seatName(s.seat, true) : t("table.seat.free");
+    const name = isMe ? (s.name ? t("table.seat.you_named", { name: s.name }) : upFirst(t("table.seat.you"))) : s.kind === "bot" || s.player ? seatName(this.state, s.seat, true) : t("table.seat.free");
     const dealer = !!v && v.dealer === s.seat && v.phase !== "deck" && v.phase !== "over";
     const due = !!v && v.turn === s.seat && v.phase !== "over";
     const cards = v?.hand_sizes?.[s.seat];
@@ -872,7 +717,7 @@ class TablePage {
     const belotes = (v?.belote_calls ?? []).filter(([seat]) => seat === s.seat);
     if (belotes.length) did = belotes.length > 1 ? t("table.did.rebelote") : t("table.did.belote");
     const turnWord = v?.phase === "bidding" ? t("table.seat.to_bid") : t("table.seat.to_play");
-    const sit = this.reply.status === "open" && this.seat === null && s.kind === "human" && !s.player;
+    const sit = this.state.reply.status === "open" && seatOf(this.state) === null && s.kind === "human" && !s.player;
     const badges = this.badges(s);
     return {
       seat: s.seat,
@@ -890,33 +735,19 @@ class TablePage {
     };
   }
 
-  /** Each seat's presence, as the table's owner says it; a seat whose player came
-   * back (connected again after a disconnection) says "back" a moment. */
-  setPresence(lines) {
-    const before = new Map(this.presence.map((p) => [p.seat, p]));
-    for (const p of lines) {
-      if (p.human && p.connected === true && before.get(p.seat)?.connected === false) {
-        this.backUntil.set(p.seat, performance.now() + BACK_MS);
-        clearTimeout(this.backTimer);
-        this.backTimer = setTimeout(() => this.queueRender(), BACK_MS + 20);
-      }
-    }
-    this.presence = lines;
-  }
-
   /** A seat's presence on the felt (presence.js's words): a bot playing it, its player
    * disconnected (both may hold: the bot plays for one who is gone), back a moment after
    * a return, or the turns the clock played for one who is there. */
   badges(s) {
-    const line = this.presence.find((p) => p.seat === s.seat);
+    const line = this.state.presence.find((p) => p.seat === s.seat);
     if (!line?.human) return [];
     // One's own seat: only that a bot plays it (the note under it offers it back).
-    if (s.seat === this.seat) return line.autoplay ? [{ text: presenceText({ key: "presence.autoplay", values: {} }), kind: "autoplay" }] : [];
+    if (s.seat === seatOf(this.state)) return line.autoplay ? [{ text: presenceText({ key: "presence.autoplay", values: {} }), kind: "autoplay" }] : [];
     const badges = [];
     const add = (what) => badges.push({ text: presenceText(what), kind: what.key.slice("presence.".length) });
     if (line.autoplay) add({ key: "presence.autoplay", values: {} });
     if (line.connected === false) add({ key: "presence.disconnected", values: {} });
-    else if ((this.backUntil.get(s.seat) ?? 0) > performance.now()) badges.push({ text: t("presence.back"), kind: "back" });
+    else if ((this.state.backUntil.get(s.seat) ?? 0) > performance.now()) badges.push({ text: t("presence.back"), kind: "back" });
     if (!badges.length) {
       const said = seatPresence(line);
       if (said) add(said);
@@ -927,48 +758,37 @@ class TablePage {
   /** The seat's own player, away long enough for a bot to take the seat: the note and
    * the button that takes it back (coming back to the page does not). */
   resumeRow() {
-    const offer = resumeOffer(this.presence, this.seat);
+    const offer = resumeOffer(this.state.presence, seatOf(this.state));
     if (!offer) return null;
     return h("div", { class: "resume", id: "resume" }, h("span", {}, presenceText(offer.key)), " ", h("button", { type: "button", id: "take-back", onclick: () => this.resume() }, presenceText(offer.action)));
   }
 
   async resume() {
     try {
-      await this.ctx.gateway.move(this.tableId, "seat/resume", {});
+      await this.ctx.gateway.move(this.state.tableId, "seat/resume", {});
       await this.refresh();
     } catch (e) {
       sayError(e, presenceText("presence.take_back"));
     }
   }
 
-  /** The trick just taken, held on the felt for a moment (HOLD_TRICK_MS) with its
-   * winner named, unless it is this seat's turn to follow a trick already led. */
-  heldTrick(v, myTurn) {
-    const held = this.held;
-    if (!held || performance.now() >= held.until || !v) return null;
-    if (myTurn && (v.trick ?? []).length) return null;
-    // The view has moved past it (another deal, or a later trick taken).
-    if (v.deal_number !== held.deal || (v.tricks?.length ?? 0) > held.index + 1) return null;
-    return held;
-  }
-
   trickScene(v, myTurn) {
-    if (this.ending || v?.phase === "over") return { final: { title: t("table.final_score"), score: this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]) } };
+    if (this.state.ending || v?.phase === "over") return { final: { title: t("table.final_score"), score: scoreText(this.state, this.state.ending?.scores ?? v?.scores ?? [0, 0]) } };
     if (!v) return {};
-    const held = this.heldTrick(v, myTurn);
+    const held = heldTrick(this.state, myTurn);
     const last = v.tricks?.at(-1);
-    const lastCards = () => last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
+    const lastCards = () => last.cards.map((c, i) => [(last.leader + i) % playersOf(this.state), c]);
     if (held) {
-      const caption = held.winner === this.seat ? t("table.caption.you_take", { count: held.points }) : t("table.caption.takes", { name: this.seatName(held.winner, true), count: held.points });
+      const caption = held.winner === seatOf(this.state) ? t("table.caption.you_take", { count: held.points }) : t("table.caption.takes", { name: seatName(this.state, held.winner, true), count: held.points });
       return { cards: held.cards, winner: held.winner, caption };
     }
-    if (this.showLast && last) {
-      const caption = last.winner === this.seat ? t("table.caption.last_you", { count: last.points }) : t("table.caption.last", { name: this.seatName(last.winner), count: last.points });
+    if (this.state.showLast && last) {
+      const caption = last.winner === seatOf(this.state) ? t("table.caption.last_you", { count: last.points }) : t("table.caption.last", { name: seatName(this.state, last.winner), count: last.points });
       return { cards: lastCards(), winner: last.winner, caption };
     }
     if (!(v.trick ?? []).length && last) {
       // Between tricks the last one stays on the felt, dimmed, until the next card.
-      const caption = last.winner === this.seat ? t("table.caption.you_took_last", { count: last.points }) : t("table.caption.took_last", { name: this.seatName(last.winner, true), count: last.points });
+      const caption = last.winner === seatOf(this.state) ? t("table.caption.you_took_last", { count: last.points }) : t("table.caption.took_last", { name: seatName(this.state, last.winner, true), count: last.points });
       return { cards: lastCards(), winner: last.winner, caption, old: true };
     }
     return { cards: v.trick ?? [] };
@@ -976,56 +796,40 @@ class TablePage {
 
   lastTrickButton(v) {
     const taken = !!v?.tricks?.length && v.phase === "playing";
-    return h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !taken, "aria-pressed": String(this.showLast), title: t("table.last_trick_title"), onclick: () => this.toggleLast() }, t("table.last_trick"));
+    return h("button", { type: "button", id: "last-trick", class: `small${this.state.showLast ? " active" : ""}`, disabled: !taken, "aria-pressed": String(this.state.showLast), title: t("table.last_trick_title"), onclick: () => this.toggleLast() }, t("table.last_trick"));
   }
 
   toggleLast() {
-    const v = this.view;
-    this.showLast = !this.showLast && !!v?.tricks?.length;
-    if (this.showLast) this.answer(readLastTrick(v, (s) => this.seatName(s)));
+    const v = this.state.view;
+    if (toggleLast(this.state)) this.answer(readLastTrick(v, (s) => seatName(this.state, s)));
     this.queueRender();
   }
 
   statusLine(v, myTurn) {
-    const r = this.reply;
+    const r = this.state.reply;
     const kept = this.kept();
     let text;
     if (r.status === "open") {
       const free = r.table.seats.filter((s) => s.kind === "human" && !s.player).length;
       // A "play now" table: its bots' seats are open to players until its clock runs out.
-      text = free || !this.openUntil() ? t("table.status.waiting", { count: free }) : t("table.status.bots_open");
-    } else if (this.ending || r.status === "finished" || r.status === "closed" || v?.phase === "over") {
-      text = endText(this.ending, v, this);
+      text = free || !openUntil(this.state) ? t("table.status.waiting", { count: free }) : t("table.status.bots_open");
+    } else if (this.state.ending || r.status === "finished" || r.status === "closed" || v?.phase === "over") {
+      text = endText(this.state.ending, v, wordsOf(this.state, this.ctx.rulesets));
     } else if (!v || v.phase === "deck") {
       text = kept?.seat_seeds ? t("table.status.dealing") : t("table.status.commitment");
     } else if (myTurn) {
       text = v.phase === "bidding" ? t("table.status.your_bid") : t("table.status.your_play");
     } else if (v.turn !== null && v.turn !== undefined) {
       const bidding = v.phase === "bidding";
-      if (v.turn === this.seat) text = bidding ? t("table.status.you_to_bid") : t("table.status.you_to_play");
-      else text = bidding ? t("table.status.to_bid", { name: this.seatName(v.turn, true) }) : t("table.status.to_play", { name: this.seatName(v.turn, true) });
+      if (v.turn === seatOf(this.state)) text = bidding ? t("table.status.you_to_bid") : t("table.status.you_to_play");
+      else text = bidding ? t("table.status.to_bid", { name: seatName(this.state, v.turn, true) }) : t("table.status.to_play", { name: seatName(this.state, v.turn, true) });
     } else {
       text = "";
     }
     // The deadline, not the status ("dealing" while the seeds come, then "playing"), is
     // what says a human seat is on the clock.
-    const until = this.clockUntil();
+    const until = clockUntil(this.state);
     return h("div", { class: "status-line" }, h("span", { id: "status" }, text), until ? h("span", { id: "timer", class: "timer" }, timerText(until)) : null);
-  }
-
-  /** When a "play now" table's bots' seats stop being open to players (its match starts
-   * then), while the table waits; else null. */
-  openUntil() {
-    const r = this.reply;
-    return r?.status === "open" && r.table.seats.some((s) => s.open) ? r.table.open_until_ms ?? null : null;
-  }
-
-  /** What the clock beside the status counts down to: the open seats' end while a "play
-   * now" table waits, else the turn's deadline while the match is on. */
-  clockUntil() {
-    const r = this.reply;
-    if (!r || this.ending || r.status === "finished" || r.status === "closed") return null;
-    return this.openUntil() ?? this.deadline ?? null;
   }
 
   actions(v, legal) {
@@ -1043,8 +847,7 @@ class TablePage {
     if (legal.some((m) => m.type === "DemandRedeal")) buttons.push(h("button", { type: "button", id: "redeal", dataset: { pick: "redeal" }, onclick: () => this.act("redeal", {}, t("table.doing.redeal")) }, t("table.act.redeal")));
     const beloteCards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
     if (beloteCards.length) {
-      this.announceBelote = this.announceBelote ?? true;
-      const box = h("input", { type: "checkbox", id: "belote", checked: this.announceBelote, onchange: (e) => (this.announceBelote = e.target.checked) });
+      const box = h("input", { type: "checkbox", id: "belote", checked: this.state.announceBelote, onchange: (e) => chooseBelote(this.state, e.target.checked) });
       buttons.push(h("label", { class: "belote", title: t("table.act.belote_key") }, box, ` ${t("table.act.belote", { cards: andList(beloteCards.map(cardLabel)) })}`));
     }
     return h("div", { class: "actions", id: "bids", role: "group", "aria-label": t("table.act.label") }, buttons);
@@ -1052,7 +855,7 @@ class TablePage {
 
   hand(v, legal) {
     const el = h("div", { class: "hand", id: "hand", role: "group", "aria-label": t("table.hand_label") });
-    if (!v || this.seat === null) return el;
+    if (!v || seatOf(this.state) === null) return el;
     const playable = new Set(legal.filter((m) => m.type === "PlayCard").map((m) => m.card));
     const belote = new Set(legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card));
     const playing = playable.size > 0;
@@ -1062,7 +865,7 @@ class TablePage {
       const face = cardFace(card, {
         legal: isLegal,
         title: isLegal ? t("table.card.play_title", { card: cardLabel(card) }) : playing ? t("table.card.unplayable_title", { card: cardLabel(card) }) : cardLabel(card),
-        onclick: () => this.act("play", { card, belote: belote.has(card) && this.announceBelote !== false }, t("table.doing.play", { card: cardLabel(card) })),
+        onclick: () => this.act("play", { card, belote: belote.has(card) && this.state.announceBelote !== false }, t("table.doing.play", { card: cardLabel(card) })),
       });
       face.id = `card-${card}`;
       face.dataset.pick = `card-${card}`;
@@ -1090,8 +893,8 @@ class TablePage {
     const target = e.target;
     const typing = target && ((target.tagName === "INPUT" && target.type !== "checkbox") || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable);
     if (typing) return;
-    const v = this.view;
-    const names = (s) => this.seatName(s);
+    const v = this.state.view;
+    const names = (s) => seatName(this.state, s);
     // By the key's place, whatever the layout types there (keys.js).
     const key = actionOf(e);
     if (e.type === "keyup") {
@@ -1099,7 +902,7 @@ class TablePage {
       if (key === " ") e.preventDefault();
       return;
     }
-    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, this.isMyTurn()), "?": () => readKeys(this.keyNames) };
+    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, isMyTurn(this.state)), "?": () => readKeys(this.keyNames) };
     if (answers[key]) {
       e.preventDefault();
       this.answer(answers[key]());
@@ -1119,11 +922,6 @@ class TablePage {
       e.preventDefault();
       this.switchRow(key === "ArrowUp" ? "#bids" : "#hand");
     }
-  }
-
-  isMyTurn() {
-    const v = this.view;
-    return !!v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
   }
 
   /** The things one may choose in a row: the bids and actions, or the hand's cards. */
@@ -1167,37 +965,31 @@ class TablePage {
     }
     const sit = this.root.querySelector("button.sit");
     if (sit) return sit.click();
-    if (!this.isMyTurn()) return this.answer(readTurn(this.view, (s) => this.seatName(s), false));
+    if (!isMyTurn(this.state)) return this.answer(readTurn(this.state.view, (s) => seatName(this.state, s), false));
     // Nothing chosen yet: choose the first thing one may do.
     const first = this.picks("#bids")[0] ?? this.picks("#hand").find((x) => x.classList.contains("legal"));
     this.choose(first);
   }
 
   announceByKey() {
-    const legal = this.isMyTurn() ? this.view.legal : [];
+    const legal = isMyTurn(this.state) ? this.state.view.legal : [];
     const cards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
     if (!cards.length) return this.answer(t("table.key.no_belote"));
-    this.announceBelote = true;
+    chooseBelote(this.state, true);
     this.queueRender();
     this.answer(t("table.key.belote", { cards: andList(cards.map(cardName)) }));
   }
 
   // ------------------------------------------------------------------ the score sheet
 
-  sheetRows() {
-    const rules = this.ctx.rulesets?.[this.reply?.table?.ruleset];
-    if (!rules?.scoring) return [];
-    return scoreSheet(this.matchEvents, rules).rows;
-  }
-
   sheetPanel() {
-    const mySide = this.seat === null ? 0 : this.seat % 2;
-    const names = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide, true)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), upFirst(t("table.side.them"))];
-    return sheetTable(this.sheetRows(), { first: mySide, names, seatName: (s) => this.seatName(s, true) });
+    const mySide = seatOf(this.state) === null ? 0 : seatOf(this.state) % 2;
+    const names = playersOf(this.state) === 2 ? [sideName(this.state, mySide, true), sideName(this.state, 1 - mySide, true)] : seatOf(this.state) === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), upFirst(t("table.side.them"))];
+    return sheetTable(sheetRows(this.state, this.ctx.rulesets), { first: mySide, names, seatName: (s) => seatName(this.state, s, true) });
   }
 
   logPanel() {
-    return h("section", { class: "log", dataset: { region: "log" } }, h("h2", {}, t("table.log_title")), h("ol", { id: "log", reversed: true, tabindex: 0, "aria-label": t("table.log_title") }, this.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
+    return h("section", { class: "log", dataset: { region: "log" } }, h("h2", {}, t("table.log_title")), h("ol", { id: "log", reversed: true, tabindex: 0, "aria-label": t("table.log_title") }, this.state.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
   }
 }
 
