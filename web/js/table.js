@@ -1,13 +1,6 @@
 // A table: sit, play (bids, legal cards from the server's legal moves, belote, melds,
-// gambler's swap and redeal), watch the score and the turn timer, and the fair deal: the
-// tab makes its seed, keeps what the table shows it and the seed reply's receipt
-// (keeper.js, in localStorage), watches drand itself from the commitment until the named
-// round is settled (watch.js), says at once what can already be known to have failed
-// (fairdeal.js checkLive: a red banner beside the board), pins the transparency log's
-// checkpoint when the match opens (logcheck.js), asks the verify API then which matches
-// used the commitment (fairdeal.js askCommitment) and checks the whole match when the
-// server reveals its seed (checkKept, the log's checks with it). Every time it keeps is
-// its own clock's (clock.js).
+// gambler's swap and redeal), watch the score and the turn timer, and the fair deal
+// (tablefair.js: the seed, the kept record, drand, the log's pin, the check).
 //
 // The board is drawn from the seat's view, which the gateway sends on our turn and which
 // we ask again (at most a few times a second) after the table's events; the events also
@@ -16,38 +9,28 @@
 import { Live } from "./api.js";
 import { ChatPanel, useStylesheet } from "./chat.js";
 import { cardLabel, sortHand, strainLabel } from "./cards.js";
-import { now, realMs, sleep } from "./clock.js";
 import { fairDealPanel, sealState, sealSwitch, statusOf } from "./dealpanel.js";
-import { toHex } from "./deck.js";
-import { relayList } from "./drand.js";
-import { askCommitment, checkKept, checkLive } from "./fairdeal.js";
 import { feltView } from "./felt.js";
 import { inviteBox, tournamentLink } from "./invite.js";
-import { keep } from "./keeper.js";
-import { newKept } from "./keepbase.js";
-import { keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending } from "./keepown.js";
-import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logbase.js";
 import { actionOf, keyNames } from "./keys.js";
 import { capture, play } from "./motion.js";
 import { presenceText, resumeOffer, seatPresence, timeoutLine } from "./presence.js";
 import { newSeatKey, signLeave } from "./seatkey.js";
 import { sheetTable } from "./sheet.js";
 import { muteSwitch, play as sound } from "./sound.js";
+import { TableFair } from "./tablefair.js";
 import { describe, endText } from "./tablelog.js";
 import { deckSwitch } from "./deckstyle.js";
 import { cardFace, h, readyDeck, replace, say, sayError, speak } from "./ui.js";
 import { patch, patchAttributes } from "./patch.js";
-import { DrandWatch, nextAsk } from "./watch.js";
 import { rulesetName, upFirst } from "./names.js";
-import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, heldTrick, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteChecking, noteConnection, noteLiveCheck, noteLog, noteMove, noteSaid, openUntil, playersOf, saidNow, SAID_MS, seatOf, sheetRows, toggleFair, toggleLast } from "./tablestate.js";
+import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, heldTrick, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteConnection, noteLog, noteMove, noteSaid, openUntil, playersOf, saidNow, SAID_MS, seatOf, sheetRows, toggleFair, toggleLast } from "./tablestate.js";
 import { scoreText, seatName, sideName, wordsOf } from "./tablenames.js";
 import { t } from "./i18n.js";
 import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
-const CHECK_SETTLE_MS = 300;
-/** A checkpoint not had at the open is asked for again on an event, at most this often. */
-const LOG_RETRY_MS = 2000;
+
 export function renderTable(root, ctx, tableId) {
   const page = new TablePage(root, ctx, tableId);
   page.start();
@@ -61,12 +44,6 @@ class TablePage {
     this.state = newTableState(tableId, ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false);
     this.live = null;
     this.stopped = false;
-    this.sendingSeed = false;
-    this.seedSent = false;
-    this.pinning = false; // asking the transparency log for its checkpoint at the open
-    this.checkedReveal = null;
-    this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
-    this.checkTimer = null;
     this.refreshTimer = null;
     this.refreshing = false;
     this.refreshAgain = false;
@@ -76,10 +53,12 @@ class TablePage {
     this.timers = {}; // the redraws waiting for a moment on the felt to end (redrawAfter)
     this.keys = (e) => this.onKey(e);
     // What the fair deal's panel (dealpanel.js) reads and keeps across redraws.
-    this.fairHost = { seatName: (seat) => seatName(this.state, seat), recheck: () => this.recheck(), techOpen: false };
+    this.fairHost = { seatName: (seat) => seatName(this.state, seat), recheck: () => this.fair.recheck(), techOpen: false };
     useStylesheet();
+    // The fair deal (tablefair.js): the kept record, our seed, drand, the log, the check.
+    this.fair = new TableFair(this.state, ctx, () => this.queueRender());
     // The table's chat and the rematch offer (chat.js): it reads the state and the kept record.
-    this.chat = new ChatPanel(this.state, ctx, () => this.kept());
+    this.chat = new ChatPanel(this.state, ctx, () => this.fair.kept());
   }
 
   // ------------------------------------------------------------------ life
@@ -106,12 +85,7 @@ class TablePage {
       this.keyNames = n;
     });
     document.addEventListener("keyup", this.keys);
-    const kept = this.kept();
-    this.maybeWatch(kept);
-    this.maybePinLog(kept);
-    this.updateLive(kept);
-    // A match already over when the page opens: check what this tab kept of it.
-    this.maybeCheck();
+    this.fair.open();
   }
 
   stop() {
@@ -120,8 +94,7 @@ class TablePage {
     this.live?.close();
     clearInterval(this.ticker);
     clearTimeout(this.refreshTimer);
-    clearTimeout(this.checkTimer);
-    this.watch?.stop();
+    this.fair.stop();
     for (const timer of Object.values(this.timers)) clearTimeout(timer);
     this.headerWatch?.disconnect();
     document.removeEventListener("keydown", this.keys);
@@ -129,141 +102,6 @@ class TablePage {
     // The message line goes back above the page, for the next one.
     const message = this.message ?? document.getElementById("message");
     if (message) document.body.insertBefore(message, document.getElementById("page"));
-  }
-
-  kept() {
-    return this.state.matchId ? this.ctx.store.kept(this.state.matchId) : null;
-  }
-
-  /** Read, edit and write the kept record (the stored copy is the one truth). */
-  updateKept(edit) {
-    const s = this.ctx.session;
-    return this.ctx.store.updateKept(this.state.matchId, () => newKept(this.state.matchId, this.state.tableId, s.player), edit);
-  }
-
-  /** The drand relays this tab asks: the player's own (or the tab's defaults) first,
-   * then those the server names (drand.js relayList). */
-  relays() {
-    return relayList({ player: this.ctx.store.drandRelays?.() ?? null, server: this.ctx.config?.drand?.relays ?? [] });
-  }
-
-  /** Watch drand from the commitment until the named round is settled (watch.js). */
-  maybeWatch(kept) {
-    if (this.stopped || this.watch || !kept || nextAsk(kept, null, now()) === null) return;
-    const watch = new DrandWatch({
-      chain: kept.chain,
-      relays: this.relays(),
-      read: () => this.kept(),
-      record: (beacon, seen) => {
-        const k = this.updateKept((x) => keepDrandSeen(x, beacon, seen));
-        this.updateLive(k);
-        this.queueRender();
-      },
-      now,
-      sleep,
-      realMs,
-      fetchImpl: (...args) => fetch(...args),
-    });
-    this.watch = watch;
-    watch.run().finally(() => {
-      if (this.watch === watch) this.watch = null;
-    });
-  }
-
-  /** The transparency log's key this tab checks with (logcheck.js logKeyOf): the one it
-   * pinned the first time the page was told one, pinned now if this is that time. */
-  logKey() {
-    const told = this.ctx.config?.translog?.vkey ?? this.publishedKey ?? null;
-    const key = logKeyOf(this.ctx.store.logKey?.()?.vkey ?? null, told);
-    if (key.pin) this.ctx.store.pinLogKey(key.pin, now());
-    return key;
-  }
-
-  /** The log's witnesses this tab counts (logcheck.js witnessesOf): the set it pinned for
-   * the log key ``vkey``, else the operator's configured set told now (GET
-   * /v1/log/witnesses), pinned now if it is not empty: first sight wins, as for the key. */
-  async logWitnesses(vkey) {
-    const api = this.ctx.config?.verify_url;
-    if (!api || !vkey) return null;
-    let told;
-    try {
-      told = await fetchWitnesses(api, { fetchImpl: (...args) => fetch(...args) });
-    } catch (e) {
-      told = { error: e.message, down: true };
-    }
-    const set = witnessesOf(this.ctx.store.logWitnesses?.() ?? null, told, vkey);
-    if (set.pin) this.ctx.store.pinLogWitnesses?.(vkey, set.pin, now());
-    return set;
-  }
-
-  /** When the gateway names no log key, the one the verify API publishes
-   * (GET /v1/log/key), asked once: pinned like any other the first time (logKeyOf), so a
-   * key shown later in its place fails the check. */
-  async fetchPublishedKey() {
-    const api = this.ctx.config?.verify_url;
-    if (this.publishedKey !== undefined || this.ctx.config?.translog?.vkey || !api) return;
-    this.publishedKey = null;
-    try {
-      const r = await fetch(`${api.replace(/\/$/, "")}/v1/log/key`);
-      if (r.ok) this.publishedKey = (await r.text()).trim() || null;
-    } catch {
-      this.publishedKey = undefined; // asked again next time
-    }
-  }
-
-  /** When the match opens (the tab has its commitment): pin the log's checkpoint,
-   * verified under the pinned key, in the kept record (keeper.js keepLogOpen); the end
-   * of the match checks that the log then extends it (fairdeal.js checkKept, log). */
-  async maybePinLog(kept) {
-    if (this.stopped || this.pinning || !kept || !kept.commitment || kept.reveal) return;
-    if (kept.log?.open || kept.log?.refused) return;
-    if (kept.log?.error && now() - kept.log.error.at < LOG_RETRY_MS) return;
-    const api = this.ctx.config?.verify_url;
-    this.pinning = true;
-    await this.fetchPublishedKey();
-    const key = this.logKey();
-    if (!api || !key.vkey) {
-      this.pinning = false;
-      return;
-    }
-    try {
-      const got = await fetchCheckpoint(api, key.vkey, { fetchImpl: (...args) => fetch(...args) });
-      if (!this.stopped) this.updateKept((k) => keepLogOpen(k, { vkey: key.vkey, told: key.told, got, at: now() }));
-      // The witnesses, pinned at first sight (the end's "log witnesses" counts only them).
-      if (!this.stopped) await this.logWitnesses(key.vkey);
-    } catch (e) {
-      console.error("pinning the log's checkpoint failed", e);
-    } finally {
-      this.pinning = false;
-    }
-  }
-
-  /** When the match opens (the tab has its commitment): ask the verify API which matches
-   * used it (GET /v1/commitments/{c}) and keep the answer (keeper.js keepCommitmentUses):
-   * another match there fails "commitment new" at once. No answer: asked again on a later
-   * event, at most every LOG_RETRY_MS, until the reveal. The end of the match asks again. */
-  async maybeAskCommitment(kept) {
-    if (this.stopped || this.askingCommitment || !kept || !kept.commitment || kept.reveal) return;
-    const u = kept.commitment_uses;
-    if (u?.matches || (u?.error && now() - u.at < LOG_RETRY_MS)) return;
-    const api = this.ctx.config?.verify_url;
-    if (!api) return;
-    this.askingCommitment = true;
-    try {
-      const got = await askCommitment(api, kept.commitment);
-      if (!this.stopped) this.updateLive(this.updateKept((k) => keepCommitmentUses(k, got, now())));
-    } catch (e) {
-      console.error("asking the verify API about the commitment failed", e);
-    } finally {
-      this.askingCommitment = false;
-      this.queueRender();
-    }
-  }
-
-  /** What can already be known to have failed: said at once, by the banner beside the
-   * board (role "alert"), not the message line, which answers the player's own moves. */
-  updateLive(kept) {
-    return noteLiveCheck(this.state, checkLive(kept, now()));
   }
 
   // ------------------------------------------------------------------ the server
@@ -323,16 +161,11 @@ class TablePage {
 
   onEvent(m) {
     if (!this.state.matchId) return;
-    const rulesets = this.ctx.rulesets;
-    const mine = this.ctx.store.seatKey?.(this.state.tableId);
-    const kept = this.updateKept((k) => {
-      const changed = keep(k, m, rulesets, now());
-      return (mine ? keepMyKey(k, mine.key) : false) || changed;
-    });
+    const kept = this.fair.keepEvent(m);
     const heard = applyEvent(this.state, m);
     for (const name of heard) sound(name, this.state.muted);
     if (heard.includes("trick")) this.redrawAfter("hold", HOLD_TRICK_MS);
-    const line = describe(m, wordsOf(this.state, rulesets));
+    const line = describe(m, wordsOf(this.state, this.ctx.rulesets));
     if (line) noteLog(this.state, line, m);
     // The clock's moves and a bot taking a seat: in the log, and on the felt a moment.
     const clock = timeoutLine(m, seatName(this.state, m.payload?.seat));
@@ -340,99 +173,8 @@ class TablePage {
       noteLog(this.state, clock, { ...m, version: `${m.version}.clock` });
       if (!m.replay) this.note(clock);
     }
-    // The watch first: its first answer should come before the round is named.
-    this.maybeWatch(kept);
-    this.maybePinLog(kept);
-    this.maybeAskCommitment(kept);
-    this.maybeSendSeed(kept);
-    this.updateLive(kept);
-    if (kept.reveal) this.scheduleCheck();
+    this.fair.follow(kept);
     this.queueRender();
-  }
-
-  /** Our seed: made on this device once the table has shown the commitment, kept, then
-   * sent; sent again (the same one) while the table cannot take it yet. */
-  async maybeSendSeed(kept) {
-    if (this.sendingSeed || this.seedSent || !kept || kept.seat === null) return;
-    if (!kept.commitment || !kept.seeds_open || kept.seat_seeds !== null) return;
-    const mine = this.state.reply?.table?.seats?.[kept.seat];
-    if (mine && (mine.kind !== "human" || mine.player !== this.ctx.session.player)) return;
-    this.sendingSeed = true;
-    let retry = false;
-    try {
-      let seed = kept.my_seed;
-      if (seed === null) {
-        const bytes = new Uint8Array(16);
-        crypto.getRandomValues(bytes);
-        seed = this.updateKept((k) => keepMySeed(k, toHex(bytes), now())).my_seed;
-      }
-      this.updateKept((k) => keepSeedSending(k, now()));
-      let reply;
-      try {
-        reply = await this.ctx.gateway.move(this.state.tableId, "seed", { seed });
-      } finally {
-        this.updateKept((k) => keepSeedAnswered(k));
-      }
-      this.seedSent = true;
-      say(t("table.seed_sent"), "info");
-      // The receipt names the event that recorded the seed: the record must honour it.
-      if (reply?.receipt) this.updateLive(this.updateKept((k) => keepReceipt(k, reply.receipt, now())));
-    } catch (e) {
-      if (e.code === "seed_already_sent") this.seedSent = true; // by this tab, before a reload
-      else if (e.code === "seed_window_closed") {
-        this.updateKept((k) => keepSeedRefused(k, e.code, now()));
-        sayError(e, t("table.doing.send_seed"));
-      } else {
-        retry = !this.stopped;
-        if (e.code !== "not_started") sayError(e, t("table.doing.send_seed_again"));
-      }
-    } finally {
-      this.sendingSeed = false;
-      this.queueRender();
-    }
-    if (retry) setTimeout(() => this.maybeSendSeed(this.kept()), 500);
-  }
-
-  /** The check runs once the events stop coming for a moment: a page opened after the
-   * end receives the table's streams one after the other (the table's reveal before the
-   * match's events), and must have kept them all first. */
-  scheduleCheck() {
-    clearTimeout(this.checkTimer);
-    this.checkTimer = setTimeout(() => this.maybeCheck(), CHECK_SETTLE_MS);
-  }
-
-  /** The in-tab check, once the server has revealed its seed. */
-  async maybeCheck() {
-    const kept = this.kept();
-    if (this.stopped || !kept || !kept.reveal || !kept.ended) return;
-    if (this.state.checking || this.checkedReveal === kept.reveal.server_seed) return;
-    noteChecking(this.state, true);
-    this.queueRender();
-    try {
-      // From the stored copy, read now: what this tab kept, not what is in memory. The
-      // log's checks, its witnesses' among them, always run (could not check without a log).
-      const key = this.logKey();
-      const witnesses = (await this.logWitnesses(key.vkey)) ?? undefined;
-      const result = await checkKept(this.kept(), {
-        relays: this.relays(),
-        fetchImpl: (...args) => fetch(...args),
-        now,
-        verifyApi: this.ctx.config?.verify_url,
-        log: { verifyApi: this.ctx.config?.verify_url, key, witnesses },
-      });
-      this.updateKept((k) => {
-        k.check = result;
-        return true;
-      });
-      this.checkedReveal = kept.reveal.server_seed;
-      if (result.failed) say(t("table.said.check_failed"), "error");
-      else if (!result.ok) say(t("table.said.check_unchecked", { count: result.unchecked.length }), "info");
-    } catch (e) {
-      say(t("table.said.check_not_run", { message: e.message }), "error");
-    } finally {
-      noteChecking(this.state, false);
-      this.queueRender();
-    }
   }
 
   async act(verb, body, doing) {
@@ -470,7 +212,7 @@ class TablePage {
     const started = this.state.reply && this.state.reply.status !== "open";
     if (started && !confirm(t("table.leave_confirm"))) return;
     try {
-      if (started && this.state.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
+      if (started && this.state.matchId) this.fair.leaving();
       // The seat's own signed request (seatkey.js): the table takes no other.
       const key = started && this.state.matchId && seatOf(this.state) !== null ? this.ctx.store?.seatKey(this.state.tableId) : null;
       const body = key ? { signature: signLeave(key.secret, this.state.matchId, seatOf(this.state)) } : {};
@@ -505,10 +247,7 @@ class TablePage {
     const el = this.root.querySelector("#timer");
     if (el) el.textContent = timerText(clockUntil(this.state));
     // Some failures are known only once a time has passed (checkLive).
-    const kept = this.kept();
-    if (kept && !kept.reveal) {
-      if (this.updateLive(kept)) this.queueRender();
-    }
+    if (this.fair.tick()) this.queueRender();
   }
 
   /** The page: the felt (the screen's largest share), and beside it (under it on a
@@ -532,7 +271,7 @@ class TablePage {
     // Where things are before the redraw (motion.js), before any picture moves.
     const before = capture(this.root);
     const v = this.state.view;
-    const kept = this.kept();
+    const kept = this.fair.kept();
     const myTurn = v && seatOf(this.state) !== null && v.turn === seatOf(this.state) && (v.legal ?? []).length > 0;
     const checkStatus = this.state.checking ? "running" : statusOf(kept?.check);
     const seal = sealState(kept, checkStatus, this.state.liveCheck.failed);
@@ -679,11 +418,6 @@ class TablePage {
     if (open) requestAnimationFrame(() => document.getElementById("fairdeal")?.scrollIntoView({ block: "nearest" }));
   }
 
-  recheck() {
-    this.checkedReveal = null;
-    this.maybeCheck();
-  }
-
   /** The felt's corner: the deal, the turned card (the bottom card in gambler). */
   feltInfo(v) {
     const bits = [];
@@ -807,7 +541,7 @@ class TablePage {
 
   statusLine(v, myTurn) {
     const r = this.state.reply;
-    const kept = this.kept();
+    const kept = this.fair.kept();
     let text;
     if (r.status === "open") {
       const free = r.table.seats.filter((s) => s.kind === "human" && !s.player).length;
