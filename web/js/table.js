@@ -12,22 +12,22 @@ import { cardLabel, sortHand, strainLabel } from "./cards.js";
 import { fairDealPanel, sealState, sealSwitch, statusOf } from "./dealpanel.js";
 import { feltView } from "./felt.js";
 import { inviteBox, tournamentLink } from "./invite.js";
-import { actionOf, keyNames } from "./keys.js";
 import { capture, play } from "./motion.js";
 import { presenceText, resumeOffer, seatPresence, timeoutLine } from "./presence.js";
 import { newSeatKey, signLeave } from "./seatkey.js";
 import { sheetTable } from "./sheet.js";
 import { muteSwitch, play as sound } from "./sound.js";
 import { TableFair } from "./tablefair.js";
+import { TableKeys } from "./tablekeys.js";
 import { describe, endText } from "./tablelog.js";
 import { deckSwitch } from "./deckstyle.js";
 import { cardFace, h, readyDeck, replace, say, sayError, speak } from "./ui.js";
 import { patch, patchAttributes } from "./patch.js";
 import { rulesetName, upFirst } from "./names.js";
-import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, heldTrick, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteConnection, noteLog, noteMove, noteSaid, openUntil, playersOf, saidNow, SAID_MS, seatOf, sheetRows, toggleFair, toggleLast } from "./tablestate.js";
+import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, heldTrick, HOLD_TRICK_MS, newTableState, noteBusy, noteConnection, noteLog, noteMove, noteSaid, openUntil, playersOf, saidNow, SAID_MS, seatOf, sheetRows, toggleFair, toggleLast } from "./tablestate.js";
 import { scoreText, seatName, sideName, wordsOf } from "./tablenames.js";
 import { t } from "./i18n.js";
-import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
+import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readLastTrick, readTurn } from "./words.js";
 
 const REFRESH_DEBOUNCE_MS = 200;
 
@@ -51,12 +51,13 @@ class TablePage {
     this.renderQueued = false;
     this.wasMyTurn = false;
     this.timers = {}; // the redraws waiting for a moment on the felt to end (redrawAfter)
-    this.keys = (e) => this.onKey(e);
     // What the fair deal's panel (dealpanel.js) reads and keeps across redraws.
     this.fairHost = { seatName: (seat) => seatName(this.state, seat), recheck: () => this.fair.recheck(), techOpen: false };
     useStylesheet();
     // The fair deal (tablefair.js): the kept record, our seed, drand, the log, the check.
     this.fair = new TableFair(this.state, ctx, () => this.queueRender());
+    // The hot keys (tablekeys.js).
+    this.keys = new TableKeys(root, this.state, { answer: (text) => this.answer(text), toggleLast: () => this.toggleLast(), changed: () => this.queueRender() });
     // The table's chat and the rematch offer (chat.js): it reads the state and the kept record.
     this.chat = new ChatPanel(this.state, ctx, () => this.fair.kept());
   }
@@ -79,12 +80,7 @@ class TablePage {
       this.queueRender();
     });
     this.ticker = setInterval(() => this.tick(), 250);
-    document.addEventListener("keydown", this.keys);
-    // The letter keys' names on this keyboard's layout, for the keys' help.
-    keyNames().then((n) => {
-      this.keyNames = n;
-    });
-    document.addEventListener("keyup", this.keys);
+    this.keys.start();
     this.fair.open();
   }
 
@@ -97,8 +93,7 @@ class TablePage {
     this.fair.stop();
     for (const timer of Object.values(this.timers)) clearTimeout(timer);
     this.headerWatch?.disconnect();
-    document.removeEventListener("keydown", this.keys);
-    document.removeEventListener("keyup", this.keys);
+    this.keys.stop();
     // The message line goes back above the page, for the next one.
     const message = this.message ?? document.getElementById("message");
     if (message) document.body.insertBefore(message, document.getElementById("page"));
@@ -353,7 +348,7 @@ class TablePage {
       seatOf(this.state) !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
       this.state.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.state.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
       h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
-      h("button", { type: "button", class: "link", id: "keys-help", onclick: () => this.answer(readKeys(this.keyNames)) }, t("table.keys")),
+      h("button", { type: "button", class: "link", id: "keys-help", onclick: () => this.answer(this.keys.help()) }, t("table.keys")),
       (this.deckSwitch ??= deckSwitch()),
       h("span", { class: "dim connection" }, t("table.connection", { state: this.state.connection ?? t("table.connecting") })),
     );
@@ -613,105 +608,6 @@ class TablePage {
       el.append(face);
     }
     return el;
-  }
-
-  // ------------------------------------------------------------------ the keyboard
-  // Seed 004's hot keys, answered through the live region (#speech): Enter plays the
-  // chosen card (or makes the chosen bid, or sits down), C the cards on the table, A the
-  // trump, F the suit led, S whose turn, Space announces belote and rebelote; and L the
-  // last trick, ? the keys. The arrows choose among the hand's cards (left, right) and
-  // between the bids and the hand (up, down); the choice is the focus, drawn visibly.
-
-  onKey(e) {
-    if (this.stopped || e.altKey || e.ctrlKey || e.metaKey) return;
-    const target = e.target;
-    const typing = target && ((target.tagName === "INPUT" && target.type !== "checkbox") || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable);
-    if (typing) return;
-    const v = this.state.view;
-    const names = (s) => seatName(this.state, s);
-    // By the key's place, whatever the layout types there (keys.js).
-    const key = actionOf(e);
-    if (e.type === "keyup") {
-      // A button's own Space activates it on keyup: Space is belote here.
-      if (key === " ") e.preventDefault();
-      return;
-    }
-    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, isMyTurn(this.state)), "?": () => readKeys(this.keyNames) };
-    if (answers[key]) {
-      e.preventDefault();
-      this.answer(answers[key]());
-    } else if (key === "l") {
-      e.preventDefault();
-      this.toggleLast();
-    } else if (key === " ") {
-      e.preventDefault();
-      this.announceByKey();
-    } else if (key === "Enter") {
-      e.preventDefault();
-      this.enter();
-    } else if (key === "ArrowLeft" || key === "ArrowRight") {
-      e.preventDefault();
-      this.moveChoice(key === "ArrowLeft" ? -1 : 1);
-    } else if (key === "ArrowUp" || key === "ArrowDown") {
-      e.preventDefault();
-      this.switchRow(key === "ArrowUp" ? "#bids" : "#hand");
-    }
-  }
-
-  /** The things one may choose in a row: the bids and actions, or the hand's cards. */
-  picks(row) {
-    return [...this.root.querySelectorAll(`${row} [data-pick]`)];
-  }
-
-  currentRow() {
-    const a = document.activeElement;
-    if (a?.closest?.("#hand")) return "#hand";
-    if (a?.closest?.("#bids")) return "#bids";
-    return this.picks("#bids").length ? "#bids" : "#hand";
-  }
-
-  choose(el) {
-    if (!el) return;
-    el.focus();
-    speak(el.dataset.said ?? el.getAttribute("aria-label") ?? el.textContent, true);
-  }
-
-  moveChoice(delta) {
-    const row = this.currentRow();
-    const items = this.picks(row);
-    if (!items.length) return speak(row === "#hand" ? t("table.key.no_cards") : t("table.key.nothing"), true);
-    const at = items.indexOf(document.activeElement);
-    const next = at < 0 ? (delta > 0 ? 0 : items.length - 1) : (at + delta + items.length) % items.length;
-    this.choose(items[next]);
-  }
-
-  switchRow(row) {
-    const items = this.picks(row);
-    if (!items.length) return speak(row === "#hand" ? t("table.key.no_cards") : t("table.key.no_bid"), true);
-    this.choose(items.find((x) => x.classList.contains("legal")) ?? items[0]);
-  }
-
-  enter() {
-    const a = document.activeElement;
-    if (a?.dataset?.pick && this.root.contains(a)) {
-      a.click();
-      return;
-    }
-    const sit = this.root.querySelector("button.sit");
-    if (sit) return sit.click();
-    if (!isMyTurn(this.state)) return this.answer(readTurn(this.state.view, (s) => seatName(this.state, s), false));
-    // Nothing chosen yet: choose the first thing one may do.
-    const first = this.picks("#bids")[0] ?? this.picks("#hand").find((x) => x.classList.contains("legal"));
-    this.choose(first);
-  }
-
-  announceByKey() {
-    const legal = isMyTurn(this.state) ? this.state.view.legal : [];
-    const cards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
-    if (!cards.length) return this.answer(t("table.key.no_belote"));
-    chooseBelote(this.state, true);
-    this.queueRender();
-    this.answer(t("table.key.belote", { cards: andList(cards.map(cardName)) }));
   }
 
   // ------------------------------------------------------------------ the score sheet
