@@ -95,7 +95,7 @@ export class ChatPanel {
   }
 
   /** After the page drew ``root``: the panel in its slot, and brought up to date. The
-   * table's frame is kept across redraws (table.js frame()): the panel is put in its slot
+   * table's frame is kept across redraws (tableframe.js): the panel is put in its slot
    * once, and again only when the frame is new, keeping what was being typed. */
   place(root) {
     const slot = root.querySelector("#chat-slot") ?? root.querySelector("#table") ?? root;
