@@ -58,7 +58,10 @@ class TablePage {
     this.refreshAgain = false;
     this.ticker = null;
     this.renderQueued = false;
+    this.dirty = false; // something changed since the last drawing
     this.wasMyTurn = false;
+    this.deck = null; // the deck's colours' switch, made at its first drawing and kept
+    this.invite = null; // the invitation, made at its first drawing and kept
     this.timers = {}; // the redraws waiting for a moment on the felt to end (redrawAfter)
     this.frame = new TableFrame(root); // the page's frame, built on the first drawing (tableframe.js)
     // What the fair deal's panel (dealpanel.js) reads and keeps across redraws.
@@ -160,6 +163,9 @@ class TablePage {
     this.chat.take(m);
   }
 
+  /** The table's message: an event (kept, drawn, and the table asked again), our turn's
+   * view (drawn at once), the table's state (the deadline, the seats' presence), a
+   * refusal said on the message line. */
   onTableMessage(m) {
     if (this.stopped) return;
     if (m.type === "event") {
@@ -176,6 +182,9 @@ class TablePage {
     }
   }
 
+  /** An event of the table's streams, once the page knows the match: the fair deal keeps
+   * it first, the state takes it (its sounds, a trick held), the log says it, the clock's
+   * line with it, then what the kept record sets going. */
   onEvent(m) {
     if (!this.state.matchId) return;
     const kept = this.fair.keepEvent(m);
@@ -194,6 +203,8 @@ class TablePage {
     this.queueRender();
   }
 
+  /** A move (``verb`` and its body) sent once at a time; ``doing`` names it in a refusal.
+   * Once taken, the view it was made on is spent (tablestate.js noteMove). */
   async act(verb, body, doing) {
     if (this.state.busy) return;
     noteBusy(this.state, true);
