@@ -10,8 +10,9 @@
 //     rematch another player took, a button to take one's seat there.
 // The table page owns the panel (table.js) and calls it: each WebSocket message goes to
 // take() (the "chat" messages and the match's ending), place() puts the panel in the
-// page's #chat-slot after each drawing, and stop() ends it with the page. Nothing here
-// changes the page's own methods.
+// page's #chat-slot after each drawing, and stop() ends it with the page. It reads the
+// page's state (tablestate.js: the seat, the reply, the ending, what already failed) and
+// the kept record, and changes neither, nor any of the page's methods.
 // Its words, the table's own lines included, are the catalogue's (chat.*), said in the
 // language of the moment each time the lines are drawn; what players wrote is theirs.
 
@@ -21,6 +22,7 @@ import { errorText, h, replace } from "./ui.js";
 import { patch } from "./patch.js";
 import { fallbackReason } from "./names.js";
 import { checkName } from "./fairdeal.js";
+import { seatOf } from "./tablestate.js";
 
 const MAX_TEXT = 300;
 const SHOWN = 200;
@@ -65,10 +67,14 @@ export function useStylesheet() {
 }
 
 /** The chat panel of a table page. The page owns it and calls it: ``take`` for each of
- * its WebSocket's messages, ``place`` after each drawing, ``stop`` when it closes. */
+ * its WebSocket's messages, ``place`` after each drawing, ``stop`` when it closes.
+ * ``state``: the page's (tablestate.js); ``ctx``: the app's (the session, the gateway,
+ * the store); ``kept``: the kept record of the match, read now. */
 export class ChatPanel {
-  constructor(page) {
-    this.page = page;
+  constructor(state, ctx, kept) {
+    this.state = state;
+    this.ctx = ctx;
+    this.kept = kept;
     this.messages = new Map(); // id -> message
     this.localFailures = new Set();
     this.ended = false;
@@ -89,7 +95,7 @@ export class ChatPanel {
   }
 
   /** After the page drew ``root``: the panel in its slot, and brought up to date. The
-   * table's frame is kept across redraws (table.js frame()): the panel is put in its slot
+   * table's frame is kept across redraws (tableframe.js): the panel is put in its slot
    * once, and again only when the frame is new, keeping what was being typed. */
   place(root) {
     const slot = root.querySelector("#chat-slot") ?? root.querySelector("#table") ?? root;
@@ -103,11 +109,11 @@ export class ChatPanel {
 
   /** Seated at this table (the gateway's rule for who may talk). */
   get seated() {
-    return this.page.seat !== null && this.page.seat !== undefined;
+    return seatOf(this.state) !== null;
   }
 
   take(m) {
-    if (m.type === "chat" && m.table === this.page.tableId) {
+    if (m.type === "chat" && m.table === this.state.tableId) {
       this.messages.set(m.message.id, m.message);
       this.draw();
     } else if (m.type === "event" && ["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event)) {
@@ -118,7 +124,7 @@ export class ChatPanel {
 
   /** The tab's own line when its check fails: said here, to this player only. */
   watchCheck() {
-    const failed = [...(this.page.liveCheck?.failed ?? []), ...(this.page.kept?.()?.check?.checks ?? []).filter((c) => c.status === "fail")];
+    const failed = [...this.state.liveCheck.failed, ...(this.kept()?.check?.checks ?? []).filter((c) => c.status === "fail")];
     let added = false;
     for (const c of failed) {
       if (this.localFailures.has(c.name)) continue;
@@ -144,12 +150,12 @@ export class ChatPanel {
   update() {
     this.relabel();
     if (this.drawnIn !== language()) this.draw(); // the lines again, in the new language
-    const r = this.page.reply;
-    const over = this.ended || r?.status === "finished" || r?.status === "closed" || !!this.page.ending;
+    const r = this.state.reply;
+    const over = this.ended || r?.status === "finished" || r?.status === "closed" || !!this.state.ending;
     this.form.hidden = !this.seated;
     this.el.dataset.seated = this.seated ? "yes" : "no";
-    const offers = [...this.messages.values()].filter((m) => m.kind === "rematch" && m.player !== this.page.ctx.session?.player);
-    const mine = [...this.messages.values()].find((m) => m.kind === "rematch" && m.player === this.page.ctx.session?.player);
+    const offers = [...this.messages.values()].filter((m) => m.kind === "rematch" && m.player !== this.ctx.session?.player);
+    const mine = [...this.messages.values()].find((m) => m.kind === "rematch" && m.player === this.ctx.session?.player);
     const played = over && this.seated;
     const rematch = h(
       "div",
@@ -171,7 +177,7 @@ export class ChatPanel {
         h(
           "li",
           { class: `chat-line ${m.kind}`, dataset: { id: m.id, kind: m.kind } },
-          h("b", { class: "who" }, whoOf(m, this.page.ctx.session?.player)),
+          h("b", { class: "who" }, whoOf(m, this.ctx.session?.player)),
           lineText(m),
         ),
       ),
@@ -184,7 +190,7 @@ export class ChatPanel {
     const text = this.input.value.trim();
     if (!text) return;
     try {
-      const { message } = await this.page.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.page.tableId)}/chat`, { text });
+      const { message } = await this.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.state.tableId)}/chat`, { text });
       this.messages.set(message.id, message);
       this.input.value = "";
       this.error.textContent = "";
@@ -197,9 +203,9 @@ export class ChatPanel {
   async takeRematch() {
     try {
       const key = newSeatKey();
-      const reply = await this.page.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.page.tableId)}/rematch`, { key: key.key });
-      this.page.ctx.store?.saveSeatKey(reply.table_id, key);
-      this.page.ctx.flash = t("chat.rematch_taken");
+      const reply = await this.ctx.gateway.request("POST", `/v1/tables/${encodeURIComponent(this.state.tableId)}/rematch`, { key: key.key });
+      this.ctx.store?.saveSeatKey(reply.table_id, key);
+      this.ctx.flash = t("chat.rematch_taken");
       location.hash = `#/table/${encodeURIComponent(reply.table_id)}`;
     } catch (e) {
       this.error.textContent = errorText(e, t("chat.opening_rematch"));

@@ -62,8 +62,8 @@ export { COMMITMENT_WAIT, askCommitment } from "./fairsalts.js";
  * when named, a value that is not drand's, a false fallback, a salt of this seat's cards
  * missing, malformed or repeated, a hash served. ``now``: the tab's clock (a
  * naming the tab's own relays could not cover is judged by the clock once they had
- * clockMs to answer). Synchronous and cheap (BLS is checked once per value): table.js
- * runs it on every event and every quarter second. Returns {failed: [checks], at}. */
+ * clockMs to answer). Synchronous and cheap (BLS is checked once per value): the table
+ * page (tablefair.js) runs it on every event and every quarter second. Returns {failed: [checks], at}. */
 export function checkLive(kept, now = Date.now()) {
   if (!kept) return { failed: [], at: now };
   const live = { final: false, now };

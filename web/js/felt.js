@@ -1,6 +1,6 @@
 // The felt: one drawing of a card table, for the player, the spectator and the replay. It
 // is drawn from a scene (what to show, already in words) and knows nothing of where the
-// scene came from: the table page makes one from the seat's view (table.js), the replay
+// scene came from: the table page makes one from the seat's view (tablefelt.js), the replay
 // from the record's steps (replay.js).
 //
 // The felt is a grid, so nothing on it can lie on anything else: the bar (score, contract,

@@ -65,7 +65,7 @@ export function newKept(matchId, tableId, player) {
     fallback: null, // {round, reason}
     fallback_seen_at: null,
     fallback_live: null,
-    // The tab's own drand observations (the watch in table.js, drand.js): by round, when
+    // The tab's own drand observations (the watch in tablefair.js, drand.js): by round, when
     // this tab first had its verified beacon and from which relay.
     // {at, relay, source ("player" | "tab" | "server"), how ("latest" | "next" | "fetch"),
     //  signature, previous_signature?, randomness}

@@ -12,7 +12,7 @@
 // once as a property name.
 const SAME = Object.freeze(Object.fromEntries(Object.keys({ Enter: 0, ArrowLeft: 0, ArrowRight: 0, ArrowUp: 0, ArrowDown: 0 }).map((k) => [k, k])));
 
-/** The action of each place: what onKey in table.js does with it. */
+/** The action of each place: what onKey in tablekeys.js does with it. */
 export const PLACES = Object.freeze({
   KeyC: "c",
   KeyA: "a",

@@ -1,13 +1,14 @@
 // A table: sit, play (bids, legal cards from the server's legal moves, belote, melds,
-// gambler's swap and redeal), watch the score and the turn timer, and the fair deal: the
-// tab makes its seed, keeps what the table shows it and the seed reply's receipt
-// (keeper.js, in localStorage), watches drand itself from the commitment until the named
-// round is settled (watch.js), says at once what can already be known to have failed
-// (fairdeal.js checkLive: a red banner beside the board), pins the transparency log's
-// checkpoint when the match opens (logcheck.js), asks the verify API then which matches
-// used the commitment (fairdeal.js askCommitment) and checks the whole match when the
-// server reveals its seed (checkKept, the log's checks with it). Every time it keeps is
-// its own clock's (clock.js).
+// gambler's swap and redeal), watch the score and the turn timer, and the fair deal.
+//
+// The client as a store and views: this module is the page's controller. It holds the
+// page's state (tablestate.js), which only that module's named updates change, and wires
+// to it what comes in: the GET reply (refresh), each WebSocket message (the table's, then
+// the chat's), the answer to a move. It draws the page from the state with the views
+// (tablefelt.js the felt, with tablestatus.js and tablehand.js; tableside.js the sheet
+// and the log; dealpanel.js the fair deal's panel) and owns what lives with the page: its
+// timers, the fair deal (tablefair.js: the seed, the kept record, drand, the log's pin,
+// the check), the hot keys (tablekeys.js) and the chat (chat.js).
 //
 // The board is drawn from the seat's view, which the gateway sends on our turn and which
 // we ask again (at most a few times a second) after the table's events; the events also
@@ -15,45 +16,29 @@
 
 import { Live } from "./api.js";
 import { ChatPanel, useStylesheet } from "./chat.js";
-import { cardLabel, sortHand, strainLabel } from "./cards.js";
-import { now, realMs, sleep } from "./clock.js";
-import { fairDealPanel, sealState, sealSwitch, statusOf } from "./dealpanel.js";
-import { toHex } from "./deck.js";
-import { relayList } from "./drand.js";
-import { askCommitment, checkKept, checkLive } from "./fairdeal.js";
-import { feltView } from "./felt.js";
-import { inviteBox, tournamentLink } from "./invite.js";
-import { keep } from "./keeper.js";
-import { newKept } from "./keepbase.js";
-import { keepCommitmentUses, keepDrandSeen, keepLeaveAsked, keepLogOpen, keepMyKey, keepMySeed, keepReceipt, keepSeedAnswered, keepSeedRefused, keepSeedSending } from "./keepown.js";
-import { fetchCheckpoint, fetchWitnesses, logKeyOf, witnessesOf } from "./logbase.js";
-import { actionOf, keyNames } from "./keys.js";
-import { capture, play } from "./motion.js";
-import { presenceText, resumeOffer, seatPresence, timeoutLine } from "./presence.js";
-import { newSeatKey, signLeave } from "./seatkey.js";
-import { scoreSheet, sheetTable } from "./sheet.js";
-import { muteSwitch, play as sound } from "./sound.js";
-import { describe, endText } from "./tablelog.js";
+import { fairDealPanel, sealState, statusOf } from "./dealpanel.js";
 import { deckSwitch } from "./deckstyle.js";
-import { cardFace, h, readyDeck, replace, say, sayError, speak } from "./ui.js";
+import { t } from "./i18n.js";
+import { inviteBox } from "./invite.js";
+import { capture, play } from "./motion.js";
 import { patch, patchAttributes } from "./patch.js";
-import { DrandWatch, nextAsk } from "./watch.js";
-import { rulesetName, upFirst } from "./names.js";
-import { has, t } from "./i18n.js";
-import { andList, bidLabel, cardName, claimLabel, contractWords, meldLabel, readKeys, readLastTrick, readLed, readTable, readTrump, readTurn } from "./words.js";
+import { presenceText, timeoutLine } from "./presence.js";
+import { newSeatKey, signLeave } from "./seatkey.js";
+import { play as sound } from "./sound.js";
+import { TableFair } from "./tablefair.js";
+import { TableFrame, tableElement } from "./tableframe.js";
+import { feltScene } from "./tablefelt.js";
+import { TableKeys } from "./tablekeys.js";
+import { describe } from "./tablelog.js";
+import { seatName, wordsOf } from "./tablenames.js";
+import { logPanel, sheetPanel } from "./tableside.js";
+import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteConnection, noteLog, noteMove, noteSaid, SAID_MS, seatOf, toggleFair, toggleLast } from "./tablestate.js";
+import { timerText } from "./tablestatus.js";
+import { h, readyDeck, replace, say, sayError, speak } from "./ui.js";
+import { readLastTrick, readTurn } from "./words.js";
 
+/** The table is asked again at most this often after the table's events. */
 const REFRESH_DEBOUNCE_MS = 200;
-const CHECK_SETTLE_MS = 300;
-const LOG_LINES = 80;
-/** A checkpoint not had at the open is asked for again on an event, at most this often. */
-const LOG_RETRY_MS = 2000;
-/** A trick just taken stays on the felt this long, its winner named (seed 002: every
- * player may look at the last trick; the fourth card must not vanish at once). */
-const HOLD_TRICK_MS = 1200;
-/** A hot key's answer stays on the felt this long (it is also spoken). */
-const SAID_MS = 4000;
-/** A seat whose player came back says "back" this long. */
-const BACK_MS = 8000;
 
 export function renderTable(root, ctx, tableId) {
   const page = new TablePage(root, ctx, tableId);
@@ -65,46 +50,44 @@ class TablePage {
   constructor(root, ctx, tableId) {
     this.root = root;
     this.ctx = ctx;
-    this.tableId = tableId;
-    this.reply = null; // the last GET /v1/tables/{id}
-    this.ending = null; // {type, ...payload} of the match's ending event
-    this.view = null;
-    this.version = -1;
-    this.actedVersion = -1; // the match version we last moved at: its legal moves are spent
-    this.deadline = null;
-    this.matchId = null;
-    this.log = [];
+    this.state = newTableState(tableId, ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false);
     this.live = null;
     this.stopped = false;
-    this.busy = false;
-    this.sendingSeed = false;
-    this.seedSent = false;
-    this.checking = false;
-    this.pinning = false; // asking the transparency log for its checkpoint at the open
-    this.checkedReveal = null;
-    this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
-    this.liveCheck = { failed: [] }; // checkLive's result: what already failed
-    this.checkTimer = null;
     this.refreshTimer = null;
     this.refreshing = false;
     this.refreshAgain = false;
     this.ticker = null;
     this.renderQueued = false;
-    this.connection = null; // the connection's state as api.js Live says it (null: connecting)
-    this.matchEvents = []; // the match stream's events as {type, payload}: the score sheet
-    this.matchVersions = new Set();
-    this.trickSoFar = []; // [seat, card] of the trick being played, from the events
-    this.held = null; // the trick just taken, held on the felt ({cards, winner, points, until})
-    this.showLast = false; // the last trick shown on request (L) until the next card
+    this.dirty = false; // something changed since the last drawing
     this.wasMyTurn = false;
-    this.keys = (e) => this.onKey(e);
-    this.fairOpen = false; // the fair deal's panel, opened from the seal
-    this.said = null; // a hot key's answer or the clock's word shown on the felt ({text, until})
-    this.presence = []; // each seat's line: {seat, human, connected, missed, autoplay}
-    this.backUntil = new Map(); // seat -> until when it says "back" (performance.now())
-    this.muted = ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false;
+    this.deck = null; // the deck's colours' switch, made at its first drawing and kept
+    this.invite = null; // the invitation, made at its first drawing and kept
+    this.timers = {}; // the redraws waiting for a moment on the felt to end (redrawAfter)
+    this.frame = new TableFrame(root); // the page's frame, built on the first drawing (tableframe.js)
+    // What the fair deal's panel (dealpanel.js) reads and keeps across redraws.
+    this.fairHost = { seatName: (seat) => seatName(this.state, seat), recheck: () => this.fair.recheck(), techOpen: false };
     useStylesheet();
-    this.chat = new ChatPanel(this); // the table's chat and the rematch offer (chat.js)
+    // The fair deal (tablefair.js): the kept record, our seed, drand, the log, the check.
+    this.fair = new TableFair(this.state, ctx, () => this.queueRender());
+    // The hot keys (tablekeys.js).
+    this.keys = new TableKeys(root, this.state, { answer: (text) => this.answer(text), toggleLast: () => this.toggleLast(), changed: () => this.queueRender() });
+    // The table's chat and the rematch offer (chat.js): it reads the state and the kept record.
+    this.chat = new ChatPanel(this.state, ctx, () => this.fair.kept());
+    /** What the views' buttons do, and the elements kept across drawings (tablefelt.js
+     * TablePageHooks). */
+    this.hooks = {
+      act: (verb, body, doing) => this.act(verb, body, doing),
+      sit: (seat) => this.sit(seat),
+      leave: () => this.leave(),
+      resume: () => this.resume(),
+      toggleLast: () => this.toggleLast(),
+      toggleFair: () => this.toggleFair(),
+      keysHelp: () => this.answer(this.keys.help()),
+      mute: (muted) => this.mute(muted),
+      chooseBelote: (announce) => chooseBelote(this.state, announce),
+      deckSwitch: () => (this.deck ??= deckSwitch()),
+      inviteBox: () => (this.invite ??= inviteBox(this.state.tableId)),
+    };
   }
 
   // ------------------------------------------------------------------ life
@@ -120,23 +103,13 @@ class TablePage {
       return;
     }
     if (this.stopped) return;
-    this.live = new Live(this.ctx.session.token, this.tableId, (m) => this.onMessage(m), (s) => {
-      this.connection = s;
+    this.live = new Live(this.ctx.session.token, this.state.tableId, (m) => this.onMessage(m), (s) => {
+      noteConnection(this.state, s);
       this.queueRender();
     });
     this.ticker = setInterval(() => this.tick(), 250);
-    document.addEventListener("keydown", this.keys);
-    // The letter keys' names on this keyboard's layout, for the keys' help.
-    keyNames().then((n) => {
-      this.keyNames = n;
-    });
-    document.addEventListener("keyup", this.keys);
-    const kept = this.kept();
-    this.maybeWatch(kept);
-    this.maybePinLog(kept);
-    this.updateLive(kept);
-    // A match already over when the page opens: check what this tab kept of it.
-    this.maybeCheck();
+    this.keys.start();
+    this.fair.open();
   }
 
   stop() {
@@ -145,160 +118,10 @@ class TablePage {
     this.live?.close();
     clearInterval(this.ticker);
     clearTimeout(this.refreshTimer);
-    clearTimeout(this.checkTimer);
-    this.watch?.stop();
-    clearTimeout(this.holdTimer);
-    clearTimeout(this.saidTimer);
-    clearTimeout(this.backTimer);
-    this.headerWatch?.disconnect();
-    document.removeEventListener("keydown", this.keys);
-    document.removeEventListener("keyup", this.keys);
-    // The message line goes back above the page, for the next one.
-    const message = this.message ?? document.getElementById("message");
-    if (message) document.body.insertBefore(message, document.getElementById("page"));
-  }
-
-  get seat() {
-    return this.reply?.seat ?? null;
-  }
-
-  get players() {
-    return this.reply?.table?.seats?.length ?? 4;
-  }
-
-  kept() {
-    return this.matchId ? this.ctx.store.kept(this.matchId) : null;
-  }
-
-  /** Read, edit and write the kept record (the stored copy is the one truth). */
-  updateKept(edit) {
-    const s = this.ctx.session;
-    return this.ctx.store.updateKept(this.matchId, () => newKept(this.matchId, this.tableId, s.player), edit);
-  }
-
-  /** The drand relays this tab asks: the player's own (or the tab's defaults) first,
-   * then those the server names (drand.js relayList). */
-  relays() {
-    return relayList({ player: this.ctx.store.drandRelays?.() ?? null, server: this.ctx.config?.drand?.relays ?? [] });
-  }
-
-  /** Watch drand from the commitment until the named round is settled (watch.js). */
-  maybeWatch(kept) {
-    if (this.stopped || this.watch || !kept || nextAsk(kept, null, now()) === null) return;
-    const watch = new DrandWatch({
-      chain: kept.chain,
-      relays: this.relays(),
-      read: () => this.kept(),
-      record: (beacon, seen) => {
-        const k = this.updateKept((x) => keepDrandSeen(x, beacon, seen));
-        this.updateLive(k);
-        this.queueRender();
-      },
-      now,
-      sleep,
-      realMs,
-      fetchImpl: (...args) => fetch(...args),
-    });
-    this.watch = watch;
-    watch.run().finally(() => {
-      if (this.watch === watch) this.watch = null;
-    });
-  }
-
-  /** The transparency log's key this tab checks with (logcheck.js logKeyOf): the one it
-   * pinned the first time the page was told one, pinned now if this is that time. */
-  logKey() {
-    const told = this.ctx.config?.translog?.vkey ?? this.publishedKey ?? null;
-    const key = logKeyOf(this.ctx.store.logKey?.()?.vkey ?? null, told);
-    if (key.pin) this.ctx.store.pinLogKey(key.pin, now());
-    return key;
-  }
-
-  /** The log's witnesses this tab counts (logcheck.js witnessesOf): the set it pinned for
-   * the log key ``vkey``, else the operator's configured set told now (GET
-   * /v1/log/witnesses), pinned now if it is not empty: first sight wins, as for the key. */
-  async logWitnesses(vkey) {
-    const api = this.ctx.config?.verify_url;
-    if (!api || !vkey) return null;
-    let told;
-    try {
-      told = await fetchWitnesses(api, { fetchImpl: (...args) => fetch(...args) });
-    } catch (e) {
-      told = { error: e.message, down: true };
-    }
-    const set = witnessesOf(this.ctx.store.logWitnesses?.() ?? null, told, vkey);
-    if (set.pin) this.ctx.store.pinLogWitnesses?.(vkey, set.pin, now());
-    return set;
-  }
-
-  /** When the gateway names no log key, the one the verify API publishes
-   * (GET /v1/log/key), asked once: pinned like any other the first time (logKeyOf), so a
-   * key shown later in its place fails the check. */
-  async fetchPublishedKey() {
-    const api = this.ctx.config?.verify_url;
-    if (this.publishedKey !== undefined || this.ctx.config?.translog?.vkey || !api) return;
-    this.publishedKey = null;
-    try {
-      const r = await fetch(`${api.replace(/\/$/, "")}/v1/log/key`);
-      if (r.ok) this.publishedKey = (await r.text()).trim() || null;
-    } catch {
-      this.publishedKey = undefined; // asked again next time
-    }
-  }
-
-  /** When the match opens (the tab has its commitment): pin the log's checkpoint,
-   * verified under the pinned key, in the kept record (keeper.js keepLogOpen); the end
-   * of the match checks that the log then extends it (fairdeal.js checkKept, log). */
-  async maybePinLog(kept) {
-    if (this.stopped || this.pinning || !kept || !kept.commitment || kept.reveal) return;
-    if (kept.log?.open || kept.log?.refused) return;
-    if (kept.log?.error && now() - kept.log.error.at < LOG_RETRY_MS) return;
-    const api = this.ctx.config?.verify_url;
-    this.pinning = true;
-    await this.fetchPublishedKey();
-    const key = this.logKey();
-    if (!api || !key.vkey) {
-      this.pinning = false;
-      return;
-    }
-    try {
-      const got = await fetchCheckpoint(api, key.vkey, { fetchImpl: (...args) => fetch(...args) });
-      if (!this.stopped) this.updateKept((k) => keepLogOpen(k, { vkey: key.vkey, told: key.told, got, at: now() }));
-      // The witnesses, pinned at first sight (the end's "log witnesses" counts only them).
-      if (!this.stopped) await this.logWitnesses(key.vkey);
-    } catch (e) {
-      console.error("pinning the log's checkpoint failed", e);
-    } finally {
-      this.pinning = false;
-    }
-  }
-
-  /** When the match opens (the tab has its commitment): ask the verify API which matches
-   * used it (GET /v1/commitments/{c}) and keep the answer (keeper.js keepCommitmentUses):
-   * another match there fails "commitment new" at once. No answer: asked again on a later
-   * event, at most every LOG_RETRY_MS, until the reveal. The end of the match asks again. */
-  async maybeAskCommitment(kept) {
-    if (this.stopped || this.askingCommitment || !kept || !kept.commitment || kept.reveal) return;
-    const u = kept.commitment_uses;
-    if (u?.matches || (u?.error && now() - u.at < LOG_RETRY_MS)) return;
-    const api = this.ctx.config?.verify_url;
-    if (!api) return;
-    this.askingCommitment = true;
-    try {
-      const got = await askCommitment(api, kept.commitment);
-      if (!this.stopped) this.updateLive(this.updateKept((k) => keepCommitmentUses(k, got, now())));
-    } catch (e) {
-      console.error("asking the verify API about the commitment failed", e);
-    } finally {
-      this.askingCommitment = false;
-      this.queueRender();
-    }
-  }
-
-  /** What can already be known to have failed: said at once, by the banner beside the
-   * board (role "alert"), not the message line, which answers the player's own moves. */
-  updateLive(kept) {
-    this.liveCheck = checkLive(kept, now());
+    this.fair.stop();
+    for (const timer of Object.values(this.timers)) clearTimeout(timer);
+    this.keys.stop();
+    this.frame.stop();
   }
 
   // ------------------------------------------------------------------ the server
@@ -310,18 +133,8 @@ class TablePage {
     }
     this.refreshing = true;
     try {
-      const reply = await this.ctx.gateway.table(this.tableId);
-      this.reply = reply;
-      this.matchId = reply.table.match_id;
-      if (reply.ending && !this.ending) this.ending = reply.ending;
-      if (reply.presence) this.setPresence(reply.presence);
-      // A view with no moves must not hide the ones a newer "turn" message brought; and a
-      // table changing owner is answered without a view: keep the last one.
-      if (!(reply.match_version < this.version) && reply.view) {
-        this.view = this.spent(reply.view, reply.match_version);
-        this.version = reply.match_version ?? this.version;
-        this.deadline = reply.deadline_ms;
-      }
+      const reply = await this.ctx.gateway.table(this.state.tableId);
+      if (applyReply(this.state, reply)) this.redrawAfter("back", BACK_MS);
       this.queueRender();
     } finally {
       this.refreshing = false;
@@ -350,223 +163,61 @@ class TablePage {
     this.chat.take(m);
   }
 
+  /** The table's message: an event (kept, drawn, and the table asked again), our turn's
+   * view (drawn at once), the table's state (the deadline, the seats' presence), a
+   * refusal said on the message line. */
   onTableMessage(m) {
     if (this.stopped) return;
     if (m.type === "event") {
       this.onEvent(m);
       this.scheduleRefresh();
     } else if (m.type === "turn") {
-      if (m.match_version >= this.version) {
-        this.view = this.spent(m.view, m.match_version);
-        this.version = m.match_version;
-        this.deadline = m.deadline_ms;
-        this.renderNow();
-      }
+      if (applyTurn(this.state, m)) this.renderNow();
     } else if (m.type === "state") {
-      this.deadline = m.deadline_ms;
-      if (m.presence) {
-        this.setPresence(m.presence);
-        this.queueRender();
-      }
+      if (applyTableState(this.state, m)) this.redrawAfter("back", BACK_MS);
+      if (m.presence) this.queueRender();
       this.scheduleRefresh();
     } else if (m.type === "error") {
       say(t("table.server_says", { message: m.message }), "error");
     }
   }
 
+  /** An event of the table's streams, once the page knows the match: the fair deal keeps
+   * it first, the state takes it (its sounds, a trick held), the log says it, the clock's
+   * line with it, then what the kept record sets going. */
   onEvent(m) {
-    if (!this.matchId) return;
-    const rulesets = this.ctx.rulesets;
-    const mine = this.ctx.store.seatKey?.(this.tableId);
-    const kept = this.updateKept((k) => {
-      const changed = keep(k, m, rulesets, now());
-      return (mine ? keepMyKey(k, mine.key) : false) || changed;
-    });
-    if (["MatchEnded", "MatchForfeited", "MatchAborted"].includes(m.event) && m.stream.startsWith("match-")) {
-      if (!this.ending) sound("end", this.muted);
-      this.ending = { type: m.event, ...m.payload };
-    }
-    if (m.stream.startsWith("match-")) this.onMatchEvent(m);
-    const line = describe(m, this);
-    if (line) this.addLog(line, m);
+    if (!this.state.matchId) return;
+    const kept = this.fair.keepEvent(m);
+    const heard = applyEvent(this.state, m);
+    for (const name of heard) sound(name, this.state.muted);
+    if (heard.includes("trick")) this.redrawAfter("hold", HOLD_TRICK_MS);
+    const line = describe(m, wordsOf(this.state, this.ctx.rulesets));
+    if (line) noteLog(this.state, line, m);
     // The clock's moves and a bot taking a seat: in the log, and on the felt a moment.
-    const clock = timeoutLine(m, this.seatName(m.payload?.seat));
+    const clock = timeoutLine(m, seatName(this.state, m.payload?.seat));
     if (clock) {
-      this.addLog(clock, { ...m, version: `${m.version}.clock` });
+      noteLog(this.state, clock, { ...m, version: `${m.version}.clock` });
       if (!m.replay) this.note(clock);
     }
-    // The watch first: its first answer should come before the round is named.
-    this.maybeWatch(kept);
-    this.maybePinLog(kept);
-    this.maybeAskCommitment(kept);
-    this.maybeSendSeed(kept);
-    this.updateLive(kept);
-    if (kept.reveal) this.scheduleCheck();
+    this.fair.follow(kept);
     this.queueRender();
   }
 
-  /** The match's events, each once (a reconnection replays them): the score sheet's,
-   * and the trick just taken, held on the felt a moment when it comes live. */
-  onMatchEvent(m) {
-    if (this.matchVersions.has(m.version)) return;
-    this.matchVersions.add(m.version);
-    const e = { type: m.event, payload: m.payload ?? {}, version: m.version };
-    const at = this.matchEvents.findIndex((x) => x.version > m.version);
-    if (at < 0) this.matchEvents.push(e);
-    else this.matchEvents.splice(at, 0, e);
-    const p = e.payload;
-    if (e.type === "DealStarted") {
-      this.trickSoFar = [];
-      this.held = null;
-      this.dealNo = p.deal_number;
-      this.tricksTaken = 0;
-    } else if (e.type === "CardPlayed") {
-      this.trickSoFar.push([p.seat, p.card]);
-      if (m.version > this.version) sound("card", this.muted);
-      this.showLast = false; // the last trick may be looked at until the next card
-    } else if (e.type === "TrickTaken") {
-      const leader = this.trickSoFar[0]?.[0];
-      this.trickSoFar = [];
-      const index = this.tricksTaken ?? 0;
-      this.tricksTaken = index + 1;
-      this.held = null;
-      // Only a trick taken now, not one the log replays on opening the page; its cards
-      // (in play order) from the leader round the table.
-      if (leader !== undefined && m.version > this.version) {
-        const cards = p.cards.map((c, i) => [(leader + i) % this.players, c]);
-        this.held = { cards, winner: p.seat, points: p.points, deal: this.dealNo, index, until: performance.now() + HOLD_TRICK_MS };
-        sound("trick", this.muted);
-        clearTimeout(this.holdTimer);
-        this.holdTimer = setTimeout(() => this.queueRender(), HOLD_TRICK_MS + 20);
-      }
-    }
-  }
-
-  /** Whether a seat's announcement is its second in the deal ("rebelote"), not its first
-   * ("belote"). */
-  isRebelote(m) {
-    let n = 0;
-    for (const e of this.matchEvents) {
-      if (e.type === "DealStarted") n = 0;
-      else if (e.type === "BeloteAnnounced" && e.payload.seat === m.payload.seat && e.version < m.version) n += 1;
-    }
-    return n % 2 === 1;
-  }
-
-  addLog(text, m) {
-    const key = `${m.stream}:${m.version}`;
-    if (this.log.some((l) => l.key === key)) return;
-    this.log.push({ key, text, kind: m.event });
-    if (this.log.length > LOG_LINES) this.log.shift();
-  }
-
-  /** Our seed: made on this device once the table has shown the commitment, kept, then
-   * sent; sent again (the same one) while the table cannot take it yet. */
-  async maybeSendSeed(kept) {
-    if (this.sendingSeed || this.seedSent || !kept || kept.seat === null) return;
-    if (!kept.commitment || !kept.seeds_open || kept.seat_seeds !== null) return;
-    const mine = this.reply?.table?.seats?.[kept.seat];
-    if (mine && (mine.kind !== "human" || mine.player !== this.ctx.session.player)) return;
-    this.sendingSeed = true;
-    let retry = false;
-    try {
-      let seed = kept.my_seed;
-      if (seed === null) {
-        const bytes = new Uint8Array(16);
-        crypto.getRandomValues(bytes);
-        seed = this.updateKept((k) => keepMySeed(k, toHex(bytes), now())).my_seed;
-      }
-      this.updateKept((k) => keepSeedSending(k, now()));
-      let reply;
-      try {
-        reply = await this.ctx.gateway.move(this.tableId, "seed", { seed });
-      } finally {
-        this.updateKept((k) => keepSeedAnswered(k));
-      }
-      this.seedSent = true;
-      say(t("table.seed_sent"), "info");
-      // The receipt names the event that recorded the seed: the record must honour it.
-      if (reply?.receipt) this.updateLive(this.updateKept((k) => keepReceipt(k, reply.receipt, now())));
-    } catch (e) {
-      if (e.code === "seed_already_sent") this.seedSent = true; // by this tab, before a reload
-      else if (e.code === "seed_window_closed") {
-        this.updateKept((k) => keepSeedRefused(k, e.code, now()));
-        sayError(e, t("table.doing.send_seed"));
-      } else {
-        retry = !this.stopped;
-        if (e.code !== "not_started") sayError(e, t("table.doing.send_seed_again"));
-      }
-    } finally {
-      this.sendingSeed = false;
-      this.queueRender();
-    }
-    if (retry) setTimeout(() => this.maybeSendSeed(this.kept()), 500);
-  }
-
-  /** The check runs once the events stop coming for a moment: a page opened after the
-   * end receives the table's streams one after the other (the table's reveal before the
-   * match's events), and must have kept them all first. */
-  scheduleCheck() {
-    clearTimeout(this.checkTimer);
-    this.checkTimer = setTimeout(() => this.maybeCheck(), CHECK_SETTLE_MS);
-  }
-
-  /** The in-tab check, once the server has revealed its seed. */
-  async maybeCheck() {
-    const kept = this.kept();
-    if (this.stopped || !kept || !kept.reveal || !kept.ended) return;
-    if (this.checking || this.checkedReveal === kept.reveal.server_seed) return;
-    this.checking = true;
-    this.queueRender();
-    try {
-      // From the stored copy, read now: what this tab kept, not what is in memory. The
-      // log's checks, its witnesses' among them, always run (could not check without a log).
-      const key = this.logKey();
-      const witnesses = (await this.logWitnesses(key.vkey)) ?? undefined;
-      const result = await checkKept(this.kept(), {
-        relays: this.relays(),
-        fetchImpl: (...args) => fetch(...args),
-        now,
-        verifyApi: this.ctx.config?.verify_url,
-        log: { verifyApi: this.ctx.config?.verify_url, key, witnesses },
-      });
-      this.updateKept((k) => {
-        k.check = result;
-        return true;
-      });
-      this.checkedReveal = kept.reveal.server_seed;
-      if (result.failed) say(t("table.said.check_failed"), "error");
-      else if (!result.ok) say(t("table.said.check_unchecked", { count: result.unchecked.length }), "info");
-    } catch (e) {
-      say(t("table.said.check_not_run", { message: e.message }), "error");
-    } finally {
-      this.checking = false;
-      this.queueRender();
-    }
-  }
-
-  /** A view whose moves we already made one of (a reply that left before ours landed)
-   * offers none. */
-  spent(view, version) {
-    return view && version <= this.actedVersion ? { ...view, legal: [] } : view;
-  }
-
+  /** A move (``verb`` and its body) sent once at a time; ``doing`` names it in a refusal.
+   * Once taken, the view it was made on is spent (tablestate.js noteMove). */
   async act(verb, body, doing) {
-    if (this.busy) return;
-    this.busy = true;
-    const version = this.version;
+    if (this.state.busy) return;
+    noteBusy(this.state, true);
+    const version = this.state.version;
     this.root.querySelector("#table")?.setAttribute("data-busy", "true");
     try {
-      await this.ctx.gateway.move(this.tableId, verb, body);
+      await this.ctx.gateway.move(this.state.tableId, verb, body);
       say(""); // an earlier refusal is answered by this move
-      this.actedVersion = Math.max(this.actedVersion, version);
-      // The view we moved on is spent; a newer one (our next turn, pushed while the
-      // answer was on its way) is not.
-      if (this.view && this.version === version) this.view = { ...this.view, legal: [], turn: null };
+      noteMove(this.state, version);
     } catch (e) {
       sayError(e, doing);
     } finally {
-      this.busy = false;
+      noteBusy(this.state, false);
       this.queueRender();
       this.scheduleRefresh();
     }
@@ -576,8 +227,8 @@ class TablePage {
     try {
       // Kept before the seat is asked for: a page closed in between still has it.
       const key = newSeatKey();
-      this.ctx.store?.saveSeatKey(this.tableId, key);
-      await this.ctx.gateway.join(this.tableId, seat, key.key);
+      this.ctx.store?.saveSeatKey(this.state.tableId, key);
+      await this.ctx.gateway.join(this.state.tableId, seat, key.key);
       say(t("table.said.sat", { seat: seat + 1 }), "info");
       await this.refresh();
     } catch (e) {
@@ -585,15 +236,25 @@ class TablePage {
     }
   }
 
+  /** Take the seat back from the bot that plays it (presence.js resumeOffer). */
+  async resume() {
+    try {
+      await this.ctx.gateway.move(this.state.tableId, "seat/resume", {});
+      await this.refresh();
+    } catch (e) {
+      sayError(e, presenceText("presence.take_back"));
+    }
+  }
+
   async leave() {
-    const started = this.reply && this.reply.status !== "open";
+    const started = this.state.reply && this.state.reply.status !== "open";
     if (started && !confirm(t("table.leave_confirm"))) return;
     try {
-      if (started && this.matchId) this.updateKept((k) => keepLeaveAsked(k, now()));
+      if (started && this.state.matchId) this.fair.leaving();
       // The seat's own signed request (seatkey.js): the table takes no other.
-      const key = started && this.matchId && this.seat !== null ? this.ctx.store?.seatKey(this.tableId) : null;
-      const body = key ? { signature: signLeave(key.secret, this.matchId, this.seat) } : {};
-      await this.ctx.gateway.move(this.tableId, "leave", body);
+      const key = started && this.state.matchId && seatOf(this.state) !== null ? this.ctx.store?.seatKey(this.state.tableId) : null;
+      const body = key ? { signature: signLeave(key.secret, this.state.matchId, seatOf(this.state)) } : {};
+      await this.ctx.gateway.move(this.state.tableId, "leave", body);
       // Said on the lobby's page (the next page clears the message line).
       this.ctx.flash = started ? t("table.said.left_forfeit") : t("table.said.left");
       location.hash = "#/";
@@ -620,16 +281,13 @@ class TablePage {
     if (!this.stopped) this.render();
   }
 
+  /** The page's clock (every 250 ms): the turn's seconds, and what the fair deal can
+   * know has failed once a time has passed. */
   tick() {
     const el = this.root.querySelector("#timer");
-    if (el) el.textContent = timerText(this.clockUntil());
+    if (el) el.textContent = timerText(clockUntil(this.state));
     // Some failures are known only once a time has passed (checkLive).
-    const kept = this.kept();
-    if (kept && !kept.reveal) {
-      const before = this.liveCheck.failed.length;
-      this.updateLive(kept);
-      if (this.liveCheck.failed.length !== before) this.queueRender();
-    }
+    if (this.fair.tick()) this.queueRender();
   }
 
   /** The page: the felt (the screen's largest share), and beside it (under it on a
@@ -647,105 +305,39 @@ class TablePage {
   }
 
   draw() {
-    const r = this.reply;
+    const s = this.state;
+    const r = s.reply;
     if (!r) return;
     this.dirty = false;
     // Where things are before the redraw (motion.js), before any picture moves.
     const before = capture(this.root);
-    const v = this.view;
-    const kept = this.kept();
-    const myTurn = v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
-    const checkStatus = this.checking ? "running" : statusOf(kept?.check);
-    const seal = sealState(kept, checkStatus, this.liveCheck.failed);
+    const v = s.view;
+    const kept = this.fair.kept();
+    const myTurn = isMyTurn(s);
+    const checkStatus = s.checking ? "running" : statusOf(kept?.check);
+    const seal = sealState(kept, checkStatus, s.liveCheck.failed);
     // A failure opens the panel by itself: it is never behind a click.
-    const open = this.fairOpen || seal === "fail";
-    const frame = this.frame();
+    const open = s.fairOpen || seal === "fail";
+    const d = { kept, myTurn, checkStatus, seal, open, rulesets: this.ctx.rulesets };
+    const frame = this.frame.get();
     const focused = document.activeElement?.id;
-    const table = h("div", { id: "table", class: `table-page${myTurn ? " my-turn" : ""}`, dataset: { turn: myTurn ? "me" : v?.turn ?? "", seat: this.seat ?? "", version: this.version, status: r.status, phase: v?.phase ?? "", check: checkStatus, seal, live: this.liveCheck.failed.length ? "fail" : "", held: this.heldTrick(v, myTurn) ? "true" : "", match: this.matchId ?? "", busy: this.busy ? "true" : "" } });
-    patchAttributes(frame.table, table);
-    frame.felt = patch(frame.felt, this.felt(v, myTurn, seal, open));
-    frame.fair = patch(frame.fair, fairDealPanel(this, kept, checkStatus, this.liveCheck.failed, open));
-    frame.sheet = patch(frame.sheet, this.sheetPanel());
-    frame.log = patch(frame.log, this.logPanel());
-    // The page's message line moves onto the felt, beside the hand, in a slot of its own:
-    // a refusal shows where the player looks, and moves nothing (it is put back when the
-    // page closes).
-    // (Held from the first drawing: a patch may take the slot out with it.)
-    const message = (this.message ??= document.getElementById("message"));
-    const slot = frame.felt.querySelector("#message-slot");
-    if (message && slot && message.parentNode !== slot) slot.append(message);
+    patchAttributes(frame.table, tableElement(s, d));
+    frame.felt = patch(frame.felt, feltScene(s, d, this.hooks));
+    frame.fair = patch(frame.fair, fairDealPanel(this.fairHost, kept, checkStatus, s.liveCheck.failed, open));
+    frame.sheet = patch(frame.sheet, sheetPanel(s, this.ctx.rulesets));
+    frame.log = patch(frame.log, logPanel(s));
+    this.frame.holdMessage(frame.felt);
     // A focused element the patch replaced: its successor takes the focus.
     if (focused && !document.activeElement?.id) document.getElementById(focused)?.focus();
-    play(this.root, before, { winner: this.held?.winner ?? null, taker: v?.taker ?? null });
+    play(this.root, before, { winner: s.held?.winner ?? null, taker: v?.taker ?? null });
     if (myTurn && !this.wasMyTurn) {
-      speak(readTurn(v, (s) => this.seatName(s), true));
-      sound("turn", this.muted);
+      speak(readTurn(v, (x) => seatName(s, x), true));
+      sound("turn", s.muted);
     }
     this.wasMyTurn = myTurn;
   }
 
-  /** The page's frame, built on the first drawing and kept: the table (its data the
-   * state tests and styles read), the felt's place, and beside it the panels' places and
-   * the chat's slot. The felt fills the screen under the header, however high the header
-   * is drawn: its height is followed by a ResizeObserver, never read in a redraw. */
-  frame() {
-    if (this.frameEls && this.root.contains(this.frameEls.table)) return this.frameEls;
-    const f = { felt: h("div", { id: "felt" }), fair: h("div"), sheet: h("div"), log: h("div") };
-    f.side = h("div", { class: "table-side", id: "side" }, f.fair, f.sheet, f.log, h("div", { id: "chat-slot", class: "chat-slot" }));
-    f.table = h("div", { id: "table", class: "table-page" }, h("div", { class: "table-grid" }, f.felt, f.side));
-    replace(this.root, f.table);
-    const header = document.querySelector("header.top");
-    if (header && !this.headerWatch) {
-      this.headerWatch = new ResizeObserver(() => document.documentElement.style.setProperty("--top-h", `${header.offsetHeight}px`));
-      this.headerWatch.observe(header);
-    }
-    this.frameEls = f;
-    return f;
-  }
-
-  /** The felt's scene (felt.js) from the seat's view. */
-  felt(v, myTurn, seal, open) {
-    const r = this.reply;
-    const legal = myTurn ? v.legal : [];
-    return feltView({
-      id: "felt",
-      players: this.players,
-      bottom: this.seat ?? 0,
-      deal: v && v.phase !== "over" ? v.deal_number : "",
-      bar: this.scoreBar(v, seal, open),
-      info: this.feltInfo(v),
-      corner: [this.lastTrickButton(v)],
-      seats: r.table.seats.map((s) => this.seatScene(s, v)),
-      trick: this.trickScene(v, myTurn),
-      edge: [
-        this.statusLine(v, myTurn),
-        h("div", { class: "edge-row" }, h("div", { class: "message-slot", id: "message-slot", "data-own-children": true }), h("div", { class: "said", id: "said", "aria-hidden": "true" }, this.saidNow())),
-        r.status === "open" && this.seat !== null && r.table.seats.some((x) => (x.kind === "human" && !x.player) || x.open) ? this.inviteBox() : this.resumeRow() ?? this.actions(v, legal),
-        this.hand(v, legal),
-        this.links(),
-      ],
-    });
-  }
-
-  links() {
-    const r = this.reply;
-    return h(
-      "div",
-      { class: "table-links" },
-      this.seat !== null && r.status !== "closed" && r.status !== "finished" ? h("button", { type: "button", class: "link", id: "leave", onclick: () => this.leave() }, t("table.leave")) : null,
-      this.matchId && (r.status === "finished" || r.status === "closed") ? h("a", { href: `#/replay/${encodeURIComponent(this.matchId)}`, id: "replay-link" }, t("table.replay_link")) : null,
-      h("button", { type: "button", class: "link sheet-link", id: "sheet-link", onclick: () => document.getElementById("sheet")?.scrollIntoView() }, t("table.sheet_link")),
-      h("button", { type: "button", class: "link", id: "keys-help", onclick: () => this.answer(readKeys(this.keyNames)) }, t("table.keys")),
-      (this.deckSwitch ??= deckSwitch()),
-      h("span", { class: "dim connection" }, t("table.connection", { state: this.connection ?? t("table.connecting") })),
-    );
-  }
-
-  /** The invitation (invite.js), one element kept across redraws: its "Copied" stays. */
-  inviteBox() {
-    this.invite ??= inviteBox(this.tableId);
-    return this.invite;
-  }
+  // ------------------------------------------------------------------ the felt's moments
 
   /** A hot key's answer: spoken (the live region) and shown on the felt a moment. */
   answer(text) {
@@ -755,457 +347,36 @@ class TablePage {
 
   /** A word shown on the felt a moment (SAID_MS): a hot key's answer, the clock's. */
   note(text) {
-    this.said = { text, until: performance.now() + SAID_MS };
+    noteSaid(this.state, text);
     const el = this.root.querySelector("#said");
     if (el) el.textContent = text;
-    clearTimeout(this.saidTimer);
-    this.saidTimer = setTimeout(() => this.queueRender(), SAID_MS + 20);
+    this.redrawAfter("said", SAID_MS);
   }
 
-  saidNow() {
-    return this.said && performance.now() < this.said.until ? this.said.text : "";
+  /** Redraw once a moment shown on the felt (``ms``: a trick held, a word said, a seat
+   * back) is over; the latest of each kind counts. */
+  redrawAfter(kind, ms) {
+    clearTimeout(this.timers[kind]);
+    this.timers[kind] = setTimeout(() => this.queueRender(), ms + 20);
   }
 
-  scoreBar(v, seal, open) {
-    const table = this.reply.table;
-    const mySide = (this.seat ?? 0) % 2;
-    const scores = this.ending?.scores ?? v?.scores ?? [0, 0];
-    const [ours, theirs] = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), t("table.side.them")];
-    const bits = [
-      tournamentLink(table),
-      h("span", { class: "ruleset" }, `${rulesetName(table.ruleset)} · ${table.target}`),
-      h("span", { class: "score", id: "score" }, h("b", {}, `${ours} `), String(scores[mySide]), " — ", String(scores[1 - mySide]), h("b", {}, ` ${theirs}`)),
-    ];
-    if (v?.hanging) bits.push(h("span", { class: "hanging", id: "hanging", title: t("table.hanging_title") }, t("table.hanging", { points: v.hanging })));
-    if (v && v.strain && v.phase !== "deck" && v.phase !== "over") {
-      bits.push(h("span", { class: "contract", id: "contract" }, `${strainLabel(v.strain)}${v.taker !== null ? ` · ${this.seatName(v.taker, true)}` : ""}`));
-    }
-    const switches = h(
-      "span",
-      { class: "switches" },
-      sealSwitch(seal, open, () => this.toggleFair()),
-      muteSwitch(this.muted, (muted) => {
-        this.muted = muted;
-        this.ctx.store.saveSoundMuted?.(this.ctx.session?.player ?? "", muted);
-      }),
-    );
-    return h("div", { class: "score-bar" }, h("span", { class: "score-bits" }, bits), switches);
-  }
-
-  toggleFair() {
-    this.fairOpen = !this.fairOpen;
-    this.queueRender();
-    if (this.fairOpen) requestAnimationFrame(() => document.getElementById("fairdeal")?.scrollIntoView({ block: "nearest" }));
-  }
-
-  recheck() {
-    this.checkedReveal = null;
-    this.maybeCheck();
-  }
-
-  /** The felt's corner: the deal, the turned card (the bottom card in gambler). */
-  feltInfo(v) {
-    const bits = [];
-    if (v && v.phase !== "deck" && v.phase !== "over") {
-      bits.push(h("div", { class: "deal-no" }, t("table.deal_no", { number: v.deal_number + 1 })));
-      // The turned card: on the table while bidding; at two it stays there (gambler).
-      if (v.turned && (v.phase === "bidding" || this.players === 2)) bits.push(h("div", { class: "turned" }, cardFace(v.turned, { small: true, title: t("table.turned_title", { card: cardLabel(v.turned) }) }), h("span", {}, ` ${t("table.turned")}`)));
-      if (v.bottom) bits.push(h("div", { class: "turned" }, cardFace(v.bottom, { small: true, title: t("table.bottom_title", { card: cardLabel(v.bottom) }) }), h("span", {}, ` ${t("table.bottom")}`)));
-    }
-    return bits;
-  }
-
-  /** "ours:theirs" from a seat's point of view (seats 1 and 3 first for a spectator). */
-  scoreText(scores) {
-    const mine = (this.seat ?? 0) % 2;
-    return `${scores[mine]}:${scores[1 - mine]}`;
-  }
-
-  /** A side (0: the first and third seats, 1: the second and fourth; at two players,
-   * the seat); ``start``: at a sentence's start ("Your side"). */
-  sideName(side, start = false) {
-    if (this.players === 2) return this.seatName(side, start);
-    let name;
-    if (this.seat === null) name = side === 0 ? t("table.side.ns_seats") : t("table.side.ew_seats");
-    else name = side === this.seat % 2 ? t("table.side.yours") : t("table.side.theirs");
-    return start ? upFirst(name) : name;
-  }
-
-  /** Who a side is, for a sentence's verb: "you" (at two players), "side" (a pair of
-   * seats), "seat" (one seat, named). */
-  sideKind(side) {
-    if (this.players !== 2) return "side";
-    return side === this.seat ? "you" : "seat";
-  }
-
-  /** A seat as the log names it: "you", a player's own name (as its owner wrote it),
-   * "bot 2 (medium)", "seat 3" (numbered 1 to 4); ``start``: at a sentence's start. */
-  seatName(seat, start = false) {
-    if (seat === null || seat === undefined) return "";
-    const s = this.reply.table.seats[seat];
-    if (seat !== this.seat && s?.kind !== "bot" && s?.name) return s.name;
-    let name;
-    if (seat === this.seat) name = t("table.seat.you");
-    else if (s?.kind === "bot") name = t("table.seat.bot", { seat: seat + 1, level: has(`table.level.${s.level}`) ? t(`table.level.${s.level}`) : s.level });
-    else name = t("table.seat.number", { seat: seat + 1 });
-    return start ? upFirst(name) : name;
-  }
-
-  /** A seat on the felt: its name, its side, the dealer's mark, what it did last or that
-   * it is due, its hidden hand's backs, its presence (presence.js). */
-  seatScene(s, v) {
-    const isMe = s.seat === this.seat;
-    const n = this.players;
-    const mySide = this.seat === null ? null : this.seat % 2;
-    const side = n === 2 ? (isMe ? t("table.seat.you") : t("table.chip.opponent")) : mySide === null ? (s.seat % 2 === 0 ? t("table.side.ns") : t("table.side.ew")) : isMe ? t("table.side.us") : s.seat % 2 === mySide ? t("table.chip.partner") : t("table.side.them");
-    const ours = n === 2 ? isMe : mySide === null ? s.seat % 2 === 0 : s.seat % 2 === mySide;
-    const name = isMe ? (s.name ? t("table.seat.you_named", { name: s.name }) : upFirst(t("table.seat.you"))) : s.kind === "bot" || s.player ? this.seatName(s.seat, true) : t("table.seat.free");
-    const dealer = !!v && v.dealer === s.seat && v.phase !== "deck" && v.phase !== "over";
-    const due = !!v && v.turn === s.seat && v.phase !== "over";
-    const cards = v?.hand_sizes?.[s.seat];
-    // One line says what the seat did last: its call, its meld, its belote.
-    let did = null;
-    const call = v?.calls?.filter(([seat]) => seat === s.seat).map(([, strain]) => strainLabel(strain)).pop();
-    if (call) did = call;
-    for (const [seat, claim] of v?.meld_claims ?? []) if (seat === s.seat) did = claimLabel(claim);
-    for (const [seat, melds] of v?.melds_shown ?? []) if (seat === s.seat) did = t("table.did.shows", { melds: melds.map(meldLabel).join(", ") });
-    const belotes = (v?.belote_calls ?? []).filter(([seat]) => seat === s.seat);
-    if (belotes.length) did = belotes.length > 1 ? t("table.did.rebelote") : t("table.did.belote");
-    const turnWord = v?.phase === "bidding" ? t("table.seat.to_bid") : t("table.seat.to_play");
-    const sit = this.reply.status === "open" && this.seat === null && s.kind === "human" && !s.player;
-    const badges = this.badges(s);
-    return {
-      seat: s.seat,
-      me: isMe,
-      name,
-      chip: { text: side, ours },
-      dealer,
-      due,
-      line: due ? `▶ ${isMe ? t("table.seat.your_turn") : turnWord}` : did,
-      count: cards && !isMe ? t("table.seat.cards", { count: cards }) : null,
-      backs: cards && !isMe ? cards : 0,
-      badges,
-      button: sit ? h("button", { type: "button", class: "sit", dataset: { seat: s.seat }, onclick: () => this.sit(s.seat) }, t("table.sit")) : null,
-      label: [name, side, dealer ? t("table.seat.dealer") : null, due ? turnWord : null, ...badges.map((b) => b.text)].filter((x) => x !== null).join(", "),
-    };
-  }
-
-  /** Each seat's presence, as the table's owner says it; a seat whose player came
-   * back (connected again after a disconnection) says "back" a moment. */
-  setPresence(lines) {
-    const before = new Map(this.presence.map((p) => [p.seat, p]));
-    for (const p of lines) {
-      if (p.human && p.connected === true && before.get(p.seat)?.connected === false) {
-        this.backUntil.set(p.seat, performance.now() + BACK_MS);
-        clearTimeout(this.backTimer);
-        this.backTimer = setTimeout(() => this.queueRender(), BACK_MS + 20);
-      }
-    }
-    this.presence = lines;
-  }
-
-  /** A seat's presence on the felt (presence.js's words): a bot playing it, its player
-   * disconnected (both may hold: the bot plays for one who is gone), back a moment after
-   * a return, or the turns the clock played for one who is there. */
-  badges(s) {
-    const line = this.presence.find((p) => p.seat === s.seat);
-    if (!line?.human) return [];
-    // One's own seat: only that a bot plays it (the note under it offers it back).
-    if (s.seat === this.seat) return line.autoplay ? [{ text: presenceText({ key: "presence.autoplay", values: {} }), kind: "autoplay" }] : [];
-    const badges = [];
-    const add = (what) => badges.push({ text: presenceText(what), kind: what.key.slice("presence.".length) });
-    if (line.autoplay) add({ key: "presence.autoplay", values: {} });
-    if (line.connected === false) add({ key: "presence.disconnected", values: {} });
-    else if ((this.backUntil.get(s.seat) ?? 0) > performance.now()) badges.push({ text: t("presence.back"), kind: "back" });
-    if (!badges.length) {
-      const said = seatPresence(line);
-      if (said) add(said);
-    }
-    return badges;
-  }
-
-  /** The seat's own player, away long enough for a bot to take the seat: the note and
-   * the button that takes it back (coming back to the page does not). */
-  resumeRow() {
-    const offer = resumeOffer(this.presence, this.seat);
-    if (!offer) return null;
-    return h("div", { class: "resume", id: "resume" }, h("span", {}, presenceText(offer.key)), " ", h("button", { type: "button", id: "take-back", onclick: () => this.resume() }, presenceText(offer.action)));
-  }
-
-  async resume() {
-    try {
-      await this.ctx.gateway.move(this.tableId, "seat/resume", {});
-      await this.refresh();
-    } catch (e) {
-      sayError(e, presenceText("presence.take_back"));
-    }
-  }
-
-  /** The trick just taken, held on the felt for a moment (HOLD_TRICK_MS) with its
-   * winner named, unless it is this seat's turn to follow a trick already led. */
-  heldTrick(v, myTurn) {
-    const held = this.held;
-    if (!held || performance.now() >= held.until || !v) return null;
-    if (myTurn && (v.trick ?? []).length) return null;
-    // The view has moved past it (another deal, or a later trick taken).
-    if (v.deal_number !== held.deal || (v.tricks?.length ?? 0) > held.index + 1) return null;
-    return held;
-  }
-
-  trickScene(v, myTurn) {
-    if (this.ending || v?.phase === "over") return { final: { title: t("table.final_score"), score: this.scoreText(this.ending?.scores ?? v?.scores ?? [0, 0]) } };
-    if (!v) return {};
-    const held = this.heldTrick(v, myTurn);
-    const last = v.tricks?.at(-1);
-    const lastCards = () => last.cards.map((c, i) => [(last.leader + i) % this.players, c]);
-    if (held) {
-      const caption = held.winner === this.seat ? t("table.caption.you_take", { count: held.points }) : t("table.caption.takes", { name: this.seatName(held.winner, true), count: held.points });
-      return { cards: held.cards, winner: held.winner, caption };
-    }
-    if (this.showLast && last) {
-      const caption = last.winner === this.seat ? t("table.caption.last_you", { count: last.points }) : t("table.caption.last", { name: this.seatName(last.winner), count: last.points });
-      return { cards: lastCards(), winner: last.winner, caption };
-    }
-    if (!(v.trick ?? []).length && last) {
-      // Between tricks the last one stays on the felt, dimmed, until the next card.
-      const caption = last.winner === this.seat ? t("table.caption.you_took_last", { count: last.points }) : t("table.caption.took_last", { name: this.seatName(last.winner, true), count: last.points });
-      return { cards: lastCards(), winner: last.winner, caption, old: true };
-    }
-    return { cards: v.trick ?? [] };
-  }
-
-  lastTrickButton(v) {
-    const taken = !!v?.tricks?.length && v.phase === "playing";
-    return h("button", { type: "button", id: "last-trick", class: `small${this.showLast ? " active" : ""}`, disabled: !taken, "aria-pressed": String(this.showLast), title: t("table.last_trick_title"), onclick: () => this.toggleLast() }, t("table.last_trick"));
-  }
-
+  /** The last trick shown (and said) until the next card, or hidden again (L). */
   toggleLast() {
-    const v = this.view;
-    this.showLast = !this.showLast && !!v?.tricks?.length;
-    if (this.showLast) this.answer(readLastTrick(v, (s) => this.seatName(s)));
+    const v = this.state.view;
+    if (toggleLast(this.state)) this.answer(readLastTrick(v, (x) => seatName(this.state, x)));
     this.queueRender();
   }
 
-  statusLine(v, myTurn) {
-    const r = this.reply;
-    const kept = this.kept();
-    let text;
-    if (r.status === "open") {
-      const free = r.table.seats.filter((s) => s.kind === "human" && !s.player).length;
-      // A "play now" table: its bots' seats are open to players until its clock runs out.
-      text = free || !this.openUntil() ? t("table.status.waiting", { count: free }) : t("table.status.bots_open");
-    } else if (this.ending || r.status === "finished" || r.status === "closed" || v?.phase === "over") {
-      text = endText(this.ending, v, this);
-    } else if (!v || v.phase === "deck") {
-      text = kept?.seat_seeds ? t("table.status.dealing") : t("table.status.commitment");
-    } else if (myTurn) {
-      text = v.phase === "bidding" ? t("table.status.your_bid") : t("table.status.your_play");
-    } else if (v.turn !== null && v.turn !== undefined) {
-      const bidding = v.phase === "bidding";
-      if (v.turn === this.seat) text = bidding ? t("table.status.you_to_bid") : t("table.status.you_to_play");
-      else text = bidding ? t("table.status.to_bid", { name: this.seatName(v.turn, true) }) : t("table.status.to_play", { name: this.seatName(v.turn, true) });
-    } else {
-      text = "";
-    }
-    // The deadline, not the status ("dealing" while the seeds come, then "playing"), is
-    // what says a human seat is on the clock.
-    const until = this.clockUntil();
-    return h("div", { class: "status-line" }, h("span", { id: "status" }, text), until ? h("span", { id: "timer", class: "timer" }, timerText(until)) : null);
-  }
-
-  /** When a "play now" table's bots' seats stop being open to players (its match starts
-   * then), while the table waits; else null. */
-  openUntil() {
-    const r = this.reply;
-    return r?.status === "open" && r.table.seats.some((s) => s.open) ? r.table.open_until_ms ?? null : null;
-  }
-
-  /** What the clock beside the status counts down to: the open seats' end while a "play
-   * now" table waits, else the turn's deadline while the match is on. */
-  clockUntil() {
-    const r = this.reply;
-    if (!r || this.ending || r.status === "finished" || r.status === "closed") return null;
-    return this.openUntil() ?? this.deadline ?? null;
-  }
-
-  actions(v, legal) {
-    const bids = legal.filter((m) => m.type === "Bid");
-    const buttons = [];
-    for (const m of bids) {
-      const label = bidLabel(m.strain);
-      const strain = m.strain ?? "pass";
-      const said = m.strain === null ? t("table.bid.pass") : t("table.bid.take", { contract: contractWords(m.strain) });
-      const doing = m.strain === null ? t("table.doing.pass") : t("table.doing.take", { contract: contractWords(m.strain) });
-      buttons.push(h("button", { type: "button", id: `bid-${strain}`, class: `bid${m.strain === null ? " pass" : ""}`, dataset: { strain, pick: `bid-${strain}` }, title: said, "aria-label": said, onclick: () => this.act("bid", { strain: m.strain }, doing) }, label));
-    }
-    if (legal.some((m) => m.type === "DeclareMelds")) buttons.push(h("button", { type: "button", id: "declare-melds", dataset: { pick: "declare-melds" }, onclick: () => this.act("announce", { melds: true }, t("table.doing.declare")) }, t("table.act.declare")));
-    if (legal.some((m) => m.type === "SwapTrumpSeven")) buttons.push(h("button", { type: "button", id: "swap", dataset: { pick: "swap" }, onclick: () => this.act("swap", {}, t("table.doing.swap")) }, t("table.act.swap")));
-    if (legal.some((m) => m.type === "DemandRedeal")) buttons.push(h("button", { type: "button", id: "redeal", dataset: { pick: "redeal" }, onclick: () => this.act("redeal", {}, t("table.doing.redeal")) }, t("table.act.redeal")));
-    const beloteCards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
-    if (beloteCards.length) {
-      this.announceBelote = this.announceBelote ?? true;
-      const box = h("input", { type: "checkbox", id: "belote", checked: this.announceBelote, onchange: (e) => (this.announceBelote = e.target.checked) });
-      buttons.push(h("label", { class: "belote", title: t("table.act.belote_key") }, box, ` ${t("table.act.belote", { cards: andList(beloteCards.map(cardLabel)) })}`));
-    }
-    return h("div", { class: "actions", id: "bids", role: "group", "aria-label": t("table.act.label") }, buttons);
-  }
-
-  hand(v, legal) {
-    const el = h("div", { class: "hand", id: "hand", role: "group", "aria-label": t("table.hand_label") });
-    if (!v || this.seat === null) return el;
-    const playable = new Set(legal.filter((m) => m.type === "PlayCard").map((m) => m.card));
-    const belote = new Set(legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card));
-    const playing = playable.size > 0;
-    el.style.setProperty("--cards", String((v.hand ?? []).length));
-    for (const card of sortHand(v.hand ?? [], v.strain)) {
-      const isLegal = playable.has(card);
-      const face = cardFace(card, {
-        legal: isLegal,
-        title: isLegal ? t("table.card.play_title", { card: cardLabel(card) }) : playing ? t("table.card.unplayable_title", { card: cardLabel(card) }) : cardLabel(card),
-        onclick: () => this.act("play", { card, belote: belote.has(card) && this.announceBelote !== false }, t("table.doing.play", { card: cardLabel(card) })),
-      });
-      face.id = `card-${card}`;
-      face.dataset.pick = `card-${card}`;
-      // Its name is said from its content (a hidden line), not an aria-label over the
-      // picture: a name must hold what is drawn (the index's letters are aria-hidden).
-      const said = isLegal ? t("table.card.playable", { card: cardName(card) }) : playing ? t("table.card.unplayable", { card: cardName(card) }) : cardName(card);
-      face.removeAttribute("aria-label");
-      face.dataset.said = said;
-      face.append(h("span", { class: "sr-only" }, said));
-      if (playing && !isLegal) face.classList.add("unplayable");
-      el.append(face);
-    }
-    return el;
-  }
-
-  // ------------------------------------------------------------------ the keyboard
-  // Seed 004's hot keys, answered through the live region (#speech): Enter plays the
-  // chosen card (or makes the chosen bid, or sits down), C the cards on the table, A the
-  // trump, F the suit led, S whose turn, Space announces belote and rebelote; and L the
-  // last trick, ? the keys. The arrows choose among the hand's cards (left, right) and
-  // between the bids and the hand (up, down); the choice is the focus, drawn visibly.
-
-  onKey(e) {
-    if (this.stopped || e.altKey || e.ctrlKey || e.metaKey) return;
-    const target = e.target;
-    const typing = target && ((target.tagName === "INPUT" && target.type !== "checkbox") || target.tagName === "TEXTAREA" || target.tagName === "SELECT" || target.isContentEditable);
-    if (typing) return;
-    const v = this.view;
-    const names = (s) => this.seatName(s);
-    // By the key's place, whatever the layout types there (keys.js).
-    const key = actionOf(e);
-    if (e.type === "keyup") {
-      // A button's own Space activates it on keyup: Space is belote here.
-      if (key === " ") e.preventDefault();
-      return;
-    }
-    const answers = { c: () => readTable(v, names), a: () => readTrump(v), f: () => readLed(v), s: () => readTurn(v, names, this.isMyTurn()), "?": () => readKeys(this.keyNames) };
-    if (answers[key]) {
-      e.preventDefault();
-      this.answer(answers[key]());
-    } else if (key === "l") {
-      e.preventDefault();
-      this.toggleLast();
-    } else if (key === " ") {
-      e.preventDefault();
-      this.announceByKey();
-    } else if (key === "Enter") {
-      e.preventDefault();
-      this.enter();
-    } else if (key === "ArrowLeft" || key === "ArrowRight") {
-      e.preventDefault();
-      this.moveChoice(key === "ArrowLeft" ? -1 : 1);
-    } else if (key === "ArrowUp" || key === "ArrowDown") {
-      e.preventDefault();
-      this.switchRow(key === "ArrowUp" ? "#bids" : "#hand");
-    }
-  }
-
-  isMyTurn() {
-    const v = this.view;
-    return !!v && this.seat !== null && v.turn === this.seat && (v.legal ?? []).length > 0;
-  }
-
-  /** The things one may choose in a row: the bids and actions, or the hand's cards. */
-  picks(row) {
-    return [...this.root.querySelectorAll(`${row} [data-pick]`)];
-  }
-
-  currentRow() {
-    const a = document.activeElement;
-    if (a?.closest?.("#hand")) return "#hand";
-    if (a?.closest?.("#bids")) return "#bids";
-    return this.picks("#bids").length ? "#bids" : "#hand";
-  }
-
-  choose(el) {
-    if (!el) return;
-    el.focus();
-    speak(el.dataset.said ?? el.getAttribute("aria-label") ?? el.textContent, true);
-  }
-
-  moveChoice(delta) {
-    const row = this.currentRow();
-    const items = this.picks(row);
-    if (!items.length) return speak(row === "#hand" ? t("table.key.no_cards") : t("table.key.nothing"), true);
-    const at = items.indexOf(document.activeElement);
-    const next = at < 0 ? (delta > 0 ? 0 : items.length - 1) : (at + delta + items.length) % items.length;
-    this.choose(items[next]);
-  }
-
-  switchRow(row) {
-    const items = this.picks(row);
-    if (!items.length) return speak(row === "#hand" ? t("table.key.no_cards") : t("table.key.no_bid"), true);
-    this.choose(items.find((x) => x.classList.contains("legal")) ?? items[0]);
-  }
-
-  enter() {
-    const a = document.activeElement;
-    if (a?.dataset?.pick && this.root.contains(a)) {
-      a.click();
-      return;
-    }
-    const sit = this.root.querySelector("button.sit");
-    if (sit) return sit.click();
-    if (!this.isMyTurn()) return this.answer(readTurn(this.view, (s) => this.seatName(s), false));
-    // Nothing chosen yet: choose the first thing one may do.
-    const first = this.picks("#bids")[0] ?? this.picks("#hand").find((x) => x.classList.contains("legal"));
-    this.choose(first);
-  }
-
-  announceByKey() {
-    const legal = this.isMyTurn() ? this.view.legal : [];
-    const cards = legal.filter((m) => m.type === "PlayCard" && m.belote).map((m) => m.card);
-    if (!cards.length) return this.answer(t("table.key.no_belote"));
-    this.announceBelote = true;
+  /** The fair deal's panel opened from its seal (scrolled into view) or closed. */
+  toggleFair() {
+    const open = toggleFair(this.state);
     this.queueRender();
-    this.answer(t("table.key.belote", { cards: andList(cards.map(cardName)) }));
+    if (open) requestAnimationFrame(() => document.getElementById("fairdeal")?.scrollIntoView({ block: "nearest" }));
   }
 
-  // ------------------------------------------------------------------ the score sheet
-
-  sheetRows() {
-    const rules = this.ctx.rulesets?.[this.reply?.table?.ruleset];
-    if (!rules?.scoring) return [];
-    return scoreSheet(this.matchEvents, rules).rows;
+  /** The sound's switch: kept per player on this browser. */
+  mute(muted) {
+    chooseMuted(this.state, muted);
+    this.ctx.store.saveSoundMuted?.(this.ctx.session?.player ?? "", muted);
   }
-
-  sheetPanel() {
-    const mySide = this.seat === null ? 0 : this.seat % 2;
-    const names = this.players === 2 ? [this.sideName(mySide, true), this.sideName(1 - mySide, true)] : this.seat === null ? [t("table.side.ns"), t("table.side.ew")] : [upFirst(t("table.side.us")), upFirst(t("table.side.them"))];
-    return sheetTable(this.sheetRows(), { first: mySide, names, seatName: (s) => this.seatName(s, true) });
-  }
-
-  logPanel() {
-    return h("section", { class: "log", dataset: { region: "log" } }, h("h2", {}, t("table.log_title")), h("ol", { id: "log", reversed: true, tabindex: 0, "aria-label": t("table.log_title") }, this.log.slice().reverse().map((l) => h("li", { class: l.kind }, l.text))));
-  }
-}
-
-/** The turn timer: the table service's deadline on its own clock, the wall clock (the
- * tab's clock, clock.js, is for what the fair-deal check keeps; in a player's browser the
- * two are the same). */
-function timerText(deadline) {
-  if (!deadline) return "";
-  const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-  return t("table.timer", { seconds: left });
 }

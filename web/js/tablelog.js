@@ -1,9 +1,9 @@
 // The table's log in words: a line for each event of the table's and the match's
 // streams, said from the page's seat ("You play 7♠", "Ivan plays 7♠": each sentence
-// twice, of you and of another), and the match's end. ``page`` names the seats and the
-// sides (seatName, sideName, sideKind, scoreText), knows the seat it is drawn for, and
-// reads the score sheet's rows (sheetRows) and whether a belote is the second
-// (isRebelote).
+// twice, of you and of another), and the match's end. ``page`` (tablenames.js wordsOf)
+// names the seats and the sides (seatName, sideName, sideKind, scoreText), knows the seat
+// it is drawn for, and reads the score sheet's rows (sheetRows) and whether a belote is
+// the second (isRebelote).
 
 import { cardLabel, strainLabel } from "./cards.js";
 import { t } from "./i18n.js";

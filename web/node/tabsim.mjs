@@ -4,8 +4,8 @@
 // receipt, asks the verify API which matches used the commitment when it sees it (a fake
 // one: the case's answer), watches drand itself (watch.js) on fake relays that produce
 // rounds at given times, says what already failed (fairdeal.js checkLive) and checks the
-// match at the end (checkKept): the same code table.js runs, with the DOM, the socket and
-// fetch replaced.
+// match at the end (checkKept): the same code the table page runs (tablefair.js), with the
+// DOM, the socket and fetch replaced.
 //
 // Import web/node/importmap.mjs first (the modules reach the vendored noble by its
 // import map). Not a test file itself: node --test runs every .mjs under a test/ folder.
@@ -141,7 +141,7 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
   const start = c.start_at ?? c.feed[0].at - 1000;
   const sim = new Sim(start);
   const kept = newKept(c.match_id, `t-${c.name}`, c.player);
-  // The key the page made for its seat when it took it (seatkey.js, table.js).
+  // The key the page made for its seat when it took it (seatkey.js, table.js sit()).
   if (c.my_key) keepMyKey(kept, c.my_key);
   const relayNet = relayNetwork(c.relays, beacons, sim);
   const verify = verifyNetwork(verifyApi, { matches: c.commitment_matches ?? [c.match_id], down: c.verify_down === true, refuseReceipts: c.receipts_refused === true }, relayNet.fetchImpl);
@@ -174,7 +174,7 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
       if (watch === w) watch = null;
     });
   };
-  // As table.js does: the verify API asked once the commitment is seen (asked again, at
+  // As tablefair.js does: the verify API asked once the commitment is seen (asked again, at
   // most every 2 s, while it does not answer).
   let asking = false;
   const askUses = () => {
@@ -187,9 +187,10 @@ export async function playTab(c, { rulesets, beacons, verifyApi = "https://verif
       look();
     });
   };
-  // The player asked to leave (table.js leave(): kept before the signed request goes).
+  // The player asked to leave (table.js leave(), tablefair.js leaving(): kept before the signed
+  // request goes).
   if (c.leave_asked_at !== undefined && c.leave_asked_at !== null) sim.at(c.leave_asked_at, () => keepLeaveAsked(kept, sim.now()));
-  // As table.js does, checkLive also every quarter second.
+  // As the table page does (tablefair.js tick()), checkLive also every quarter second.
   for (let t = start; t <= c.end_at; t += 250) sim.at(t, look);
   for (const { msg, at } of c.feed) {
     sim.at(at, () => {

@@ -178,7 +178,7 @@ export default Object.freeze({
   "watch.not_kept": "could not keep round {round}'s value",
 
   // ---- the table page
-  // The table page (table.js): the board, the seats, the bids, the hand, the table's log,
+  // The table page (table.js and its views): the board, the seats, the bids, the hand, the table's log,
   // the scored deals, the fair deal panel and its banner. A sentence said of a seat comes
   // twice: of you ("…_you") and of another seat ({who}), since the verb changes with it.
   "table.opening": "Opening the table…",
