@@ -109,6 +109,7 @@ import orjson
 
 from bench import kit
 from commands.demo import BOT_DELAY_MS
+from table.views import seat_to_move
 
 DOC: Final = ROOT / "docs" / "bench" / "sockets.md"
 SIZES: Final = (1000, 5000)
@@ -293,7 +294,7 @@ class Client:
                     s["views_seen"].add(key)
                     self.arrivals[label].setdefault("seat view", {}).setdefault(key, []).append(now)
                 v = m["view"]
-                if v["turn"] == v["seat"] and v["legal"] and m["version"] > s.get("moved_at", -1):
+                if seat_to_move(v) and m["version"] > s.get("moved_at", -1):
                     s["moved_at"] = m["version"]
                     verb, body = move_request(v, rng)
                     self.spawn(self.call(url, s, verb, body))

@@ -135,6 +135,12 @@ def public_view(v: SeatView) -> dict[str, Any]:
     return out
 
 
+def seat_to_move(v: Mapping[str, Any] | None) -> bool:
+    """Does a seat's view (its JSON, as pushed) say the seat is to move and has moves to
+    make? (What a client-side bot waits for: tests, benches.)"""
+    return v is not None and v.get("turn") == v.get("seat") and bool(v.get("legal"))
+
+
 def watcher_view(match: Match, seat: int | None) -> dict[str, Any]:
     """What a watcher sees of ``match``: the seat's own view (its hand, its legal moves),
     or a spectator's (``seat`` None: no hand, no moves)."""

@@ -364,7 +364,7 @@ class Hub:
         """The players watching ``table_id`` here from a seat of it."""
         return sorted({c.player for c, w in self._by_table.get(table_id, ()) if w.seat is not None})
 
-    async def announce(self, table_id: str, *, idle: bool = True) -> None:
+    async def announce(self, table_id: str, *, idle: bool = True, joined: bool = False) -> None:
         """Tell the table's owner who watches it here: the players from a seat, and how
         many sockets (NATS being away, the next heartbeat tells it). ``idle``: say it even
         when nobody watches (the last one left); the heartbeat says nothing of a table
@@ -378,6 +378,8 @@ class Hub:
             "watchers": watchers,
             "ttl_ms": int(self.presence_seconds * PRESENCE_HEARTBEATS * 1000),
         }
+        if joined:  # a socket started watching: the owner pushes the table now
+            body["joined"] = True
         with contextlib.suppress(Exception):
             await self.nc.publish(f"{self.prefix}.table.{table_id}.presence", orjson.dumps(body))
 
@@ -489,7 +491,7 @@ class Hub:
         if conn.watches.get(table_id) is not w:
             return  # stopped watching meanwhile
         await self.resync(conn, w)
-        await self.announce(table_id)  # the owner pushes the table to the new watcher
+        await self.announce(table_id, joined=True)  # the owner pushes the table to it
 
     def unwatch(self, conn: Connection, table_id: str) -> None:
         w = conn.watches.pop(table_id, None)

@@ -1,6 +1,6 @@
-"""Who is at the table: which seats' players have a live WebSocket on it, as the
-gateways say, and the per-seat line every watcher gets (``presence`` in the table's
-view and in its state notices).
+"""Who is at the table: which seats' players have a live WebSocket on it, as the gateways
+say, and the per-seat line every watcher gets (``presence`` in the table's view and in
+its state notices).
 
 The gateways hold the sockets (several of them, each with its own players), so each one
 announces, for each table its players watch, the whole set of them it holds
@@ -8,14 +8,15 @@ announces, for each table its players watch, the whole set of them it holds
 changes and again every ``BELOT_PRESENCE_SECONDS`` (a heartbeat). An announcement lives
 ``ttl_ms``: a gateway that died stops renewing its sets and its players go
 "disconnected" when they expire. An announcement also says how many sockets watch the
-table from that gateway (``watchers``, seated or not): the owner pushes the table's views
-(:meth:`services.table.worker.TableWorker.publish_state`) only while someone watches, and
-pushes them at once to a gateway whose watchers grew (a new socket has its first view
-without asking). A player is connected while any gateway's live set
-names it. Nothing of this is in the log: it is what is true now, kept in the owner's
-memory; a new owner (a failover) knows nobody for one ``grace`` and counts every human
-as connected meanwhile, rather than showing players as gone who are not, until the
-gateways' next heartbeats have told it. Times are monotonic seconds, passed in.
+table from that gateway (``watchers``, seated or not): the owner pushes the table's
+views (:meth:`services.table.worker.TableWorker.publish_state`) only while someone
+watches, and pushes them at once when a gateway's watchers grew or it says a socket
+started watching (``joined``: a new socket has its first view without asking). A player
+is connected while any gateway's live set names it. Nothing of this is in the log: it is
+what is true now, kept in the owner's memory; a new owner (a failover) knows nobody for
+one ``grace`` and counts every human as connected meanwhile, rather than showing players
+as gone who are not, until the gateways' next heartbeats have told it. Times are
+monotonic seconds, passed in.
 """
 
 from __future__ import annotations

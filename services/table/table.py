@@ -428,8 +428,11 @@ class Table:
         watchers = body.get("watchers", len(ids))
         if type(watchers) is not int or not 0 <= watchers <= MAX_WATCHERS:
             raise TableError(BAD_REQUEST, f"watchers must be a whole number up to {MAX_WATCHERS}")
+        joined = body.get("joined", False)
+        if not isinstance(joined, bool):
+            raise TableError(BAD_REQUEST, "joined must be true or false")
         grew = self.sockets.announce(gateway, ids, ttl_ms / 1000, time.monotonic(), watchers)
-        if grew:
+        if grew or joined:
             await self.worker.publish_state(self)  # a new socket's first view
         else:
             await self.say_presence()

@@ -25,7 +25,7 @@ import orjson
 from aiohttp import WSMsgType
 
 from belot.bots import choose
-from table.views import view_from_json
+from table.views import seat_to_move, view_from_json
 from tests.chaos.records import Feed, Got
 from tests.integration.gateway_support import move_request
 
@@ -214,8 +214,8 @@ class Watcher:
                 feed.events.append(got)
                 if got.type == "FairDealOpened" and got.table in self.seats:
                     self._send_seed(got.table)
-            elif kind == "turn" and m.get("table") in self.seats:
-                self._turns[m["table"]] = m
+            elif kind == "view" and m.get("table") in self.seats and seat_to_move(m.get("view")):
+                self._turns[m["table"]] = m  # the seat's own view, pushed: its turn
                 self._turn.set()
             elif kind == "watching":
                 self.watching.add(m["table"])

@@ -25,7 +25,7 @@ from belot.bots import choose
 from belot.cards import to_code
 from belot_platform.settings import Settings
 from services.gateway.app import create_app
-from table.views import view_from_json
+from table.views import seat_to_move, view_from_json
 from tests.integration import roles
 
 #: Cheap argon2 parameters: the tests register many accounts.
@@ -144,7 +144,7 @@ class Player:
                         assert status == 200, body
                     if m["event"] == "TableClosed":
                         return
-                elif m["type"] == "view" and m["seat"] is not None and _my_turn(m["view"]):
+                elif m["type"] == "view" and m["seat"] is not None and seat_to_move(m["view"]):
                     view = view_from_json(m["view"])
                     verb, body = move_request(choose(view, rng, self.level))
                     status, reply = await self.call("POST", f"/v1/tables/{table_id}/{verb}", body)
@@ -154,8 +154,3 @@ class Player:
                         assert status == 409, reply
         finally:
             await ws.close()
-
-
-def _my_turn(view: dict[str, Any] | None) -> bool:
-    """Does a seat's pushed view (table.views) say it is to move, with moves to make?"""
-    return view is not None and view["turn"] == view["seat"] and bool(view["legal"])

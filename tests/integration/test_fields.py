@@ -719,7 +719,7 @@ NATS: list[Route] = [
     ),
     Route(
         "table.presence",
-        ("gateway", "players", "players[]", "ttl_ms", "watchers"),
+        ("gateway", "players", "players[]", "ttl_ms", "watchers", "joined"),
         subject(
             "table.{table}.presence",
             lambda c: {

@@ -169,7 +169,7 @@ export class Live {
     ws.binaryType = "arraybuffer";
     ws.onopen = () => {
       ws.send(JSON.stringify({ op: "watch", table: this.tableId }));
-      this.onStatus(t("api.live"));
+      this.onStatus(t("api.live"), "live");
     };
     ws.onmessage = (e) => {
       // Reset once the gateway talks, not at the upgrade: a full gateway accepts the

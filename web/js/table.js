@@ -32,7 +32,7 @@ import { TableKeys } from "./tablekeys.js";
 import { describe } from "./tablelog.js";
 import { seatName, wordsOf } from "./tablenames.js";
 import { logPanel, sheetPanel } from "./tableside.js";
-import { applyEvent, applyReply, applyTableState, applyTurn, BACK_MS, chooseBelote, chooseMuted, clockUntil, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteConnection, noteLog, noteMove, noteSaid, SAID_MS, seatOf, toggleFair, toggleLast } from "./tablestate.js";
+import { applyEvent, applyReply, applyTableState, applyView, BACK_MS, chooseBelote, chooseMuted, clockUntil, HOLD_TRICK_MS, isMyTurn, newTableState, noteBusy, noteConnection, noteLog, noteMove, noteSaid, SAID_MS, seatOf, toggleFair, toggleLast } from "./tablestate.js";
 import { timerText } from "./tablestatus.js";
 import { h, readyDeck, replace, say, sayError, speak } from "./ui.js";
 import { readLastTrick, readTurn } from "./words.js";
@@ -52,6 +52,7 @@ class TablePage {
     this.ctx = ctx;
     this.state = newTableState(tableId, ctx.store.soundMuted?.(ctx.session?.player ?? "") ?? false);
     this.live = null;
+    this.wasLive = false; // the socket has been live once: a later "live" is a return
     this.stopped = false;
     this.refreshTimer = null;
     this.refreshing = false;
@@ -103,8 +104,11 @@ class TablePage {
       return;
     }
     if (this.stopped) return;
-    this.live = new Live(this.ctx.session.token, this.state.tableId, (m) => this.onMessage(m), (s) => {
+    this.live = new Live(this.ctx.session.token, this.state.tableId, (m) => this.onMessage(m), (s, kind) => {
       noteConnection(this.state, s);
+      // Back after the socket was away: what was pushed meanwhile is lost; ask once.
+      if (kind === "live" && this.wasLive) this.scheduleRefresh();
+      if (kind === "live") this.wasLive = true;
       this.queueRender();
     });
     this.ticker = setInterval(() => this.tick(), 250);
@@ -163,20 +167,22 @@ class TablePage {
     this.chat.take(m);
   }
 
-  /** The table's message: an event (kept, drawn, and the table asked again), our turn's
-   * view (drawn at once), the table's state (the deadline, the seats' presence), a
-   * refusal said on the message line. */
+  /** The table's message: an event (kept and drawn), the table as its owner pushed it
+   * after an append (drawn at once: the one producer of what the page shows; nothing is
+   * asked again over HTTP), the table's public state (the deadline, the seats'
+   * presence), a refusal said on the message line. */
   onTableMessage(m) {
     if (this.stopped) return;
     if (m.type === "event") {
       this.onEvent(m);
-      this.scheduleRefresh();
-    } else if (m.type === "turn") {
-      if (applyTurn(this.state, m)) this.renderNow();
+    } else if (m.type === "view") {
+      const { taken, back } = applyView(this.state, m);
+      if (back) this.redrawAfter("back", BACK_MS);
+      if (taken) this.renderNow();
+      else this.queueRender();
     } else if (m.type === "state") {
       if (applyTableState(this.state, m)) this.redrawAfter("back", BACK_MS);
       if (m.presence) this.queueRender();
-      this.scheduleRefresh();
     } else if (m.type === "error") {
       say(t("table.server_says", { message: m.message }), "error");
     }
@@ -219,7 +225,6 @@ class TablePage {
     } finally {
       noteBusy(this.state, false);
       this.queueRender();
-      this.scheduleRefresh();
     }
   }
 

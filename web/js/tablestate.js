@@ -5,13 +5,13 @@
 // the connection, and what the player opened or chose on the page.
 //
 // It changes only through the functions here, each named for what happened: a GET reply
-// applied (applyReply), a WebSocket message (applyTurn, applyTableState, applyEvent), a
+// applied (applyReply), a WebSocket message (applyView, applyTableState, applyEvent), a
 // move made (noteMove), a line for the log (noteLog), the player's own choices (the last
 // trick, the fair deal's panel, belote, the sound). The views draw from it and change
 // nothing; the page (table.js) calls these and draws. What an update means for the page
 // beyond the state (a sound, a redraw later) it returns; it plays nothing itself.
 //
-// The view is reconciled by the match version: a reply or a "turn" older than the view
+// The view is reconciled by the match version: a reply or a pushed view older than the view
 // held is not taken, and a view of a version this tab already moved at offers no moves
 // (spent): a reply that left before our move landed must not offer it again.
 
@@ -184,8 +184,8 @@ function setPresence(s, lines) {
   return back;
 }
 
-/** A GET /v1/tables/{id} reply. A view with no moves must not hide the ones a newer
- * "turn" message brought; and a table changing owner is answered without a view: the
+/** A GET /v1/tables/{id} reply (and a pushed view's, applyView). A view with no moves
+ * must not hide the ones a newer view brought; and a table changing owner is answered without a view: the
  * last one is kept. Returns whether a seat's player came back (setPresence). */
 export function applyReply(s, reply) {
   s.reply = reply;
@@ -200,14 +200,13 @@ export function applyReply(s, reply) {
   return back;
 }
 
-/** A "turn" message: the seat's view, pushed when it is due. Returns whether it was
- * taken (one older than the view held is not). */
-export function applyTurn(s, m) {
-  if (!(m.match_version >= s.version)) return false;
-  s.view = spent(s, m.view, m.match_version);
-  s.version = m.match_version;
-  s.deadline = m.deadline_ms;
-  return true;
+/** A "view" message: the table as its owner pushed it after an append, the same reply
+ * as the GET's (the seat's own view, or a spectator's). Returns whether its view was
+ * taken (one older than the view held is not) and whether a seat's player came back. */
+export function applyView(s, m) {
+  const taken = !!m.view && !(m.match_version < s.version);
+  const back = applyReply(s, m);
+  return { taken, back };
 }
 
 /** A "state" message: the deadline, and the seats' presence when it says it. Returns

@@ -1,5 +1,5 @@
 // web/js/tablestate.js: the table page's state and its reconciliation rules. A view older
-// than the one held is not taken (a reply or a "turn"), a reply without a view keeps the
+// than the one held is not taken (a reply or a pushed "view"), a reply without a view keeps the
 // last one, a view of a version this seat moved at offers no moves (a reply that left
 // before the move landed), the match's events are taken once and in order, what an event
 // asks the page to play, the log's lines once, a seat's player back.
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import "../node/importmap.mjs";
 
-const { applyEvent, applyReply, applyTableState, applyTurn, heldTrick, isMyTurn, newTableState, noteLog, noteMove } = await import("../js/tablestate.js");
+const { applyEvent, applyReply, applyTableState, applyView, heldTrick, isMyTurn, newTableState, noteLog, noteMove } = await import("../js/tablestate.js");
 
 const seats = [0, 1, 2, 3].map((seat) => ({ seat, kind: "human", player: `p${seat}` }));
 const reply = (over = {}) => ({ seat: 0, status: "playing", table: { match_id: "m-1", seats }, ...over });
@@ -20,8 +20,8 @@ test("an older view is not taken, a reply without one keeps the last", () => {
   assert.equal(s.matchId, "m-1");
   assert.equal(s.version, 5);
   assert.equal(isMyTurn(s), true);
-  // A "turn" older than the view held: not taken.
-  assert.equal(applyTurn(s, { type: "turn", match_version: 4, view: view({ turn: 1 }), deadline_ms: 200 }), false);
+  // A pushed view older than the view held: not taken.
+  assert.equal(applyView(s, reply({ type: "view", match_version: 4, view: view({ turn: 1 }), deadline_ms: 200 })).taken, false);
   assert.equal(s.view.turn, 0);
   assert.equal(s.deadline, 100);
   // A reply older than the view held: its table is taken, its view is not.
@@ -32,8 +32,8 @@ test("an older view is not taken, a reply without one keeps the last", () => {
   applyReply(s, reply({ match_version: 6 }));
   assert.equal(s.view.turn, 0);
   assert.equal(s.version, 5);
-  // A "turn" of the version held is taken: it brings the moves of that version.
-  assert.equal(applyTurn(s, { type: "turn", match_version: 5, view: view({ turn: 0, legal: [{ type: "PlayCard", card: "8S" }] }), deadline_ms: 400 }), true);
+  // A pushed view of the version held is taken: it brings the moves of that version.
+  assert.equal(applyView(s, reply({ type: "view", match_version: 5, view: view({ turn: 0, legal: [{ type: "PlayCard", card: "8S" }] }), deadline_ms: 400 })).taken, true);
   assert.equal(s.view.legal[0].card, "8S");
   assert.equal(s.deadline, 400);
 });
@@ -53,11 +53,11 @@ test("a view of a version this seat moved at is spent; a newer one is not", () =
   // Our next turn, pushed while the answer was on its way, is not touched by the answer.
   const t = newTableState("t-1", false);
   applyReply(t, reply({ match_version: 7, view: view() }));
-  applyTurn(t, { type: "turn", match_version: 9, view: view(), deadline_ms: 1 });
+  applyView(t, reply({ type: "view", match_version: 9, view: view(), deadline_ms: 1 }));
   noteMove(t, 7);
   assert.equal(t.view.legal.length, 1);
   assert.equal(isMyTurn(t), true);
-  applyTurn(t, { type: "turn", match_version: 9, view: view(), deadline_ms: 1 });
+  applyView(t, reply({ type: "view", match_version: 9, view: view(), deadline_ms: 1 }));
   assert.equal(t.view.legal.length, 1);
 });
 
