@@ -547,6 +547,24 @@ async def play_by_keys(page: Page, web: Web, rng: random.Random) -> dict[str, in
         done.add(version)
 
 
+#: Counts the page's GET /v1/tables/{id} by table (window.__tableGets), before any script.
+COUNT_TABLE_GETS = r"""
+(() => {
+  const real = window.fetch;
+  window.__tableGets = {};
+  window.fetch = function (input, init) {
+    const url = typeof input === "string" ? input : input.url;
+    const m = /\/v1\/tables\/([^/?]+)(\?.*)?$/.exec(url);
+    if (m && (!init || !init.method || init.method === "GET")) {
+      const id = decodeURIComponent(m[1]);
+      window.__tableGets[id] = (window.__tableGets[id] || 0) + 1;
+    }
+    return real.apply(this, arguments);
+  };
+})();
+"""
+
+
 async def test_a_match_played_with_the_keyboard_alone_is_told_in_the_live_region(
     servers, store, pg_pool, nc, js_names
 ) -> None:
@@ -563,17 +581,20 @@ async def test_a_match_played_with_the_keyboard_alone_is_told_in_the_live_region
         chromium(CHROMIUM) as browser,
     ):
         page = await browser.new_page()
+        await page.add_init_script(COUNT_TABLE_GETS)
         await as_player(page, web, [])
         seen: dict[str, int] = {}
         announced = 0
+        gets: list[int] = []
         async with explained(page, "table-keyboard"):
             await sign_up(page, web, f"key{uuid.uuid4().hex[:6]}")
             # Classic (four seats: C names three others), then gambler tables (two:
             # this seat bids in most deals) until a bid was made with the keys too.
             for n, ruleset in enumerate(("classic", "gambler", "gambler", "gambler")):
-                await new_table(page, web, ruleset, target=80 if n == 0 else TARGET)
+                table_id = await new_table(page, web, ruleset, target=80 if n == 0 else TARGET)
                 await page.set_viewport(*PHONE)
                 got = await play_by_keys(page, web, random.Random(n))
+                gets.append(await page.evaluate(f"window.__tableGets[{json.dumps(table_id)}] ?? 0"))
                 seen = {k: seen.get(k, 0) + got[k] for k in got}
                 kept = await page.evaluate(KEPT_HERE)
                 record = await stored_record(store, kept["match_id"])
@@ -595,6 +616,9 @@ async def test_a_match_played_with_the_keyboard_alone_is_told_in_the_live_region
                 ))  # fmt: skip
             assert page.errors == [], page.errors
     assert seen["turns"] >= 8 and seen["cards"] >= 8 and seen["led"] >= 1, seen
+    # The page renders what it is pushed: it asks for the table over HTTP when it opens
+    # (and once more were its socket to come back), not after each event or move.
+    assert all(1 <= n <= 2 for n in gets), gets
     assert seen["last"] >= 1 and seen["no_belote"] >= 1, seen
     # Half the turns asked with the keys of a Russian layout, which type Cyrillic letters.
     assert seen["russian"] >= 4, seen
