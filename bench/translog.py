@@ -197,7 +197,8 @@ async def proof_times(pool: Any, schema: str, leaves: list[bytes], samples: int)
 
 
 async def signing_times(pool: Any, schema: str, n: int) -> dict[str, float]:
-    from services.verify.translog import MIGRATION, LogService
+    from services.verify.store.translog import TRANSLOG_MIGRATION
+    from services.verify.translog import LogService
 
     signer = Ed25519Signer("bench.example/log", bytes(32))
     checkpoint = Checkpoint(signer.name, n, bytes(32))
@@ -213,7 +214,7 @@ async def signing_times(pool: Any, schema: str, n: int) -> dict[str, float]:
         f"INSERT INTO {s}.translog_entries SELECT i, 'x', -1 - i FROM generate_series(0, $1) i",
         n - 2,
     )
-    await pool.execute(MIGRATION.format(s=s))
+    await pool.execute(TRANSLOG_MIGRATION.format(s=s))
     service = LogService(pool, schema, schema, signer)
     await service.sign_once()  # the first checkpoint, at n - 1
     await pool.execute(

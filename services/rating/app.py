@@ -24,7 +24,6 @@ from belot_platform.app import NATS, PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
 from eventlog import EventStore
-from eventlog.migrations import quote_schema
 from rating import DEFAULT_SETTINGS, RatingSettings
 from services.rating.consumer import Consumer
 from services.rating.handlers import (
@@ -34,7 +33,7 @@ from services.rating.handlers import (
     lookup_handler,
     reads_handlers,
 )
-from services.rating.store import Projection, RebuildReport
+from services.rating.store import Projection, RebuildReport, has_event_log
 
 NAME: Final = "rating"
 CONSUMER: Final = web.AppKey("rating_consumer", Consumer)
@@ -88,8 +87,7 @@ def create_app(
                 app[NATS], lookup_subject_of(settings), lookup_handler(projection), queue=NAME
             )
         ]
-        for verb, handler in reads_handlers(projection).items():
-            subject = f"{settings.subject_prefix}.rating.{verb}"
+        for subject, handler in reads_handlers(projection, settings.subject_prefix).items():
             lookups.append(await messaging.serve(app[NATS], subject, handler, queue=NAME))
         try:
             yield
@@ -113,8 +111,7 @@ async def rebuild(
     pool = await asyncpg.create_pool(settings.pg_dsn, min_size=1, max_size=3)
     try:
         # Never create an empty log in a mistyped schema: a rebuild reads an existing one.
-        log_table = f"{quote_schema(settings.pg_schema)}.events"
-        if await pool.fetchval("SELECT to_regclass($1)", log_table) is None:
+        if not await has_event_log(pool, settings.pg_schema):
             raise NoEventLog(f"no event log in schema {settings.pg_schema!r} (BELOT_PG_SCHEMA)")
         log_store = EventStore(pool, settings.pg_schema)
         projection = Projection(pool, settings.rating_schema, rating_settings)

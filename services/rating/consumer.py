@@ -149,8 +149,8 @@ class Consumer:
         projection = self.projection
         for attempt in range(1, _ATTEMPTS + 1):
             try:
-                async with projection.pool.acquire() as conn, conn.transaction():
-                    if await projection.lock_checkpoint(conn) >= event.position:
+                async with projection.holding_checkpoint() as (conn, checkpoint):
+                    if checkpoint >= event.position:
                         return DUPLICATE  # another consumer got here first
                     seen = await projection.seen(conn, delivery.match_id)
                     players = (

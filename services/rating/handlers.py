@@ -243,9 +243,10 @@ def lookup_handler(projection: Projection) -> Any:
     return lookup
 
 
-def reads_handlers(projection: Projection) -> dict[str, Any]:
-    """The gateway's reads on NATS (subject suffix -> handler), as of the service's
-    clock; errors ``unknown_pool`` and ``bad_request``, as on HTTP."""
+def reads_handlers(projection: Projection, prefix: str) -> dict[str, Any]:
+    """The gateway's reads on NATS (subject -> handler; ``prefix`` is
+    ``BELOT_SUBJECT_PREFIX``), as of the service's clock; errors ``unknown_pool`` and
+    ``bad_request``, as on HTTP."""
 
     async def leaderboard_read(body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
@@ -275,7 +276,8 @@ def reads_handlers(projection: Projection) -> dict[str, Any]:
             }
         return {"player": player, "at_ms": at, "pools": pools}
 
-    return {"leaderboard": leaderboard_read, "player": player_read}
+    reads = {"leaderboard": leaderboard_read, "player": player_read}
+    return {f"{prefix}.rating.{verb}": handler for verb, handler in reads.items()}
 
 
 def add_routes(app: web.Application) -> None:

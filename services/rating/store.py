@@ -20,7 +20,8 @@ as the live consumer wrote one match at a time (a test compares them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -193,6 +194,14 @@ class Projection:
             )
         )
 
+    @contextlib.asynccontextmanager
+    async def holding_checkpoint(self) -> AsyncIterator[tuple[Any, int]]:
+        """A transaction that holds the checkpoint's row (:meth:`lock_checkpoint`): its
+        connection, for the reads and writes of one decision, and the position. It
+        commits when the block ends, and rolls back if the block raises."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn, await self.lock_checkpoint(conn)
+
     async def set_checkpoint(self, conn: Any, position: int) -> None:
         await conn.execute(
             f"UPDATE {self.s}.checkpoint SET position = $2, updated_at = now() WHERE consumer = $1",
@@ -337,8 +346,7 @@ class Projection:
         is a match id already decided, which changes nothing.
         """
         s = self.s
-        async with self.pool.acquire() as conn, conn.transaction():
-            checkpoint = await self.lock_checkpoint(conn)
+        async with self.holding_checkpoint() as (conn, checkpoint):
             await conn.execute(f"TRUNCATE {s}.matches, {s}.players, {s}.history")
             events: list[RatingEvent] = []
             positions: dict[str, int] = {}
@@ -391,3 +399,9 @@ class Projection:
             checkpoint = max(checkpoint, furthest)
             await self.set_checkpoint(conn, checkpoint)
         return RebuildReport(len(events), len(first), len(players), checkpoint)
+
+
+async def has_event_log(pool: asyncpg.Pool, schema: str) -> bool:
+    """Does ``schema`` hold an event log (its ``events`` table)?"""
+    log_table = f"{quote_schema(schema)}.events"
+    return await pool.fetchval("SELECT to_regclass($1)", log_table) is not None

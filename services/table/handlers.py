@@ -80,6 +80,22 @@ def parse_move(verb: str, body: dict[str, Any]) -> Callable[[int], Command]:
     raise TableError(BAD_REQUEST, f"unknown move {verb!r}")
 
 
+def create_subject(prefix: str) -> str:
+    """Where tables are made (queue group ``table``): :meth:`TableWorker.create`."""
+    return f"{prefix}.table.create"
+
+
+def table_subject(prefix: str, table_id: str) -> str:
+    """A table's own requests, ``<this>.<verb>``: answered by its owner
+    (:func:`command_callback`)."""
+    return f"{prefix}.table.{table_id}"
+
+
+def released_subject(prefix: str) -> str:
+    """Where a stopping worker says which tables it gave up, for the others to claim."""
+    return f"{prefix}.table.released"
+
+
 MOVES: Final = ("bid", "play", "announce", "swap", "redeal")
 #: A table's own requests besides the moves, each answered by the Table method of its name.
 REQUESTS: Final = ("join", "leave", "seed", "view", "abort", "resume", "presence")

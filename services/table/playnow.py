@@ -32,6 +32,7 @@ from belot import RULESETS
 from belot_platform import fields, messaging
 from belot_platform.messaging import BAD_REQUEST, ServiceError
 from services.table import domain
+from services.table.handlers import table_subject
 from table.events import BOT, HUMAN
 
 #: The lock's key in the leases bucket, by ruleset (never a table id: those are hex).
@@ -124,7 +125,7 @@ async def play_now(
                     **({"key": seat_key} if seat_key is not None else {})}  # fmt: skip
             try:
                 reply = await messaging.request(
-                    nc, f"{prefix}.table.{table_id}.join", join, timeout=timeout
+                    nc, f"{table_subject(prefix, table_id)}.join", join, timeout=timeout
                 )
             except ServiceError as exc:
                 if exc.code == "already_seated" and exc.details and "seat" in exc.details:

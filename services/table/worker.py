@@ -46,7 +46,7 @@ from belot_platform.messaging import BAD_REQUEST, ServiceError
 from belot_platform.supervise import Supervised, Supervisor, cancel
 from eventkit.streams import table_stream
 from eventlog import EventStore, WrongExpectedVersion
-from services.table import domain, metrics, playnow
+from services.table import domain, handlers, metrics, playnow
 from services.table.handlers import command_callback
 from services.table.metrics import CLAIMS, LOST, OWNED
 from services.table.store import Loaded, load, table_events
@@ -127,14 +127,14 @@ class TableWorker:
 
     @property
     def create_subject(self) -> str:
-        return f"{self.prefix}.table.create"
+        return handlers.create_subject(self.prefix)
 
     def table_subject(self, table_id: str) -> str:
-        return f"{self.prefix}.table.{table_id}"
+        return handlers.table_subject(self.prefix, table_id)
 
     @property
     def released_subject(self) -> str:
-        return f"{self.prefix}.table.released"
+        return handlers.released_subject(self.prefix)
 
     def state_subject(self, table_id: str) -> str:
         return f"{self.prefix}.tables.{table_id}"

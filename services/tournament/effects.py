@@ -191,10 +191,8 @@ class Effects:
                 await asyncio.wait_for(self.seq.stopping.wait(), SWEEP_S)
             for tid in list(self.seq.live):
                 self.kick(tid)
-            counts = await self.seq.store.pool.fetch(
-                f"SELECT status, count(*) AS n FROM {self.seq.store.s}.tournaments GROUP BY status"
-            )
+            counts = await self.seq.store.count_by_status()
             for status in ("registering", "running", "paused", "finished", "cancelled"):
                 TOURNAMENTS.labels(status).set(0)
-            for row in counts:
-                TOURNAMENTS.labels(row["status"]).set(row["n"])
+            for status, n in counts.items():
+                TOURNAMENTS.labels(status).set(n)

@@ -209,6 +209,13 @@ WHERE {self.s}.tournaments.version < $7""",
         )
         return [r["id"] for r in rows]
 
+    async def count_by_status(self) -> dict[str, int]:
+        """How many tournaments each status holds (a status none holds is not there)."""
+        rows = await self.pool.fetch(
+            f"SELECT status, count(*) AS n FROM {self.s}.tournaments GROUP BY status"
+        )
+        return {r["status"]: r["n"] for r in rows}
+
     async def table_owner(self, table_id: str) -> str | None:
         value = await self.pool.fetchval(
             f"SELECT tournament_id FROM {self.s}.tournament_tables WHERE table_id = $1", table_id

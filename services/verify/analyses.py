@@ -5,9 +5,10 @@ matches the projection lists (ended, server seed revealed), oldest first, and fo
 one loads its record as the API serves it, verifies it (the API's verifier, drand's BLS
 check included) and analyses it (:func:`fairdeal.analysis.analyse_record`, what ``belot
 analyse`` runs), in a thread, one match at a time. The result is stored as derived data
-(``verify_analyses``): anyone recomputes it from the record, so the store is a cache
-that the API serves, never a source of truth. A record that does not verify is stored
-as such (``not_verified``, with the failed checks): its cards are not the match's.
+(``verify_analyses``, :mod:`services.verify.store.analyses`): anyone recomputes it
+from the record, so the store is a cache that the API serves, never a source of truth.
+A record that does not verify is stored as such (``not_verified``, with the failed
+checks): its cards are not the match's.
 
 Two replicas may analyse the same match at the same time; the first row wins (INSERT ...
 ON CONFLICT DO NOTHING) and the second's work is wasted, never different: the analysis
@@ -23,33 +24,16 @@ import logging
 import time
 from typing import Any, Final
 
-import asyncpg
-import orjson
 from prometheus_client import Counter, Gauge, Histogram
 
 from eventlog import EventStore
-from eventlog.migrations import quote_schema
 from fairdeal.analysis import AnalysisError, analyse_record
 from fairdeal.verifier import verify_record
 from fairdeal.verifier.context import BlsCheck
 from services.verify.matches import load_match
+from services.verify.store import AnalysisStore, Pool
 
 log = logging.getLogger(__name__)
-
-ANALYSES_MIGRATION: Final = """
-CREATE TABLE IF NOT EXISTS {s}.verify_analyses (
-    match_id     text PRIMARY KEY,
-    digest       text NOT NULL,
-    outcome      text NOT NULL CHECK (outcome IN ('analysed', 'not_verified')),
-    analysis     jsonb,
-    reason       text,
-    seconds      double precision NOT NULL,
-    analysed_at  timestamptz NOT NULL DEFAULT now(),
-    CHECK ((outcome = 'analysed') = (analysis IS NOT NULL))
-);
-"""
-#: Kept once, never changed or removed (derived data: recomputed, not corrected).
-ANALYSES_PRIVILEGES: Final = {"verify_analyses": "SELECT, INSERT"}
 
 #: The job's supervised task (belot_task_up, restarts).
 ANALYSIS_TASK: Final = "verify-analysis"
@@ -77,7 +61,7 @@ class Analyses:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         schema: str,
         store: EventStore,
         bls: BlsCheck | None,
@@ -85,22 +69,15 @@ class Analyses:
         poll_interval: float = 1.0,
         workers: int = 1,
     ) -> None:
-        self._pool = pool
+        self._rows = AnalysisStore(pool, schema)
         self._workers = max(1, workers)
-        self._s = quote_schema(schema)
         self._store = store
         self._bls = bls
         self._poll = poll_interval
 
     async def pending(self, limit: int = BATCH) -> list[str]:
         """Finished matches (ended, seed revealed) with no analysis yet, oldest first."""
-        rows = await self._pool.fetch(
-            f"SELECT m.match_id FROM {self._s}.verify_matches m WHERE m.revealed AND NOT EXISTS"
-            f" (SELECT 1 FROM {self._s}.verify_analyses a WHERE a.match_id = m.match_id)"
-            " ORDER BY m.ended_position LIMIT $1",
-            limit,
-        )
-        return [r["match_id"] for r in rows]
+        return await self._rows.pending(limit)
 
     async def analyse(self, match_id: str) -> str | None:
         """Analyse one finished match and keep the result; its outcome, or None when the
@@ -120,28 +97,14 @@ class Analyses:
         except AnalysisError as exc:
             outcome, reason = "not_verified", f"{exc.code}: {exc.message}"
         seconds = time.perf_counter() - started
-        await self._pool.execute(
-            f"INSERT INTO {self._s}.verify_analyses"
-            " (match_id, digest, outcome, analysis, reason, seconds)"
-            " VALUES ($1, $2, $3, $4::jsonb, $5, $6) ON CONFLICT (match_id) DO NOTHING",
-            match_id,
-            loaded.digest,
-            outcome,
-            None if analysis is None else orjson.dumps(analysis).decode(),
-            reason,
-            seconds,
-        )
+        await self._rows.keep(match_id, loaded.digest, outcome, analysis, reason, seconds)
         ANALYSES.labels(outcome).inc()
         ANALYSIS_SECONDS.observe(seconds)
         return outcome
 
     async def backlog(self) -> int:
         """How many finished matches wait for their analysis."""
-        count: int = await self._pool.fetchval(
-            f"SELECT count(*) FROM {self._s}.verify_matches m WHERE m.revealed AND NOT EXISTS"
-            f" (SELECT 1 FROM {self._s}.verify_analyses a WHERE a.match_id = m.match_id)"
-        )
-        return count
+        return await self._rows.backlog()
 
     async def run(self) -> None:
         """Forever (cancel to stop): analyse what is pending, ``workers`` matches at once
@@ -164,17 +127,4 @@ class Analyses:
 
     async def get(self, match_id: str, reads: Any = None) -> dict[str, Any] | None:
         """The stored row of ``match_id`` ({outcome, analysis, reason, digest}), or None."""
-        row = await (reads or self._pool).fetchrow(
-            f"SELECT outcome, analysis, reason, digest FROM {self._s}.verify_analyses"
-            " WHERE match_id = $1",
-            match_id,
-        )
-        if row is None:
-            return None
-        analysis = row["analysis"]
-        return {
-            "outcome": row["outcome"],
-            "analysis": None if analysis is None else orjson.loads(analysis),
-            "reason": row["reason"],
-            "digest": row["digest"],
-        }
+        return await self._rows.get(match_id, reads)

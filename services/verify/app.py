@@ -2,7 +2,7 @@
 PostgreSQL pool), read-only access to the event log, the finished-matches projection fed
 from it, and the public API under /v1 with CORS, rate limits and JSON errors. With
 ``BELOT_VERIFY_READ_DSN``, a second pool on the replicas for the API's reads
-(:mod:`services.verify.reads` says which), checked by /readyz as ``postgres_read``."""
+(:mod:`services.verify.store.reads` says which), checked by /readyz as ``postgres_read``."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from services.verify.http import (
     rate_limit_middleware,
     route_index,
 )
-from services.verify.reads import ReadPool
-from services.verify.store import Projection
+from services.verify.projection import Projection
+from services.verify.store import ReadPool
 from services.verify.translog import SIGNER_TASK, LogApi, LogService, log_signer, witness_keys
 
 API: Final = web.AppKey("verify_api", Api)
@@ -69,7 +69,7 @@ def create_app(
             raise RuntimeError(problem)
 
     async def read_pool_ready(app: web.Application) -> None:
-        await app[READS].pool.fetchval("SELECT 1")
+        await app[READS].ping()
 
     read_dsn = settings.verify_read_dsn
     checks = {"projection": projection_ready}
@@ -114,7 +114,7 @@ def create_app(
         # Read-only use of the log: no migration, no append (the store's writer is only
         # started by an append). The feed reads the log on the primary (its position and
         # its effects are written there); the API reads it through ``reads``, whose
-        # fetch/acquire are the pool's (services/verify/reads.py).
+        # fetch/acquire are the pool's (services/verify/store/reads.py).
         store = EventStore(pool, settings.pg_schema)
         api_store = EventStore(cast(asyncpg.Pool, reads), settings.pg_schema)
         projection = Projection(pool, schema or settings.verify_schema, reads)

@@ -44,15 +44,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Final
 
-import asyncpg
 import orjson
 from aiohttp import web
 from prometheus_client import Counter, Gauge, Histogram
 
-from belot.fairplay import FLAG_SCORE, METHOD, Decision
+from belot.fairplay import FLAG_SCORE, METHOD
 from belot_platform.errors import ServiceError
 from eventlog import EventStore
-from eventlog.migrations import quote_schema
 from services.verify.domain import (
     FairPlayError,
     SeatDecisions,
@@ -63,46 +61,9 @@ from services.verify.domain import (
 )
 from services.verify.http import CORS_HEADERS, json_response
 from services.verify.matches import load_match
+from services.verify.store import FairPlayStore, Pool
 
 log = logging.getLogger(__name__)
-
-FAIRPLAY_MIGRATION: Final = """
-CREATE TABLE IF NOT EXISTS {s}.verify_fairplay_matches (
-    match_id     text PRIMARY KEY,
-    outcome      text NOT NULL CHECK (outcome IN ('computed', 'failed')),
-    reason       text,
-    seats        integer NOT NULL,
-    seconds      double precision NOT NULL,
-    computed_at  timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS {s}.verify_fairplay (
-    match_id     text NOT NULL,
-    seat         integer NOT NULL,
-    player       text NOT NULL,
-    decisions    jsonb NOT NULL,
-    PRIMARY KEY (match_id, seat)
-);
-CREATE INDEX IF NOT EXISTS verify_fairplay_by_player ON {s}.verify_fairplay (player);
-"""
-#: Each row under the method of its known-best cards (belot.fairplay.METHOD; the rows kept
-#: before were the first's), a new method's beside the old (see the module). Idempotent,
-#: as every migration is (a schema whose migration records are lost runs them again).
-FAIRPLAY_METHOD_MIGRATION: Final = """
-ALTER TABLE {s}.verify_fairplay_matches
-    ADD COLUMN IF NOT EXISTS method text NOT NULL DEFAULT 'hard-240/1';
-ALTER TABLE {s}.verify_fairplay_matches ALTER COLUMN method DROP DEFAULT;
-ALTER TABLE {s}.verify_fairplay_matches DROP CONSTRAINT IF EXISTS verify_fairplay_matches_pkey;
-ALTER TABLE {s}.verify_fairplay_matches ADD PRIMARY KEY (match_id, method);
-ALTER TABLE {s}.verify_fairplay ADD COLUMN IF NOT EXISTS method text NOT NULL DEFAULT 'hard-240/1';
-ALTER TABLE {s}.verify_fairplay ALTER COLUMN method DROP DEFAULT;
-ALTER TABLE {s}.verify_fairplay DROP CONSTRAINT IF EXISTS verify_fairplay_pkey;
-ALTER TABLE {s}.verify_fairplay ADD PRIMARY KEY (match_id, seat, method);
-"""
-#: Kept once, never changed or removed (derived data: recomputed, not corrected).
-FAIRPLAY_PRIVILEGES: Final = {
-    "verify_fairplay_matches": "SELECT, INSERT",
-    "verify_fairplay": "SELECT, INSERT",
-}
 
 #: The job's supervised task (belot_task_up, restarts).
 FAIRPLAY_TASK: Final = "verify-fairplay"
@@ -135,52 +96,33 @@ class FairPlay:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         schema: str,
         store: EventStore,
         *,
         poll_interval: float = 1.0,
         method: str = METHOD,
     ) -> None:
-        self._pool = pool
-        self._s = quote_schema(schema)
+        self._rows = FairPlayStore(pool, schema)
         self._store = store
         self._poll = poll_interval
         #: The rows this job writes and the evidence reads (``belot.fairplay.METHOD``;
         #: another only in tests, standing for a bot that changed).
         self.method = method
 
-    def _waiting(self) -> str:
-        return (
-            f"FROM {self._s}.verify_analyses a JOIN {self._s}.verify_matches m USING (match_id)"
-            f" WHERE a.outcome = 'analysed' AND NOT EXISTS (SELECT 1 FROM"
-            f" {self._s}.verify_fairplay_matches f WHERE f.match_id = a.match_id"
-            " AND f.method = $1)"
-        )
-
     async def pending(self, limit: int = BATCH) -> list[str]:
         """Analysed matches whose decisions are not computed yet by this method (a new
         method's backlog is every analysed match), oldest first."""
-        rows = await self._pool.fetch(
-            f"SELECT a.match_id {self._waiting()} ORDER BY m.ended_position LIMIT $2",
-            self.method,
-            limit,
-        )
-        return [r["match_id"] for r in rows]
+        return await self._rows.pending(self.method, limit)
 
     async def backlog(self) -> int:
-        count: int = await self._pool.fetchval(f"SELECT count(*) {self._waiting()}", self.method)
-        return count
+        return await self._rows.backlog(self.method)
 
     async def compute(self, match_id: str) -> str | None:
         """Compute one analysed match's decisions and keep them; the outcome, or None
         when the match or its analysis is not there after all (nothing kept)."""
         loaded = await load_match(self._store, match_id)
-        analysis = await self._pool.fetchval(
-            f"SELECT analysis FROM {self._s}.verify_analyses"
-            " WHERE match_id = $1 AND outcome = 'analysed'",
-            match_id,
-        )
+        analysis = await self._rows.analysis(match_id)
         if loaded is None or not loaded.finished or analysis is None:
             return None
         started = time.perf_counter()
@@ -199,28 +141,7 @@ class FairPlay:
             outcome, reason = "failed", str(exc)
             log.warning("fair play: match %s not computed: %s", match_id, reason)
         seconds = time.perf_counter() - started
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.executemany(
-                f"INSERT INTO {self._s}.verify_fairplay"
-                " (match_id, seat, player, decisions, method)"
-                " VALUES ($1, $2, $3, $4::jsonb, $5) ON CONFLICT DO NOTHING",
-                [
-                    (match_id, s.seat, s.player,
-                     orjson.dumps([d.to_json() for d in s.decisions]).decode(), self.method)
-                    for s in seats
-                ],
-            )  # fmt: skip
-            await conn.execute(
-                f"INSERT INTO {self._s}.verify_fairplay_matches"
-                " (match_id, outcome, reason, seats, seconds, method)"
-                " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-                match_id,
-                outcome,
-                reason,
-                len(seats),
-                seconds,
-                self.method,
-            )
+        await self._rows.keep(match_id, seats, outcome, reason, seconds, self.method)
         FAIRPLAY.labels(outcome).inc()
         FAIRPLAY_SECONDS.observe(seconds)
         return outcome
@@ -228,12 +149,7 @@ class FairPlay:
     async def analyses_waiting(self) -> bool:
         """Does a finished match wait for its analysis? The analysis is what the players'
         replays show; this job, for the operators, gives way to it."""
-        waiting: bool = await self._pool.fetchval(
-            f"SELECT EXISTS (SELECT 1 FROM {self._s}.verify_matches m WHERE m.revealed AND"
-            f" NOT EXISTS (SELECT 1 FROM {self._s}.verify_analyses a"
-            " WHERE a.match_id = m.match_id))"
-        )
-        return waiting
+        return await self._rows.analyses_waiting()
 
     async def run(self) -> None:
         """Forever (cancel to stop): compute what is pending, one match at a time, once
@@ -254,28 +170,7 @@ class FairPlay:
     async def rows(self, window: int, player: str | None = None) -> list[SeatRow]:
         """The rows of every match among each player's (or ``player``'s) last ``window``
         matches (a match has a deal at least), every seat of them (the partners')."""
-        recs = await self._pool.fetch(
-            f"""WITH ranked AS (
-                    SELECT f.match_id, row_number() OVER (PARTITION BY f.player
-                        ORDER BY m.ended_position DESC, f.match_id DESC) AS n
-                    FROM {self._s}.verify_fairplay f
-                    JOIN {self._s}.verify_matches m USING (match_id)
-                    WHERE ($2::text IS NULL OR f.player = $2) AND f.method = $3
-                      AND jsonb_array_length(f.decisions) > 0)
-                SELECT f.match_id, m.ended_position, f.seat, f.player, f.decisions::text AS d
-                FROM {self._s}.verify_fairplay f
-                JOIN {self._s}.verify_matches m USING (match_id)
-                WHERE f.method = $3
-                  AND f.match_id IN (SELECT match_id FROM ranked WHERE n <= $1)""",
-            window,
-            player,
-            self.method,
-        )
-        return [
-            SeatRow(r["match_id"], r["ended_position"], r["seat"], r["player"],
-                    tuple(Decision.from_json(d) for d in orjson.loads(r["d"])))
-            for r in recs
-        ]  # fmt: skip
+        return await self._rows.rows(window, player, self.method)
 
 
 # --- the operator API --------------------------------------------------------------------

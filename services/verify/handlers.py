@@ -32,7 +32,6 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
-import asyncpg
 import orjson
 from aiohttp import web
 from prometheus_client import Counter, Histogram
@@ -72,7 +71,8 @@ from services.verify.domain import FinishedMatch
 from services.verify.http import json_response
 from services.verify.matches import FINISHED_CACHE, LoadedMatch, if_none_match, load_match
 from services.verify.openapi import OPENAPI
-from services.verify.store import Projection
+from services.verify.projection import Projection
+from services.verify.store import DB_ERRORS
 
 #: An uploaded record may be this large (a long match's record is a few hundred KB).
 MAX_RECORD_BYTES: Final = 4 * 1024 * 1024
@@ -152,9 +152,6 @@ def _finished_json(m: FinishedMatch) -> dict[str, Any]:
     }
 
 
-_DB_ERRORS: Final = (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)
-
-
 def _unavailable(exc: BaseException) -> ServiceError:
     return ServiceError(
         "unavailable",
@@ -199,17 +196,17 @@ class Api:
     async def _db(self, call: Awaitable[Any]) -> Any:
         try:
             return await call
-        except _DB_ERRORS as exc:
+        except DB_ERRORS as exc:
             raise _unavailable(exc) from None
 
     @contextlib.asynccontextmanager
     async def _reading(self) -> AsyncIterator[None]:
         """The reads inside on one connection: on the replicas, one replica, so that each
-        read sees at least what the one before it saw (services/verify/reads.py)."""
+        read sees at least what the one before it saw (services/verify/store/reads.py)."""
         try:
             async with self.projection.reads.pinned():
                 yield
-        except _DB_ERRORS as exc:
+        except DB_ERRORS as exc:
             raise _unavailable(exc) from None
 
     async def _load(self, request: web.Request) -> LoadedMatch:

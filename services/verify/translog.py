@@ -77,7 +77,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import ipaddress
 import logging
 import math
@@ -90,7 +89,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-import asyncpg
 from aiohttp import web
 from prometheus_client import Counter, Gauge
 
@@ -99,12 +97,11 @@ from belot_platform.settings import TRANSLOG_VKEY_FILE, Settings
 from belot_platform.supervise import Supervised, pause_unless_stopped
 from eventkit import streams as kinds
 from eventlog.envelope import STREAM_ID_RE
-from eventlog.migrations import quote_schema
 from eventlog.translog import StoredEntry, TreeReader
 from fairdeal import logentries
 from fairdeal.record import is_match_id
 from services.verify.http import json_response
-from services.verify.reads import ReadPool
+from services.verify.store import LogStore, Pool, ReadPool, UndefinedTableError
 from translog import (
     Checkpoint,
     Cosignature,
@@ -142,9 +139,6 @@ SIGNER_TASK: Final = "translog-signer"
 MAX_COSIGNATURE_BYTES: Final = 16 * 1024
 #: A witness registration's body: one vkey line.
 MAX_VKEY_BYTES: Final = 1024
-#: Registrations are serialised per verify schema under this advisory lock, so that
-#: concurrent ones (on several replicas) cannot exceed the cap together.
-_REGISTER_LOCK: Final = "verify:witnesses:"
 #: Streams one ``/v1/log/entries`` request may name.
 MAX_STREAMS: Final = 4
 #: Witnesses one ``/v1/log/entries`` request may name (``?witness=``): each is one
@@ -186,71 +180,6 @@ COSIGNATURES = Counter(
 WITNESSES_REGISTERED = Counter(
     "belot_translog_witnesses_registered_total", "Witness keys registered (POST /v1/log/witnesses)."
 )
-
-#: The verify component's migration 3 (services/verify/store.py).
-MIGRATION: Final = """
--- Every checkpoint the log signed (the note as signed: text, blank line, the log's line)
--- and the first cosignature each witness sent for it, with the witness's own time.
-CREATE TABLE IF NOT EXISTS {s}.verify_checkpoints (
-    size      bigint      PRIMARY KEY CHECK (size >= 0),
-    root      bytea       NOT NULL CHECK (length(root) = 32),
-    note      text        NOT NULL,
-    signed_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS {s}.verify_cosignatures (
-    size        bigint      NOT NULL REFERENCES {s}.verify_checkpoints (size),
-    witness     text        NOT NULL,
-    key_id      bigint      NOT NULL,
-    "timestamp" bigint      NOT NULL,
-    line        text        NOT NULL,
-    received_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (size, witness, key_id)
-);
-"""
-#: The verify component's migration 4.
-WITNESSES_MIGRATION: Final = """
--- Witnesses that registered their key themselves (POST /v1/log/witnesses): the log
--- collects and serves their cosignatures as it does the configured witnesses'. A
--- registration is no trust (readers name the witnesses they trust). `vkey` is the key
--- as the log formats it; (name, key_id) is how a signature line names its key, and
--- two keys sharing it would make every note ambiguous.
-CREATE TABLE IF NOT EXISTS {s}.verify_witnesses (
-    vkey          text        PRIMARY KEY,
-    name          text        NOT NULL,
-    key_id        bigint      NOT NULL,
-    registered_at timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (name, key_id)
-);
-"""
-#: The verify component's migration 5.
-REGISTRATIONS_MIGRATION: Final = """
--- Per-witness lookups: the first checkpoint after an entry that one witness cosigned
--- (GET /v1/log/entries, witnessed_by), one index probe per witness and entry.
-CREATE INDEX IF NOT EXISTS verify_cosignatures_by_witness
-    ON {s}.verify_cosignatures (witness, key_id, size);
--- Registrations expire unless renewed (registering again, or a cosignature from the
--- key), and are counted per client address. A registration made before this has no
--- address (it counts against the cap only) and lives one default term from now: its
--- witness renews it as any other.
-ALTER TABLE {s}.verify_witnesses
-    ADD COLUMN IF NOT EXISTS client      text,
-    ADD COLUMN IF NOT EXISTS cosigned_at timestamptz,
-    ADD COLUMN IF NOT EXISTS expires_at  timestamptz NOT NULL
-        DEFAULT now() + interval '1 day';
-UPDATE {s}.verify_witnesses w SET cosigned_at = c.at
-    FROM (SELECT witness, key_id, max(received_at) AS at FROM {s}.verify_cosignatures
-          GROUP BY witness, key_id) c
-    WHERE c.witness = w.name AND c.key_id = w.key_id AND w.cosigned_at IS NULL;
-CREATE INDEX IF NOT EXISTS verify_witnesses_by_client
-    ON {s}.verify_witnesses (client, expires_at);
-"""
-PRIVILEGES: Final = {
-    "verify_checkpoints": "SELECT, INSERT",
-    "verify_cosignatures": "SELECT, INSERT",
-    # UPDATE: a renewal moves expires_at; DELETE: an expired registration is removed
-    # (under the registration lock) when another registers.
-    "verify_witnesses": "SELECT, INSERT, UPDATE, DELETE",
-}
 
 
 def log_signer(settings: Settings) -> Ed25519Signer:
@@ -397,7 +326,8 @@ class LogService:
     """The log's reads, its signer and its cosignature intake. The signer and the
     witnesses' part read and write on ``pool`` (the primary); the public reads
     (checkpoints, tiles, proofs, entries) go to ``reads`` (default: ``pool``), which
-    services/verify/reads.py says why.
+    services/verify/store/reads.py says why. The tables and their queries are the
+    store's (:mod:`services.verify.store.translog`).
 
     Registrations: at most ``max_witnesses`` live, ``witnesses_per_address`` of them
     from one client address; each lives ``new_witness_ttl`` seconds until its key
@@ -406,7 +336,7 @@ class LogService:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
+        pool: Pool,
         log_schema: str,
         schema: str,
         signer: Ed25519Signer,
@@ -434,78 +364,7 @@ class LogService:
         self.new_witness_ttl = new_witness_ttl
         self.witnesses_per_address = witnesses_per_address
         self.interval = interval
-        self._register_lock = int.from_bytes(
-            hashlib.sha256(f"{_REGISTER_LOCK}{schema}".encode()).digest()[:8], "big", signed=True
-        )
-        v = quote_schema(schema)
-        s = quote_schema(log_schema)
-        self._sql_latest = (
-            f"SELECT size, root, note FROM {v}.verify_checkpoints ORDER BY size DESC LIMIT 1"
-        )
-        self._sql_at = f"SELECT size, root, note FROM {v}.verify_checkpoints WHERE size = $1"
-        self._sql_insert = f"""
-INSERT INTO {v}.verify_checkpoints (size, root, note) VALUES ($1, $2, $3)
-ON CONFLICT (size) DO NOTHING"""
-        self._sql_lines = (
-            f"SELECT line FROM {v}.verify_cosignatures WHERE size = $1 ORDER BY witness, key_id"
-        )
-        self._sql_cosign = f"""
-INSERT INTO {v}.verify_cosignatures (size, witness, key_id, "timestamp", line)
-VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"""
-        # Each witness's first cosigned checkpoint after each entry: one probe of the
-        # index on (witness, key_id, size) per witness and entry (migration 5).
-        self._sql_first_cosigned = f"""
-SELECT e.idx, w.i, c.size
-FROM unnest($1::bigint[]) AS e (idx)
-CROSS JOIN unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS w (name, kid, i)
-CROSS JOIN LATERAL (
-    SELECT size FROM {v}.verify_cosignatures
-    WHERE witness = w.name AND key_id = w.kid AND size > e.idx
-    ORDER BY size LIMIT 1
-) c"""
-        self._sql_notes = f"SELECT size, note FROM {v}.verify_checkpoints WHERE size = ANY($1)"
-        self._sql_notes_lines = f"""
-SELECT size, line FROM {v}.verify_cosignatures WHERE size = ANY($1)
-ORDER BY size, witness, key_id"""
-        # Registrations: the live ones only (an expired one is neither accepted nor
-        # counted; the next registration deletes it).
-        self._sql_registered = f"""
-SELECT vkey, registered_at, expires_at FROM {v}.verify_witnesses
-WHERE expires_at > now() ORDER BY registered_at, vkey"""
-        self._sql_expire = f"DELETE FROM {v}.verify_witnesses WHERE expires_at <= now()"
-        self._sql_taken = f"""
-SELECT vkey, cosigned_at IS NOT NULL FROM {v}.verify_witnesses
-WHERE name = $1 AND key_id = $2"""
-        # Renewal: a term from now (the long one once the key has cosigned), never
-        # shortened, and left as it is unless it moves by more than the slack ($4): a
-        # registration repeated at once is answered as it was (idempotent), and
-        # renewals cost a write at most once a slack.
-        self._sql_renew = f"""
-UPDATE {v}.verify_witnesses
-SET expires_at = CASE
-    WHEN now() + make_interval(secs => $3) > expires_at + make_interval(secs => $4)
-    THEN now() + make_interval(secs => $3) ELSE expires_at END
-WHERE name = $1 AND key_id = $2
-RETURNING registered_at, expires_at"""
-        # The live registrations, all or one address's: how many, and the first to end.
-        self._sql_live = f"""
-SELECT count(*), min(expires_at), now() FROM {v}.verify_witnesses
-WHERE $1::text IS NULL OR client = $1"""
-        self._sql_register = f"""
-INSERT INTO {v}.verify_witnesses (vkey, name, key_id, client, expires_at)
-VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
-RETURNING registered_at, expires_at"""
-        # A cosignature renews its registered key (if it moves its end by more than the
-        # slack) and marks it as one that has cosigned; an expired one stays expired.
-        self._sql_cosigned = f"""
-UPDATE {v}.verify_witnesses
-SET cosigned_at = now(), expires_at = now() + make_interval(secs => $3)
-WHERE name = $1 AND key_id = $2 AND expires_at > now()
-  AND (cosigned_at IS NULL OR expires_at < now() + make_interval(secs => $4))"""
-        self._sql_by_streams = f"""
-SELECT t.index, t.entry, t.event_position
-FROM {s}.events e JOIN {s}.translog_entries t ON t.event_position = e.position
-WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
+        self.store = LogStore(pool, self.reads, log_schema, schema)
 
     # ------------------------------------------------------------ signing
 
@@ -522,8 +381,8 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         # All on the primary: the tree it holds, and the last checkpoint signed (which a
         # replica may not have yet: the consistency check below must see it).
         size = await self._primary_tree.size()
-        last = await self.pool.fetchrow(self._sql_latest)
-        first, first_root = (0, None) if last is None else (int(last[0]), bytes(last[1]))
+        last = await self.store.checkpoint(primary=True)
+        first, first_root = (0, None) if last is None else last[:2]
         if last is not None and size <= first:
             return None
         root = await self.root(size)
@@ -533,7 +392,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
             verify_consistency(first, size, proof, first_root, root)
         checkpoint = Checkpoint(self.signer.name, size, root)
         note = sign_checkpoint(checkpoint, self.signer)
-        await self.pool.execute(self._sql_insert, size, root, note.to_text())
+        await self.store.add_checkpoint(size, root, note.to_text())
         CHECKPOINTS_SIGNED.inc()
         CHECKPOINT_SIZE.set(size)
         return checkpoint
@@ -543,7 +402,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         while not sup.stopping.is_set():
             # No event log in the schema yet (the projection's readiness says so): nothing
             # to sign, and nothing broken here.
-            with contextlib.suppress(asyncpg.UndefinedTableError):
+            with contextlib.suppress(UndefinedTableError):
                 await self.sign_once()
             sup.beat()
             await pause_unless_stopped(sup.stopping, self.interval)
@@ -553,15 +412,11 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
     async def checkpoint(self, size: int | None = None) -> Note | None:
         """The checkpoint of ``size`` (the latest by default) with its cosignatures, as
         the reads see them (a cosignature just taken shows once the replica has it)."""
-        row = await (
-            self.reads.fetchrow(self._sql_latest)
-            if size is None
-            else self.reads.fetchrow(self._sql_at, size)
-        )
+        row = await self.store.checkpoint(size)
         if row is None:
             return None
         note = parse_note(row[2])
-        lines = [r[0] for r in await self.reads.fetch(self._sql_lines, int(row[0]))]
+        lines = await self.store.lines(row[0])
         if not lines:
             return note
         text = note.to_text() + "".join(lines)
@@ -577,14 +432,11 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         out: dict[int, list[Witnessed]] = {i: [] for i in indices}
         if not indices or not witnesses:
             return out
-        rows = await self.reads.fetch(
-            self._sql_first_cosigned,
-            indices,
-            [name for name, _ in witnesses],
-            [key_id for _, key_id in witnesses],
+        rows = await self.store.first_cosigned(
+            indices, [name for name, _ in witnesses], [key_id for _, key_id in witnesses]
         )
-        notes = await self._notes(sorted({int(r[2]) for r in rows}))
-        found = sorted((int(r[0]), int(r[1]), int(r[2])) for r in rows)
+        notes = await self._notes(sorted({size for _, _, size in rows}))
+        found = sorted(rows)
         for index, i, size in found:
             if size in notes:
                 out[index].append(Witnessed(witnesses[i - 1], size, notes[size]))
@@ -595,18 +447,18 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         :meth:`checkpoint` serves one)."""
         if not sizes:
             return {}
+        with_lines, notes = await self.store.notes(sizes)
         lines: dict[int, list[str]] = {}
-        for size, line in await self.reads.fetch(self._sql_notes_lines, sizes):
-            lines.setdefault(int(size), []).append(line)
+        for size, line in with_lines:
+            lines.setdefault(size, []).append(line)
         out = {}
-        for size, text in await self.reads.fetch(self._sql_notes, sizes):
+        for size, text in notes:
             note = parse_note(text)
-            out[int(size)] = note.to_text() + "".join(lines.get(int(size), ()))
+            out[size] = note.to_text() + "".join(lines.get(size, ()))
         return out
 
     async def entries_of(self, streams: list[str]) -> list[StoredEntry]:
-        rows = await self.reads.fetch(self._sql_by_streams, streams)
-        return [StoredEntry(r[0], bytes(r[1]), r[2]) for r in rows]
+        return await self.store.entries_of(streams)
 
     # ------------------------------------------------------------ witnesses
 
@@ -618,7 +470,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         any verify replica, is in it."""
         out = [WitnessKey(k) for k in dict.fromkeys(self.witnesses)]
         seen = {(w.key.name, w.key.key_id) for w in out}
-        for vkey, registered_at, expires_at in await self.pool.fetch(self._sql_registered):
+        for vkey, registered_at, expires_at in await self.store.registered():
             try:
                 key = parse_vkey(vkey)
             except TranslogError:
@@ -650,21 +502,18 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                 raise ServiceError(
                     "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
                 )
-        async with self.pool.acquire() as conn, conn.transaction():
-            # Under the lock: the counts and the insert see every other registration.
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", self._register_lock)
-            # The expired go first: they hold no slot, nor a name and key ID.
-            await conn.execute(self._sql_expire)
-            taken = await conn.fetchrow(self._sql_taken, key.name, key.key_id)
+        # Under the lock: the counts and the insert see every other registration; the
+        # expired are gone (they hold no slot, nor a name and key ID). A refusal raised
+        # inside leaves everything as it was.
+        async with self.store.registering() as registrations:
+            taken = await registrations.taken(key.name, key.key_id)
             if taken is not None:
                 if taken[0] != key.vkey:
                     raise ServiceError(
                         "witness_key_taken", f"another key is {key.name}+{key.key_id:08x} here"
                     )
                 ttl = self.witness_ttl if taken[1] else self.new_witness_ttl
-                at, until = await conn.fetchrow(
-                    self._sql_renew, key.name, key.key_id, ttl, _slack(ttl)
-                )
+                at, until = await registrations.renew(key.name, key.key_id, ttl, _slack(ttl))
                 return WitnessKey(key, at, until), False
             if self.max_witnesses <= 0:
                 raise ServiceError(
@@ -672,7 +521,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                     "this log takes no registrations; its operator may name yours in "
                     "BELOT_TRANSLOG_WITNESSES",
                 )
-            count, first_end, now = await conn.fetchrow(self._sql_live, None)
+            count, first_end, now = await registrations.live(None)
             if count >= self.max_witnesses:
                 raise _limit(
                     f"this log has its {self.max_witnesses} live registrations",
@@ -680,7 +529,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                     now,
                     "; its operator may name yours in BELOT_TRANSLOG_WITNESSES",
                 )
-            mine, first_end, now = await conn.fetchrow(self._sql_live, client)
+            mine, first_end, now = await registrations.live(client)
             if mine >= self.witnesses_per_address:
                 raise _limit(
                     f"your address ({client}) holds {mine} live registrations, the most "
@@ -688,8 +537,8 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
                     first_end,
                     now,
                 )
-            at, until = await conn.fetchrow(
-                self._sql_register, key.vkey, key.name, key.key_id, client, self.new_witness_ttl
+            at, until = await registrations.add(
+                key.vkey, key.name, key.key_id, client, self.new_witness_ttl
             )
         WITNESSES_REGISTERED.inc()
         return WitnessKey(key, at, until), True
@@ -707,7 +556,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
             raise ServiceError.of(exc) from None
         # On the primary: the witness may have read this checkpoint from a replica more
         # advanced than ours, and the cosignature is written there anyway.
-        row = await self.pool.fetchrow(self._sql_at, checkpoint.size)
+        row = await self.store.checkpoint(checkpoint.size, primary=True)
         if row is None or parse_note(row[2]).text != note.text:
             raise ServiceError(
                 "checkpoint_unknown",
@@ -727,8 +576,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
         names = []
         for signature in opened.verified:
             timestamp = Cosignature.of(signature).timestamp
-            await self.pool.execute(
-                self._sql_cosign,
+            await self.store.add_cosignature(
                 checkpoint.size,
                 signature.name,
                 signature.key_id,
@@ -738,8 +586,7 @@ WHERE e.stream_id = ANY($1::text[]) ORDER BY t.index"""
             if signature.key not in configured:
                 # A registered key renews by cosigning (it proves it is in use, which a
                 # registration alone does not): from now on it lives the long term.
-                await self.pool.execute(
-                    self._sql_cosigned,
+                await self.store.cosigned(
                     signature.name,
                     signature.key_id,
                     self.witness_ttl,
@@ -833,8 +680,8 @@ class LogApi:
         key is, to that reader, another log."""
         return _text(self.service.verifier.vkey + "\n", "public, max-age=300")
 
-    # The read routes read on one connection (services/verify/reads.py): a checkpoint
-    # and its cosignatures, or a tree's size and its nodes, from one replica.
+    # The read routes read on one connection (services/verify/store/reads.py): a
+    # checkpoint and its cosignatures, or a tree's size and its nodes, from one replica.
 
     async def get_checkpoint(self, request: web.Request) -> web.Response:
         async with self.service.reads.pinned():

@@ -31,7 +31,7 @@ from eventlog import EventStore
 from fairdeal import logentries
 from services.verify.app import LOG, READS, create_app
 from services.verify.http import RateLimits
-from services.verify.reads import ReadPool
+from services.verify.store import ReadPool
 from tests.integration import roles
 from tests.integration.test_translog_service import (
     LOG_KEY,

@@ -34,7 +34,7 @@ holds no connection.
 projection has taken the record's last event into account. Its writes are made on
 the primary; what the read pool sees of them is the position saved there
 (``verify_position``, written after the effects it covers, so a replica that shows a
-position has every row up to it): :meth:`services.verify.store.Projection.caught_up`.
+position has every row up to it): :meth:`services.verify.projection.Projection.caught_up`.
 
 The role: the read DSN names the verify role on the replicas, with nothing to grant
 (docs/database-roles.md says why).
@@ -45,9 +45,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Final
 
 import asyncpg
+
+#: What a read raises when the database cannot answer now (down, restarting, out of
+#: connections): no bug, and the API answers 503 with a Retry-After.
+DB_ERRORS: Final = (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)
 
 
 class ReadPool:
@@ -90,6 +94,10 @@ class ReadPool:
 
     async def fetchval(self, query: str, *args: Any) -> Any:
         return await self._target().fetchval(query, *args)
+
+    async def ping(self) -> None:
+        """One query on the pool, pinned or not (the readiness check of a replicas' pool)."""
+        await self.pool.fetchval("SELECT 1")
 
     def acquire(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """A connection: the pinned one (left pinned after), else one of the pool's."""
