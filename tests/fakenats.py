@@ -24,5 +24,5 @@ class FakeNats:
 
         return SimpleNamespace(unsubscribe=unsubscribe)
 
-    async def flush(self) -> None:
+    async def flush(self, timeout: float = 10.0) -> None:
         self.flushed += 1

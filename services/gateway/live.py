@@ -113,6 +113,12 @@ MAX_QUEUED = 5_000
 #: The close code of a socket refused because the gateway is full, and its reason.
 FULL = 1013
 FULL_REASON = b"the gateway is full: try again later"
+#: A watch whose read of the log failed reads again after this, then twice as long each
+#: time, up to the most.
+RESYNC_RETRY_S = 0.5
+RESYNC_RETRY_MAX_S = 5.0
+#: How long a new watch waits for NATS to confirm its subscriptions.
+FLUSH_TIMEOUT_S = 2
 #: How often the follower looks whether NATS reconnected.
 FOLLOW_INTERVAL_S = 0.5
 #: After a socket stops watching, its table hears of it this much later (a reloading
@@ -313,7 +319,12 @@ class Hub:
         self, subjects: list[tuple[str, Callable[[Msg], Awaitable[None]]]]
     ) -> list[Subscription]:
         subs = [await self.nc.subscribe(subject, cb=cb) for subject, cb in subjects]
-        await self.nc.flush()  # the PONG: the server has them
+        # The PONG: the server has them. NATS away (reconnecting), the client sends them
+        # again once it is back, and the follower then reads every watch from the log
+        # (Hub.follow): the watch goes on either way, it does not wait for NATS.
+        if self.nc.is_connected:
+            with contextlib.suppress(Exception):
+                await self.nc.flush(timeout=FLUSH_TIMEOUT_S)
         return subs
 
     def _stop_listening(self, table_id: str) -> None:
@@ -335,8 +346,8 @@ class Hub:
 
     async def follow(self, t: Supervised) -> None:
         """The hub's follower (run it supervised): once NATS is back after an outage,
-        read every watch's streams from the log again (module docstring). A read that
-        fails (PostgreSQL away) ends it; restarted, it reads them all again."""
+        read every watch's streams from the log again (module docstring). A watch whose
+        read fails (PostgreSQL away) reads again by itself (:meth:`resync`)."""
         while not t.stopping.is_set():
             reconnects = self._reconnects()
             if reconnects != self._resynced_reconnects and self.nc.is_connected:
@@ -500,7 +511,30 @@ class Hub:
             self.spawn(self._announce_later([table_id]))
 
     async def resync(self, conn: Connection, w: Watch) -> None:
-        """Read from the log what ``w`` has not handled yet, then go live."""
+        """Read from the log what ``w`` has not handled yet, then go live. A read that
+        fails (PostgreSQL away) is tried again, after a pause that doubles up to
+        :data:`RESYNC_RETRY_MAX_S`, for as long as the watch lasts: meanwhile its live
+        events wait in its buffer (and are read from the log anyway). It had waited for
+        NATS's next reconnection (:meth:`follow`), which may never come."""
+        try:
+            await self._resync(conn, w)
+        except Exception:
+            log.warning("reading %s from the log failed: trying again", w.table_id, exc_info=True)
+            self.spawn(self._resync_later(conn, w))
+
+    async def _resync_later(self, conn: Connection, w: Watch) -> None:
+        pause = RESYNC_RETRY_S
+        while conn.watches.get(w.table_id) is w and not conn.ws.closed:
+            await asyncio.sleep(pause)
+            if w.ready or conn.watches.get(w.table_id) is not w:
+                return  # another read (the follower's, a gap's) has caught it up
+            try:
+                await self._resync(conn, w)
+                return
+            except Exception:
+                pause = min(pause * 2, RESYNC_RETRY_MAX_S)
+
+    async def _resync(self, conn: Connection, w: Watch) -> None:
         w.ready = False
         # Received before the reads below: committed before them, so once they are done
         # any version under one of these that they did not return is hidden from us.

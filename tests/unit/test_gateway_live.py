@@ -35,6 +35,7 @@ class FakeLog:
     events: dict[str, list[RecordedEvent]] = field(default_factory=dict)
     hide_secret: bool = True
     reads: int = 0
+    failing: int = 0  # reads that fail (the database away) before they work again
     during_read: list[Callable[[], None]] = field(default_factory=list)
     positions: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -56,6 +57,9 @@ class FakeLog:
 
     async def read_stream(self, stream: str, from_version: int = 1) -> list[RecordedEvent]:
         self.reads += 1
+        if self.failing > 0:
+            self.failing -= 1
+            raise ConnectionRefusedError("PostgreSQL is away")
         if self.reads > MAX_READS:
             raise AssertionError("resync loop")
         await asyncio.sleep(0)
@@ -469,3 +473,22 @@ async def test_the_owners_pushes_reach_each_watcher_once_in_order_the_hand_its_s
         "reply" not in m for m in states
     )
     assert not [m for m in spectator_ws.sent if m["type"] == "state"]
+
+
+async def test_a_watch_whose_read_fails_reads_again_until_it_is_caught_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PostgreSQL away as a socket starts watching (or as a gap is read): the watch does
+    not wait for NATS's next reconnection to be caught up; it reads again by itself,
+    its live events held meanwhile, and sends each event once, in order."""
+    monkeypatch.setattr("services.gateway.live.RESYNC_RETRY_S", 0.01)
+    log = FakeLog(failing=3)
+    log.add(STREAM, "MatchStarted")
+    log.add(STREAM, "DealStarted")
+    r = await rig(log)  # its first three reads fail; it settles once caught up
+    assert log.failing == 0 and r.watch.ready
+    r.publish(log.add(STREAM, "CardPlayed"))  # and it is live
+    await r.settle()
+    assert r.events() == [(STREAM, 1, "MatchStarted"), (STREAM, 2, "DealStarted"),
+                          (STREAM, 3, "CardPlayed")]  # fmt: skip
+    await close(r)
