@@ -183,6 +183,11 @@ class Watcher:
                 self.feeds.append(feed)
                 try:
                     await self._follow(ws, feed, stop)
+                except Exception as exc:
+                    # Said in the feed: a reader that failed would otherwise look like a
+                    # gateway that stopped sending.
+                    feed.lost = f"the suite's reader failed: {exc!r}"
+                    raise
                 finally:
                     await ws.close()
         finally:
