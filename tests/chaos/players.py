@@ -219,9 +219,12 @@ class Watcher:
                 feed.events.append(got)
                 if got.type == "FairDealOpened" and got.table in self.seats:
                     self._send_seed(got.table)
-            elif kind == "view" and m.get("table") in self.seats and seat_to_move(m.get("view")):
-                self._turns[m["table"]] = m  # the seat's own view, pushed: its turn
-                self._turn.set()
+            elif kind == "view" and seat_to_move(m.get("view")):
+                # A pushed view is the GET's reply: its "table" is the table's line.
+                table = m["table"]["table_id"]
+                if table in self.seats:
+                    self._turns[table] = m  # the seat's own view, pushed: its turn
+                    self._turn.set()
             elif kind == "watching":
                 self.watching.add(m["table"])
             elif kind == "error":
