@@ -31,7 +31,7 @@ from aiohttp import web
 from nats.aio.client import Client
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 
-from belot_platform import collector, messaging, outage
+from belot_platform import collector, messaging, outage, pgpool
 from belot_platform.errors import ServiceError, status_of
 from belot_platform.settings import Settings
 from belot_platform.supervise import Supervisor
@@ -130,7 +130,7 @@ def create_app(
         dsn = settings.pg_dsn
 
         async def pg_pool(app: web.Application) -> AsyncIterator[None]:
-            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=settings.pg_pool_max)
+            pool = await pgpool.create_pool(dsn, min_size=1, max_size=settings.pg_pool_max)
             app[PG_POOL] = pool
             yield
             await pool.close()

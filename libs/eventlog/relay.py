@@ -117,6 +117,7 @@ from nats.js.errors import (
     ServiceUnavailableError,
 )
 
+from belot_platform import pgpool
 from eventlog import metrics
 from eventlog.envelope import SECRET, RecordedEvent, stream_category
 from eventlog.errors import EventLogError
@@ -751,6 +752,8 @@ class OutboxRelay:
         listening: Callable[..., None] | None = None
         async with self.store.pool.acquire() as conn:
             try:
+                # Session state (belot_platform.pgpool): undone in _let_go, else by the reset.
+                pgpool.took_session_state(conn)
                 while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key):
                     beat()  # a relay in waiting is well
                     with contextlib.suppress(TimeoutError):

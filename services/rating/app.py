@@ -16,10 +16,9 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Final
 
-import asyncpg
 from aiohttp import web
 
-from belot_platform import messaging
+from belot_platform import messaging, pgpool
 from belot_platform.app import NATS, PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
@@ -108,7 +107,7 @@ async def rebuild(
     service's consumer waits meanwhile, then carries on)."""
     if settings.pg_dsn is None:
         raise ValueError("settings.pg_dsn is unset: resolve the servers first")
-    pool = await asyncpg.create_pool(settings.pg_dsn, min_size=1, max_size=3)
+    pool = await pgpool.create_pool(settings.pg_dsn, min_size=1, max_size=3)
     try:
         # Never create an empty log in a mistyped schema: a rebuild reads an existing one.
         if not await has_event_log(pool, settings.pg_schema):

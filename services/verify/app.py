@@ -12,6 +12,7 @@ from typing import Final, cast
 import asyncpg
 from aiohttp import web
 
+from belot_platform import pgpool
 from belot_platform.app import PG_POOL, TASKS, run_service
 from belot_platform.app import create_app as create_platform_app
 from belot_platform.settings import Settings
@@ -104,7 +105,7 @@ def create_app(
             yield
             return
         # As large as the primary's: the reads are most of this service's queries.
-        pool = await asyncpg.create_pool(read_dsn, min_size=1, max_size=settings.pg_pool_max)
+        pool = await pgpool.create_pool(read_dsn, min_size=1, max_size=settings.pg_pool_max)
         app[READS] = ReadPool(pool, replicas=True)
         yield
         await pool.close()
