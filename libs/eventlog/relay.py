@@ -74,6 +74,14 @@ positions, and one as the stream's last stopped it); it reads what it published:
   or refused message is never overtaken by the next one, two relays racing cannot
   interleave, and after a refusal the relay walks back and goes on after whatever came.
   A flood of foreign messages can slow the relay down, never make it skip or repeat.
+- One acknowledgement a batch. The same chain makes the last message's acknowledgement
+  speak for the batch: stored, it found the seal of the one before it as the stream's
+  last message at the sequence before its own, and that one found its predecessor's, back
+  to the first, which found the sequence the relay read. So only the last asks for one
+  (the others are published without a reply subject: a refusal of theirs is silent, and
+  refuses the last). Refused or unanswered, nothing of the batch counts as acknowledged,
+  and the relay walks back (above). An acknowledgement a message cost the server a reply
+  and the relay a message to read, each (the relay's CPU per event: bench/capacity.py).
 - One active relay per (schema, name): a PostgreSQL advisory lock.
 - Upgrading from the relay whose ``Nats-Msg-Id`` was the position: its offset row has
   a position but no anchor sequence. That once, the walk also takes a message of the
@@ -161,10 +169,6 @@ class RelayError(EventLogError):
 class _Overtaken(RelayError):
     """A publish refused because another message took its place (its expected last
     sequence is no longer the last): nothing is wrong, the relay goes on after it."""
-
-    def __init__(self, message: str, count: int) -> None:
-        super().__init__(message)
-        self.count = count  # acknowledged before the refusal
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,8 +273,8 @@ _API_ERRORS: Final[dict[int, type[APIError]]] = {
 
 
 class _Acks:
-    """Pipelined publishes to JetStream and their acknowledgements, on an inbox of the
-    relay's own. (nats-py's ``publish_async`` loses an error reply: its callback raises
+    """Pipelined publishes to JetStream, and the acknowledgement of a batch's last, on an
+    inbox of the relay's own. (nats-py's ``publish_async`` loses an error reply: its callback raises
     the error instead of setting it on the future, which then never ends, so a refusal,
     say a foreign message's sequence, would look like a timeout after the whole ack
     timeout.) Replies are matched by their inbox token; one that comes after its
@@ -296,6 +300,10 @@ class _Acks:
         future.add_done_callback(lambda _: self._pending.pop(token, None))
         await self.nc.publish(subject, body, reply=f"{self._prefix}.{token}", headers=headers)
         return future
+
+    async def send(self, subject: str, body: bytes, headers: dict[str, str]) -> None:
+        """Publish asking for no acknowledgement (a batch's messages but its last)."""
+        await self.nc.publish(subject, body, headers=headers)
 
     async def _on_reply(self, msg: Msg) -> None:
         future = self._pending.get(msg.subject.rsplit(".", 1)[-1])
@@ -634,7 +642,6 @@ class OutboxRelay:
                 refusals += 1
                 if refusals >= MAX_REFUSALS:
                     raise RelayError(f"{exc} ({refusals} times in a row)") from exc
-                total += exc.count
                 continue
             refusals = 0
             self._beat()
@@ -659,76 +666,80 @@ class OutboxRelay:
     async def _publish(self, events: list[RecordedEvent]) -> int:
         assert self._published is not None
         start = self._published
-        futures: list[asyncio.Future[PubAck]] = []
+        last: asyncio.Future[PubAck] | None = None
         previous: str | None = None
-        try:
-            for i, e in enumerate(events):
-                # Each message expects the one before it in this batch, by sequence and
-                # by id (module docstring): a message refused, lost, or overtaken by a
-                # foreign one stops the rest of the batch.
-                subject, body, headers = self._message_for(e, start.last_sequence + i)
-                if previous is not None:
-                    headers[EXPECTED_LAST_MSG_ID] = previous
-                previous = headers[MSG_ID]
-                futures.append(await self._acks.publish(subject, body, headers))
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+        for i, e in enumerate(events):
+            # Each message expects the one before it in this batch, by sequence and by
+            # id (module docstring): a message refused, lost, or overtaken by a foreign
+            # one stops the rest of the batch. So only the last asks for an
+            # acknowledgement: stored, it proves every one before it stored in order.
+            subject, body, headers = self._message_for(e, start.last_sequence + i)
+            if previous is not None:
+                headers[EXPECTED_LAST_MSG_ID] = previous
+            previous = headers[MSG_ID]
+            if i + 1 < len(events):
+                await self._acks.send(subject, body, headers)
+            else:
+                last = await self._acks.publish(subject, body, headers)
         acked = start
         failure: BaseException | None = None
-        # The batch's acknowledgements, awaited together (one timer, not one a message):
-        # the server answers a pipelined batch in order, within the timeout or not at all.
-        if futures:
-            await asyncio.wait(futures, timeout=self.ack_timeout)
-        for e, fut in zip(events, futures, strict=True):
-            if failure is not None:
-                fut.cancel()
-                continue
-            if not fut.done():
-                fut.cancel()
-                failure = TimeoutError(f"no acknowledgement of position {e.position}")
-                continue
+        if last is not None:
             try:
-                ack = fut.result()
+                ack = await asyncio.wait_for(last, self.ack_timeout)
+            except TimeoutError:
+                failure = TimeoutError(f"no acknowledgement of position {events[-1].position}")
             except (APIError, NoStreamResponseError) as exc:
                 failure = exc
-                continue
-            if ack.duplicate:
-                # The same sealed message is in the stream already (a publish whose ack
-                # we never saw, another relay's): only the relay makes a seal, so this is
-                # its own. Resync below and go on after it.
-                failure = _Overtaken(f"position {e.position} was already published", 0)
-                continue
-            acked = Published(e.position, ack.seq, ack.seq)
-        count = sum(1 for e in events if start.position < e.position <= acked.position)
-        if acked != start:
-            await self.store.pool.execute(
-                self._sql_offset, self.name, acked.position, acked.sequence
+            else:
+                if ack.duplicate:
+                    # The same sealed message is in the stream already (a publish whose
+                    # ack we never saw, another relay's): only the relay makes a seal, so
+                    # this is its own. Resync below and go on after it.
+                    failure = _Overtaken(f"position {events[-1].position} was already published")
+                else:
+                    acked = Published(events[-1].position, ack.seq, ack.seq)
+        if failure is None:
+            if acked != start:
+                await self.store.pool.execute(
+                    self._sql_offset, self.name, acked.position, acked.sequence
+                )
+                metrics.RELAY_PUBLISHED.inc(len(events))
+                metrics.RELAY_POSITION.set(acked.position)
+            self._published = acked
+            return len(events)
+        # Whatever happened, the stream says how far it got: go on from there. Nothing of
+        # this batch was acknowledged (a refused message stops the rest of the batch, and
+        # what it stored before may be another relay's as well as its own).
+        published = self._published = await self.published()
+        metrics.RELAY_POSITION.set(published.position)
+        # The last was refused for its chain: the batch was overtaken when a message not
+        # the relay's came after its last, or when the stream holds the whole batch (a
+        # relay that thought it was behind); otherwise one of the batch was refused for
+        # itself, and the ones after it for expecting it.
+        chained = isinstance(failure, APIError) and failure.err_code in (
+            WRONG_LAST_MSG_ID,
+            WRONG_LAST_SEQUENCE,
+        )
+        overtaken = isinstance(failure, _Overtaken) or (
+            chained
+            and (
+                published.last_sequence > published.sequence
+                or published.position >= events[-1].position
             )
-            metrics.RELAY_PUBLISHED.inc(count)
-            metrics.RELAY_POSITION.set(acked.position)
-        self._published = acked
-        if failure is not None:
-            # Whatever happened, the stream says how far it got: go on from there.
-            self._published = await self.published()
-            overtaken = isinstance(failure, _Overtaken) or (
-                isinstance(failure, APIError)
-                and failure.err_code in (WRONG_LAST_MSG_ID, WRONG_LAST_SEQUENCE)
-            )
-            why = (
-                "another message was published on the stream meanwhile"
-                if overtaken
-                else str(failure) or type(failure).__name__
-            )
-            message = (
-                f"JetStream refused position {acked.position + 1} ({why}); "
-                f"resuming after position {self._published.position}"
-            )
-            if overtaken:
-                raise _Overtaken(message, count) from failure
-            raise RelayError(message) from failure
-        return count
+        )
+        if overtaken:
+            why = "another message was published on the stream meanwhile"
+        elif chained:
+            why = f"JetStream refused position {published.position + 1}"
+        else:
+            why = str(failure) or type(failure).__name__
+        message = (
+            f"JetStream did not acknowledge positions {events[0].position}-"
+            f"{events[-1].position} ({why}); resuming after position {published.position}"
+        )
+        if overtaken:
+            raise _Overtaken(message) from failure
+        raise RelayError(message) from failure
 
     async def run(self, stop: asyncio.Event, progress: Callable[[], None] | None = None) -> None:
         """Relay until ``stop`` is set: wait to be the active relay (advisory lock), then

@@ -408,6 +408,30 @@ async def test_foreign_messages_during_a_batch_cost_no_position(
     assert await relay.positions() == list(range(1, 401))
 
 
+async def test_a_message_refused_mid_batch_leaves_no_hole(
+    store: EventStore, js: JetStreamContext, js_names: StreamNames
+) -> None:
+    """Only a batch's last message is acknowledged: one in the middle that JetStream
+    refuses for itself (here: too large for the stream) stops every one after it, which
+    expected it; the relay says which position was refused and stores nothing past it,
+    then, once the stream takes it, goes on with no hole and no repeat."""
+    await store.append("match-big", 0, [NewEvent("E", {"i": i}) for i in range(3)])
+    await store.append("match-big", 3, [NewEvent("E", {"i": 3, "pad": "x" * 4000})])
+    await store.append("match-big", 4, [NewEvent("E", {"i": i}) for i in range(4, 8)])
+    relay = OutboxRelay(store, js, stream=js_names.stream, subject_prefix=js_names.subject_prefix)
+    await relay.ensure_stream()
+    config = (await js.stream_info(js_names.stream)).config
+    config.max_msg_size = 2048
+    await js.update_stream(config)
+    with pytest.raises(RelayError, match="refused position 4"):
+        await relay.relay_once()
+    assert await _positions(js, js_names.stream) == [1, 2, 3]
+    config.max_msg_size = -1
+    await js.update_stream(config)
+    assert await relay.relay_once() == 5
+    assert await _positions(js, js_names.stream) == list(range(1, 9))
+
+
 async def test_a_stream_of_the_old_relay_goes_on_without_a_repeat(
     store: EventStore, js: JetStreamContext, js_names: StreamNames
 ) -> None:
