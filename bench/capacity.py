@@ -620,12 +620,12 @@ def report(cases: list[Case], limit: float, pg_version: str) -> list[str]:
         "| measure | median | runs | limit | |",
         "| --- | ---: | ---: | ---: | --- |",
     ]
-    for name, measure, limit, words, form in judged.limits():
+    for name, measure, bound, words, form in judged.limits():
         now = judged.median(measure)
         each = ", ".join(form.format(measure(c)) for c in runs)
         lines.append(
             f"| {name} | {form.format(now)} | {each} | {words} "
-            f"| {'PASS' if now <= limit else 'FAIL'} |"
+            f"| {'PASS' if now <= bound else 'FAIL'} |"
         )
     lines.append("")
     lines += [
