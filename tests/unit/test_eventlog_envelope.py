@@ -128,3 +128,24 @@ def test_recorded_time_has_six_fractional_digits_in_utc() -> None:
 def test_values_that_cannot_be_stored_reproducibly_are_refused(bad: object) -> None:
     with pytest.raises(InvalidEvent):
         encode_json(bad, "Bid", "payload")
+
+
+def test_a_time_formats_the_same_whatever_was_formatted_before() -> None:
+    """format_time remembers its last answer (the events of an append share their time):
+    an equal instant in another zone gets the same text, a different one its own."""
+    from datetime import timedelta, timezone
+
+    t = datetime(2026, 12, 7, 17, 44, 43, 168039, tzinfo=UTC)
+    east = t.astimezone(timezone(timedelta(hours=3)))
+    later = t + timedelta(microseconds=1)
+    texts = [format_time(x) for x in (t, east, later, t, later, east)]
+    assert texts == [
+        "2026-12-07T17:44:43.168039Z",
+        "2026-12-07T17:44:43.168039Z",
+        "2026-12-07T17:44:43.168040Z",
+        "2026-12-07T17:44:43.168039Z",
+        "2026-12-07T17:44:43.168040Z",
+        "2026-12-07T17:44:43.168039Z",
+    ]
+    with pytest.raises(ValueError, match="timezone-aware"):
+        format_time(t.replace(tzinfo=None))
