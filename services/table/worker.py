@@ -284,14 +284,19 @@ class TableWorker:
     async def scan(self) -> int:
         """Claim the open tables nobody holds a lease on; returns how many."""
         assert self.leases is not None and self.registry is not None
-        try:
-            open_tables = set(await self.registry.keys())
-        except NoKeysError:
-            return 0
+        # The leases first: a table that closes leaves the lobby before its lease goes
+        # (drop), so one closing meanwhile is in neither list, never an orphan whose
+        # claim loads a finished match to find it closed (read the other way round, the
+        # tables closing during a scan were). One opening meanwhile
+        # may look orphaned: its claim fails at the lease's create, loading nothing.
         try:
             held = set(await self.leases.keys())
         except NoKeysError:
             held = set()
+        try:
+            open_tables = set(await self.registry.keys())
+        except NoKeysError:
+            return 0
         orphans = list(open_tables - held - set(self.tables))
         random.shuffle(orphans)
         claimed = 0
