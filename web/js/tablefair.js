@@ -49,6 +49,7 @@ export class TableFair {
     this.checkedReveal = null;
     this.watch = null; // the tab's own drand watch (watch.js), while it has something to learn
     this.checkTimer = null;
+    this.seedTimer = null; // the seed's next try, while the table cannot take it yet
     this.publishedKey = undefined; // the verify API's log key (fetchPublishedKey): undefined until asked
   }
 
@@ -66,6 +67,7 @@ export class TableFair {
   stop() {
     this.stopped = true;
     clearTimeout(this.checkTimer);
+    clearTimeout(this.seedTimer);
     this.watch?.stop();
   }
 
@@ -243,7 +245,7 @@ export class TableFair {
   /** Our seed: made on this device once the table has shown the commitment, kept, then
    * sent; sent again (the same one) while the table cannot take it yet. */
   async maybeSendSeed(kept) {
-    if (this.sendingSeed || this.seedSent || !kept || kept.seat === null) return;
+    if (this.stopped || this.sendingSeed || this.seedSent || !kept || kept.seat === null) return;
     if (!kept.commitment || !kept.seeds_open || kept.seat_seeds !== null) return;
     const mine = this.state.reply?.table?.seats?.[kept.seat];
     if (mine && (mine.kind !== "human" || mine.player !== this.ctx.session.player)) return;
@@ -280,7 +282,7 @@ export class TableFair {
       this.sendingSeed = false;
       this.changed();
     }
-    if (retry) setTimeout(() => this.maybeSendSeed(this.kept()), SEED_RETRY_MS);
+    if (retry && !this.stopped) this.seedTimer = setTimeout(() => this.maybeSendSeed(this.kept()), SEED_RETRY_MS);
   }
 
   /** The check runs once the events stop coming for a moment: a page opened after the
