@@ -82,7 +82,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "libs"))
 
 import asyncpg
-import orjson
 
 from belot import RULESETS, SupplyDeck, decide, due, evolve, new_match, view
 from belot.bots import choose
@@ -468,16 +467,24 @@ async def run_case(
             with contextlib.suppress(messaging.ServiceError):
                 await open_one()
 
-        async def on_state(msg: Any) -> None:
-            body = orjson.loads(msg.data)
-            if body.get("status") == "closed" and body["table_id"] in open_tables:
-                open_tables.discard(body["table_id"])
-                if not stop.is_set():
-                    task = asyncio.ensure_future(refill())
-                    opening.add(task)
-                    task.add_done_callback(opening.discard)
+        # A table's lobby line leaves the registry when it closes (the worker's drop):
+        # a new table takes its place. (The owner pushes nothing for a table nobody
+        # watches, so its subjects say nothing here.)
+        registry = await nc.jetstream().key_value(f"{prefix}_tables")
+        lines = await registry.watchall()
 
-        sub = await nc.subscribe(f"{prefix}.tables.*", cb=on_state)
+        async def on_closed() -> None:
+            async for entry in lines:
+                if entry is None or entry.operation not in ("DEL", "PURGE"):
+                    continue
+                if entry.key in open_tables:
+                    open_tables.discard(entry.key)
+                    if not stop.is_set():
+                        task = asyncio.ensure_future(refill())
+                        opening.add(task)
+                        task.add_done_callback(opening.discard)
+
+        closing = asyncio.ensure_future(on_closed())
         for _ in range(tables):
             await open_one()
         await asyncio.sleep(warmup)  # seeds, drand, first decks; the first matches end
@@ -492,7 +499,8 @@ async def run_case(
             c1, (d1, e1, m1), t1 = pids.sample(), await count(pool, schema), time.perf_counter()
             core_s, core_events, _ = await core
         stop.set()
-        await sub.unsubscribe()
+        await lines.stop()  # type: ignore[no-untyped-call]
+        closing.cancel()
         case = Case(level, tables, workers, t1 - t0, d1 - d0, e1 - e0, m1 - m0)
         case.cpu = {k: c1[k] - c0[k] for k in c1}
         case.core_s_per_deal, case.core_events_per_deal = core_s, core_events

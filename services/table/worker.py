@@ -388,18 +388,26 @@ class TableWorker:
         bots' moves is one: :class:`~services.table.table.BotRun`), when a seat's presence
         line changes, and when a gateway's watchers grow.
 
-        The one producer of what a player sees pushed. On ``<prefix>.tables.<id>``: what
-        the table waits for (public facts), and while a socket watches the table
-        (:meth:`Table.watched`) the spectators' reply (``reply``: table.views'
-        :func:`~table.views.table_reply`, no hand). On ``<prefix>.seats.<id>.<seat>``, for
+        The one producer of what a player sees pushed, while a socket watches the table
+        (:meth:`Table.watched`; a bot table nobody watches costs nothing here). On
+        ``<prefix>.tables.<id>``: what the table waits for (public facts) and the
+        spectators' reply (``reply``: table.views' :func:`~table.views.table_reply`, no
+        hand). On ``<prefix>.seats.<id>.<seat>``, for
         each seat whose player has a socket on it: that seat's own reply, its hand and
         legal moves; deploy/nats/auth.conf lets the gateway alone read those subjects.
         Each carries ``version`` (the table's and the match's stream versions summed: it
         grows with every append) and ``since`` (the version of the state published before
         it by this owner): a watcher keeps the highest version it was pushed."""
+        presence = table.presence_lines()
+        table.presence_said = presence
+        if not table.watched():
+            # No socket watches it (and this owner has listened long enough to know: see
+            # Presence.is_watched): nobody subscribes to its subjects, so nothing is made
+            # or sent. A gateway whose socket starts watching says so (``joined``), and
+            # the table is pushed to it then. ``since`` stays the last version sent.
+            return
         match = table.match
         d = due(match) if match is not None else None
-        presence = table.presence_lines()
         version = table.table_version + table.match_version
         since, table.pushed = table.pushed, version
         body: dict[str, Any] = {
@@ -417,15 +425,13 @@ class TableWorker:
             "ended": table.ending is not None,
             "presence": presence,
         }
-        table.presence_said = presence
+        body["reply"] = table.reply(None)
         seats: list[tuple[str, bytes]] = []
-        if table.watched():
-            body["reply"] = table.reply(None)
-            for seat in table.connected_seats():
-                player = table.state.seats[seat].player
-                own = {"table_id": table.id, "seat": seat, "player": player, "version": version,
-                       "since": since, "reply": table.reply(seat)}  # fmt: skip
-                seats.append((self.seat_subject(table.id, seat), orjson.dumps(own)))
+        for seat in table.connected_seats():
+            player = table.state.seats[seat].player
+            own = {"table_id": table.id, "seat": seat, "player": player, "version": version,
+                   "since": since, "reply": table.reply(seat)}  # fmt: skip
+            seats.append((self.seat_subject(table.id, seat), orjson.dumps(own)))
         with contextlib.suppress(Exception):
             for subject, data in seats:
                 await self.nc.publish(subject, data)
