@@ -610,7 +610,7 @@ class Hub:
             elif version > w.pushed:
                 w.pushed = version
                 if view is None:
-                    view = orjson.dumps(_view(table_id, state["since"], reply))
+                    view = orjson.dumps(_view(state["since"], reply))
                 conn.send_encoded(view)
 
     async def _on_seat(self, msg: Msg) -> None:
@@ -626,7 +626,7 @@ class Hub:
         for conn, w in list(self._by_table.get(table_id, ())):
             if w.seat == seat and conn.player == player and version > w.pushed:
                 w.pushed = version
-                conn.send(_view(table_id, d.get("since"), d["reply"]))
+                conn.send(_view(d.get("since"), d["reply"]))
 
     async def _on_chat(self, msg: Msg) -> None:
         """A message a player wrote (stored by this gateway or another): to the watchers
@@ -644,9 +644,11 @@ class Hub:
                 conn.send_chat(w, line)
 
 
-def _view(table_id: str, since: Any, reply: dict[str, Any]) -> dict[str, Any]:
-    """The ``{"type": "view"}`` message of a reply the table's owner pushed."""
-    return {"type": "view", "table": table_id, "since": since, **reply}
+def _view(since: Any, reply: dict[str, Any]) -> dict[str, Any]:
+    """The ``{"type": "view"}`` message of a reply the table's owner pushed: the reply as
+    the GET serves it, whose ``table`` is the table's line (its id is ``table_id`` there;
+    an event's or a notice's ``table`` is the id itself)."""
+    return {"type": "view", "since": since, **reply}
 
 
 def _relays(headers: dict[str, str], body: Any) -> bool:
