@@ -250,29 +250,30 @@ class Page:
 
     async def click(self, selector: str, timeout: float = 10.0) -> None:
         """A real mouse click at the centre of the first element ``selector`` finds, once
-        that centre has stood still for one poll and the element is what the point hits
-        (a click computed before the page moved its links, or under a panel that opened,
-        lands on something else: a player would have aimed again)."""
+        that centre is where the previous poll found it and the element is what the point
+        hits (a click computed before the page moved its links, or under a panel that
+        opened, lands on something else: a player would have aimed again)."""
         sel = json.dumps(selector)
-        aim = f"""(() => {{
+        # The page keeps the last aim: a point is returned only when it is the same twice.
+        point = await self.wait_for(
+            f"""(() => {{
               const el = document.querySelector({sel});
+              const last = window.__belotAim;
+              window.__belotAim = null;
               if (!el) return null;
               el.scrollIntoView({{block: 'center', inline: 'center'}});
               const r = el.getBoundingClientRect();
               if (!r.width || !r.height) return null;
               const x = r.x + r.width / 2, y = r.y + r.height / 2;
               const hit = document.elementFromPoint(x, y);
-              return hit && el.contains(hit) ? [x, y] : null;
-            }})()"""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        last = None
-        while True:
-            point = await self.wait_for(aim, max(deadline - loop.time(), 0.1))
-            if point == last:
-                break
-            last = point
-            await asyncio.sleep(0.05)  # the poll: the next aim tells whether it moved
+              if (!hit || !el.contains(hit)) return null;
+              const aim = {sel} + ' ' + x + ' ' + y;
+              if (last === aim) return [x, y];  // (and the aim is forgotten: null above)
+              window.__belotAim = aim;
+              return null;
+            }})()""",
+            timeout,
+        )
         x, y = point
         await self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
         for kind in ("mousePressed", "mouseReleased"):
