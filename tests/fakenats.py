@@ -5,15 +5,25 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
+
 
 class FakeNats:
-    """What the hub asks of NATS: subscriptions (kept by subject), a flush, its stats."""
+    """What the hub and a table worker ask of NATS: subscriptions (kept by subject),
+    publishes (kept in order, the body as JSON), a flush, its stats; no JetStream."""
 
     def __init__(self) -> None:
         self.stats = {"reconnects": 0}
         self.is_connected = True
         self.subscribed: dict[str, Any] = {}
         self.flushed = 0
+        self.published: list[tuple[str, Any]] = []
+
+    def jetstream(self) -> None:
+        return None
+
+    async def publish(self, subject: str, data: bytes) -> None:
+        self.published.append((subject, orjson.loads(data)))
 
     async def subscribe(self, subject: str, cb: Any) -> Any:
         assert subject not in self.subscribed, f"{subject} subscribed twice"

@@ -8,19 +8,13 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
-import orjson
-
 from services.table.worker import TableWorker
+from tests.fakenats import FakeNats
 
 
 def owner() -> tuple[TableWorker, list[tuple[str, dict[str, Any]]]]:
-    sent: list[tuple[str, dict[str, Any]]] = []
-
-    async def publish(subject: str, data: bytes) -> None:
-        sent.append((subject, orjson.loads(data)))
-
-    nc = SimpleNamespace(jetstream=lambda: None, publish=publish)
-    return TableWorker(nc, store=None, prefix="p"), sent  # type: ignore[arg-type]
+    nc = FakeNats()
+    return TableWorker(nc, store=None, prefix="p"), nc.published  # type: ignore[arg-type]
 
 
 def table(watched: list[bool]) -> SimpleNamespace:

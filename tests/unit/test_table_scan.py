@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from types import SimpleNamespace
 
 import pytest
 
 from services.table.worker import TableWorker
+from tests.fakenats import FakeNats
 
 
 class Bucket:
@@ -28,8 +28,7 @@ class Bucket:
 
 
 def worker_over(registry: Bucket, leases: Bucket) -> tuple[TableWorker, list[str]]:
-    nc = SimpleNamespace(jetstream=lambda: None)
-    worker = TableWorker(nc, store=None)  # type: ignore[arg-type]
+    worker = TableWorker(FakeNats(), store=None)  # type: ignore[arg-type]
     worker.registry, worker.leases = registry, leases  # type: ignore[assignment]
     claimed: list[str] = []
 
