@@ -350,16 +350,16 @@ class Case:
         values = sorted(measure(c) for c in self.runs or [self])
         return values[len(values) // 2]
 
+    def figures(self, measure: Callable[[Case], float], form: str) -> str:
+        """``measure`` of every run, in the order run, as ``form`` says, comma-separated."""
+        return ", ".join(form.format(measure(c)) for c in self.runs or [self])
+
     def each(self, measure: Callable[[Case], float], form: str) -> str:
         """`` (the median of N runs: a, b, c)``, or nothing for a single run."""
         runs = self.runs or [self]
         if len(runs) < 2:
             return ""
-        return (
-            f" (the median of {len(runs)} runs: "
-            + ", ".join(form.format(measure(c)) for c in runs)
-            + ")"
-        )
+        return f" (the median of {len(runs)} runs: {self.figures(measure, form)})"
 
     def limits(self) -> list[tuple[str, Callable[[Case], float], float, str, str]]:
         """Each judged limit: (measure's name, measure of a run, limit, the limit in
@@ -630,9 +630,8 @@ def report(cases: list[Case], limit: float, pg_version: str) -> list[str]:
     ]
     for name, measure, bound, words, form in judged.limits():
         now = judged.median(measure)
-        each = ", ".join(form.format(measure(c)) for c in runs)
         lines.append(
-            f"| {name} | {form.format(now)} | {each} | {words} "
+            f"| {name} | {form.format(now)} | {judged.figures(measure, form)} | {words} "
             f"| {'PASS' if now <= bound else 'FAIL'} |"
         )
     lines.append("")
