@@ -16,24 +16,24 @@ with seeds of this run):
   hard bot's ``knowledge`` for their turns, the one thing a cheat changes).
 
 Each deal is analysed (``belot.analysis``) and the studied seats' cards become decisions
-(``belot.fairplay.decisions``: the known-best card is the hard bot's on its fixed budget);
-a deal gives the gains of the decisions :func:`belot.fairplay.evidence` counts.
+(``belot.fairplay.decisions``: each with its chance, the share of the worlds consistent
+with the seat's view in which the card played is a best card); a deal gives the
+decisions :func:`belot.fairplay.evidence` counts.
 
 The detector, as an operator runs it on a player's (or a partnership's) last WINDOW deals:
-the score of the window's gains (``belot.fairplay.score``), flagged from FLAG_SCORE. A
-window is WINDOW deals drawn with replacement from the population's deals; the rates are
-over WINDOWS windows, and their intervals (Wilson) count only the independent windows the
-deals hold (deals / WINDOW), so that resampling claims no precision the deals do not
-have. The honest rate has a bound that needs no sample: Efron's, exp(-FLAG_SCORE**2/2),
-which holds for a seat whose gains are as often positive as negative (the hard bot
-against itself); the bench prints each honest population's mean weighed gain a deal with
-its interval (at most 0 is what the bound asks) beside the rate it measures.
+the score of the window's decisions (``belot.fairplay.score``: the surprises' sum over the
+root of their variances' sum), flagged from FLAG_SCORE. A window is WINDOW deals drawn
+with replacement from the population's deals; the rates are over WINDOWS windows, and
+their intervals (Wilson) count only the independent windows the deals hold (deals /
+WINDOW), so that resampling claims no precision the deals do not have. For a seat that
+cannot see, a surprise is 0 on average (the measure's premise, which holds as far as the
+worlds are the seat's true uncertainty): the bench prints each population's mean
+surprise a deal with its interval, and the spread of a deal's surprises against what the
+chances say (the measured variance over the model's).
 
-Beside the sign (``belot.fairplay.weigh``), the bench scores the same windows with other
-odd functions of the gain (WEIGHINGS), which keep the same bound, and says how often each
-flags; and, for each cheat, how many deals the score's growth asks for: a window's score
-grows as (net positive signs a deal) / sqrt(signs a deal) * sqrt(deals), and 95% of
-windows reach the flag near a mean of FLAG_SCORE + 1.645.
+For each cheat it says how many deals the score's growth asks for: a window's score grows
+as (surprise a deal) / sqrt(variance a deal) * sqrt(deals), and 95% of windows reach the
+flag near a mean of FLAG_SCORE + 1.645 times the measured spread.
 
 Targets (the issue's): a peeker at 25% flagged within 50 deals with at least 95% power;
 at most 1% of honest players flagged. The partnership is measured the same way. Exits 1
@@ -69,7 +69,7 @@ from belot.bots.solver import Solver, prepare
 from belot.cards import FULL_MASK, Mask
 from belot.commands import PlayCard
 from belot.events import Event
-from belot.fairplay import FLAG_SCORE, decisions, evidence, hard_bot_card, score, weigh
+from belot.fairplay import FLAG_SCORE, Decision, decisions, evidence, score, world_chances
 from belot.ruleset import RULESETS
 from belot.view import SeatView
 from bench.kit.matches import bot_match
@@ -92,15 +92,6 @@ FPR_TARGET = 0.01
 POWER_TARGET = 0.95
 #: Window sizes (deals) tried for the deals a cheat needs before it is flagged at 95%.
 SIZES = (10, 20, 30, 50, 75, 100, 150, 200)
-#: Other odd functions of the gain, compared with the sign (each keeps Efron's bound).
-WEIGHINGS = {
-    "sign": weigh,
-    "clipped at 10": lambda g: max(-10.0, min(10.0, float(g))),
-    "clipped at 20": lambda g: max(-20.0, min(20.0, float(g))),
-    "root": lambda g: math.copysign(math.sqrt(abs(g)), g),
-    "log": lambda g: math.copysign(math.log1p(abs(g)), g),
-    "points": float,
-}
 
 
 def studied(population: str) -> tuple[int, ...]:
@@ -158,9 +149,9 @@ def play(population: str, seed: int) -> list[Event]:
     )  # fmt: skip
 
 
-def match_deals(task: tuple[str, int]) -> tuple[str, int, list[list[int]], float]:
-    """One match of a population: the studied seats' counted gains, deal by deal, and
-    the CPU it took."""
+def match_deals(task: tuple[str, int]) -> tuple[str, int, list[list[Decision]], float]:
+    """One match of a population: the studied seats' counted decisions, deal by deal,
+    and the CPU it took."""
     population, seed = task
     started = time.process_time()
     ruleset = RULESETS[RULESET]
@@ -168,31 +159,33 @@ def match_deals(task: tuple[str, int]) -> tuple[str, int, list[list[int]], float
     analysis = analyse(ruleset, log, contracts=False)
     seats = studied(population)
 
-    def known_best(seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
-        if seat_view.seat not in seats:  # not studied: not asked (cheap, any legal card)
-            return min(m.card for m in seat_view.legal if isinstance(m, PlayCard))
-        return hard_bot_card(seat_view, rng)
+    def chances(seat_view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
+        return world_chances(seat_view, rng) if seat_view.seat in seats else None
 
-    made = [d for d in decisions(ruleset, log, analysis, known_best) if d.seat in seats]
-    out = []
-    for deal in analysis.deals:
-        counted = evidence(d for d in made if d.deal == deal.deal).decisions
-        out.append([d.gain for d in counted])
+    made = [d for d in decisions(ruleset, log, analysis, chances) if d.seat in seats]
+    out = [list(evidence(d for d in made if d.deal == deal.deal).decisions)
+           for deal in analysis.deals]  # fmt: skip
     return population, seed, out, time.process_time() - started
 
 
-def windows(
-    deals: list[list[int]], size: int, rng: random.Random, weighed=weigh  # type: ignore[no-untyped-def]
-) -> list[float]:
+def windows(deals: list[list[Decision]], size: int, rng: random.Random) -> list[float]:
     """WINDOWS players' scores over ``size`` deals each, drawn with replacement."""
     return [
-        score((g for _ in range(size) for g in deals[rng.randrange(len(deals))]), weighed)
+        score(d for _ in range(size) for d in deals[rng.randrange(len(deals))])
         for _ in range(WINDOWS)
     ]
 
 
 def flagged(scores: list[float]) -> float:
     return sum(s >= FLAG_SCORE for s in scores) / len(scores)
+
+
+def surprise(deal: list[Decision]) -> float:
+    return sum(d.surprise for d in deal)
+
+
+def variance(deal: list[Decision]) -> float:
+    return sum(d.chance * (1 - d.chance) for d in deal)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     populations = (*HONEST, *CHEATS)
     # Matches of each population until it has its deals (a club match is 5-9 deals).
-    by_match: dict[str, dict[int, list[list[int]]]] = {p: {} for p in populations}
+    by_match: dict[str, dict[int, list[list[Decision]]]] = {p: {} for p in populations}
     cpu = 0.0
     seed = 0
     with ProcessPoolExecutor(args.workers) as pool:
@@ -216,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 break
             batch = [(p, seed + i) for p in short for i in range(args.workers * 2)]
             seed += args.workers * 2
-            for population, s, deals, spent in pool.map(match_deals, batch):
-                by_match[population][s] = deals
+            for population, s, played, spent in pool.map(match_deals, batch):
+                by_match[population][s] = played
                 cpu += spent
     lines: list[str] = []
 
@@ -231,25 +224,29 @@ def main(argv: list[str] | None = None) -> int:
     say(f"Run {when}; Python {sys.version.split()[0]}; {os.cpu_count()} cores; ruleset "
         f"{RULESET}; {total} deals in {time.monotonic() - started:.0f} s "
         f"({cpu / total:.2f} s of CPU a deal); a player judged on {args.window} deals; "
-        f"flagged from a score of {FLAG_SCORE} (Efron's bound "
-        f"{math.exp(-FLAG_SCORE ** 2 / 2):.4f}); rates over {WINDOWS} windows, intervals "
+        f"flagged from a score of {FLAG_SCORE} (a standard normal passes it "
+        f"{0.5 * math.erfc(FLAG_SCORE / math.sqrt(2)):.4f} of the time); rates over "
+        f"{WINDOWS} windows, intervals "
         f"over the independent ones")  # fmt: skip
     say()
-    say("| population (seats) | deals | counted decisions a deal | gains not 0 a deal | "
-        "of which positive (95%) | weighed gain a deal (95%) |")  # fmt: skip
-    say("| --- | ---: | ---: | ---: | ---: | ---: |")
+    say(
+        "| population (seats) | deals | counted decisions a deal | best card found a deal | "
+        "expected by the chances | surprise a deal (95%) | measured variance / model's |"
+    )
+    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    spread = {}
     for p in populations:
-        gains = [g for d in deals[p] for g in d]
-        moved = [g for g in gains if g]
-        up = sum(g > 0 for g in moved)
-        low, high = wilson(up, len(moved))
-        per_deal = [sum(weigh(g) for g in d) for d in deals[p]]
-        mlow, mhigh = mean_ci(per_deal)
         n = max(1, len(deals[p]))
+        per_deal = [surprise(d) for d in deals[p]]
+        model = statistics.fmean(variance(d) for d in deals[p])
+        spread[p] = statistics.pvariance(per_deal) / model if model else 1.0
+        low, high = mean_ci(per_deal)
         say(f"| {p} ({', '.join(map(str, studied(p)))}) | {len(deals[p])} | "
-            f"{len(gains) / n:.2f} | {len(moved) / n:.2f} | "
-            f"{up / max(1, len(moved)):.2f} ({low:.2f}-{high:.2f}) | "
-            f"{statistics.fmean(per_deal):+.2f} ({mlow:+.2f} to {mhigh:+.2f}) |")  # fmt: skip
+            f"{sum(map(len, deals[p])) / n:.2f} | "
+            f"{sum(d.found for ds in deals[p] for d in ds) / n:.2f} | "
+            f"{sum(d.chance for ds in deals[p] for d in ds) / n:.2f} | "
+            f"{statistics.fmean(per_deal):+.3f} ({low:+.3f} to {high:+.3f}) | "
+            f"{spread[p]:.2f} |")  # fmt: skip
     rng = random.Random(1)
     say()
     say(f"| population | windows of {args.window} deals flagged (95%) | mean score | target |")
@@ -278,22 +275,16 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(needed) + ".")  # fmt: skip
     grown = []
     for p in CHEATS:
-        signs = [weigh(g) for d in deals[p] for g in d if g]
-        net = sum(signs) / max(1, len(deals[p]))
-        rate = len(signs) / max(1, len(deals[p]))
-        slope = net / math.sqrt(rate) if rate else 0.0
-        wanted = ((FLAG_SCORE + 1.645) / slope) ** 2 if slope > 0 else math.inf
-        grown.append(f"{p}: {net:+.2f} net positive signs over {rate:.2f} a deal, a score "
-                     f"of {slope:.3f}·√deals, {wanted:.0f} deals")  # fmt: skip
+        n = max(1, len(deals[p]))
+        mean = sum(surprise(d) for d in deals[p]) / n
+        model = sum(variance(d) for d in deals[p]) / n
+        slope = mean / math.sqrt(model) if model else 0.0
+        wanted = (
+            ((FLAG_SCORE + 1.645 * math.sqrt(spread[p])) / slope) ** 2 if slope > 0 else math.inf
+        )
+        grown.append(f"{p}: a surprise of {mean:+.3f} a deal over a variance of {model:.3f}, "
+                     f"a score of {slope:.3f}·√deals, {wanted:.0f} deals")  # fmt: skip
     say("From the score's growth: " + "; ".join(grown) + ".")
-    say()
-    say(f"Other weighings of the gain, the same windows of {args.window} deals flagged:")
-    say()
-    say("| weighing | " + " | ".join(populations) + " |")
-    say("| --- |" + " ---: |" * len(populations))
-    for name, weighed in WEIGHINGS.items():
-        rates = [flagged(windows(deals[p], args.window, rng, weighed)) for p in populations]
-        say(f"| {name} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
     if args.write:
         head = [
             "<!-- Generated by bench/fairplay.py; do not edit by hand: run the bench to "

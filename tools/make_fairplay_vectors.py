@@ -1,13 +1,15 @@
-"""Build tests/data/fairplay-known-best.json: the known-best cards the fair-play measure
-computes (belot.fairplay) on the first deal of two golden matches.
+"""Build tests/data/fairplay-chances.json: the chances the fair-play measure computes
+(belot.fairplay) for every card of the first deal of two golden matches: the worlds with
+a choice, those in which the card played was best, and the card best in the most.
 
-The stored evidence of every account (the verify service's fair-play job) holds known-best
-cards computed by one version of the hard bot, named by ``belot.fairplay.METHOD``. When
-the bot changes what it plays, these cards change and
-``tests/unit/test_fairplay_method.py`` fails: change METHOD (the job then computes every
-analysed match again under the new name) and rebuild this file, on purpose only:
+The stored evidence of every account (the verify service's fair-play job) holds chances
+computed by one model of what a seat knows (the hard bot's worlds, solved exactly), named
+by ``belot.fairplay.METHOD``. When the model changes what a decision's worlds say, these
+figures change and ``tests/unit/test_fairplay_method.py`` fails: change METHOD (the job
+then computes every analysed match again under the new name) and rebuild this file, on
+purpose only:
 
-    python tools/make_fairplay_vectors.py > tests/data/fairplay-known-best.json
+    python tools/make_fairplay_vectors.py > tests/data/fairplay-chances.json
 """
 
 from __future__ import annotations
@@ -45,21 +47,22 @@ def first_deal(match: dict[str, Any]) -> list[Event]:
     return events
 
 
-def known_best_cards(match: dict[str, Any]) -> list[str]:
-    """The known-best card of every card played in the match's first deal."""
+def chances_of(match: dict[str, Any]) -> list[list[Any]]:
+    """Every card played in the match's first deal where the deal gave a choice: the card,
+    its worlds with a choice, those in which it was best, and the likeliest best card."""
     ruleset = RULESETS[match["ruleset"]]
     events = first_deal(match)
     made = decisions(ruleset, events, analyse(ruleset, events, contracts=False))
-    return [d.known_best for d in made]
+    return [[d.played, d.worlds, d.hits, d.likeliest] for d in made if d.choice]
 
 
 def vectors() -> dict[str, Any]:
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))["matches"]
     return {
-        "about": "belot.fairplay's known-best cards; see tools/make_fairplay_vectors.py",
+        "about": "belot.fairplay's chances; see tools/make_fairplay_vectors.py",
         "method": METHOD,
-        "known_best": {
-            m["ruleset"]: known_best_cards(m) for m in golden if m["ruleset"] in RULESETS_TAKEN
+        "chances": {
+            m["ruleset"]: chances_of(m) for m in golden if m["ruleset"] in RULESETS_TAKEN
         },
     }
 

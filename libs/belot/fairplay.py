@@ -2,28 +2,32 @@
 
 A seat plays on what it knows: its hand, the cards played, the bidding. A seat that sees
 hidden cards (a partner on the phone, a second account watching, a leaked hand) plays,
-more often than one that cannot, the card that is best with every hand known. The
-measure here asks, card by card, whether the seat's choices gained double-dummy points
-that what it could know did not point to:
+more often than one that cannot, a card that is best with every hand known. The measure
+here asks, card by card, how often the seat's card was a double-dummy best card, against
+how often it would be for a seat that sees only itself:
 
-- **The known-best card** of a decision: what a strong player who sees only its own seat
-  plays there. It is the hard bot's card (:mod:`belot.bots.hard`: sampled worlds of the
-  hidden cards, each solved exactly), with a fixed node budget and a random generator
-  seeded by the match and the decision, so that anyone recomputes it.
-- **The gain** of a decision: the double-dummy value (:mod:`belot.analysis`, every hand
-  known) of the card played less that of the known-best card. A seat that cannot see
-  gains nothing on average against it: the hard bot at the table and the known-best card
-  are two draws of the same search on the same view (their gains are as often one sign as
-  the other), and a weaker player loses points to it. A seat that sees plays the true
-  deal's best card, whose gain is never negative.
-- **The score** of a seat's decisions: their gains' sum over the root of their squares'
-  sum (a self-normalised sum). When each gain is as likely positive as negative whatever
-  its size, ``P(score >= t) <= exp(-t**2 / 2)`` for every number of decisions (Efron,
-  1969: given the sizes, the signs are fair coins and Hoeffding bounds their sum), so the
-  score needs no honest rate measured for the player's band, and a weaker honest player
-  (whose gains lean negative) is flagged less, not more. :data:`FLAG_SCORE` is where a
-  seat is shown to a person: its false positives and its power against peekers are
-  measured by ``bench/fairplay.py`` (docs/fair-play.md).
+- **The chance** of a decision: in how many of the worlds consistent with what the seat
+  saw (:data:`WORLDS` deals of the hidden cards, drawn as the hard bot draws them:
+  :mod:`belot.bots.worlds`, every fact seen and the bidding's weights) the card played is
+  a best card, each world solved exactly for every legal card (:mod:`belot.bots.solver`).
+  Its random generator is seeded by the match and the decision's place, so anyone
+  recomputes it. Only the worlds where the legal cards are not all worth the same count,
+  since a decision counts only where the true deal gave a choice: the chance is
+  conditioned on the event the decision was selected by, in the worlds as in the deal.
+- **The surprise** of a decision: 1 if the card played is a best card of the true deal
+  (:mod:`belot.analysis`), else 0, less its chance. For a seat that cannot see, whatever
+  its strength and however it chooses, the card is chosen on what the seat saw alone,
+  so the true deal is, for it, one more world: a surprise is 0 on average, decision
+  after decision (a martingale), with variance ``chance * (1 - chance)``. A seat that
+  sees plays best cards more often than their chances say.
+- **The score** of a seat's decisions: their surprises' sum over the root of their
+  variances' sum, about a standard normal for a seat that cannot see.
+  :data:`FLAG_SCORE` is where a seat is shown to a person; its false positives and its
+  power against peekers are measured by ``bench/fairplay.py`` (docs/fair-play.md).
+
+The worlds are the hard bot's model of what a seat knows: what the other seats' play says
+beyond the facts (a strong player's reading of it) is not in them, so the chance is an
+approximation, and the bench measures how far honest bots of every level stay from it.
 
 Nothing here acts on anyone: it computes evidence, with the decisions it rests on.
 """
@@ -33,60 +37,112 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 from belot.analysis import MatchAnalysis
-from belot.cards import Card, to_code
+from belot.bots.equivalent import reduce_equivalent
+from belot.bots.knowledge import knowledge
+from belot.bots.worlds import Drawer
+from belot.cards import FULL_MASK, Mask, mask_of, to_code
 from belot.commands import PlayCard
 from belot.errors import BadEvent
 from belot.events import CardPlayed, Event, MatchStarted
 from belot.evolve import evolve
+from belot.play import MISERE
 from belot.ruleset import Ruleset
+from belot.seats import side_of
 from belot.state import new_match
 from belot.view import SeatView, view
 
-#: The hard bot's work for the known-best card: a table's default budget, and no clock,
-#: so that the card depends on the view and the seed alone, never a machine's speed.
-KNOWN_BUDGET: Final = 240
+#: Worlds drawn for a decision's chances. Measured on bench/fairplay.py's populations
+#: (docs/fair-play.md): about 0.6 s of CPU a club deal for one seat, most of it the first
+#: trick's eight-card solves.
+WORLDS: Final = 24
 
-#: The name of how the known-best card is computed: the hard bot on KNOWN_BUDGET, in this
-#: version of its search. Every stored decision is kept under it (the verify service's
+#: The name of how the chances are computed: WORLDS worlds of the hard bot's drawer,
+#: each solved exactly. Every stored decision is kept under it (the verify service's
 #: fair-play job), and the evidence is read only from decisions of the current one: when
-#: the hard bot comes to play another card on the same view (a stronger search, other
-#: worlds), ``tests/data/fairplay-known-best.json`` no longer matches
+#: the drawer or the solver changes what a decision's worlds say,
+#: ``tests/data/fairplay-chances.json`` no longer matches
 #: (``tests/unit/test_fairplay_method.py`` fails); this name then changes, the vectors are
 #: made again (``tools/make_fairplay_vectors.py``), and the job computes every analysed
-#: match again under the new name. Gains against two bots are not one measure.
-METHOD: Final = "hard-240/1"
+#: match again under the new name. Chances of two models are not one measure.
+METHOD: Final = "worlds-24/1"
 
-#: The score from which a seat's (or a partnership's) evidence is shown to a person:
-#: sqrt(2 ln 100), where exp(-FLAG_SCORE**2 / 2) bounds at 1% how often a seat that
-#: cannot see reaches it; bench/fairplay.py measures the rate on honest bots and the
-#: power on cheats.
-FLAG_SCORE: Final = math.sqrt(2 * math.log(100))
-
-#: What the seat could know gives a card: the known-best card of a seat's view.
-KnownBest = Callable[[SeatView, random.Random], Card]
+#: The score from which a seat's (or a partnership's) evidence is shown to a person: the
+#: standard normal's 0.5% point. For a seat that cannot see the score is about a standard
+#: normal; the decisions of one deal are not independent, and bench/fairplay.py measures
+#: the honest scores' spread up to a fifth wider than the model's, so the 1% point of
+#: the measured spread is near 2.33 (the rate is measured on honest bots of four levels).
+FLAG_SCORE: Final = 2.576
 
 
-def hard_bot_card(seat_view: SeatView, rng: random.Random) -> Card:
-    """The hard bot's card for the view, on its fixed budget (no clock: recomputable).
-    Where the seat could also do something else first (declare its melds, swap the trump
-    seven), the bot is asked for its card alone."""
-    from belot.bots import Level, choose
+@dataclass(frozen=True, slots=True)
+class Chances:
+    """A decision's worlds: how many gave the legal cards different values (``worlds``),
+    and in how many of those each legal card (by code) was a best card."""
 
-    cards = tuple(m for m in seat_view.legal if isinstance(m, PlayCard))
-    command = choose(replace(seat_view, legal=cards), rng, Level.HARD, KNOWN_BUDGET)
-    if not isinstance(command, PlayCard):
-        raise ValueError("the hard bot did not play a card where a card was due")
-    return command.card
+    worlds: int
+    best: Mapping[str, int]
+
+
+#: What the seat could know gives a decision: its worlds' chances (None: not measured).
+Chance = Callable[[SeatView, random.Random], Chances | None]
+
+
+def world_chances(seat_view: SeatView, rng: random.Random) -> Chances:
+    """:data:`WORLDS` worlds of the hidden cards consistent with the seat's view, drawn
+    as the hard bot draws them, each solved exactly for every legal card."""
+    # Imported here: numba and the compiled solver load at the first solve.
+    from belot.bots.solver import Solver
+
+    kn = knowledge(seat_view)
+    cards = sorted({m.card for m in seat_view.legal if isinstance(m, PlayCard)})
+    strain = -1 if seat_view.strain is None else int(seat_view.strain)
+    trick = [c for _, c in seat_view.trick]
+    table = mask_of(trick)
+    leader = seat_view.trick[0][0] if seat_view.trick else seat_view.seat
+    won = 0
+    for t in seat_view.tricks:
+        won |= 1 << side_of(t.winner)
+    if strain == MISERE:
+        won = 3  # no capot in misère (as the analysis solves it)
+    left = seat_view.ruleset.tricks - len(seat_view.tricks)
+    solver = Solver(seat_view.ruleset, strain)
+    drawer = Drawer(seat_view, kn)
+    best = dict.fromkeys(cards, 0)
+    worlds = 0
+    drawn: list[list[Mask]] = []
+    while len(drawn) < WORLDS:
+        drawn.extend(drawer.draw(rng, WORLDS - len(drawn)))
+    for hands in drawn:
+        solver.new_world()
+        others = table
+        for seat, hand in enumerate(hands):
+            if seat != seat_view.seat:
+                others |= hand
+        kept = reduce_equivalent(mask_of(cards), others & FULL_MASK, strain)
+        moves = [c for c in cards if kept >> c & 1]
+        values = solver.values(hands, trick, leader, left, won, moves)
+        if values is None:  # never without a node limit
+            raise RuntimeError("the solver stopped short of a world's values")
+        for c in cards:
+            if c not in values:  # an equivalent lower card: the value of the one kept
+                values[c] = values[min(m for m in moves if m > c and m >> 3 == c >> 3)]
+        top = max(values.values())
+        if min(values.values()) == top:
+            continue  # no choice in this world: it says nothing of the decision
+        worlds += 1
+        for c in cards:
+            best[c] += values[c] == top
+    return Chances(worlds, {to_code(c): n for c, n in best.items()})
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """One card a seat played: its double-dummy value and the known-best card's, the
-    double-dummy best cards, and who chose it."""
+    """One card a seat played: its double-dummy value and the best cards, its chance of
+    being one on what the seat could know, and who chose it."""
 
     deal: int
     trick: int
@@ -94,12 +150,17 @@ class Decision:
     seat: int
     played: str
     dd_best: tuple[str, ...]
-    known_best: str
-    #: Double-dummy values (belot.analysis) of the card played and of the known-best card.
+    #: The double-dummy value (belot.analysis) of the card played.
     played_value: int
-    known_value: int
     #: The legal cards were not all worth the same double-dummy (there was a choice).
     choice: bool
+    #: The decision's worlds with a choice (0: not measured, or none had a choice).
+    worlds: int
+    #: In how many of them the card played was a best card.
+    hits: int
+    #: The card that was a best card in the most worlds (the lowest of equals); "" when
+    #: not measured.
+    likeliest: str
     #: Who played the card (its event's ``acted_by``: "player", "bot", "timer",
     #: "autoplay"); None when the caller did not say (every card then counts).
     acted_by: str | None = None
@@ -110,25 +171,44 @@ class Decision:
         return self.acted_by in (None, "player")
 
     @property
-    def gain(self) -> int:
-        """The card played's double-dummy value less the known-best card's."""
-        return self.played_value - self.known_value
+    def counted(self) -> bool:
+        """The evidence counts it: a choice in the true deal and in some world, the
+        player's own card."""
+        return self.choice and self.worlds > 0 and self.by_player
+
+    @property
+    def found(self) -> bool:
+        """The card played is a best card of the true deal."""
+        return self.played in self.dd_best
+
+    @property
+    def chance(self) -> float:
+        """The share of the worlds in which the card played was a best card."""
+        return self.hits / self.worlds if self.worlds else 0.0
+
+    @property
+    def surprise(self) -> float:
+        """:attr:`found` (1 or 0) less :attr:`chance`."""
+        return float(self.found) - self.chance
 
     def to_json(self) -> dict[str, Any]:
         return {
             "deal": self.deal, "trick": self.trick, "index": self.index, "seat": self.seat,
-            "played": self.played, "known_best": self.known_best, "dd_best": list(self.dd_best),
-            "played_value": self.played_value, "known_value": self.known_value,
-            "gain": self.gain, "choice": self.choice, "acted_by": self.acted_by,
+            "played": self.played, "dd_best": list(self.dd_best),
+            "played_value": self.played_value, "choice": self.choice,
+            "worlds": self.worlds, "hits": self.hits, "likeliest": self.likeliest,
+            "found": self.found, "chance": round(self.chance, 4),
+            "surprise": round(self.surprise, 4), "acted_by": self.acted_by,
         }  # fmt: skip
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Decision:
-        """The decision :meth:`to_json` wrote (its gain is recomputed, not read)."""
+        """The decision :meth:`to_json` wrote (found, chance and surprise are recomputed,
+        not read)."""
         return cls(
             doc["deal"], doc["trick"], doc["index"], doc["seat"], doc["played"],
-            tuple(doc["dd_best"]), doc["known_best"], doc["played_value"], doc["known_value"],
-            doc["choice"], doc["acted_by"],
+            tuple(doc["dd_best"]), doc["played_value"], doc["choice"], doc["worlds"],
+            doc["hits"], doc["likeliest"], doc["acted_by"],
         )  # fmt: skip
 
 
@@ -136,14 +216,16 @@ def decisions(
     ruleset: Ruleset,
     events: Iterable[Event],
     analysis: MatchAnalysis,
-    known_best: KnownBest = hard_bot_card,
+    chances: Chance = world_chances,
     acted_by: Sequence[str | None] | None = None,
 ) -> list[Decision]:
-    """Every card played in the match, with what the seat could know gave there. The rng
-    of each decision is seeded by the match id and the decision's place. ``acted_by``:
-    for each ``CardPlayed`` in order, who played it (the event's metadata, as a record
-    holds it), so that the evidence leaves out the cards the seat's player did not
-    choose; a length other than the cards' is refused (ValueError)."""
+    """Every card played in the match, with its chances on what the seat could know,
+    measured where the true deal gave a choice (elsewhere a card says nothing). The rng
+    of each decision is seeded by the match id and the decision's place. ``chances``
+    answers None for a seat not measured (a bot's). ``acted_by``: for each ``CardPlayed``
+    in order, who played it (the event's metadata, as a record holds it), so that the
+    evidence leaves out the cards the seat's player did not choose; a length other than
+    the cards' is refused (ValueError)."""
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, MatchStarted):
@@ -160,19 +242,24 @@ def decisions(
             analysed = by_place.get(place)
             if analysed is None or analysed.card != to_code(event.card):
                 raise ValueError(f"the analysis does not hold the card played at {place}")
-            rng = random.Random(f"{first.match_id}:{place[0]}:{place[1]}:{place[2]}")
-            known = known_best(view(state, event.seat), rng)
             if acted_by is not None and len(out) >= len(acted_by):
                 raise ValueError(f"acted_by names {len(acted_by)} cards, the match played more")
             who = None if acted_by is None else acted_by[len(out)]
-            code = to_code(known)
-            if code not in analysed.values:
-                raise ValueError(f"the known-best card {code} is not legal at {place}")
+            choice = len(set(analysed.values.values())) > 1
+            measured = None
+            if choice:
+                rng = random.Random(f"{first.match_id}:{place[0]}:{place[1]}:{place[2]}")
+                measured = chances(view(state, event.seat), rng)
+            worlds, hits, likeliest = 0, 0, ""
+            if measured is not None and measured.worlds:
+                if set(measured.best) != set(analysed.values):
+                    raise ValueError(f"the chances are not of the legal cards at {place}")
+                worlds, hits = measured.worlds, measured.best[analysed.card]
+                likeliest = min(measured.best, key=lambda c: (-measured.best[c], c))
             out.append(
                 Decision(
-                    *place, event.seat, analysed.card, analysed.best, code,
-                    analysed.values[analysed.card], analysed.values[code],
-                    len(set(analysed.values.values())) > 1, who,
+                    *place, event.seat, analysed.card, analysed.best,
+                    analysed.values[analysed.card], choice, worlds, hits, likeliest, who,
                 )
             )  # fmt: skip
         state = evolve(state, event)
@@ -183,11 +270,12 @@ def decisions(
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """A seat's (or a partnership's) counted decisions, their gains' sum, the score and
-    whether it reaches :data:`FLAG_SCORE`."""
+    """A seat's (or a partnership's) counted decisions: how many found a best card, how
+    many the chances expected, the score and whether it reaches :data:`FLAG_SCORE`."""
 
     decisions: tuple[Decision, ...]
-    gain: int
+    found: int
+    expected: float
     score: float
 
     @property
@@ -195,48 +283,33 @@ class Evidence:
         return len(self.decisions)
 
     @property
-    def bound(self) -> float:
-        """``exp(-score**2 / 2)``: at most how often a seat that cannot see scores as high
-        (Efron's bound; 1 for a score of 0 or less)."""
-        return 1.0 if self.score <= 0 else math.exp(-self.score * self.score / 2)
-
-    @property
     def flagged(self) -> bool:
         return self.score >= FLAG_SCORE
 
     def to_json(self) -> dict[str, object]:
         return {
-            "decisions": self.n, "gain": self.gain, "score": round(self.score, 3),
-            "bound": self.bound, "flagged": self.flagged,
+            "decisions": self.n, "found": self.found, "expected": round(self.expected, 2),
+            "score": round(self.score, 3), "flagged": self.flagged,
         }  # fmt: skip
 
 
-def weigh(gain: int) -> float:
-    """What one decision's gain weighs in the score: its sign. Any odd function keeps
-    Efron's bound (a fair coin's sign stays a fair coin). Measured on the bench's
-    populations (docs/fair-play.md): the sign, the gain clipped at 10 or 20 points, its
-    root and its logarithm separate cheats from honest seats alike (within the noise);
-    the raw gain does worse (a 25% peeker flagged in 3% of 50-deal windows against 11%
-    for the sign), since the points a card gains double-dummy are as large when two
-    honest searches disagree as when a seat sees. The sign is the simplest of those."""
-    return float((gain > 0) - (gain < 0))
-
-
-def score(gains: Iterable[int], weighed: Callable[[int], float] = weigh) -> float:
-    """The self-normalised sum of the weighed ``gains``: their sum over the root of their
-    squares' sum (0 when every gain is 0). ``weighed``: another odd function of the gain
-    (the bench compares them)."""
-    total, squares = 0.0, 0.0
-    for g in gains:
-        w = weighed(g)
-        total += w
-        squares += w * w
-    return 0.0 if not squares else total / math.sqrt(squares)
+def score(made: Iterable[Decision]) -> float:
+    """The surprises' sum over the root of their variances' sum (0 when no decision
+    has a variance: every chance 0 or 1)."""
+    total, variance = 0.0, 0.0
+    for d in made:
+        p = d.chance
+        total += d.surprise
+        variance += p * (1 - p)
+    return 0.0 if variance <= 0 else total / math.sqrt(variance)
 
 
 def evidence(made: Iterable[Decision]) -> Evidence:
     """The evidence of one seat's decisions, or a partnership's: its players' own cards
-    where there was a choice (a card the turn clock, autoplay or a bot played for the seat
-    says nothing of what the player saw; a forced card says nothing at all)."""
-    counted = tuple(d for d in made if d.choice and d.by_player)
-    return Evidence(counted, sum(d.gain for d in counted), score(d.gain for d in counted))
+    where the true deal and some world gave a choice (a card the turn clock, autoplay or
+    a bot played for the seat says nothing of what the player saw; a forced card says
+    nothing at all)."""
+    counted = tuple(d for d in made if d.counted)
+    return Evidence(
+        counted, sum(d.found for d in counted), sum(d.chance for d in counted), score(counted)
+    )

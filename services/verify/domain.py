@@ -16,10 +16,8 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from belot.analysis import CardAnalysis, DealAnalysis, MatchAnalysis
-from belot.cards import Card
-from belot.commands import PlayCard
 from belot.events import CardPlayed, Event, MatchStarted
-from belot.fairplay import Decision, Evidence, decisions, evidence, hard_bot_card
+from belot.fairplay import Chances, Decision, Evidence, decisions, evidence, world_chances
 from belot.ruleset import RULESETS
 from belot.seats import side_of
 from belot.view import SeatView
@@ -148,8 +146,8 @@ def match_decisions(
     """Every account's seat of the finished match ``record`` (a bot's seat has none) and
     the cards it played, from the record's events, their ``acted_by`` and the stored
     ``analysis``. Raises :class:`FairPlayError`. CPU-bound: run it in a thread; once
-    ``stop`` is set, it raises :class:`Stopped` at the next card (a cancelled task cannot
-    stop its thread, and a match's searches take seconds)."""
+    ``stop`` is set, it raises :class:`Stopped` before the next decision's worlds are
+    solved (a cancelled task cannot stop its thread, and a match's solves take seconds)."""
 
     try:
         parsed = parse_record(record)
@@ -164,13 +162,12 @@ def match_decisions(
     if not accounts:
         return []  # a match of bots: nobody's evidence, nothing to search
 
-    def known_best(seat_view: SeatView, rng: random.Random) -> Card:
+    def chances(seat_view: SeatView, rng: random.Random) -> Chances | None:
         if stop is not None and stop.is_set():
             raise Stopped
         if seat_view.seat not in accounts:
-            # A bot's seat keeps no row: any legal card, not a search of a second.
-            return min(m.card for m in seat_view.legal if isinstance(m, PlayCard))
-        return hard_bot_card(seat_view, rng)
+            return None  # a bot's seat keeps no row: its worlds are not solved
+        return world_chances(seat_view, rng)
 
     pairs = decode(parsed.match.events, ()).match
     events = [item for _, item in pairs if isinstance(item, Event)]
@@ -185,7 +182,7 @@ def match_decisions(
             who = env.metadata.get("acted_by") if isinstance(env.metadata, dict) else None
             acted.append(who if isinstance(who, str) else None)
     try:
-        made = decisions(ruleset, events, analysis_from_json(analysis), known_best, acted)
+        made = decisions(ruleset, events, analysis_from_json(analysis), chances, acted)
     except (ValueError, KeyError, TypeError) as exc:
         raise FairPlayError(f"{type(exc).__name__}: {exc}") from None
     return [
@@ -270,9 +267,9 @@ class PlayerEvidence:
 
 
 def counted(placed: Iterable[Placed]) -> list[dict[str, Any]]:
-    """The decisions :func:`belot.fairplay.evidence` counts (a choice, the player's own
-    card), as JSON."""
-    return [p.to_json() for p in placed if p.decision.choice and p.decision.by_player]
+    """The decisions :func:`belot.fairplay.evidence` counts (a choice in the true deal
+    and in some of the worlds, the player's own card), as JSON."""
+    return [p.to_json() for p in placed if p.decision.counted]
 
 
 def _evidence(placed: Sequence[Placed]) -> Evidence:

@@ -4,20 +4,23 @@ what each seat could know, kept by seat, and listed for a person to review.
 Why here. The measure (:mod:`belot.fairplay`, docs/fair-play.md) needs a match's record
 and its double-dummy analysis, which this service already has: the analysis job
 (:mod:`services.verify.analyses`) stores one for every finished match that verifies.
-Computing a decision's known-best card is a search of the hard bot's (about a second a
-deal), so it is done once, off the hot path, like the analysis: this job follows the
-analysed matches, oldest first, and for each one computes
+Computing a decision's chance solves its worlds (:data:`belot.fairplay.WORLDS` deals of
+the hidden cards consistent with what the seat saw, each for every legal card: about half
+a second of CPU a club deal for one seat), so it is done once, off the hot path, like the
+analysis: this job follows the analysed matches, oldest first, and for each one computes
 :func:`belot.fairplay.decisions` in a thread (the solver releases the GIL), from the
 record's events, its stored analysis and each ``CardPlayed``'s ``acted_by`` (the
 event's metadata in the record: the turn clock's, autoplay's and a bot's cards are not
-the player's). It keeps one row per (match, seat) of an account, with every card the seat
-played as JSON, and one row per match saying it was done (a match of bots keeps no seat
-row, and is not taken again). Derived data, like the analysis: anyone recomputes it from
-the record, so the rows are kept once, never changed (the verify role may only SELECT
-and INSERT them). Each row names the method of its known-best cards
-(:data:`belot.fairplay.METHOD`): when the hard bot changes, the job computes every
-analysed match again under the new method, beside the old rows, and the evidence reads
-only the current method's (gains against two different bots are not one measure).
+the player's). Only the accounts' seats are measured: a bot's worlds are not solved. It
+keeps one row per (match, seat) of an account, with every card the seat played as JSON,
+and one row per match saying it was done (a match of bots keeps no seat row, and is not
+taken again). Derived data, like the analysis: anyone recomputes it from the record, so
+the rows are kept once, never changed (the verify role may only SELECT and INSERT them).
+Each row names the method of its chances (:data:`belot.fairplay.METHOD`): when the
+drawer or the solver changes what a decision's worlds say, the method's name changes,
+the job computes every analysed match again under the new one, beside the old rows, and
+the evidence reads only the current method's (chances of two models are not one
+measure).
 
 Not every match is rated, but neither the record nor this service's projection says
 which is (the table's ``TableMatchFinished`` does): every analysed match is taken, a
@@ -86,7 +89,7 @@ FAIRPLAY_BACKLOG = Gauge(
 )
 FAIRPLAY_SECONDS = Histogram(
     "belot_verify_fairplay_seconds",
-    "Time to compute one match's fair-play decisions (every card's known-best card).",
+    "Time to compute one match's fair-play decisions (every choice's worlds solved).",
     buckets=(0.5, 1, 2, 5, 10, 20, 60, 120, 300),
 )
 
@@ -107,7 +110,7 @@ class FairPlay:
         self._store = store
         self._poll = poll_interval
         #: The rows this job writes and the evidence reads (``belot.fairplay.METHOD``;
-        #: another only in tests, standing for a bot that changed).
+        #: another only in tests, standing for a model of the worlds that changed).
         self.method = method
 
     async def pending(self, limit: int = BATCH) -> list[str]:

@@ -104,9 +104,12 @@ _OPERATOR_ERRORS: Final = {
 _NO_STORE: Final = {"Cache-Control": {"schema": {"type": "string"}, "description": "no-store"}}
 _FAIRPLAY_ABOUT: Final = (
     " For operators only (Authorization: Bearer <BELOT_ADMIN_TOKEN>). The evidence is "
-    "docs/fair-play.md's: each card a seat chose where it had a choice, the double-dummy "
-    "value it gained over the known-best card (the hard bot's on the seat's view), and the "
-    "score of those gains; a score from flag_score up is flagged for a person to review. "
+    "docs/fair-play.md's: each card a seat chose where it had a choice, whether it was a "
+    "double-dummy best card (every hand known), and its chance of being one for a seat "
+    "that sees only itself (the share of the worlds, deals of the hidden cards consistent "
+    "with what the seat saw, in which it is a best card); the score compares the best "
+    "cards found with the chances' sum, and from flag_score up it is flagged for a person "
+    "to review. "
     "Nothing is done to a flagged player. Display names are the gateway's "
     "(GET /v1/players/{id} there)."
 )
@@ -131,9 +134,9 @@ _FAIRPLAY_PATHS: Final = {
             "operationId": "getFairPlay",
             "summary": "A player's evidence and the decisions it rests on",
             "description": "The evidence, and every counted decision: its match, deal, trick "
-            "and place in the trick, the card played, the known-best card, the double-dummy "
-            "best cards and the gain; `replay` is the web client's replay of the match."
-            + _FAIRPLAY_ABOUT,
+            "and place in the trick, the card played, the double-dummy best cards, the "
+            "worlds and in how many the card played was a best card, the card best in the "
+            "most worlds; `replay` is the web client's replay of the match." + _FAIRPLAY_ABOUT,
             "security": _OPERATOR,
             "parameters": [
                 {
@@ -154,20 +157,23 @@ _FAIRPLAY_PATHS: Final = {
 }
 _EVIDENCE: Final = {
     "type": "object",
-    "required": ["decisions", "gain", "score", "bound", "flagged"],
+    "required": ["decisions", "found", "expected", "score", "flagged"],
     "properties": {
         "decisions": {"type": "integer", "description": "counted decisions"},
-        "gain": {"type": "integer", "description": "their gains' sum (card points)"},
-        "score": {"type": "number", "description": "the gains' sum over their root sum of squares"},
-        "bound": {"type": "number", "description": "exp(-score^2/2): at most how often an "
-                  "honest seat scores as high"},
+        "found": {"type": "integer", "description": "of them, those whose card played was a "
+                  "double-dummy best card"},
+        "expected": {"type": "number", "description": "their chances' sum: how many a seat "
+                     "that sees only itself finds, on average"},
+        "score": {"type": "number", "description": "(found - expected) over the root of the "
+                  "sum of chance * (1 - chance): about a standard normal for such a seat"},
         "flagged": {"type": "boolean", "description": "score >= flag_score: for review"},
     },
 }  # fmt: skip
 _DECISION: Final = {
     "type": "object",
-    "required": ["match_id", "deal", "trick", "index", "seat", "played", "known_best",
-                 "dd_best", "gain", "acted_by", "replay"],
+    "required": ["match_id", "deal", "trick", "index", "seat", "played", "dd_best",
+                 "played_value", "choice", "worlds", "hits", "likeliest", "found", "chance",
+                 "surprise", "acted_by", "replay"],
     "properties": {
         "match_id": {"type": "string"},
         "deal": {"type": "integer"},
@@ -175,9 +181,22 @@ _DECISION: Final = {
         "index": {"type": "integer", "description": "the card's place in the trick, from 0"},
         "seat": {"type": "integer"},
         "played": {"type": "string"},
-        "known_best": {"type": "string"},
-        "dd_best": {"type": "array", "items": {"type": "string"}},
-        "gain": {"type": "integer"},
+        "dd_best": {"type": "array", "items": {"type": "string"},
+                    "description": "the best cards with every hand known"},
+        "played_value": {"type": "integer",
+                         "description": "the card played's double-dummy value (card points)"},
+        "choice": {"type": "boolean",
+                   "description": "the legal cards were not all worth the same"},
+        "worlds": {"type": "integer", "description": "the worlds (deals of the hidden cards "
+                   "consistent with what the seat saw) in which the legal cards were not all "
+                   "worth the same"},
+        "hits": {"type": "integer",
+                 "description": "of them, those in which the card played was a best card"},
+        "likeliest": {"type": "string",
+                      "description": "the card that was a best card in the most worlds"},
+        "found": {"type": "boolean", "description": "the card played is in dd_best"},
+        "chance": {"type": "number", "description": "hits / worlds"},
+        "surprise": {"type": "number", "description": "found (1 or 0) less chance"},
         "acted_by": {"type": "string", "nullable": True},
         "replay": {"type": "string", "description": "the web client's route: /#/replay/<id>"},
     },
@@ -186,8 +205,8 @@ _DECISION: Final = {
 
 _METHOD: Final = {
     "type": "string",
-    "description": "what computed the known-best cards (the hard bot's version); the"
-    " evidence is of this method's decisions only",
+    "description": "how the decisions' chances were computed (the worlds drawn, each "
+    "solved); the evidence is of this method's decisions only",
 }
 
 

@@ -6,16 +6,18 @@ best card every time (it sees every hand), two are partners in a club match.
 
 The page asks for the operator token and keeps it in this tab's sessionStorage only; a
 wrong token is refused in words and asked for again. With the right one, it lists what
-the API lists, in its order, each player's score, decisions and flagged mark ("flagged
-for review", never anything else) and the partnership; a player's page lists the
-decisions the evidence rests on, each a link to the match's replay, which opens. In
-Russian too. Nothing is wider than a 360 px phone. Screenshots:
-tests/artifacts/fairplay-{phone,laptop}.png (with BELOT_DOCS_SHOTS=1, copied to docs/img/)
-and fairplay-player-{phone,laptop}.png, fairplay-ru-phone.png."""
+the API lists, in its order, each player's score, decisions, best cards found against
+the worlds' expectation and flagged mark ("flagged for review", never anything else) and
+the partnership; a player's page lists the decisions the evidence rests on, each with
+its chance, its likeliest card and whether a best card was found, and a link to the
+match's replay, which opens. In Russian too. Nothing is wider than a 360 px phone.
+Screenshots: tests/artifacts/fairplay-{phone,laptop}.png and fairplay-ru-phone.png (with
+BELOT_DOCS_SHOTS=1, copied to docs/img/), and fairplay-player-{phone,laptop,ru-phone}.png."""
 
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -52,14 +54,25 @@ LAPTOP = (1366, 768, False)
 NAMES = ("Mira", "Ivo", "Lena")
 #: A seer's match of 14 deals that reaches the flag (a shorter one than
 #: test_verify_fairplay's, whose margin is wider: this test checks that the page shows
-#: what the API says, the flag included). Its match id is fixed too: the known-best
-#: cards' random draws are seeded by it.
+#: what the API says, the flag included). Its match id is fixed too: the worlds' random
+#: draws are seeded by it.
 SEER_LABEL = "fairplay-seer-201"
 
 ROWS = """[...document.querySelectorAll('#fairplay-players > li')].map(li => [
   li.dataset.player, li.dataset.flagged === 'yes', Number(li.dataset.score),
   Number(li.dataset.decisions), !!li.querySelector('.fp-flag'),
-  [...li.querySelectorAll('.fp-partners li')].map(p => p.dataset.partner)])"""
+  [...li.querySelectorAll('.fp-partners li')].map(p => p.dataset.partner),
+  Number(li.querySelector(':scope > div > .fp-figures').dataset.found),
+  Number(li.querySelector(':scope > div > .fp-figures').dataset.expected),
+  li.querySelector(':scope > div > .fp-figures').textContent])"""
+#: A player's decisions as the page shows them.
+DECISIONS = """[...document.querySelectorAll('#fairplay-decisions > li')].map(li => [
+  li.dataset.match, Number(li.dataset.deal), Number(li.dataset.trick), li.dataset.played,
+  li.dataset.found === 'yes', Number(li.dataset.chance), Number(li.dataset.hits),
+  Number(li.dataset.worlds), li.dataset.likeliest,
+  li.querySelector('a.fp-replay').getAttribute('href'),
+  li.querySelector('.fp-found')?.textContent ?? null,
+  li.querySelector('.fp-chance').textContent, li.querySelector('.fp-cards').textContent])"""
 WIDER = "document.documentElement.scrollWidth > document.documentElement.clientWidth"
 
 
@@ -187,12 +200,21 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
             )
             assert kept[0] == TOKEN and TOKEN not in kept[1], kept
             rows = await page.evaluate(ROWS)
-            assert rows == [
+            assert [r[:8] for r in rows] == [
                 [p["player"], p["flagged"], p["evidence"]["score"], p["evidence"]["decisions"],
-                 p["flagged"], [q["player"] for q in p["partners"]]]
+                 p["flagged"], [q["player"] for q in p["partners"]],
+                 p["evidence"]["found"], p["evidence"]["expected"]]
                 for p in api
             ], rows  # fmt: skip
             assert rows[0][1], "the seer is flagged for review"
+            # The seer's figures in words: its best cards against the worlds' expectation,
+            # more than they expected.
+            ev = api[0]["evidence"]
+            assert ev["found"] > ev["expected"], ev
+            assert rows[0][8].endswith(
+                f" · {ev['decisions']} decisions · best card found {ev['found']} times where"
+                f" the worlds expected {ev['expected']:g}"
+            ), rows[0]
             flags = await page.evaluate(
                 "[...new Set([...document.querySelectorAll('.fp-flag')].map(e => e.textContent))]"
             )
@@ -234,22 +256,34 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
                 f"/v1/fairplay/players/{mira}", headers={"Authorization": f"Bearer {TOKEN}"}
             )
             detail = await resp.json()
-            got = await page.evaluate(
-                "[...document.querySelectorAll('#fairplay-decisions > li')].map(li => ["
-                "li.dataset.match, Number(li.dataset.deal), Number(li.dataset.trick),"
-                " Number(li.dataset.gain), li.dataset.played,"
-                " li.querySelector('a.fp-replay').getAttribute('href')])"
-            )
-            assert got == [
-                [d["match_id"], d["deal"], d["trick"], d["gain"], d["played"], d["replay"]]
+            got = await page.evaluate(DECISIONS)
+            assert [g[:10] for g in got] == [
+                [d["match_id"], d["deal"], d["trick"], d["played"], d["found"], d["chance"],
+                 d["hits"], d["worlds"], d["likeliest"], d["replay"]]
                 for d in detail["decisions"]
             ], got  # fmt: skip
             assert len(got) == detail["evidence"]["decisions"] > 0
+            # Each decision says its chance in words, its likeliest card, and is marked
+            # where its card was a best card (the seer's, every time).
+            for g, d in zip(got, detail["decisions"], strict=True):
+                worlds = "world" if d["worlds"] == 1 else "worlds"
+                percent = math.floor(100 * d["chance"] + 0.5)
+                assert g[11] == (
+                    f"chance {percent}%: a best card in {d['hits']} of {d['worlds']} {worlds}"
+                ), g
+                assert g[10] == ("best card found" if d["found"] else None), g
+                assert "most often best: " in g[12] and "double-dummy best " in g[12], g
+            assert all(d["found"] for d in detail["decisions"])
             for name, size in (("laptop", LAPTOP), ("phone", PHONE)):
                 await page.set_viewport(*size)
                 assert not await page.evaluate(WIDER), f"the player's page, {name}"
+                if name == "phone":  # the decisions, below the player's figures there
+                    await page.evaluate(
+                        "document.querySelector('#fairplay-decisions').scrollIntoView()"
+                    )
                 shot = await page.screenshot(ARTIFACTS / f"fairplay-player-{name}.png", False)
                 shots.append(shot)
+            await page.evaluate("window.scrollTo(0, 0)")
             # A decision's link opens the match's replay at its card: the deal's tab,
             # the step of that card, with its analysis. A late one, not the first step.
             await page.set_viewport(*LAPTOP)
@@ -280,12 +314,33 @@ async def test_the_operators_page_lists_the_evidence_the_api_gives(
             await page.wait_for("document.querySelector('#fairplay[data-ready=\"yes\"]')", 30)
             heading = await page.evaluate("document.querySelector('#fairplay h1').textContent")
             assert heading == "Честная игра", heading
-            assert [r[:5] for r in await page.evaluate(ROWS)] == [r[:5] for r in rows]
+            russian = await page.evaluate(ROWS)
+            assert [r[:8] for r in russian] == [r[:8] for r in rows]
+            expected = f"{ev['expected']:g}".replace(".", ",")
+            assert f"по раскладам ожидалось {expected}" in russian[0][8], russian[0]
             flag = await page.evaluate("document.querySelector('.fp-flag').textContent")
             assert flag == "отмечен для проверки", flag
             await page.set_viewport(*PHONE)
             assert not await page.evaluate(WIDER), "in Russian, wider than the phone"
-            shots.append(await page.screenshot(ARTIFACTS / "fairplay-ru-phone.png", False))
+            shot = await page.screenshot(ARTIFACTS / "fairplay-ru-phone.png", False)
+            to_docs(shot)
+            shots.append(shot)
+            # The seer's decisions in Russian: the same figures, the catalogue's words.
+            await page.goto(f"{web.url}?lang=ru#/fairplay/{mira}")
+            await page.wait_for("document.querySelector('#fairplay-decisions')", 30)
+            said = await page.evaluate(DECISIONS)
+            assert [g[:10] for g in said] == [g[:10] for g in got], said
+            first, d = said[0], detail["decisions"][0]
+            assert first[10] == "сыграна лучшая", first
+            one = d["worlds"] % 10 == 1 and d["worlds"] % 100 != 11  # из 21 расклада
+            assert first[11] == (
+                f"вероятность {math.floor(100 * d['chance'] + 0.5)}\u00a0%: лучшая в {d['hits']}"
+                f" из {d['worlds']} {'расклада' if one else 'раскладов'}"
+            ), first
+            assert "чаще всего лучшая " in first[12] and "лучшие в открытую " in first[12], first
+            assert not await page.evaluate(WIDER), "the player's page in Russian, phone"
+            await page.evaluate("document.querySelector('#fairplay-decisions').scrollIntoView()")
+            shots.append(await page.screenshot(ARTIFACTS / "fairplay-player-ru-phone.png", False))
             await page.set_viewport(*LAPTOP)
             # Forgetting the token asks for it again.
             await page.click("#operator-forget")

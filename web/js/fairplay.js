@@ -88,17 +88,22 @@ function score(evidence) {
   return Number(evidence.score.toFixed(2));
 }
 
-/** "score 3.12 · 51 decisions · +300 points" */
+/** "score 3.12 · 51 decisions · best card found 51 times where the worlds expected 38.77" */
 function figures(evidence) {
   return h(
     "span",
-    { class: "fp-figures" },
+    { class: "fp-figures", dataset: { found: evidence.found, expected: evidence.expected } },
     t("fairplay.score", { score: score(evidence) }),
     " · ",
     t("fairplay.decisions", { count: evidence.decisions }),
     " · ",
-    t("fairplay.gain_total", { count: Math.abs(evidence.gain), gain: evidence.gain > 0 ? `+${evidence.gain}` : String(evidence.gain) }),
+    t("fairplay.found_total", { count: evidence.found, expected: evidence.expected }),
   );
+}
+
+/** "chance 47%: a best card in 9 of 19 worlds" */
+function chance(d) {
+  return t("fairplay.chance", { count: d.worlds, hits: d.hits, percent: Math.round(100 * d.chance) });
 }
 
 function partnerships(partners) {
@@ -213,19 +218,22 @@ export function renderFairPlay(root, ctx, id) {
     const decisions = p.decisions.map((d) =>
       h(
         "li",
-        { class: "fp-decision", dataset: { match: d.match_id, deal: d.deal, trick: d.trick, gain: d.gain, played: d.played } },
+        {
+          class: "fp-decision",
+          dataset: { match: d.match_id, deal: d.deal, trick: d.trick, played: d.played, found: d.found ? "yes" : "no", chance: d.chance, hits: d.hits, worlds: d.worlds, likeliest: d.likeliest },
+        },
         h("a", { href: d.replay, class: "fp-replay" }, t("fairplay.position", { match: d.match_id, deal: d.deal + 1, trick: d.trick + 1 })),
+        d.found ? [" ", h("span", { class: "fp-found" }, t("fairplay.found"))] : null,
         h(
           "div",
           { class: "fp-cards" },
           t("fairplay.played", { card: cardLabel(d.played) }),
           " · ",
-          t("fairplay.known_best", { card: cardLabel(d.known_best) }),
-          " · ",
           t("fairplay.dd_best", { cards: d.dd_best.map(cardLabel).join(" ") }),
           " · ",
-          h("b", {}, t("fairplay.gain", { gain: d.gain > 0 ? `+${d.gain}` : String(d.gain) })),
+          t("fairplay.likeliest", { card: cardLabel(d.likeliest) }),
         ),
+        h("div", { class: "fp-chance" }, h("b", {}, chance(d))),
       ),
     );
     replace(

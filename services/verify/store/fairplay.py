@@ -1,7 +1,7 @@
 """The fair-play decisions of the analysed matches (:mod:`services.verify.fairplay`):
 ``verify_fairplay`` (one row per match and seat of an account, every card the seat
 played) and ``verify_fairplay_matches`` (one row per match: done), each under the
-method of its known-best cards. Derived data, kept once and never changed; read and
+method of its chances. Derived data, kept once and never changed; read and
 written on the primary.
 """
 
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS {s}.verify_fairplay (
 );
 CREATE INDEX IF NOT EXISTS verify_fairplay_by_player ON {s}.verify_fairplay (player);
 """
-#: Migration 9: each row under the method of its known-best cards (belot.fairplay.METHOD;
+#: Migration 9: each row under the method of its chances (belot.fairplay.METHOD;
 #: the rows kept before were the first's), a new method's beside the old
 #: (services/verify/fairplay.py says why). Idempotent, as every migration is (a schema
 #: whose migration records are lost runs them again).
