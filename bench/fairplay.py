@@ -40,12 +40,17 @@ at most 1% of honest players flagged. The partnership is measured the same way. 
 when a target is not met. Writes docs/bench/fairplay.md with ``--write``.
 
     python bench/fairplay.py [--deals 300] [--window 50] [--workers 2] [--write]
+                             [--keep FILE | --read FILE]
+
+``--keep`` writes every population's decisions to FILE; ``--read`` scores them again
+without playing (another window, another flag), as a run with ``--keep`` did.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import math
 import os
 import random
@@ -69,7 +74,15 @@ from belot.bots.solver import Solver, prepare
 from belot.cards import FULL_MASK, Mask
 from belot.commands import PlayCard
 from belot.events import Event
-from belot.fairplay import FLAG_SCORE, Decision, decisions, evidence, score, world_chances
+from belot.fairplay import (
+    FLAG_SCORE,
+    METHOD,
+    Decision,
+    decisions,
+    evidence,
+    score,
+    world_chances,
+)
 from belot.ruleset import RULESETS
 from belot.view import SeatView
 from bench.kit.matches import bot_match
@@ -176,6 +189,10 @@ def windows(deals: list[list[Decision]], size: int, rng: random.Random) -> list[
     ]
 
 
+#: Scores from which the bench also counts the windows flagged (the detector's trade-off).
+THRESHOLDS = (2.0, 2.25, 2.5, 2.75, 3.0, 3.25, 3.5, 4.0)
+
+
 def flagged(scores: list[float]) -> float:
     return sum(s >= FLAG_SCORE for s in scores) / len(scores)
 
@@ -188,30 +205,70 @@ def variance(deal: list[Decision]) -> float:
     return sum(d.chance * (1 - d.chance) for d in deal)
 
 
+Played = dict[str, dict[int, list[list[Decision]]]]
+
+
+def measure(populations: tuple[str, ...], deals: int, workers: int) -> tuple[Played, float, float]:
+    """Matches of each population until it has ``deals`` deals (a club match is 5-9): its
+    studied seats' counted decisions by match and deal, the CPU and the time it took."""
+    prepare()
+    started = time.monotonic()
+    by_match: Played = {p: {} for p in populations}
+    cpu = 0.0
+    seed = 0
+    with ProcessPoolExecutor(workers) as pool:
+        while True:
+            short = [p for p in populations if sum(map(len, by_match[p].values())) < deals]
+            if not short:
+                break
+            batch = [(p, seed + i) for p in short for i in range(workers * 2)]
+            seed += workers * 2
+            for population, s, played, spent in pool.map(match_deals, batch):
+                by_match[population][s] = played
+                cpu += spent
+    return by_match, cpu, time.monotonic() - started
+
+
+def keep(path: Path, by_match: Played, cpu: float, elapsed: float) -> None:
+    doc = {
+        "method": METHOD, "cpu": cpu, "elapsed": elapsed,
+        "populations": {
+            p: {str(s): [[d.to_json() for d in deal] for deal in deals]
+                for s, deals in matches.items()}
+            for p, matches in by_match.items()
+        },
+    }  # fmt: skip
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def read(path: Path) -> tuple[Played, float, float]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if doc["method"] != METHOD:
+        raise SystemExit(f"{path} holds decisions of {doc['method']}, not {METHOD}")
+    by_match = {
+        p: {int(s): [[Decision.from_json(d) for d in deal] for deal in deals]
+            for s, deals in matches.items()}
+        for p, matches in doc["populations"].items()
+    }  # fmt: skip
+    return by_match, doc["cpu"], doc["elapsed"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=300, help="deals a population, at least")
     parser.add_argument("--window", type=int, default=50, help="deals a player is judged on")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--write", action="store_true", help="write docs/bench/fairplay.md")
+    parser.add_argument("--keep", type=Path, help="write every population's decisions here")
+    parser.add_argument("--read", type=Path, help="score the decisions --keep wrote instead")
     args = parser.parse_args(argv)
-    prepare()
-    started = time.monotonic()
     populations = (*HONEST, *CHEATS)
-    # Matches of each population until it has its deals (a club match is 5-9 deals).
-    by_match: dict[str, dict[int, list[list[Decision]]]] = {p: {} for p in populations}
-    cpu = 0.0
-    seed = 0
-    with ProcessPoolExecutor(args.workers) as pool:
-        while True:
-            short = [p for p in populations if sum(map(len, by_match[p].values())) < args.deals]
-            if not short:
-                break
-            batch = [(p, seed + i) for p in short for i in range(args.workers * 2)]
-            seed += args.workers * 2
-            for population, s, played, spent in pool.map(match_deals, batch):
-                by_match[population][s] = played
-                cpu += spent
+    if args.read:
+        by_match, cpu, elapsed = read(args.read)
+    else:
+        by_match, cpu, elapsed = measure(populations, args.deals, args.workers)
+    if args.keep:
+        keep(args.keep, by_match, cpu, elapsed)
     lines: list[str] = []
 
     def say(line: str = "") -> None:
@@ -222,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     total = sum(map(len, deals.values()))
     say(f"Run {when}; Python {sys.version.split()[0]}; {os.cpu_count()} cores; ruleset "
-        f"{RULESET}; {total} deals in {time.monotonic() - started:.0f} s "
+        f"{RULESET}; {total} deals in {elapsed:.0f} s "
         f"({cpu / total:.2f} s of CPU a deal); a player judged on {args.window} deals; "
         f"flagged from a score of {FLAG_SCORE} (a standard normal passes it "
         f"{0.5 * math.erfc(FLAG_SCORE / math.sqrt(2)):.4f} of the time); rates over "
@@ -252,8 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     say(f"| population | windows of {args.window} deals flagged (95%) | mean score | target |")
     say("| --- | ---: | ---: | --- |")
     verdicts = []
+    scored = {p: windows(deals[p], args.window, rng) for p in populations}
     for p in populations:
-        scores = windows(deals[p], args.window, rng)
+        scores = scored[p]
         rate = flagged(scores)
         independent = max(1, len(deals[p]) // args.window)
         low, high = wilson(round(rate * independent), independent)
@@ -285,6 +343,15 @@ def main(argv: list[str] | None = None) -> int:
         grown.append(f"{p}: a surprise of {mean:+.3f} a deal over a variance of {model:.3f}, "
                      f"a score of {slope:.3f}·√deals, {wanted:.0f} deals")  # fmt: skip
     say("From the score's growth: " + "; ".join(grown) + ".")
+    say()
+    say(f"The same windows of {args.window} deals flagged from other scores (FLAG_SCORE is "
+        f"{FLAG_SCORE}):")  # fmt: skip
+    say()
+    say("| flagged from | " + " | ".join(populations) + " |")
+    say("| ---: |" + " ---: |" * len(populations))
+    for at in THRESHOLDS:
+        rates = [sum(x >= at for x in scored[p]) / len(scored[p]) for p in populations]
+        say(f"| {at} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
     if args.write:
         head = [
             "<!-- Generated by bench/fairplay.py; do not edit by hand: run the bench to "
