@@ -21,7 +21,7 @@ how often it would be for a seat that sees only itself:
   after decision (a martingale), with variance ``chance * (1 - chance)``. A seat that
   sees plays best cards more often than their chances say.
 - **The score** of a seat's decisions: their surprises' sum over the root of their
-  variances' sum, about a standard normal for a seat that cannot see.
+  variances' sum, near a standard normal for a seat that cannot see.
   :data:`FLAG_SCORE` is where a seat is shown to a person; its false positives and its
   power against peekers are measured by ``bench/fairplay.py`` (docs/fair-play.md).
 
@@ -70,12 +70,14 @@ WORLDS: Final = 24
 #: match again under the new name. Chances of two models are not one measure.
 METHOD: Final = "worlds-24/1"
 
-#: The score from which a seat's (or a partnership's) evidence is shown to a person: the
-#: standard normal's 0.5% point. For a seat that cannot see the score is about a standard
-#: normal; the decisions of one deal are not independent, and bench/fairplay.py measures
-#: the honest scores' spread up to a fifth wider than the model's, so the 1% point of
-#: the measured spread is near 2.33 (the rate is measured on honest bots of four levels).
-FLAG_SCORE: Final = 2.576
+#: The score from which a seat's (or a partnership's) evidence is shown to a person. For
+#: a seat that cannot see the score is about a standard normal, but not quite: the
+#: decisions of one deal are not independent, and the worlds miss what a player reads
+#: in the others' play (a bot of one level leans a little above them). The flag is
+#: therefore not the normal's 1% point (2.33) but the lowest score of bench/fairplay.py's
+#: grid at which every honest level's 50-deal windows are flagged at most 1% of the time
+#: (docs/bench/fairplay.md prints the windows flagged from each score of the grid).
+FLAG_SCORE: Final = 3.25
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,25 +75,25 @@ def test_a_decision_is_counted_where_the_deal_and_a_world_gave_a_choice() -> Non
     assert e.score == pytest.approx(score(e.decisions))
 
 
-def test_honest_seats_reach_the_flag_about_as_often_as_a_normal_does() -> None:
+def test_honest_seats_score_as_a_normal_does_and_stay_under_the_flag() -> None:
     """Seats whose best cards come as their chances say (a seat that cannot see, where the
     worlds are its true uncertainty): 8,000 seats of 150 decisions (50 deals) with chances
-    of every size. The share flagged is near the standard normal's tail at FLAG_SCORE
-    (0.5%) and under 1%; a seat that finds a best card where a quarter of its chances
-    failed passes the flag in most windows."""
+    of every size. Their scores pass the normal's 0.5% point about as often as a normal
+    does, and FLAG_SCORE, which leaves room for what the model misses (see it), more
+    rarely still; a seat that finds a best card where a quarter of its chances failed
+    passes the flag in a good share of windows."""
     rng = random.Random(5)
     chances = [rng.choice((1, 2, 3, 5, 5, 7, 8, 9)) for _ in range(150)]
     honest = [score(made(rng.random() < h / 10, h) for h in chances) for _ in range(8_000)]
-    share = sum(s >= FLAG_SCORE for s in honest) / len(honest)
-    assert 0.002 <= share <= 0.01, share
-    tail = 0.5 * math.erfc(FLAG_SCORE / math.sqrt(2))
-    assert abs(share - tail) < 0.003
+    normal = sum(s >= 2.576 for s in honest) / len(honest)
+    assert abs(normal - 0.005) < 0.003, normal
+    assert sum(s >= FLAG_SCORE for s in honest) / len(honest) < 0.002
     # A peeker: in a quarter of its decisions the best card whatever the chance.
     peeker = [
         score(made(rng.random() < 0.25 or rng.random() < h / 10, h) for h in chances)
         for _ in range(2_000)
     ]
-    assert sum(s >= FLAG_SCORE for s in peeker) / len(peeker) > 0.5
+    assert sum(s >= FLAG_SCORE for s in peeker) / len(peeker) > 0.3
 
 
 def no_chances(seat_view, rng):  # type: ignore[no-untyped-def]
