@@ -37,17 +37,13 @@ margin that card left is the one the best card leaves (:func:`_best_after`; not 
 gambler's trump-seven swap, which changes a hand). Equivalent cards (the 8 and 7 of a
 suit with nothing between them) have one value, so one of each run is solved, and a
 seat with one card to choose is not searched. The contract table's other strains are a
-whole-deal value each, in the same table as a new world. Positions searched a club deal
-(bench/analysis.py's matches): first lead 979,000, later cards 332,000, contract table
-1,232,000; before this chain and the shared table 973,000, 353,000 and 1,271,000
-(classic and french alike). Most of the time saved is the table's memory (entries of
-two words, 2 MB, allocated once a match), not fewer positions: 223-243 ms a deal before,
-203-217 after, the two run in turn on a busy two-core machine (docs/bench/analysis.md
-has the last run). Tried and dropped, on club deals of these matches: the position's
-value first, then each first-lead card below it (26% more positions than the chain);
-each later card from the value of the card before it rather than the best (2.5% more);
-in the solver, bounds from the points still to take and a lead order that asks which
-opponent can beat or ruff a lead: fewer positions, no less time (belot.bots.solver)."""
+whole-deal value each, in the same table as a new world. Positions searched a club deal (4
+matches of medium bots, the solver of belot.bots.solver as it is now): first lead 774,000,
+later cards 282,000, contract table 789,000, some 40 ms a deal on an idle core (the
+solver's docstring has what it cost before; docs/bench/analysis.md has the last run).
+Tried and dropped, on club deals of these matches: the position's value first, then each
+first-lead card below it (26% more positions than the chain); each later card from the
+value of the card before it rather than the best (2.5% more)."""
 
 from __future__ import annotations
 
