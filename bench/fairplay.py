@@ -40,7 +40,7 @@ at most 1% of honest players flagged. The partnership is measured the same way. 
 when a target is not met. Writes docs/bench/fairplay.md with ``--write``.
 
     python bench/fairplay.py [--deals 300] [--window 50] [--workers 2] [--write]
-                             [--keep FILE | --read FILE]
+                             [--first-seed 0] [--keep FILE | --read FILE]
 
 ``--keep`` writes every population's decisions to FILE; ``--read`` scores them again
 without playing (another window, another flag), as a run with ``--keep`` did.
@@ -208,14 +208,17 @@ def variance(deal: list[Decision]) -> float:
 Played = dict[str, dict[int, list[list[Decision]]]]
 
 
-def measure(populations: tuple[str, ...], deals: int, workers: int) -> tuple[Played, float, float]:
-    """Matches of each population until it has ``deals`` deals (a club match is 5-9): its
-    studied seats' counted decisions by match and deal, the CPU and the time it took."""
+def measure(
+    populations: tuple[str, ...], deals: int, workers: int, first_seed: int = 0
+) -> tuple[Played, float, float]:
+    """Matches of each population until it has ``deals`` deals (a club match is 5-9), from
+    match seed ``first_seed`` on: its studied seats' counted decisions by match and deal,
+    the CPU and the time it took."""
     prepare()
     started = time.monotonic()
     by_match: Played = {p: {} for p in populations}
     cpu = 0.0
-    seed = 0
+    seed = first_seed
     with ProcessPoolExecutor(workers) as pool:
         while True:
             short = [p for p in populations if sum(map(len, by_match[p].values())) < deals]
@@ -258,6 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=300, help="deals a population, at least")
     parser.add_argument("--window", type=int, default=50, help="deals a player is judged on")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--first-seed", type=int, default=0,
+        help="the first match seed (another gives other matches: a held-out set)",
+    )  # fmt: skip
     parser.add_argument("--write", action="store_true", help="write docs/bench/fairplay.md")
     parser.add_argument("--keep", type=Path, help="write every population's decisions here")
     parser.add_argument("--read", type=Path, help="score the decisions --keep wrote instead")
@@ -266,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.read:
         by_match, cpu, elapsed = read(args.read)
     else:
-        by_match, cpu, elapsed = measure(populations, args.deals, args.workers)
+        by_match, cpu, elapsed = measure(populations, args.deals, args.workers, args.first_seed)
     if args.keep:
         keep(args.keep, by_match, cpu, elapsed)
     lines: list[str] = []
