@@ -21,19 +21,25 @@ with the seat's view in which the card played is a best card); a deal gives the
 decisions :func:`belot.fairplay.evidence` counts.
 
 The detector, as an operator runs it on a player's (or a partnership's) last WINDOW deals:
-the score of the window's decisions (``belot.fairplay.score``: the surprises' sum over the
-root of their variances' sum), flagged from FLAG_SCORE. A window is WINDOW deals drawn
-with replacement from the population's deals; the rates are over WINDOWS windows, and
-their intervals (Wilson) count only the independent windows the deals hold (deals /
-WINDOW), so that resampling claims no precision the deals do not have. For a seat that
-cannot see, a surprise is 0 on average (the measure's premise, which holds as far as the
-worlds are the seat's true uncertainty): the bench prints each population's mean
-surprise a deal with its interval, and the spread of a deal's surprises against what the
-chances say (the measured variance over the model's).
+the score of the window's decisions (``belot.fairplay.score``: each decision's weighted
+excess of best cards over the allowed rate, summed, over the root of their variances'
+sum), flagged from FLAG_SCORE. A window is WINDOW deals drawn with replacement from the
+population's deals; the rates are over WINDOWS windows, and their intervals (Wilson)
+count only the independent windows the deals hold (deals / WINDOW), so that resampling
+claims no precision the deals do not have. For a seat that cannot see and reads the
+table no better than READ_SHARE allows, a term is at most 0 on average (the measure's
+premise): the bench prints each population's read share (best cards found beyond the
+chances over what the chances left), its terms a deal with their interval, and the
+spread of a deal's terms against what the chances say (the measured variance over the
+model's). It prints the honest levels' windows flagged over 100 and 200 deals too: a
+level that reads more than the allowance would drift up there.
 
 For each cheat it says how many deals the score's growth asks for: a window's score grows
-as (surprise a deal) / sqrt(variance a deal) * sqrt(deals), and 95% of windows reach the
-flag near a mean of FLAG_SCORE + 1.645 times the measured spread.
+as (terms a deal) / sqrt(variance a deal) * sqrt(deals), and 95% of windows reach the
+flag near a mean of FLAG_SCORE + 1.645 times the measured spread. It compares the score
+with the last method (the surprises' plain sum, no weights, no allowance), each flagged
+at its own honest 1%, and prints the ceiling of any measure on found alone: the power
+the likelihood-ratio test would have if the chances were exact (:func:`ceiling`).
 
 Targets (the issue's): a peeker at 25% flagged within 50 deals with at least 95% power;
 at most 1% of honest players flagged. The partnership is measured the same way. Exits 1
@@ -57,7 +63,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -77,10 +83,12 @@ from belot.events import Event
 from belot.fairplay import (
     FLAG_SCORE,
     METHOD,
+    PEEK_SHARE,
     Decision,
     decisions,
     evidence,
     score,
+    term,
     world_chances,
 )
 from belot.ruleset import RULESETS
@@ -92,8 +100,6 @@ OUT = ROOT / "docs" / "bench" / "fairplay.md"
 RULESET = "club"
 #: The share of the hard-noise bot's card decisions played at random.
 NOISE = 0.2
-#: The share of the peeker's card decisions played double-dummy best.
-PEEK_SHARE = 0.25
 HONEST = ("easy", "medium", "hard", "hard-noise")
 CHEATS = ("peek", "share")
 LEVEL = {"easy": "easy", "medium": "medium", "hard": "hard", "hard-noise": "hard",
@@ -105,6 +111,8 @@ FPR_TARGET = 0.01
 POWER_TARGET = 0.95
 #: Window sizes (deals) tried for the deals a cheat needs before it is flagged at 95%.
 SIZES = (10, 20, 30, 50, 75, 100, 150, 200)
+#: Longer windows (deals) over which the honest levels' flagged share is printed too.
+LONGER = (100, 200)
 
 
 def studied(population: str) -> tuple[int, ...]:
@@ -181,12 +189,28 @@ def match_deals(task: tuple[str, int]) -> tuple[str, int, list[list[Decision]], 
     return population, seed, out, time.process_time() - started
 
 
-def windows(deals: list[list[Decision]], size: int, rng: random.Random) -> list[float]:
+Scoring = Callable[[Iterable[Decision]], float]
+
+
+def windows(
+    deals: list[list[Decision]], size: int, rng: random.Random, scoring: Scoring = score
+) -> list[float]:
     """WINDOWS players' scores over ``size`` deals each, drawn with replacement."""
     return [
-        score(d for _ in range(size) for d in deals[rng.randrange(len(deals))])
+        scoring(d for _ in range(size) for d in deals[rng.randrange(len(deals))])
         for _ in range(WINDOWS)
     ]
+
+
+def unweighted(made: Iterable[Decision]) -> float:
+    """The last method's score, to compare (belot.fairplay's docstring): the surprises'
+    sum over the root of their variances' sum, every one weighing the same and no
+    allowance for reading the table."""
+    total, var = 0.0, 0.0
+    for d in made:
+        total += d.surprise
+        var += d.chance * (1 - d.chance)
+    return total / math.sqrt(var) if var > 0 else 0.0
 
 
 #: Scores from which the bench also counts the windows flagged (the detector's trade-off).
@@ -197,12 +221,66 @@ def flagged(scores: list[float]) -> float:
     return sum(s >= FLAG_SCORE for s in scores) / len(scores)
 
 
+def calibrated(made: Iterable[Decision]) -> float:
+    """The likelihood-ratio score for chances that were exact: the detector's weights with
+    no allowance (a seat found at its chances against one that sees in PEEK_SHARE of its
+    decisions), for :func:`ceiling`."""
+    total, var = 0.0, 0.0
+    for d in made:
+        c = (d.hits + 0.5) / (d.worlds + 1)
+        w = math.log1p(PEEK_SHARE * (1 - c) / c) - math.log1p(-PEEK_SHARE)
+        total += w * (float(d.found) - c)
+        var += w * w * c * (1 - c)
+    return total / math.sqrt(var) if var > 0 else 0.0
+
+
+def ceiling(deals: list[list[Decision]], size: int, rng: random.Random) -> float:
+    """The share of the cheat's ``size``-deal windows the best test on found alone would
+    flag if the chances were exact: its flag where 1% of windows of the same decisions,
+    each found with its chance (an honest seat the worlds fit perfectly), pass it (the
+    Neyman-Pearson test of a seat found at its chances against a PEEK_SHARE peeker)."""
+    honest = [
+        [
+            replace(
+                d, dd_best=(d.played,) if rng.random() < (d.hits + 0.5) / (d.worlds + 1) else ()
+            )
+            for d in ds
+        ]
+        for ds in deals
+    ]
+    null = sorted(windows(honest, size, rng, calibrated))
+    at = null[int((1 - FPR_TARGET) * len(null))]
+    return sum(x >= at for x in windows(deals, size, rng, calibrated)) / WINDOWS
+
+
 def surprise(deal: list[Decision]) -> float:
-    return sum(d.surprise for d in deal)
+    """A deal's part of the score's numerator (:func:`belot.fairplay.term`)."""
+    return sum(term(d)[0] for d in deal)
 
 
 def variance(deal: list[Decision]) -> float:
-    return sum(d.chance * (1 - d.chance) for d in deal)
+    """Its variance for a seat found at the allowed rate (the denominator, squared)."""
+    return sum(term(d)[1] for d in deal)
+
+
+def read_share(deals: list[list[Decision]]) -> float:
+    """The share of the best cards the chances missed that the seat found: found less
+    chance over one less chance, summed over its decisions (READ_SHARE allows a tenth)."""
+    missed = sum(1 - d.chance for ds in deals for d in ds)
+    return sum(d.surprise for ds in deals for d in ds) / missed if missed else 0.0
+
+
+def lowest_flag(scored: dict[str, list[float]]) -> float | None:
+    """The lowest score of THRESHOLDS at which every honest level's windows are flagged at
+    most FPR_TARGET of the time (None: none of them)."""
+    return next(
+        (
+            at
+            for at in THRESHOLDS
+            if all(sum(x >= at for x in scored[p]) / len(scored[p]) <= FPR_TARGET for p in HONEST)
+        ),
+        None,
+    )
 
 
 Played = dict[str, dict[int, list[list[Decision]]]]
@@ -232,9 +310,9 @@ def measure(
     return by_match, cpu, time.monotonic() - started
 
 
-def keep(path: Path, by_match: Played, cpu: float, elapsed: float) -> None:
+def keep(path: Path, by_match: Played, cpu: float, elapsed: float, first_seed: int) -> None:
     doc = {
-        "method": METHOD, "cpu": cpu, "elapsed": elapsed,
+        "method": METHOD, "cpu": cpu, "elapsed": elapsed, "first_seed": first_seed,
         "populations": {
             p: {str(s): [[d.to_json() for d in deal] for deal in deals]
                 for s, deals in matches.items()}
@@ -244,7 +322,7 @@ def keep(path: Path, by_match: Played, cpu: float, elapsed: float) -> None:
     path.write_text(json.dumps(doc), encoding="utf-8")
 
 
-def read(path: Path) -> tuple[Played, float, float]:
+def read(path: Path) -> tuple[Played, float, float, int]:
     doc = json.loads(path.read_text(encoding="utf-8"))
     if doc["method"] != METHOD:
         raise SystemExit(f"{path} holds decisions of {doc['method']}, not {METHOD}")
@@ -253,7 +331,7 @@ def read(path: Path) -> tuple[Played, float, float]:
             for s, deals in matches.items()}
         for p, matches in doc["populations"].items()
     }  # fmt: skip
-    return by_match, doc["cpu"], doc["elapsed"]
+    return by_match, doc["cpu"], doc["elapsed"], doc.get("first_seed", 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,11 +349,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     populations = (*HONEST, *CHEATS)
     if args.read:
-        by_match, cpu, elapsed = read(args.read)
+        by_match, cpu, elapsed, first_seed = read(args.read)
     else:
-        by_match, cpu, elapsed = measure(populations, args.deals, args.workers, args.first_seed)
+        first_seed = args.first_seed
+        by_match, cpu, elapsed = measure(populations, args.deals, args.workers, first_seed)
     if args.keep:
-        keep(args.keep, by_match, cpu, elapsed)
+        keep(args.keep, by_match, cpu, elapsed, first_seed)
     lines: list[str] = []
 
     def say(line: str = "") -> None:
@@ -286,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     total = sum(map(len, deals.values()))
     say(f"Run {when}; Python {sys.version.split()[0]}; {os.cpu_count()} cores; ruleset "
-        f"{RULESET}; {total} deals in {elapsed:.0f} s "
+        f"{RULESET}; {total} deals (matches from seed {first_seed}) in {elapsed:.0f} s "
         f"({cpu / total:.2f} s of CPU a deal); a player judged on {args.window} deals; "
         f"flagged from a score of {FLAG_SCORE} (a standard normal passes it "
         f"{0.5 * math.erfc(FLAG_SCORE / math.sqrt(2)):.4f} of the time); rates over "
@@ -295,9 +374,10 @@ def main(argv: list[str] | None = None) -> int:
     say()
     say(
         "| population (seats) | deals | counted decisions a deal | best card found a deal | "
-        "expected by the chances | surprise a deal (95%) | measured variance / model's |"
+        "expected by the chances | read share | the score's terms a deal (95%) | measured "
+        "variance / model's |"
     )
-    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     spread = {}
     for p in populations:
         n = max(1, len(deals[p]))
@@ -309,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{sum(map(len, deals[p])) / n:.2f} | "
             f"{sum(d.found for ds in deals[p] for d in ds) / n:.2f} | "
             f"{sum(d.chance for ds in deals[p] for d in ds) / n:.2f} | "
+            f"{read_share(deals[p]):+.3f} | "
             f"{statistics.fmean(per_deal):+.3f} ({low:+.3f} to {high:+.3f}) | "
             f"{spread[p]:.2f} |")  # fmt: skip
     rng = random.Random(1)
@@ -338,6 +419,14 @@ def main(argv: list[str] | None = None) -> int:
         needed.append(f"{p} {'more than ' + str(SIZES[-1]) if size is None else size}")
     say("Deals a cheat needs before it is flagged in 95% of windows (resampled): "
         + ", ".join(needed) + ".")  # fmt: skip
+    longer = [
+        f"{p} " + ", ".join(
+            f"{flagged(windows(deals[p], w, rng)):.3f} of {w}" for w in LONGER
+        )
+        for p in HONEST
+    ]  # fmt: skip
+    say("Honest windows flagged over more deals (a level the worlds do not quite fit drifts "
+        "up as the root of the deals): " + "; ".join(longer) + ".")  # fmt: skip
     grown = []
     for p in CHEATS:
         n = max(1, len(deals[p]))
@@ -347,9 +436,18 @@ def main(argv: list[str] | None = None) -> int:
         wanted = (
             ((FLAG_SCORE + 1.645 * math.sqrt(spread[p])) / slope) ** 2 if slope > 0 else math.inf
         )
-        grown.append(f"{p}: a surprise of {mean:+.3f} a deal over a variance of {model:.3f}, "
-                     f"a score of {slope:.3f}·√deals, {wanted:.0f} deals")  # fmt: skip
+        grown.append(f"{p}: terms of {mean:+.3f} a deal over a variance of "
+                     f"{model:.3f}, a score of {slope:.3f}·√deals, {wanted:.0f} deals")  # fmt: skip
     say("From the score's growth: " + "; ".join(grown) + ".")
+    ceilings = ", ".join(
+        f"{flagged_share:.3f} of {w}"
+        for w in (args.window, *LONGER)
+        for flagged_share in [ceiling(deals["peek"], w, rng)]
+    )
+    say("The ceiling of a measure on found alone: with chances that were exact, the "
+        "likelihood-ratio test (at 1% of windows of a seat found at its chances) would "
+        f"flag the peeker's windows of {args.window}, {LONGER[0]} and {LONGER[1]} deals in: "
+        f"{ceilings}.")  # fmt: skip
     say()
     say(f"The same windows of {args.window} deals flagged from other scores (FLAG_SCORE is "
         f"{FLAG_SCORE}):")  # fmt: skip
@@ -359,6 +457,24 @@ def main(argv: list[str] | None = None) -> int:
     for at in THRESHOLDS:
         rates = [sum(x >= at for x in scored[p]) / len(scored[p]) for p in populations]
         say(f"| {at} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
+    say()
+    say(
+        "The detector against the last method (the surprises' plain sum, no weights, no "
+        "allowance), each flagged from the lowest score of the grid at which every honest "
+        f"level's windows are flagged at most {FPR_TARGET:.0%} of the time, chosen on these "
+        "windows (in-sample: FLAG_SCORE was chosen on another run's, and stands above):"
+    )
+    say()
+    say("| score | flagged from | " + " | ".join(CHEATS) + " |")
+    say("| --- | ---: |" + " ---: |" * len(CHEATS))
+    rng = random.Random(2)
+    for name, scoring in (("the detector", score), ("the last method", unweighted)):
+        by = {p: windows(deals[p], args.window, rng, scoring) for p in populations}
+        at = lowest_flag(by)
+        rates = [
+            "-" if at is None else f"{sum(x >= at for x in by[p]) / len(by[p]):.3f}" for p in CHEATS
+        ]
+        say(f"| {name} | {'none' if at is None else at} | " + " | ".join(rates) + " |")
     if args.write:
         head = [
             "<!-- Generated by bench/fairplay.py; do not edit by hand: run the bench to "

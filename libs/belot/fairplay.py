@@ -20,8 +20,25 @@ how often it would be for a seat that sees only itself:
   so the true deal is, for it, one more world: a surprise is 0 on average, decision
   after decision (a martingale), with variance ``chance * (1 - chance)``. A seat that
   sees plays best cards more often than their chances say.
-- **The score** of a seat's decisions: their surprises' sum over the root of their
-  variances' sum, near a standard normal for a seat that cannot see.
+- **The score** of a seat's decisions asks whether it finds best cards beyond what
+  reading the table explains. The worlds miss what the others' play says (a seat that
+  kept its ace, a partner who did not ruff), and honest seats read some of it: bots of
+  every level found, of the best cards the worlds gave no chance, up to a tenth
+  (:data:`READ_SHARE`; ``bench/fairplay.py`` prints each level's share). So a seat is
+  allowed a best card at ``c + READ_SHARE * (1 - c)`` (:func:`allowed`), ``c`` its
+  chance counted with half a world more each way (``(hits + 1/2) / (worlds + 1)``:
+  24 worlds call no card certain or impossible, and the weight below divides by it), and
+  each decision adds ``weight * (found - allowed)``, over the root of the sum of
+  ``weight ** 2 * allowed * (1 - allowed)``: for a seat that reads no more than that,
+  a sum with a mean of at most 0 decision after decision, whatever the weights (each is
+  known before the card is played), so its score stays near or under a standard normal
+  over any number of deals. The weight (:func:`weight`) is the log-likelihood ratio's
+  slope against a seat that plays a best card it saw in :data:`PEEK_SHARE` of its
+  decisions: a best card found at a chance of 10% says far more than one found at 90%.
+  ``bench/fairplay.py`` prints this score against the last method (the surprises' plain
+  sum, every one weighing the same, no allowance), each flagged where every honest
+  level is flagged at most 1% of the time, and the honest levels' windows flagged over
+  100 and 200 deals, where a level the worlds do not fit would drift up.
   :data:`FLAG_SCORE` is where a seat is shown to a person; its false positives and its
   power against peekers are measured by ``bench/fairplay.py`` (docs/fair-play.md).
 
@@ -70,14 +87,24 @@ WORLDS: Final = 24
 #: match again under the new name. Chances of two models are not one measure.
 METHOD: Final = "worlds-24/1"
 
-#: The score from which a seat's (or a partnership's) evidence is shown to a person. For
-#: a seat that cannot see the score is about a standard normal, but not quite: the
-#: decisions of one deal are not independent, and the worlds miss what a player reads
-#: in the others' play (a bot of one level leans a little above them). The flag is
-#: therefore not the normal's 1% point (2.33) but the lowest score of bench/fairplay.py's
-#: grid at which every honest level's 50-deal windows are flagged at most 1% of the time
-#: (docs/bench/fairplay.md prints the windows flagged from each score of the grid).
-FLAG_SCORE: Final = 3.25
+#: The share of its decisions in which the cheat the score is shaped against plays a
+#: best card it saw (:func:`weight`): the issue's quarter-time peeker.
+PEEK_SHARE: Final = 0.25
+
+#: The share of the best cards the worlds miss (``1 - chance``) that the score allows a
+#: seat that cannot see to find by reading the table (:func:`allowed`): a tenth covers
+#: the honest level that reads most, the hard bot, in bench/fairplay.py's read-share
+#: column (each level's best cards found beyond its chances over what they left).
+READ_SHARE: Final = 0.10
+
+#: The score from which a seat's (or a partnership's) evidence is shown to a person: the
+#: lowest score of bench/fairplay.py's grid at which every honest level's 50-deal
+#: windows were flagged at most 1% of the time, chosen on one run and checked on a run
+#: of other matches (``--first-seed``; docs/bench/fairplay.md). Near the normal's 1%
+#: point (2.33): the allowance (READ_SHARE) takes up what the worlds miss, so the score
+#: no longer needs the room the surprises' plain sum did (3.25), and an honest seat's
+#: score does not drift up over more deals.
+FLAG_SCORE: Final = 2.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,14 +322,43 @@ class Evidence:
         }  # fmt: skip
 
 
+def allowed(chance: float) -> float:
+    """The rate of best cards the score allows a seat at ``chance``: what the worlds give
+    and :data:`READ_SHARE` of what they miss."""
+    return chance + READ_SHARE * (1 - chance)
+
+
+def weight(chance: float) -> float:
+    """How much a best card found at ``chance`` weighs in the score: the slope of the
+    log-likelihood ratio between a seat that plays a best card it saw in
+    :data:`PEEK_SHARE` of its decisions (a best card at ``chance + PEEK_SHARE * (1 -
+    chance)``) and one allowed :func:`allowed`: its log-ratio if it finds one less its
+    log-ratio if it does not. Near a chance of 1, ``log((1 - READ_SHARE) / (1 -
+    PEEK_SHARE))`` (0.18); at 0.5, 0.31; at 0.1, 0.72; at 0.02 (no hit in 24 worlds), 0.99."""
+    peek = chance + PEEK_SHARE * (1 - chance)
+    return math.log(peek / allowed(chance)) - math.log((1 - PEEK_SHARE) / (1 - READ_SHARE))
+
+
+def term(d: Decision) -> tuple[float, float]:
+    """A decision's part of the score: ``weight * (found - allowed)`` and its variance for
+    a seat found at the allowed rate, both at the chance with half a world more each way
+    (``(hits + 1/2) / (worlds + 1)``); (0, 0) for a decision without worlds."""
+    if not d.worlds:
+        return 0.0, 0.0
+    c = (d.hits + 0.5) / (d.worlds + 1)
+    a = allowed(c)
+    w = weight(c)
+    return w * (float(d.found) - a), w * w * a * (1 - a)
+
+
 def score(made: Iterable[Decision]) -> float:
-    """The surprises' sum over the root of their variances' sum (0 when no decision
-    has a variance: every chance 0 or 1)."""
+    """The terms' sum over the root of their variances' sum (:func:`term`; 0 without a
+    decision)."""
     total, variance = 0.0, 0.0
     for d in made:
-        p = d.chance
-        total += d.surprise
-        variance += p * (1 - p)
+        t, v = term(d)
+        total += t
+        variance += v
     return 0.0 if variance <= 0 else total / math.sqrt(variance)
 
 

