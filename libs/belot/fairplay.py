@@ -72,9 +72,9 @@ from belot.seats import side_of
 from belot.state import new_match
 from belot.view import SeatView, view
 
-#: Worlds drawn for a decision's chances. Measured on bench/fairplay.py's populations
-#: (docs/fair-play.md): about 0.6 s of CPU a club deal for one seat, most of it the first
-#: trick's eight-card solves.
+#: Worlds drawn for a decision's chances. What they cost a club deal for one seat is in
+#: bench/fairplay.py's first line (docs/bench/fairplay.md), most of it the first trick's
+#: eight-card solves.
 WORLDS: Final = 24
 
 #: The name of how the chances are computed: WORLDS worlds of the hard bot's drawer,
