@@ -48,7 +48,9 @@ club and classic, mirrored pairs, the share of matches the hard bots win.
 
 **Double-dummy loss** (``--loss-deals N``, not part of the default run): a measure of
 card play with far less noise than the margin, for comparing versions of the bot. N
-classic deals (seed ``loss|<seed>``) are played by the hard bot at every seat; at each
+classic deals (seed ``loss|<seed>``) are played by the hard bot at every seat (or medium,
+``--loss-players medium``: positions that do not move with the hard bot's constants, so
+that two versions of it are measured on the same decisions); at each
 decision with a choice, every legal card is solved exactly on the *true* deal
 (:mod:`belot.bots.solver`), and a player's loss is the best card's value minus its
 card's (card points, its side's minus the other's). The hard bot (with the deadline)
@@ -62,7 +64,7 @@ Writes docs/bench/arena.md when run at the sizes the targets name (or with
 
     python bench/arena.py [--deals 600] [--matches 300] [--rulesets club,classic]
                           [--seed arena] [--deadline-ms 50] [--dump FILE] [--write]
-                          [--loss-deals N]
+                          [--loss-deals N [--loss-players hard|medium]]
 
 ``--matches 0`` skips the simulate phase and ``--deals 0`` the colver phase;
 ``--deadline-ms 0`` gives the hard bot no deadline, so that its strength at its budget
@@ -304,9 +306,11 @@ class Decision:
     values: dict[int, int]
 
 
-def loss_positions(seed: str, deals: int) -> list[Decision]:
-    """The decisions with a choice of ``deals`` classic deals played by hard bots at
-    every seat (no deadline), each with its cards' exact values on the true deal."""
+def loss_positions(seed: str, deals: int, players: str = "hard") -> list[Decision]:
+    """The decisions with a choice of ``deals`` classic deals played by ``players`` bots
+    at every seat (no deadline), each with its cards' exact values on the true deal.
+    Medium's positions do not depend on the hard bot's constants, so every variant of
+    it is measured on the same decisions (paired)."""
     from belot.bots.solver import Solver
 
     out = []
@@ -327,7 +331,7 @@ def loss_positions(seed: str, deals: int) -> list[Decision]:
                 )  # fmt: skip
                 assert values is not None
                 out.append(Decision(state, d.seat, values))
-            for e in decide(state, choose(v, rng, "hard")):
+            for e in decide(state, choose(v, rng, players)):
                 state = evolve(state, e)
     return out
 
@@ -366,10 +370,15 @@ def colver_card(colver: Any, decision: Decision, i: int) -> int:
 
 
 def loss_report(
-    colver: Any, seed: str, deals: int, deadline_ms: float, log: Callable[[str], None]
+    colver: Any,
+    seed: str,
+    deals: int,
+    deadline_ms: float,
+    log: Callable[[str], None],
+    players: str = "hard",
 ) -> None:
     """Print the double-dummy loss per decision of hard and colver (module docstring)."""
-    decisions = loss_positions(seed, deals)
+    decisions = loss_positions(seed, deals, players)
     losses: dict[str, dict[int, list[int]]] = {"hard": {}, "colver IS-DD": {}}
     for i, decision in enumerate(decisions):
         best = max(decision.values.values())
@@ -380,7 +389,8 @@ def loss_report(
         ):
             losses[name].setdefault(trick, []).append(best - decision.values[card])
     log(f"double-dummy loss per decision, {len(decisions)} decisions of {deals} deals "
-        f"(seed {seed!r}; card points, side minus side), by trick 1..8:")  # fmt: skip
+        f"played by {players} bots (seed {seed!r}; card points, side minus side), by trick "
+        "1..8:")  # fmt: skip
     for name, by_trick in losses.items():
         every = [x for xs in by_trick.values() for x in xs]
         mean = statistics.fmean(every)
@@ -422,6 +432,11 @@ def main() -> int:
     parser.add_argument(
         "--loss-deals", type=int, default=0, help="first, the double-dummy loss over N deals"
     )
+    parser.add_argument(
+        "--loss-players", choices=("hard", "medium"), default="hard",
+        help="the bots whose play makes the loss's positions (medium: the same for every "
+        "variant of hard, paired)",
+    )  # fmt: skip
     args = parser.parse_args()
     try:
         import colver
@@ -433,7 +448,7 @@ def main() -> int:
         print(line, flush=True)
 
     if args.loss_deals:
-        loss_report(colver, args.seed, args.loss_deals, args.deadline_ms, log)
+        loss_report(colver, args.seed, args.loss_deals, args.deadline_ms, log, args.loss_players)
     load_before = os.getloadavg()
     lines: list[str] = []
     ok = True
