@@ -46,7 +46,17 @@ self-play by the bot before, no deadline unless said):
   s.e. 0.08), the third trick 4.6; with the 50 ms deadline 3.81, median decision 19 ms;
 - exact solves at seven cards too: with the same budget (about ten worlds) the second
   trick's loss rose from 5.6 to 6.5; with 64 worlds it fell to 5.1, at five times the
-  time the targets allow;
+  time the targets allow. Measured again with the solver 2.5 times faster a position
+  (``--loss-deals 100 --loss-players medium``: 2,074 decisions of medium's play, the
+  same for every variant, the 50 ms deadline), the loss a decision by trick 1..7:
+  these constants 3.67 (7.70 5.89 4.28 2.52 2.74 1.88 0.68); exact from seven cards
+  3.41, with ``NODES_PER_UNIT`` 7,500 3.34; from eight (every four-player decision),
+  7,500, 3.03 (5.07 4.54 3.74 ...), as with 20,000; colver's IS-DD 3.20 (5.83 3.99
+  4.32 3.37 2.66 1.50 0.67). Without the deadline (418 decisions of 20 deals), from
+  eight at 7,500: 2.13 against 4.41, median 13.2 ms against 15.3, p99 159 ms against
+  100. Against IS-DD over the arena's 600 deals it made +4.43 [+2.88, +5.99], where
+  these constants made +4.96 [+3.40, +6.51] on 4 December: not run side by side, so
+  not kept yet (a paired arena, ``--dump`` of both, decides);
 - greedy play-outs finished exactly from four or five cards on (the play-out stopped
   at that trick's start, the rest solved): the first trick's loss 9.5 to 11.1 at five,
   the second 5.6 to 6.0 at four: dropped, as it was when the solver was Python's;
