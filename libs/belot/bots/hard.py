@@ -54,9 +54,11 @@ self-play by the bot before, no deadline unless said):
   7,500, 3.03 (5.07 4.54 3.74 ...), as with 20,000; colver's IS-DD 3.20 (5.83 3.99
   4.32 3.37 2.66 1.50 0.67). Without the deadline (418 decisions of 20 deals), from
   eight at 7,500: 2.13 against 4.41, median 13.2 ms against 15.3, p99 159 ms against
-  100. Against IS-DD over the arena's 600 deals it made +4.43 [+2.88, +5.99], where
-  these constants made +4.96 [+3.40, +6.51] on 4 December: not run side by side, so
-  not kept yet (a paired arena, ``--dump`` of both, decides);
+  100. Dropped: in the arena, side by side on its 600 deals (``--dump`` of each), it
+  made +4.30 a deal against IS-DD where these constants made +5.01, paired -0.72
+  [-2.61, +1.17], and its p99 decision was 110 ms against 51 (a world solved from
+  eight cards can outlast the 50 ms deadline, which is asked only between worlds): a
+  lower loss on medium's positions did not make a better margin;
 - greedy play-outs finished exactly from four or five cards on (the play-out stopped
   at that trick's start, the rest solved): the first trick's loss 9.5 to 11.1 at five,
   the second 5.6 to 6.0 at four: dropped, as it was when the solver was Python's;
