@@ -225,13 +225,7 @@ def calibrated(made: Iterable[Decision]) -> float:
     """The likelihood-ratio score for chances that were exact: the detector's weights with
     no allowance (a seat found at its chances against one that sees in PEEK_SHARE of its
     decisions), for :func:`ceiling`."""
-    total, var = 0.0, 0.0
-    for d in made:
-        c = (d.hits + 0.5) / (d.worlds + 1)
-        w = math.log1p(PEEK_SHARE * (1 - c) / c) - math.log1p(-PEEK_SHARE)
-        total += w * (float(d.found) - c)
-        var += w * w * c * (1 - c)
-    return total / math.sqrt(var) if var > 0 else 0.0
+    return score(made, read_share=0.0)
 
 
 def ceiling(deals: list[list[Decision]], size: int, rng: random.Random) -> float:
@@ -240,12 +234,7 @@ def ceiling(deals: list[list[Decision]], size: int, rng: random.Random) -> float
     each found with its chance (an honest seat the worlds fit perfectly), pass it (the
     Neyman-Pearson test of a seat found at its chances against a PEEK_SHARE peeker)."""
     honest = [
-        [
-            replace(
-                d, dd_best=(d.played,) if rng.random() < (d.hits + 0.5) / (d.worlds + 1) else ()
-            )
-            for d in ds
-        ]
+        [replace(d, dd_best=(d.played,) if rng.random() < d.estimate else ()) for d in ds]
         for ds in deals
     ]
     null = sorted(windows(honest, size, rng, calibrated))

@@ -216,6 +216,12 @@ class Decision:
         return self.hits / self.worlds if self.worlds else 0.0
 
     @property
+    def estimate(self) -> float:
+        """The chance with half a world more each way, ``(hits + 1/2) / (worlds + 1)``:
+        what the score takes it as (24 worlds call no card certain or impossible)."""
+        return (self.hits + 0.5) / (self.worlds + 1)
+
+    @property
     def surprise(self) -> float:
         """:attr:`found` (1 or 0) less :attr:`chance`."""
         return float(self.found) - self.chance
@@ -322,13 +328,13 @@ class Evidence:
         }  # fmt: skip
 
 
-def allowed(chance: float) -> float:
+def allowed(chance: float, read_share: float = READ_SHARE) -> float:
     """The rate of best cards the score allows a seat at ``chance``: what the worlds give
-    and :data:`READ_SHARE` of what they miss."""
-    return chance + READ_SHARE * (1 - chance)
+    and ``read_share`` (:data:`READ_SHARE`) of what they miss."""
+    return chance + read_share * (1 - chance)
 
 
-def weight(chance: float) -> float:
+def weight(chance: float, read_share: float = READ_SHARE) -> float:
     """How much a best card found at ``chance`` weighs in the score: the slope of the
     log-likelihood ratio between a seat that plays a best card it saw in
     :data:`PEEK_SHARE` of its decisions (a best card at ``chance + PEEK_SHARE * (1 -
@@ -336,27 +342,30 @@ def weight(chance: float) -> float:
     log-ratio if it does not. Near a chance of 1, ``log((1 - READ_SHARE) / (1 -
     PEEK_SHARE))`` (0.18); at 0.5, 0.31; at 0.1, 0.72; at 0.02 (no hit in 24 worlds), 0.99."""
     peek = chance + PEEK_SHARE * (1 - chance)
-    return math.log(peek / allowed(chance)) - math.log((1 - PEEK_SHARE) / (1 - READ_SHARE))
+    return math.log(peek / allowed(chance, read_share)) - math.log(
+        (1 - PEEK_SHARE) / (1 - read_share)
+    )
 
 
-def term(d: Decision) -> tuple[float, float]:
+def term(d: Decision, read_share: float = READ_SHARE) -> tuple[float, float]:
     """A decision's part of the score: ``weight * (found - allowed)`` and its variance for
-    a seat found at the allowed rate, both at the chance with half a world more each way
-    (``(hits + 1/2) / (worlds + 1)``); (0, 0) for a decision without worlds."""
+    a seat found at the allowed rate, both at :attr:`Decision.estimate`; (0, 0) for a
+    decision without worlds. ``read_share`` 0: no allowance (the likelihood-ratio test
+    for chances that were exact, bench/fairplay.py's ceiling)."""
     if not d.worlds:
         return 0.0, 0.0
-    c = (d.hits + 0.5) / (d.worlds + 1)
-    a = allowed(c)
-    w = weight(c)
+    c = d.estimate
+    a = allowed(c, read_share)
+    w = weight(c, read_share)
     return w * (float(d.found) - a), w * w * a * (1 - a)
 
 
-def score(made: Iterable[Decision]) -> float:
+def score(made: Iterable[Decision], read_share: float = READ_SHARE) -> float:
     """The terms' sum over the root of their variances' sum (:func:`term`; 0 without a
     decision)."""
     total, variance = 0.0, 0.0
     for d in made:
-        t, v = term(d)
+        t, v = term(d, read_share)
         total += t
         variance += v
     return 0.0 if variance <= 0 else total / math.sqrt(variance)
