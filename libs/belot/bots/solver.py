@@ -467,7 +467,11 @@ def _level2(
     first: int,
 ) -> tuple[int, int]:
     """The last two tricks from their start, for ``leader``'s side: alpha-beta over the
-    first one's cards in nested loops, the second playing itself; as :func:`_level`."""
+    first one's cards in nested loops, the second playing itself; as :func:`_level`.
+    Its own loops, not a copy of :func:`_level` (the signature is the one every level
+    shares, which :func:`_probe` calls): it serves two players too, and it touches no
+    hand and no table for the last trick (:func:`_last_two` reads it from the hands),
+    at the level where most positions are (the solver's module docstring)."""
     n = rules[_N]
     strain = rules[_STRAIN]
     side = leader & 1
